@@ -1,0 +1,106 @@
+# Ratchet: an SPSA tuning harness for a chess engine's selectivity.
+#   make            build bin/ratchet, bin/ratchet-tune and the tools
+#   make test       install missing Debian packages (as root), build, run the tests
+#   make test-long  the deep perft counts and other checks too slow for CI
+#   make tune       a real ten-minute SPSA run on the shipped defaults
+#   make bench      speed figures, each against a reference measured in the same run
+#   make native     the same build with -march=native
+#   make CC=clang   any C11 compiler works
+
+BUILD   ?= build
+BINDIR  ?= bin
+OPT     ?= -O2
+SAN     ?=
+ARCH    ?=
+CPPFLAGS_EXTRA ?=
+
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
+             -MMD -MP -Iengine -Ituner -I$(BUILD) $(CPPFLAGS_EXTRA) $(CFLAGS)
+# Resolved when a recipe runs, so `make test` can install the packages first.
+PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs gsl libcjson 2>/dev/null || echo -lgsl -lgslcblas -lcjson) -lpthread -lm
+TEST_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
+TUNER_SRC  := $(filter-out tuner/main.c,$(wildcard tuner/*.c))
+TEST_SRC   := $(wildcard tests/test_*.c)
+FAKE_SRC   := $(wildcard tests/fake/*.c)
+TOOL_SRC   := $(wildcard tools/*.c)
+
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+TUNER_OBJ  := $(TUNER_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+FAKES      := $(FAKE_SRC:tests/fake/%.c=$(BUILD)/fake/%)
+TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
+
+PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS)
+
+.PHONY: all native deps test test-long unit-run tune bench clean
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS)
+
+native:
+	$(MAKE) ARCH=-march=native
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/libengine.a: $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libtuner.a: $(TUNER_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BINDIR)/ratchet: $(BUILD)/engine/main.o $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(BINDIR)/ratchet-tune: $(BUILD)/tuner/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(BINDIR)/ratchet-%: $(BUILD)/tools/%.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/fake/%: tests/fake/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS)
+
+# One Criterion binary holds every unit test (tests/test_*.c).
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
+
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+test: deps
+	$(MAKE) all $(BUILD)/unit $(FAKES)
+	RATCHET_LONG=0 $(BUILD)/unit --jobs=2
+	@echo "== sanitizer build (AddressSanitizer + UBSan) of the unit tests =="
+	$(MAKE) BUILD=build/san BINDIR=build/san/bin OPT=-O1 SAN="$(SANFLAGS)" build/san/unit
+	RATCHET_LONG=0 RATCHET_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 build/san/unit --jobs=2
+
+test-long: deps
+	$(MAKE) all $(BUILD)/unit $(FAKES)
+	RATCHET_LONG=1 $(BUILD)/unit --jobs=2
+
+tune: deps
+	@if [ ! -f tuner/main.c ]; then echo "make tune: the SPSA tuner (bin/ratchet-tune) is not built yet; no run was started."; exit 1; fi
+	$(MAKE) all
+	sh tools/tune.sh
+
+bench: deps
+	$(MAKE) all
+	sh tools/bench.sh
+
+clean:
+	rm -rf build bin
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

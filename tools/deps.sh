@@ -1,0 +1,21 @@
+#!/bin/sh
+# Check the Debian packages Ratchet builds against; install them when root.
+# Usage: tools/deps.sh [extra-package ...]
+set -u
+PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev $*"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing missing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq $missing || {
+        echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
+else
+    echo "deps: missing Debian packages:$missing" >&2
+    echo "deps: run this once, then retry:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+fi
