@@ -64,6 +64,7 @@ typedef struct {
     uint8_t castling;
     uint8_t ep;
     uint16_t halfmove;  /* plies since the last capture or pawn move */
+    uint16_t pliesnull; /* plies since the last null move (repetitions never span one) */
     Move move;          /* the move that led to this state (MOVE_NONE at the root) */
     uint8_t moved;      /* the piece that made that move */
 } StateInfo;

@@ -1,0 +1,191 @@
+/* Attack tables.  Sliding pieces use magic bitboards: for each square a mask
+ * of relevant occupancy, a magic multiplier found at start-up with a fixed
+ * seed (so every run builds the same tables), and a shared attack table. */
+#include <pthread.h>
+#include <string.h>
+
+#include "board.h"
+
+typedef struct {
+    Bitboard mask;
+    Bitboard magic;
+    Bitboard *table;
+    unsigned shift;
+} Magic;
+
+static Bitboard pawn_att[2][64], knight_att[64], king_att[64];
+static Bitboard between_bb[64][64], line_bb[64][64];
+static Magic bishop_magic[64], rook_magic[64];
+static Bitboard bishop_table[0x1480], rook_table[0x19000];
+
+static const int rook_dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+static const int bishop_dirs[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+
+static bool on_board(int f, int r) { return f >= 0 && f < 8 && r >= 0 && r < 8; }
+
+/* Ray attacks by walking: used only to build the tables. */
+static Bitboard slow_attacks(int sq, Bitboard occ, const int dirs[4][2])
+{
+    Bitboard att = 0;
+    for (int d = 0; d < 4; d++) {
+        int f = sq_file(sq) + dirs[d][0], r = sq_rank(sq) + dirs[d][1];
+        while (on_board(f, r)) {
+            att |= bb_sq(sq_make(f, r));
+            if (occ & bb_sq(sq_make(f, r)))
+                break;
+            f += dirs[d][0];
+            r += dirs[d][1];
+        }
+    }
+    return att;
+}
+
+static Bitboard edges_excluding(int sq)
+{
+    const Bitboard rank1 = 0xFFULL, rank8 = rank1 << 56;
+    const Bitboard fileA = 0x0101010101010101ULL, fileH = fileA << 7;
+    return ((rank1 | rank8) & ~(rank1 << (8 * sq_rank(sq)))) |
+           ((fileA | fileH) & ~(fileA << sq_file(sq)));
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+static uint64_t rng_next(void)
+{
+    /* xorshift64*: a fixed sequence, so the magics are the same every run. */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static void init_magics(Magic *magics, Bitboard *table, const int dirs[4][2])
+{
+    static Bitboard occs[4096], refs[4096];
+    static int epoch[4096];
+    int cur_epoch = 0;
+    Bitboard *next = table;
+
+    for (int sq = 0; sq < 64; sq++) {
+        Magic *m = &magics[sq];
+        m->mask = slow_attacks(sq, 0, dirs) & ~edges_excluding(sq);
+        int bits = bb_count(m->mask);
+        m->shift = 64 - bits;
+        m->table = next;
+        int size = 0;
+        Bitboard sub = 0;
+        do { /* Carry-Rippler enumeration of the mask's subsets. */
+            occs[size] = sub;
+            refs[size] = slow_attacks(sq, sub, dirs);
+            size++;
+            sub = (sub - m->mask) & m->mask;
+        } while (sub);
+
+        memset(epoch, 0, sizeof epoch);
+        cur_epoch = 0;
+        for (;;) {
+            do
+                m->magic = rng_next() & rng_next() & rng_next();
+            while (bb_count((m->mask * m->magic) >> 56) < 6);
+            cur_epoch++;
+            int i;
+            for (i = 0; i < size; i++) {
+                unsigned idx = (unsigned)((occs[i] * m->magic) >> m->shift);
+                if (epoch[idx] < cur_epoch) {
+                    epoch[idx] = cur_epoch;
+                    m->table[idx] = refs[i];
+                } else if (m->table[idx] != refs[i]) {
+                    break;
+                }
+            }
+            if (i == size)
+                break;
+        }
+        next += size;
+    }
+}
+
+static void init_leapers(void)
+{
+    static const int kn[8][2] = {{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
+    static const int kg[8][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+    for (int sq = 0; sq < 64; sq++) {
+        int f = sq_file(sq), r = sq_rank(sq);
+        for (int i = 0; i < 8; i++) {
+            if (on_board(f + kn[i][0], r + kn[i][1]))
+                knight_att[sq] |= bb_sq(sq_make(f + kn[i][0], r + kn[i][1]));
+            if (on_board(f + kg[i][0], r + kg[i][1]))
+                king_att[sq] |= bb_sq(sq_make(f + kg[i][0], r + kg[i][1]));
+        }
+        for (int df = -1; df <= 1; df += 2) {
+            if (on_board(f + df, r + 1))
+                pawn_att[WHITE][sq] |= bb_sq(sq_make(f + df, r + 1));
+            if (on_board(f + df, r - 1))
+                pawn_att[BLACK][sq] |= bb_sq(sq_make(f + df, r - 1));
+        }
+    }
+}
+
+static void init_lines(void)
+{
+    for (int a = 0; a < 64; a++) {
+        for (int b = 0; b < 64; b++) {
+            if (a == b)
+                continue;
+            if (slow_attacks(a, 0, rook_dirs) & bb_sq(b)) {
+                line_bb[a][b] = (slow_attacks(a, 0, rook_dirs) & slow_attacks(b, 0, rook_dirs)) | bb_sq(a) | bb_sq(b);
+                between_bb[a][b] = slow_attacks(a, bb_sq(b), rook_dirs) & slow_attacks(b, bb_sq(a), rook_dirs);
+            } else if (slow_attacks(a, 0, bishop_dirs) & bb_sq(b)) {
+                line_bb[a][b] = (slow_attacks(a, 0, bishop_dirs) & slow_attacks(b, 0, bishop_dirs)) | bb_sq(a) | bb_sq(b);
+                between_bb[a][b] = slow_attacks(a, bb_sq(b), bishop_dirs) & slow_attacks(b, bb_sq(a), bishop_dirs);
+            }
+        }
+    }
+}
+
+void zobrist_init(void); /* board.c */
+
+static void init_once(void)
+{
+    init_leapers();
+    init_lines();
+    init_magics(bishop_magic, bishop_table, bishop_dirs);
+    init_magics(rook_magic, rook_table, rook_dirs);
+    zobrist_init();
+}
+
+void rules_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
+}
+
+Bitboard attacks_pawn(int color, int sq) { return pawn_att[color][sq]; }
+Bitboard attacks_knight(int sq) { return knight_att[sq]; }
+Bitboard attacks_king(int sq) { return king_att[sq]; }
+
+Bitboard attacks_bishop(int sq, Bitboard occ)
+{
+    const Magic *m = &bishop_magic[sq];
+    return m->table[((occ & m->mask) * m->magic) >> m->shift];
+}
+
+Bitboard attacks_rook(int sq, Bitboard occ)
+{
+    const Magic *m = &rook_magic[sq];
+    return m->table[((occ & m->mask) * m->magic) >> m->shift];
+}
+
+Bitboard attacks_piece(int type, int sq, Bitboard occ)
+{
+    switch (type) {
+    case KNIGHT: return knight_att[sq];
+    case BISHOP: return attacks_bishop(sq, occ);
+    case ROOK: return attacks_rook(sq, occ);
+    case QUEEN: return attacks_queen(sq, occ);
+    case KING: return king_att[sq];
+    default: return 0;
+    }
+}
+
+Bitboard bb_between(int a, int b) { return between_bb[a][b]; }
+Bitboard bb_line(int a, int b) { return line_bb[a][b]; }

@@ -1,0 +1,11 @@
+#!/bin/sh
+# make bench: run every benchmark section in tools/bench/ in order.
+# Each prints its figures and a ratio against a reference measured in the same run.
+set -e
+cd "$(dirname "$0")/.."
+for b in tools/bench/*.sh; do
+    [ -f "$b" ] || continue
+    echo "== $(basename "$b" .sh) =="
+    sh "$b"
+    echo
+done
