@@ -1,0 +1,237 @@
+/* `ratchet-tune simulate` (tuner/simulate.c): the classic SPSA converges on
+ * synthetic landscapes with a known optimum; the command line. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "simulate.h"
+
+/* Six parameters shaped like the engine's selectivity constants. */
+static const struct {
+    const char *name;
+    double start, min, max, c_end, r_end;
+} SPECS[] = {
+    {"LmrQuietBase", 135, 0, 300, 10, 0.002}, {"LmrQuietDivisor", 275, 150, 450, 15, 0.002},
+    {"LmpBase", 3, 0, 12, 1, 0.002},          {"FutilityMargin", 100, 20, 300, 10, 0.002},
+    {"NullMoveBase", 3, 1, 6, 1, 0.002},      {"IirDepth", 4, 2, 10, 1, 0.002},
+};
+#define NP 6
+
+static void make_params(SpsaParam *ps)
+{
+    memset(ps, 0, NP * sizeof *ps);
+    for (int i = 0; i < NP; i++) {
+        snprintf(ps[i].name, sizeof ps[i].name, "%s", SPECS[i].name);
+        ps[i].start = ps[i].theta = SPECS[i].start;
+        ps[i].min = SPECS[i].min;
+        ps[i].max = SPECS[i].max;
+        ps[i].c_end = SPECS[i].c_end;
+        ps[i].r_end = SPECS[i].r_end;
+    }
+}
+
+/* Optima 1 to 3 c_end away from the start, in a random direction, from a seed. */
+static void random_optimum(const SpsaParam *ps, unsigned long seed, double *opt)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    for (int i = 0; i < NP; i++) {
+        double d = (1.0 + 2.0 * gsl_rng_uniform(r)) * (gsl_rng_uniform_int(r, 2) ? 1 : -1);
+        opt[i] = spsa_clip(floor(ps[i].start + d * ps[i].c_end + 0.5), ps[i].min, ps[i].max);
+    }
+    gsl_rng_free(r);
+}
+
+/* Runs SPSA on the landscape and asserts the stated distance: the final
+ * estimate loses less than `max_loss` Elo, and every parameter ends within
+ * `max_dist` c_end of its optimum. */
+static void converges(const double *opt, double curvature, uint64_t games, int pairs_per,
+                      int concurrency, uint64_t seed, double max_loss, double max_dist)
+{
+    SpsaParam ps[NP];
+    make_params(ps);
+    double curv[NP], x[NP];
+    for (int i = 0; i < NP; i++)
+        curv[i] = curvature;
+    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    cfg.pairs_per = pairs_per;
+    spsa_config_set_games(&cfg, games);
+    SimResult r;
+    char err[256] = "";
+    cr_assert_eq(sim_run(ps, NP, &cfg, &m, seed, x, &r, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.games, cfg.iterations * 2 * (uint64_t)pairs_per);
+    cr_assert_eq(r.wins + r.losses + r.draws, r.games);
+    cr_assert_gt(r.start_loss, 10.0, "the landscape should start far from the optimum");
+    cr_assert_lt(r.loss, max_loss, "seed %d: Elo loss %.3f (from %.3f)", (int)seed, r.loss,
+                 r.start_loss);
+    for (int i = 0; i < NP; i++)
+        cr_assert_lt(fabs(x[i] - opt[i]) / ps[i].c_end, max_dist,
+                     "seed %d: %s ended at %.2f, optimum %.0f", (int)seed, ps[i].name, x[i],
+                     opt[i]);
+}
+
+/* Stated distance for 100000 games (50000 iterations): Elo loss under 1.5
+ * (from 16-30 Elo at the start) and every parameter within 1 c_end. */
+Test(simulate, converges_fixed_landscape, .timeout = 120)
+{
+    static const double opt[NP] = {150, 245, 5, 75, 4, 6}; /* start loses 21.5 Elo */
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        converges(opt, 1.0, 100000, 1, 1, seed, 1.5, 1.0);
+}
+
+Test(simulate, converges_random_landscapes, .timeout = 120)
+{
+    SpsaParam ps[NP];
+    make_params(ps);
+    for (unsigned long land = 1; land <= 3; land++) {
+        double opt[NP];
+        random_optimum(ps, land, opt);
+        converges(opt, 1.0, 100000, 1, 1, 100 + land, 1.5, 1.0);
+    }
+}
+
+Test(simulate, converges_with_async_batches, .timeout = 120)
+{
+    /* 8 batches of 4 pairs in flight at once: the updates arrive late and out
+     * of order, each with the gains of its own hand-out. */
+    SpsaParam ps[NP];
+    make_params(ps);
+    double opt[NP];
+    random_optimum(ps, 7, opt);
+    converges(opt, 1.0, 100000, 4, 8, 5, 1.5, 1.0);
+    /* a steeper landscape: same games, tighter result */
+    converges(opt, 4.0, 100000, 1, 2, 6, 1.5, 0.6);
+}
+
+Test(simulate, deterministic_for_a_seed)
+{
+    SpsaParam ps[NP];
+    make_params(ps);
+    double opt[NP] = {150, 245, 5, 75, 4, 6}, curv[NP] = {1, 1, 1, 1, 1, 1};
+    SimModel m = {NP, opt, curv, 0.3, 50.0, 3};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 4000);
+    double x1[NP], x2[NP], x3[NP];
+    SimResult r1, r2, r3;
+    char err[256];
+    cr_assert_eq(sim_run(ps, NP, &cfg, &m, 9, x1, &r1, NULL, err, sizeof err), 0);
+    cr_assert_eq(sim_run(ps, NP, &cfg, &m, 9, x2, &r2, NULL, err, sizeof err), 0);
+    cr_assert_eq(sim_run(ps, NP, &cfg, &m, 10, x3, &r3, NULL, err, sizeof err), 0);
+    cr_assert_eq(memcmp(x1, x2, sizeof x1), 0);
+    cr_assert_eq(r1.wins, r2.wins);
+    cr_assert_eq(r1.draws, r2.draws);
+    cr_assert_neq(memcmp(x1, x3, sizeof x1), 0, "another seed, another run");
+}
+
+Test(simulate, no_signal_no_drift, .timeout = 120)
+{
+    /* Start at the optimum: SPSA should stay close (noise only). */
+    SpsaParam ps[NP];
+    make_params(ps);
+    double opt[NP];
+    for (int i = 0; i < NP; i++)
+        opt[i] = ps[i].start;
+    double curv[NP] = {1, 1, 1, 1, 1, 1}, x[NP];
+    SimModel m = {NP, opt, curv, 0.5, 0.0, 1};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 40000);
+    SimResult r;
+    char err[256];
+    cr_assert_eq(sim_run(ps, NP, &cfg, &m, 3, x, &r, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.start_loss, 0.0);
+    cr_assert_lt(r.loss, 1.5, "drifted to a loss of %.3f", r.loss);
+}
+
+Test(simulate, elo_loss_formula)
+{
+    /* -Elo = sum curv * ((x - opt) / c_end)^2: 2 * (5/10)^2 + 3 * (-2/1)^2 = 0.5 + 12 */
+    SpsaParam ps[2];
+    memset(ps, 0, sizeof ps);
+    ps[0].c_end = 10;
+    ps[1].c_end = 1;
+    double opt[2] = {100, 4}, curv[2] = {2, 3}, x[2] = {105, 2};
+    SimModel m = {2, opt, curv, 0.5, 0, 1};
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 12.5, 1e-12);
+}
+
+/* ---- command line --------------------------------------------------------- */
+
+static int run_cli(const char *const *args, int n)
+{
+    char *argv[32];
+    argv[0] = (char *)"simulate";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    return simulate_main(n + 1, argv);
+}
+
+static void quiet(void)
+{
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+}
+
+Test(simulate, cli_help, .init = cr_redirect_stdout)
+{
+    const char *a[] = {"--help"};
+    cr_assert_eq(run_cli(a, 1), 0);
+    fflush(stdout);
+    cr_assert_stdout_neq_str("");
+}
+
+Test(simulate, cli_usage_errors, .init = quiet)
+{
+    const char *a1[] = {"-bogus", "1"};
+    cr_assert_eq(run_cli(a1, 2), 2);
+    const char *a2[] = {"-spsa", "games=abc"};
+    cr_assert_eq(run_cli(a2, 2), 2);
+    const char *a3[] = {"-spsa", "flavour=1"};
+    cr_assert_eq(run_cli(a3, 2), 2);
+    const char *a4[] = {"-params", "file=/nonexistent/spec.json"};
+    cr_assert_eq(run_cli(a4, 2), 2);
+    const char *a5[] = {"-landscape", "optimum=1,2"};
+    cr_assert_eq(run_cli(a5, 2), 2);
+    const char *a6[] = {"-draw-ratio", "1.5"};
+    cr_assert_eq(run_cli(a6, 2), 2);
+    const char *a7[] = {"-spsa"};
+    cr_assert_eq(run_cli(a7, 1), 2);
+}
+
+Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)
+{
+    char path[] = "/tmp/ratchet-sim-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char *text = "A, int, 50, 0, 100, 5, 0.002\nB, int, 10, 0, 20, 1, 0.002\n";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    const char *a[] = {"-params", path,  "-spsa", "games=60000", "pairs-per=2",
+                       "-landscape", "optimum=60,12", "-seeds", "3", "-quiet"};
+    char file_arg[64];
+    snprintf(file_arg, sizeof file_arg, "file=%s", path);
+    a[1] = file_arg;
+    int rc = run_cli(a, 10);
+    unlink(path);
+    cr_assert_eq(rc, 0);
+    fflush(stdout);
+    FILE *out = cr_get_redirected_stdout();
+    char line[512];
+    bool median = false;
+    double loss = -1;
+    while (fgets(line, sizeof line, out))
+        if (sscanf(line, "median over 3 seeds: Elo loss %lf", &loss) == 1)
+            median = true;
+    cr_assert(median, "no median line");
+    /* start loss (10/5)^2 + (2/1)^2 = 8 Elo */
+    cr_assert_lt(loss, 1.0, "median loss %.3f", loss);
+}

@@ -1,0 +1,156 @@
+/* Parameter spec parser (tuner/spec.c): Ratchet JSON and OpenBench lines. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spec.h"
+
+static SpsaParam *ps;
+static size_t n;
+static char err[512];
+
+static int parse(const char *text)
+{
+    free(ps);
+    ps = NULL;
+    err[0] = '\0';
+    return spec_parse(text, "spec.txt", &ps, &n, err, sizeof err);
+}
+
+static void teardown(void)
+{
+    free(ps);
+    ps = NULL;
+}
+
+static void assert_param(size_t i, const char *name, double v, double lo, double hi, double c,
+                         double r)
+{
+    cr_assert_lt(i, n);
+    cr_assert_str_eq(ps[i].name, name);
+    cr_assert_eq(ps[i].start, v);
+    cr_assert_eq(ps[i].theta, v);
+    cr_assert_eq(ps[i].min, lo);
+    cr_assert_eq(ps[i].max, hi);
+    cr_assert_float_eq(ps[i].c_end, c, 1e-12);
+    cr_assert_float_eq(ps[i].r_end, r, 1e-12);
+}
+
+/* The error names the file and the line (or parameter) and contains `what`. */
+static void assert_error(const char *where, const char *what)
+{
+    cr_assert_null(ps);
+    cr_assert(strstr(err, where), "message \"%s\" should name \"%s\"", err, where);
+    cr_assert(strstr(err, what), "message \"%s\" should say \"%s\"", err, what);
+}
+
+TestSuite(spec, .fini = teardown);
+
+Test(spec, openbench_lines)
+{
+    cr_assert_eq(parse("# tuned by hand\n"
+                       "LmrQuietBase, int, 135, 0, 300, 10, 0.002\n"
+                       "\n"
+                       "LmpBase,3,0,12,1,0.002\r\n"
+                       "  NullMoveBase ,INT, 3 , 1 , 6 , 0.5 , 0.0025  \n"),
+                 0, "%s", err);
+    cr_assert_eq(n, 3);
+    assert_param(0, "LmrQuietBase", 135, 0, 300, 10, 0.002);
+    assert_param(1, "LmpBase", 3, 0, 12, 1, 0.002);
+    assert_param(2, "NullMoveBase", 3, 1, 6, 0.5, 0.0025);
+}
+
+Test(spec, json_array_and_object)
+{
+    cr_assert_eq(parse("[{\"name\":\"A\",\"value\":5,\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":0.002},"
+                       " {\"name\":\"B\",\"default\":-3,\"min\":-5,\"max\":5,\"c_end\":0.5,"
+                       "\"r_end\":0.001,\"type\":\"int\",\"comment\":\"ignored\"}]"),
+                 0, "%s", err);
+    cr_assert_eq(n, 2);
+    assert_param(0, "A", 5, 0, 10, 1, 0.002);
+    assert_param(1, "B", -3, -5, 5, 0.5, 0.001);
+
+    cr_assert_eq(parse("{\"engine\":\"ratchet\",\"params\":[{\"name\":\"A\",\"value\":5,\"min\":0,"
+                       "\"max\":10,\"c_end\":1,\"r_end\":0.002}]}"),
+                 0, "%s", err);
+    cr_assert_eq(n, 1);
+    assert_param(0, "A", 5, 0, 10, 1, 0.002);
+}
+
+Test(spec, min_greater_than_max)
+{
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nB, int, 5, 10, 1, 1, 0.002\n"), -1);
+    assert_error("spec.txt:2", "min 10 > max 1");
+    cr_assert_eq(parse("[{\"name\":\"A\",\"value\":5,\"min\":9,\"max\":1,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "min 9 > max 1");
+}
+
+Test(spec, value_out_of_range)
+{
+    cr_assert_eq(parse("A, int, 11, 0, 10, 1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "value 11 outside");
+    cr_assert_eq(parse("[{\"name\":\"A\",\"value\":-1,\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "outside");
+}
+
+Test(spec, bad_lines)
+{
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nB, int, 5, 0, 10\n"), -1);
+    assert_error("spec.txt:2", "got 5 fields");
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nB, int, five, 0, 10, 1, 0.002\n"), -1);
+    assert_error("spec.txt:2", "value \"five\" is not a number");
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nB, int, 5.5, 0, 10, 1, 0.002\n"), -1);
+    assert_error("spec.txt:2", "integers");
+    cr_assert_eq(parse("A, float, 0.5, 0, 1, 0.1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "float parameters are not supported");
+    cr_assert_eq(parse("A, int, 5, 0, 10, 0, 0.002\n"), -1);
+    assert_error("spec.txt:1", "c_end must be > 0");
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, -1\n"), -1);
+    assert_error("spec.txt:1", "r_end must be > 0");
+    cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nA, int, 5, 0, 10, 1, 0.002\n"), -1);
+    assert_error("spec.txt", "A appears twice");
+}
+
+Test(spec, bad_json)
+{
+    cr_assert_eq(parse("[{\"name\":\"A\",\n\"value\":5,,}]"), -1);
+    assert_error("spec.txt:2", "malformed JSON");
+    cr_assert_eq(parse("[{\"name\":\"A\",\"value\":5,\"min\":0,\"max\":10,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "\"c_end\" is missing");
+    cr_assert_eq(parse("[{\"name\":\"A\",\"value\":\"5\",\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "\"value\" is not a number");
+    cr_assert_eq(parse("[{\"value\":5}]"), -1);
+    assert_error("params[0]", "\"name\"");
+    cr_assert_eq(parse("[]"), -1);
+    assert_error("spec.txt", "no parameters");
+}
+
+Test(spec, unknown_format)
+{
+    cr_assert_eq(parse("<params><p name=\"A\"/></params>\n"), -1);
+    assert_error("spec.txt", "unknown format");
+    cr_assert_eq(parse("{\"values\": {\"A\": 3}}"), -1);
+    assert_error("spec.txt", "unknown format");
+    cr_assert_eq(parse("\n# only a comment\n"), -1);
+    assert_error("spec.txt", "no parameters");
+}
+
+Test(spec, load_file)
+{
+    char path[] = "/tmp/ratchet-spec-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char *text = "LmpBase, int, 3, 0, 12, 1, 0.002\nLmpDepth, int, 8, 1, 16, 1, 0.002\n";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    cr_assert_eq(spec_load(path, &ps, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 2);
+    assert_param(1, "LmpDepth", 8, 1, 16, 1, 0.002);
+    free(ps);
+    ps = NULL;
+    unlink(path);
+    cr_assert_eq(spec_load(path, &ps, &n, err, sizeof err), -1);
+    assert_error(path, "cannot open");
+}

@@ -1,0 +1,513 @@
+/* SPSA math (tuner/spsa.c): gains against hand computations, rounding,
+ * clipping, asynchronous updates, serialization, extension. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "spsa.h"
+
+static SpsaParam param(const char *name, double value, double min, double max, double c_end,
+                       double r_end)
+{
+    SpsaParam p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s", name);
+    p.theta = p.start = value;
+    p.min = min;
+    p.max = max;
+    p.c_end = c_end;
+    p.r_end = r_end;
+    return p;
+}
+
+/* A config with round numbers: N = 100 (200 games, 1 pair per iteration),
+ * A = 0.1 * 100 = 10, alpha = 1, gamma = 0.5. */
+static SpsaConfig round_config(void)
+{
+    SpsaConfig c;
+    spsa_config_default(&c);
+    c.alpha = 1.0;
+    c.gamma = 0.5;
+    spsa_config_set_games(&c, 200);
+    return c;
+}
+
+static void init_ok(SpsaState *st, const SpsaParam *ps, size_t n, const SpsaConfig *cfg,
+                    uint64_t seed)
+{
+    char err[256] = "";
+    cr_assert_eq(spsa_init(st, ps, n, cfg, seed, err, sizeof err), 0, "spsa_init: %s", err);
+}
+
+#define EPS 1e-12
+#define assert_close(a, b, tol) \
+    cr_assert(fabs((a) - (b)) <= (tol) * fmax(1.0, fabs(b)), "%s = %.17g, expected %.17g", #a, (double)(a), (double)(b))
+
+Test(spsa, iterations_from_games)
+{
+    /* one iteration = one batch of P pairs = 2P games; N rounds up, >= 1 */
+    cr_assert_eq(spsa_iterations_for_games(1000, 1), 500);
+    cr_assert_eq(spsa_iterations_for_games(1000, 8), 63); /* 1000 / 16 = 62.5 */
+    cr_assert_eq(spsa_iterations_for_games(992, 8), 62);
+    cr_assert_eq(spsa_iterations_for_games(1, 4), 1);
+    cr_assert_eq(spsa_iterations_for_games(0, 1), 1);
+}
+
+Test(spsa, gains_round_numbers)
+{
+    /* By hand, N = 100, A = 10, alpha = 1, gamma = 0.5, c_end = 2, r_end = 0.01:
+     *   c = 2 * 100^0.5 = 20          a = 0.01 * 2^2 * (10 + 100)^1 = 4.4
+     *   k = 4:   c_4 = 20 / 4^0.5 = 10     R_4 = 4.4 / 14 / 10^2 = 0.0031428571428...
+     *   k = 25:  c_25 = 20 / 5 = 4         R_25 = 4.4 / 35 / 16 = 0.0078571428571...
+     *   k = 100: c = 2 = c_end            R = 4.4 / 110 / 4 = 0.01 = r_end */
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 1);
+    assert_close(st.params[0].c, 20.0, EPS);
+    assert_close(st.params[0].a, 4.4, EPS);
+    assert_close(spsa_c_k(&st, 0, 4), 10.0, EPS);
+    assert_close(spsa_R_k(&st, 0, 4), 4.4 / 14.0 / 100.0, EPS);
+    assert_close(spsa_R_k(&st, 0, 4), 0.0031428571428571, 1e-12);
+    assert_close(spsa_c_k(&st, 0, 25), 4.0, EPS);
+    assert_close(spsa_R_k(&st, 0, 25), 0.0078571428571429, 1e-12);
+    assert_close(spsa_c_k(&st, 0, 100), 2.0, EPS);
+    assert_close(spsa_R_k(&st, 0, 100), 0.01, EPS);
+    spsa_free(&st);
+}
+
+Test(spsa, gains_default_exponents)
+{
+    /* By hand (calculator), N = 1000 (2000 games), A = 100, alpha = 0.602,
+     * gamma = 0.101, c_end = 10, r_end = 0.002:
+     *   c = 10 * 1000^0.101 = 10 * 10^0.303 = 20.0909281...
+     *   a = 0.002 * 10^2 * 1100^0.602 = 0.2 * e^(0.602 * 7.0030655) = 0.2 * 67.751419 = 13.550284
+     *   k = 1:  c_1 = c = 20.090928   R_1 = 13.550284 / 101^0.602 / c^2
+     *                                     = 13.550284 / 16.091683 / 403.64539 = 0.00208616
+     *   k = 10: c_10 = c / 10^0.101 = 20.090928 / 1.2618275 = 15.922087
+     *           R_10 = 13.550284 / 110^0.602 / 15.922087^2 = 13.550284 / 16.940195 / 253.51286 = 0.00315522
+     *   k = 1000: c_end and r_end */
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2000);
+    cr_assert_eq(cfg.iterations, 1000);
+    SpsaParam p = param("X", 100, 0, 300, 10, 0.002);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 1);
+    assert_close(st.params[0].c, 20.0909281, 1e-8);
+    assert_close(st.params[0].a, 13.550284, 1e-7);
+    assert_close(spsa_c_k(&st, 0, 1), 20.0909281, 1e-8);
+    assert_close(spsa_R_k(&st, 0, 1), 0.00208616, 1e-5);
+    assert_close(spsa_c_k(&st, 0, 10), 15.922087, 1e-7);
+    assert_close(spsa_R_k(&st, 0, 10), 0.00315522, 1e-5);
+    assert_close(spsa_c_k(&st, 0, 1000), 10.0, 1e-12);
+    assert_close(spsa_R_k(&st, 0, 1000), 0.002, 1e-12);
+    spsa_free(&st);
+}
+
+Test(spsa, c_k_clamped_for_integers)
+{
+    /* c_end = 0.2, N = 100, gamma = 0.5: c = 0.2 * 10 = 2, a = 0.01 * 0.04 * 110 = 0.044.
+     * k = 4: c_4 = 1 (no clamp).  k = 25: 2 / 5 = 0.4 -> clamped to 0.5, and
+     * R_25 uses the clamped value: 0.044 / 35 / 0.25 = 0.0050285714... */
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 0.2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 3);
+    assert_close(spsa_c_k(&st, 0, 4), 1.0, EPS);
+    assert_close(spsa_c_k(&st, 0, 25), 0.5, EPS);
+    assert_close(spsa_R_k(&st, 0, 25), 0.044 / 35.0 / 0.25, EPS);
+    assert_close(spsa_c_k(&st, 0, 100), 0.5, EPS);
+    /* With c_k = 0.5 the span is exactly 1: the engines always differ by one. */
+    SpsaBatch b;
+    for (int i = 0; i < 100; i++) {
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        if (b.k >= 25) {
+            cr_assert_eq(b.c_k[0], 0.5);
+            cr_assert_eq((b.plus_values[0] - b.minus_values[0]) * b.flip[0], 1, "k %d",
+                         (int)b.k);
+        }
+        cr_assert_eq(spsa_batch_apply(&st, &b, 0, 0), 0);
+        spsa_batch_free(&b);
+    }
+    cr_assert_eq(spsa_batch_begin(&st, &b), 0, "all N iterations handed out");
+    cr_assert(spsa_done(&st));
+    spsa_free(&st);
+}
+
+Test(spsa, helpers)
+{
+    cr_assert_eq(spsa_clip(5, 0, 10), 5);
+    cr_assert_eq(spsa_clip(-1, 0, 10), 0);
+    cr_assert_eq(spsa_clip(11.5, 0, 10), 10);
+    cr_assert_eq(spsa_round(2.3, 0.69), 2); /* floor(2.99) */
+    cr_assert_eq(spsa_round(2.3, 0.7), 3);  /* floor(3.0) */
+    cr_assert_eq(spsa_round(-2.3, 0.2), -3);
+    cr_assert_eq(spsa_round(-2.3, 0.4), -2);
+}
+
+Test(spsa, shared_uniform_rounding)
+{
+    /* Replay the documented draw order (per parameter: flip = uniform_int(2),
+     * then u = uniform) with an RNG of our own seeded the same, and check the
+     * values against floor(theta +/- c_k flip + u). */
+    SpsaConfig cfg = round_config();
+    SpsaParam ps[2] = {param("A", 40, 0, 100, 2.3, 0.01), param("B", 7, 0, 20, 0.7, 0.01)};
+    SpsaState st;
+    init_ok(&st, ps, 2, &cfg, 42);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 42);
+    int spans[2][2] = {{0, 0}, {0, 0}}; /* count of floor / ceil spans */
+    for (int it = 0; it < 100; it++) {
+        SpsaBatch b;
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        for (int i = 0; i < 2; i++) {
+            int flip = gsl_rng_uniform_int(r, 2) ? 1 : -1;
+            double u = gsl_rng_uniform(r);
+            cr_assert_eq(b.flip[i], flip);
+            cr_assert_eq(b.u[i], u);
+            double theta = st.params[i].theta, ck = b.c_k[i];
+            cr_assert_eq(b.plus_values[i], (int)floor(theta + ck * flip + u));
+            cr_assert_eq(b.minus_values[i], (int)floor(theta - ck * flip + u));
+            /* Both sides differ by exactly the rounded span: floor or ceil of 2 c_k. */
+            int span = (b.plus_values[i] - b.minus_values[i]) * flip;
+            cr_assert(span == (int)floor(2 * ck) || span == (int)ceil(2 * ck),
+                      "span %d for c_k %g", span, ck);
+            spans[i][span == (int)ceil(2 * ck) && ceil(2 * ck) != floor(2 * ck)]++;
+        }
+        /* keep theta where it is: no clipping in play */
+        cr_assert_eq(spsa_batch_apply(&st, &b, 3, 3), 0);
+        spsa_batch_free(&b);
+    }
+    /* Stochastic rounding really uses both spans (2 c_k is never an integer here
+     * for A at early k; over 100 draws both outcomes occur). */
+    cr_assert_gt(spans[0][0], 0);
+    cr_assert_gt(spans[0][1], 0);
+    gsl_rng_free(r);
+    spsa_free(&st);
+}
+
+Test(spsa, clipping_of_values_and_update)
+{
+    /* theta = 99 in [0, 100], c_1 = c_end * 10 = 20 (round config): the side
+     * pushed up plays 100, not 119; the other plays floor(79 + u). */
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 99, 0, 100, 2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 5);
+    SpsaBatch b;
+    cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+    assert_close(b.c_k[0], 20.0, EPS);
+    int up = b.flip[0] > 0 ? b.plus_values[0] : b.minus_values[0];
+    int down = b.flip[0] > 0 ? b.minus_values[0] : b.plus_values[0];
+    cr_assert_eq(up, 100);
+    cr_assert(down == 79 || down == 80);
+    /* A huge result in the up direction: theta is clipped at max. */
+    uint64_t w = b.flip[0] > 0 ? 1000 : 0, l = b.flip[0] > 0 ? 0 : 1000;
+    cr_assert_eq(spsa_batch_apply(&st, &b, w, l), 0);
+    cr_assert_eq(st.params[0].theta, 100.0);
+    spsa_batch_free(&b);
+    /* and in the down direction at min */
+    cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+    w = b.flip[0] > 0 ? 0 : 100000;
+    l = b.flip[0] > 0 ? 100000 : 0;
+    cr_assert_eq(spsa_batch_apply(&st, &b, w, l), 0);
+    cr_assert_eq(st.params[0].theta, 0.0);
+    spsa_batch_free(&b);
+    spsa_free(&st);
+}
+
+Test(spsa, update_uses_the_batch_own_gains)
+{
+    /* Round config, c_end 2, r_end 0.01: c = 20, a = 4.4.
+     *   k = 1: c_1 = 20, R_1 = 4.4 / 11 / 400 = 0.001, so one net win moves
+     *          theta by R_1 * c_1 = 0.02 in the flip's direction.
+     *   k = 3: c_3 = 20 / sqrt(3) = 11.547005, R_3 = 4.4 / 13 / 133.33333 = 0.0025384615,
+     *          R_3 * c_3 = 0.029311...
+     * Hand out k = 1, 2, 3, then apply 1 with W - L = 5 and 3 with W - L = -2. */
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 9);
+    SpsaBatch b1, b2, b3;
+    cr_assert_eq(spsa_batch_begin(&st, &b1), 1);
+    cr_assert_eq(spsa_batch_begin(&st, &b2), 1);
+    cr_assert_eq(spsa_batch_begin(&st, &b3), 1);
+    cr_assert_eq(b1.k, 1);
+    cr_assert_eq(b3.k, 3);
+    cr_assert_eq(st.ninflight, 3);
+    assert_close(b1.R_k[0], 0.001, EPS);
+    assert_close(b3.c_k[0], 20.0 / sqrt(3.0), EPS);
+    assert_close(b3.R_k[0], 4.4 / 13.0 / (400.0 / 3.0), EPS);
+
+    double expect = 50 + 0.02 * 5 * b1.flip[0];
+    cr_assert_eq(spsa_batch_apply(&st, &b1, 7, 2), 0);
+    assert_close(st.params[0].theta, expect, EPS);
+    expect += 4.4 / 13.0 / (400.0 / 3.0) * (20.0 / sqrt(3.0)) * -2 * b3.flip[0];
+    cr_assert_eq(spsa_batch_apply(&st, &b3, 1, 3), 0);
+    assert_close(st.params[0].theta, expect, EPS);
+    cr_assert_eq(st.completed, 2);
+    cr_assert_eq(st.wins, 8);
+    cr_assert_eq(st.losses, 5);
+
+    /* applying the same batch twice is refused and changes nothing */
+    cr_assert_eq(spsa_batch_apply(&st, &b1, 100, 0), -1);
+    assert_close(st.params[0].theta, expect, EPS);
+    cr_assert_eq(st.completed, 2);
+    /* the caller's copy cannot change the gains: they come from the state */
+    b2.R_k[0] = 1000;
+    b2.flip[0] = -b2.flip[0];
+    SpsaBatch own;
+    cr_assert_eq(spsa_inflight_get(&st, 0, &own), 0);
+    cr_assert_eq(own.k, 2);
+    expect += own.R_k[0] * own.c_k[0] * 1 * own.flip[0];
+    cr_assert_eq(spsa_batch_apply(&st, &b2, 1, 0), 0);
+    assert_close(st.params[0].theta, expect, EPS);
+    cr_assert_eq(st.ninflight, 0);
+    spsa_batch_free(&own);
+    spsa_batch_free(&b1);
+    spsa_batch_free(&b2);
+    spsa_batch_free(&b3);
+    spsa_free(&st);
+}
+
+Test(spsa, init_refuses_bad_specs)
+{
+    SpsaConfig cfg = round_config();
+    char err[256];
+    SpsaState st;
+    SpsaParam p = param("X", 5, 10, 1, 1, 0.01);
+    cr_assert_eq(spsa_init(&st, &p, 1, &cfg, 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "X") && strstr(err, "min"), "%s", err);
+    p = param("X", 50, 0, 10, 1, 0.01);
+    cr_assert_eq(spsa_init(&st, &p, 1, &cfg, 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "outside"), "%s", err);
+    p = param("X", 5, 0, 10, 0, 0.01);
+    cr_assert_eq(spsa_init(&st, &p, 1, &cfg, 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "c_end"), "%s", err);
+    SpsaParam two[2] = {param("X", 5, 0, 10, 1, 0.01), param("X", 5, 0, 10, 1, 0.01)};
+    cr_assert_eq(spsa_init(&st, two, 2, &cfg, 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "twice"), "%s", err);
+    cfg.pairs_per = 0;
+    cr_assert_eq(spsa_init(&st, two, 1, &cfg, 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "pairs-per"), "%s", err);
+}
+
+/* Plays a deterministic sequence: batches handed out two at a time. */
+static void play_some(SpsaState *st, int rounds, SpsaBatch *left_out)
+{
+    for (int i = 0; i < rounds; i++) {
+        SpsaBatch a, b;
+        cr_assert_eq(spsa_batch_begin(st, &a), 1);
+        cr_assert_eq(spsa_batch_begin(st, &b), 1);
+        cr_assert_eq(spsa_batch_apply(st, &b, (uint64_t)(i % 3), 1), 0);
+        cr_assert_eq(spsa_batch_apply(st, &a, 2, (uint64_t)(i % 2)), 0);
+        spsa_batch_free(&a);
+        spsa_batch_free(&b);
+    }
+    cr_assert_eq(spsa_batch_begin(st, left_out), 1);
+}
+
+static void assert_same_batch(const SpsaBatch *x, const SpsaBatch *y)
+{
+    cr_assert_eq(x->k, y->k);
+    cr_assert_eq(x->nparams, y->nparams);
+    for (size_t i = 0; i < x->nparams; i++) {
+        cr_assert_eq(x->c_k[i], y->c_k[i]);
+        cr_assert_eq(x->R_k[i], y->R_k[i]);
+        cr_assert_eq(x->flip[i], y->flip[i]);
+        cr_assert_eq(x->u[i], y->u[i]);
+        cr_assert_eq(x->plus_values[i], y->plus_values[i]);
+        cr_assert_eq(x->minus_values[i], y->minus_values[i]);
+    }
+}
+
+Test(spsa, json_round_trip)
+{
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    cfg.pairs_per = 2;
+    cfg.average = 0.5;
+    spsa_config_set_games(&cfg, 400); /* N = 100 */
+    SpsaParam ps[3] = {param("LmrBase", 135, 0, 300, 10, 0.002),
+                       param("LmpBase", 3, 0, 12, 1, 0.002),
+                       param("Futility", 100, 20, 300, 10, 0.002)};
+    SpsaState st;
+    init_ok(&st, ps, 3, &cfg, 77);
+    SpsaBatch open1, open2;
+    play_some(&st, 30, &open1); /* past 1 - average: the average is in use */
+    cr_assert_eq(spsa_batch_begin(&st, &open2), 1);
+    cr_assert_eq(st.ninflight, 2);
+    cr_assert_gt(st.avg_count, 0);
+
+    cJSON *j = spsa_to_json(&st);
+    cr_assert_not_null(j);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    cJSON *back = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(back);
+    SpsaState st2;
+    char err[256] = "";
+    cr_assert_eq(spsa_from_json(&st2, back, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(back);
+
+    cr_assert_eq(st2.k, st.k);
+    cr_assert_eq(st2.completed, st.completed);
+    cr_assert_eq(st2.wins, st.wins);
+    cr_assert_eq(st2.cfg.iterations, 100);
+    cr_assert_eq(st2.cfg.pairs_per, 2);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_str_eq(st2.params[i].name, st.params[i].name);
+        cr_assert_eq(st2.params[i].theta, st.params[i].theta);
+        cr_assert_eq(st2.params[i].avg, st.params[i].avg);
+        cr_assert_eq(st2.params[i].start, st.params[i].start);
+        cr_assert_eq(st2.params[i].c, st.params[i].c);
+        cr_assert_eq(st2.params[i].a, st.params[i].a);
+    }
+    /* the in-flight batches come back, to be re-issued */
+    cr_assert_eq(st2.ninflight, 2);
+    SpsaBatch re;
+    cr_assert_eq(spsa_inflight_get(&st2, 0, &re), 0);
+    assert_same_batch(&re, &open1);
+    spsa_batch_free(&re);
+    cr_assert_eq(spsa_inflight_get(&st2, 1, &re), 0);
+    assert_same_batch(&re, &open2);
+    spsa_batch_free(&re);
+    cr_assert_eq(spsa_inflight_get(&st2, 2, &re), -1);
+
+    /* both states continue identically: same results in, same batches out */
+    for (int i = 0; i < 20; i++) {
+        SpsaBatch x, y;
+        cr_assert_eq(spsa_batch_begin(&st, &x), 1);
+        cr_assert_eq(spsa_batch_begin(&st2, &y), 1);
+        assert_same_batch(&x, &y);
+        cr_assert_eq(spsa_batch_apply(&st, &x, (uint64_t)i % 4, 2), 0);
+        cr_assert_eq(spsa_batch_apply(&st2, &y, (uint64_t)i % 4, 2), 0);
+        spsa_batch_free(&x);
+        spsa_batch_free(&y);
+    }
+    cr_assert_eq(spsa_batch_apply(&st, &open1, 3, 0), 0);
+    cr_assert_eq(spsa_batch_apply(&st2, &open1, 3, 0), 0);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(st2.params[i].theta, st.params[i].theta);
+        cr_assert_eq(st2.params[i].avg, st.params[i].avg);
+        cr_assert_eq(spsa_value(&st2, i), spsa_value(&st, i));
+    }
+    spsa_batch_free(&open1);
+    spsa_batch_free(&open2);
+    spsa_free(&st);
+    spsa_free(&st2);
+}
+
+Test(spsa, json_bad_input_names_the_field)
+{
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.01);
+    SpsaState st, st2;
+    init_ok(&st, &p, 1, &cfg, 1);
+    char err[256];
+
+    cJSON *j = spsa_to_json(&st);
+    cJSON_DeleteItemFromObject(j, "k");
+    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "\"k\""), "%s", err);
+    cJSON_Delete(j);
+
+    j = spsa_to_json(&st);
+    cJSON *rng = cJSON_GetObjectItem(j, "rng");
+    cJSON_ReplaceItemInObject(rng, "state", cJSON_CreateString("abcd"));
+    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "rng"), "%s", err);
+    cJSON_Delete(j);
+
+    j = spsa_to_json(&st);
+    cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 0);
+    cJSON_ReplaceItemInObject(q, "theta", cJSON_CreateNumber(500));
+    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "outside"), "%s", err);
+    cJSON_Delete(j);
+
+    j = spsa_to_json(&st);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(99));
+    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "version"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
+}
+
+Test(spsa, extend_recomputes_schedule_and_keeps_k)
+{
+    /* Round config: N = 100.  After 60 iterations, extend to 400 games:
+     * N' = 200, A' = 20, c' = 2 * sqrt(200) = 28.284271, a' = 0.01 * 4 * 220 = 8.8.
+     * The next batch is k = 61: c_61 = 28.284271 / sqrt(61) = 3.6214298,
+     * R_61 = 8.8 / 81 / c_61^2 = 8.8 / 81 / 13.114754 = 0.0082839506;
+     * at k = 200 the gains are c_end and r_end again. */
+    SpsaConfig cfg = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 11);
+    SpsaBatch b;
+    for (int i = 0; i < 60; i++) {
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        cr_assert_eq(spsa_batch_apply(&st, &b, 1, 1), 0);
+        spsa_batch_free(&b);
+    }
+    double theta = st.params[0].theta;
+    char err[256];
+    cr_assert_eq(spsa_extend(&st, 100, err, sizeof err), -1, "fewer than handed out");
+    cr_assert(strstr(err, "already handed out"), "%s", err);
+    cr_assert_eq(spsa_extend(&st, 400, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st.cfg.iterations, 200);
+    cr_assert_eq(st.k, 60);
+    cr_assert_eq(st.params[0].theta, theta);
+    assert_close(st.params[0].c, 28.284271247, 1e-9);
+    assert_close(st.params[0].a, 8.8, EPS);
+    cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+    cr_assert_eq(b.k, 61);
+    assert_close(b.c_k[0], 3.6214298, 1e-7);
+    assert_close(b.R_k[0], 0.0082839506, 1e-8);
+    spsa_batch_free(&b);
+    assert_close(spsa_c_k(&st, 0, 200), 2.0, EPS);
+    assert_close(spsa_R_k(&st, 0, 200), 0.01, EPS);
+    spsa_free(&st);
+}
+
+Test(spsa, averaging_option)
+{
+    /* average = 0.5 with N = 100: theta_avg is the mean of theta after each
+     * batch with k > 50; the classic update itself is unchanged. */
+    SpsaConfig cfg = round_config();
+    cfg.average = 0.5;
+    SpsaConfig classic = round_config();
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.01);
+    SpsaState st, ref;
+    init_ok(&st, &p, 1, &cfg, 4);
+    init_ok(&ref, &p, 1, &classic, 4);
+    double sum = 0;
+    int count = 0;
+    for (int i = 0; i < 100; i++) {
+        SpsaBatch b, c;
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        cr_assert_eq(spsa_batch_begin(&ref, &c), 1);
+        uint64_t w = (uint64_t)(i % 3), l = (uint64_t)(i % 2);
+        cr_assert_eq(spsa_batch_apply(&st, &b, w, l), 0);
+        cr_assert_eq(spsa_batch_apply(&ref, &c, w, l), 0);
+        cr_assert_eq(st.params[0].theta, ref.params[0].theta);
+        if (b.k > 50) {
+            sum += st.params[0].theta;
+            count++;
+        }
+        spsa_batch_free(&b);
+        spsa_batch_free(&c);
+    }
+    cr_assert_eq(st.avg_count, 50);
+    assert_close(st.params[0].avg, sum / count, 1e-12);
+    cr_assert_eq(spsa_value(&st, 0), (int)floor(sum / count + 0.5));
+    cr_assert_eq(spsa_value(&ref, 0), (int)floor(ref.params[0].theta + 0.5));
+    spsa_free(&st);
+    spsa_free(&ref);
+}

@@ -1,0 +1,540 @@
+/* `ratchet-tune simulate`: SPSA against a synthetic Elo landscape (model in
+ * simulate.h). */
+#include "simulate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "spec.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the model ----------------------------------------------------------- */
+
+double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
+{
+    double loss = 0;
+    for (size_t i = 0; i < m->nparams; i++) {
+        double z = (x[i] - m->opt[i]) / params[i].c_end;
+        loss += m->curv[i] * z * z;
+    }
+    return loss;
+}
+
+/* One game for the `+` side at Elo advantage d: 2 = win, 1 = draw, 0 = loss. */
+static int play_game(gsl_rng *r, double d, double draw_ratio)
+{
+    double s = 1.0 / (1.0 + pow(10.0, -d / 400.0));
+    double pd = fmin(draw_ratio, 2.0 * fmin(s, 1.0 - s));
+    double pw = s - pd / 2.0;
+    double u = gsl_rng_uniform(r);
+    return u < pw ? 2 : u < pw + pd ? 1 : 0;
+}
+
+/* Plays the batch's P pairs; adds the `+` engine's W, L, D. */
+static void play_batch(gsl_rng *r, const SimModel *m, const SpsaParam *params,
+                       const SpsaBatch *b, int pairs, double *xp, double *xm, uint64_t wld[3])
+{
+    for (size_t i = 0; i < m->nparams; i++) {
+        xp[i] = b->plus_values[i];
+        xm[i] = b->minus_values[i];
+    }
+    double d = sim_elo_loss(m, params, xm) - sim_elo_loss(m, params, xp);
+    for (int p = 0; p < pairs; p++) {
+        double bias = m->opening_bias > 0 ? gsl_ran_gaussian(r, m->opening_bias) : 0.0;
+        int g1 = play_game(r, d + bias, m->draw_ratio); /* `+` has White */
+        int g2 = play_game(r, d - bias, m->draw_ratio); /* colours swapped */
+        wld[0] += (g1 == 2) + (g2 == 2);
+        wld[1] += (g1 == 0) + (g2 == 0);
+        wld[2] += (g1 == 1) + (g2 == 1);
+    }
+}
+
+static void estimate(const SpsaState *st, double *x)
+{
+    for (size_t i = 0; i < st->nparams; i++)
+        x[i] = st->cfg.average > 0 && st->avg_count > 0 ? st->params[i].avg
+                                                        : st->params[i].theta;
+}
+
+static void print_progress(FILE *out, const SpsaState *st, const SimModel *m, double *x)
+{
+    estimate(st, x);
+    fprintf(out, "  %8" PRIu64 "/%" PRIu64 " iterations  %9" PRIu64 " games  Elo loss %7.2f  W-L %+" PRId64 "\n",
+            st->completed, st->cfg.iterations, st->completed * 2 * (uint64_t)st->cfg.pairs_per,
+            sim_elo_loss(m, st->params, x), (int64_t)st->wins - (int64_t)st->losses);
+}
+
+int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
+            uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
+            size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    if (m->nparams != nparams || m->concurrency < 1 || !(m->draw_ratio >= 0) ||
+        m->draw_ratio > 1 || !(m->opening_bias >= 0)) {
+        set_err(err, errlen, "simulate: bad model (parameters, concurrency >= 1, draw ratio in [0,1], opening bias >= 0)");
+        return -1;
+    }
+    SpsaState st;
+    if (spsa_init(&st, params, nparams, cfg, seed, err, errlen))
+        return -1;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    SpsaBatch *out = calloc((size_t)m->concurrency, sizeof *out);
+    double *xp = calloc(nparams, sizeof *xp), *xm = calloc(nparams, sizeof *xm);
+    uint64_t wld[3] = {0, 0, 0};
+    uint64_t tenth = cfg->iterations / 10 ? cfg->iterations / 10 : 1;
+    size_t nout = 0;
+    int rc = -1;
+    if (!r || !out || !xp || !xm) {
+        set_err(err, errlen, "simulate: out of memory");
+        goto done;
+    }
+    /* A stream of its own, distinct from the SPSA state's. */
+    gsl_rng_set(r, (unsigned long)(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL));
+
+    for (size_t i = 0; i < nparams; i++)
+        xp[i] = params[i].theta;
+    res->start_loss = sim_elo_loss(m, params, xp);
+
+    for (;;) {
+        while (nout < (size_t)m->concurrency) {
+            int got = spsa_batch_begin(&st, &out[nout]);
+            if (got < 0) {
+                set_err(err, errlen, "simulate: out of memory");
+                goto done;
+            }
+            if (got == 0)
+                break;
+            nout++;
+        }
+        if (nout == 0)
+            break;
+        size_t j = nout == 1 ? 0 : gsl_rng_uniform_int(r, nout);
+        uint64_t b[3] = {0, 0, 0};
+        play_batch(r, m, params, &out[j], cfg->pairs_per, xp, xm, b);
+        spsa_batch_apply_wld(&st, &out[j], b[0], b[1], b[2]);
+        for (int i = 0; i < 3; i++)
+            wld[i] += b[i];
+        spsa_batch_free(&out[j]);
+        out[j] = out[--nout];
+        memset(&out[nout], 0, sizeof out[nout]);
+        if (progress && st.completed % tenth == 0)
+            print_progress(progress, &st, m, xp);
+    }
+
+    estimate(&st, xp);
+    res->loss = sim_elo_loss(m, params, xp);
+    if (final)
+        memcpy(final, xp, nparams * sizeof *xp);
+    for (size_t i = 0; i < nparams; i++)
+        xm[i] = spsa_value(&st, i);
+    res->loss_int = sim_elo_loss(m, params, xm);
+    res->games = st.completed * 2 * (uint64_t)cfg->pairs_per;
+    res->wins = wld[0];
+    res->losses = wld[1];
+    res->draws = wld[2];
+    rc = 0;
+done:
+    for (size_t i = 0; out && i < nout; i++)
+        spsa_batch_free(&out[i]);
+    free(out);
+    free(xp);
+    free(xm);
+    if (r)
+        gsl_rng_free(r);
+    spsa_free(&st);
+    return rc;
+}
+
+/* ---- the built-in landscape ---------------------------------------------- */
+
+/* Shaped like engine/params.def's selectivity constants: name, start, min,
+ * max, c_end, r_end, and the optimum.  Every curvature is 1 Elo at c_end, so
+ * the start values lose 21.5 Elo. */
+static const struct {
+    const char *name;
+    double start, min, max, c_end, r_end, opt;
+} BUILTIN[] = {
+    {"LmrQuietBase", 135, 0, 300, 10, 0.002, 150},
+    {"LmrQuietDivisor", 275, 150, 450, 15, 0.002, 245},
+    {"LmpBase", 3, 0, 12, 1, 0.002, 5},
+    {"FutilityMargin", 100, 20, 300, 10, 0.002, 75},
+    {"NullMoveBase", 3, 1, 6, 1, 0.002, 4},
+    {"IirDepth", 4, 2, 10, 1, 0.002, 6},
+};
+#define NBUILTIN (sizeof BUILTIN / sizeof BUILTIN[0])
+
+/* ---- command line -------------------------------------------------------- */
+
+static const char USAGE[] =
+    "usage: ratchet-tune simulate [options]\n"
+    "\n"
+    "Runs the SPSA of `ratchet-tune run` against a synthetic match model: a\n"
+    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / c_end_i)^2\n"
+    "with a known optimum; each game pair between the + and - values is drawn\n"
+    "with GSL from the logistic expected score of their Elo difference.\n"
+    "Prints progress, then the Elo loss of the final values and the distance of\n"
+    "every parameter from its optimum.  Deterministic for a given -srand.\n"
+    "\n"
+    "  -params file=SPEC          Ratchet spec JSON or OpenBench lines\n"
+    "                             (name, int, value, min, max, c_end, r_end);\n"
+    "                             default: a built-in 6-parameter landscape\n"
+    "  -spsa games=N pairs-per=P A-ratio=X alpha=X gamma=X average=F\n"
+    "                             games (default 100000); one iteration is one\n"
+    "                             batch of P game pairs (default 1), N = games/2P;\n"
+    "                             A = A-ratio*N (0.1), alpha 0.602, gamma 0.101;\n"
+    "                             average=F (option, default 0 = off): report the\n"
+    "                             mean of theta over the last fraction F\n"
+    "  -landscape optimum=V,V,...|random curvature=K|K,K,... seed=S\n"
+    "                             optimum per parameter (default: the built-in\n"
+    "                             one; with -params: random), random = start +\n"
+    "                             c_end * uniform(-3, 3) rounded and clipped, from\n"
+    "                             seed S (default: -srand); curvature: Elo lost\n"
+    "                             at c_end from the optimum (default 1)\n"
+    "  -draw-ratio X              draw probability of an even game (0.5)\n"
+    "  -opening-bias ELO          std dev of an opening's White advantage (0)\n"
+    "  -concurrency N             batches in flight at once (1)\n"
+    "  -srand N                   seed (1)\n"
+    "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
+    "  -quiet                     no progress lines\n"
+    "  --help                     this text\n";
+
+typedef struct {
+    const char *spec_file;
+    SpsaConfig cfg;
+    uint64_t games;
+    char optimum[4096];
+    char curvature[4096];
+    bool landscape_seed_set;
+    uint64_t landscape_seed;
+    double draw_ratio, opening_bias;
+    int concurrency;
+    uint64_t srand;
+    int seeds;
+    bool quiet;
+} SimOptions;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || !*s)
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    uint64_t v;
+    if (parse_u64(s, &v) || v < (uint64_t)lo || v > (uint64_t)hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* The key=value words after an option such as -spsa, up to the next -option. */
+static bool is_kv(const char *s)
+{
+    return s[0] != '-' && strchr(s, '=');
+}
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "simulate: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see ratchet-tune simulate --help)\n");
+    va_end(ap);
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, SimOptions *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "-help")) {
+            fputs(USAGE, stdout);
+            return 1;
+        }
+        if (!strcmp(a, "-quiet")) {
+            o->quiet = true;
+            continue;
+        }
+        if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
+            if (i + 1 >= argc || !is_kv(argv[i + 1]))
+                return usage_error("%s needs key=value arguments", a);
+            while (i + 1 < argc && is_kv(argv[i + 1])) {
+                const char *kv = argv[++i];
+                const char *v = strchr(kv, '=') + 1;
+                size_t klen = (size_t)(v - 1 - kv);
+#define KEY(k) (klen == strlen(k) && !strncmp(kv, k, klen))
+                bool ok = true;
+                if (!strcmp(a, "-params") && KEY("file"))
+                    o->spec_file = v;
+                else if (!strcmp(a, "-spsa") && KEY("games"))
+                    ok = !parse_u64(v, &o->games) && o->games > 0;
+                else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
+                    ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
+                else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
+                    ok = !parse_double(v, &o->cfg.A_ratio) && o->cfg.A_ratio >= 0;
+                else if (!strcmp(a, "-spsa") && KEY("alpha"))
+                    ok = !parse_double(v, &o->cfg.alpha) && o->cfg.alpha > 0;
+                else if (!strcmp(a, "-spsa") && KEY("gamma"))
+                    ok = !parse_double(v, &o->cfg.gamma) && o->cfg.gamma >= 0;
+                else if (!strcmp(a, "-spsa") && KEY("average"))
+                    ok = !parse_double(v, &o->cfg.average) && o->cfg.average >= 0 &&
+                         o->cfg.average < 1;
+                else if (!strcmp(a, "-landscape") && KEY("optimum"))
+                    ok = strlen(v) < sizeof o->optimum &&
+                         snprintf(o->optimum, sizeof o->optimum, "%s", v) > 0;
+                else if (!strcmp(a, "-landscape") && KEY("curvature"))
+                    ok = strlen(v) < sizeof o->curvature &&
+                         snprintf(o->curvature, sizeof o->curvature, "%s", v) > 0;
+                else if (!strcmp(a, "-landscape") && KEY("seed")) {
+                    ok = !parse_u64(v, &o->landscape_seed);
+                    o->landscape_seed_set = true;
+                } else
+                    return usage_error("%s: unknown key in \"%s\"", a, kv);
+#undef KEY
+                if (!ok)
+                    return usage_error("%s: bad value in \"%s\"", a, kv);
+            }
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage_error("%s needs a value", a);
+        const char *v = argv[++i];
+        bool ok;
+        if (!strcmp(a, "-draw-ratio"))
+            ok = !parse_double(v, &o->draw_ratio) && o->draw_ratio >= 0 && o->draw_ratio <= 1;
+        else if (!strcmp(a, "-opening-bias"))
+            ok = !parse_double(v, &o->opening_bias) && o->opening_bias >= 0;
+        else if (!strcmp(a, "-concurrency"))
+            ok = !parse_int(v, 1, 4096, &o->concurrency);
+        else if (!strcmp(a, "-srand"))
+            ok = !parse_u64(v, &o->srand);
+        else if (!strcmp(a, "-seeds"))
+            ok = !parse_int(v, 1, 100000, &o->seeds);
+        else
+            return usage_error("unknown option \"%s\"", a);
+        if (!ok)
+            return usage_error("bad value \"%s\" for %s", v, a);
+    }
+    return 0;
+}
+
+/* A comma list of exactly n numbers, or one number for all n. */
+static int parse_list(const char *s, size_t n, double *out, bool allow_single)
+{
+    size_t count = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || !isfinite(v) || count == n)
+            return -1;
+        out[count++] = v;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+    if (count == n)
+        return 0;
+    if (count == 1 && allow_single) {
+        for (size_t i = 1; i < n; i++)
+            out[i] = out[0];
+        return 0;
+    }
+    return -1;
+}
+
+static int build_landscape(const SimOptions *o, const SpsaParam *ps, size_t n, bool builtin,
+                           double *opt, double *curv)
+{
+    for (size_t i = 0; i < n; i++)
+        curv[i] = 1.0;
+    if (o->curvature[0] && parse_list(o->curvature, n, curv, true))
+        return usage_error("-landscape curvature=%s: expected one number or %zu comma-separated",
+                           o->curvature, n);
+    for (size_t i = 0; i < n; i++)
+        if (!(curv[i] > 0))
+            return usage_error("-landscape curvature must be > 0");
+
+    bool random = (!o->optimum[0] && !builtin) || !strcmp(o->optimum, "random");
+    if (random) {
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!r)
+            return 1;
+        gsl_rng_set(r, (unsigned long)(o->landscape_seed_set ? o->landscape_seed : o->srand));
+        for (size_t i = 0; i < n; i++) {
+            double x = ps[i].start + ps[i].c_end * gsl_ran_flat(r, -3.0, 3.0);
+            opt[i] = spsa_clip(floor(x + 0.5), ps[i].min, ps[i].max);
+        }
+        gsl_rng_free(r);
+    } else if (o->optimum[0]) {
+        if (parse_list(o->optimum, n, opt, false))
+            return usage_error("-landscape optimum=%s: expected %zu comma-separated numbers or \"random\"",
+                               o->optimum, n);
+        for (size_t i = 0; i < n; i++)
+            if (opt[i] < ps[i].min || opt[i] > ps[i].max)
+                return usage_error("-landscape optimum of %s (%g) outside [%g, %g]", ps[i].name,
+                                   opt[i], ps[i].min, ps[i].max);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            opt[i] = BUILTIN[i].opt;
+    }
+    return 0;
+}
+
+static double median(double *v, size_t n)
+{
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+static void print_report(const SpsaParam *ps, size_t n, const double *opt, const double *x,
+                         const SimResult *r, uint64_t seed)
+{
+    printf("seed %" PRIu64 ": %" PRIu64 " games (W %" PRIu64 " L %" PRIu64 " D %" PRIu64
+           "), Elo loss %.3f -> %.3f (exported integers %.3f)\n",
+           seed, r->games, r->wins, r->losses, r->draws, r->start_loss, r->loss, r->loss_int);
+    printf("  %-24s %9s %9s %9s %9s %8s\n", "parameter", "start", "final", "optimum",
+           "distance", "/c_end");
+    for (size_t i = 0; i < n; i++)
+        printf("  %-24s %9.2f %9.2f %9.2f %+9.2f %+8.2f\n", ps[i].name, ps[i].start, x[i],
+               opt[i], x[i] - opt[i], (x[i] - opt[i]) / ps[i].c_end);
+}
+
+int simulate_main(int argc, char **argv)
+{
+    SimOptions o;
+    memset(&o, 0, sizeof o);
+    spsa_config_default(&o.cfg);
+    o.games = 100000;
+    o.draw_ratio = 0.5;
+    o.concurrency = 1;
+    o.srand = 1;
+    o.seeds = 1;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    spsa_config_set_games(&o.cfg, o.games);
+
+    char err[1024];
+    SpsaParam *ps = NULL;
+    size_t n = 0;
+    bool builtin = !o.spec_file;
+    if (builtin) {
+        n = NBUILTIN;
+        ps = calloc(n, sizeof *ps);
+        if (!ps)
+            return 1;
+        for (size_t i = 0; i < n; i++) {
+            snprintf(ps[i].name, sizeof ps[i].name, "%s", BUILTIN[i].name);
+            ps[i].start = ps[i].theta = BUILTIN[i].start;
+            ps[i].min = BUILTIN[i].min;
+            ps[i].max = BUILTIN[i].max;
+            ps[i].c_end = BUILTIN[i].c_end;
+            ps[i].r_end = BUILTIN[i].r_end;
+        }
+    } else if (spec_load(o.spec_file, &ps, &n, err, sizeof err)) {
+        fprintf(stderr, "simulate: %s\n", err);
+        return 2;
+    }
+
+    double *opt = calloc(n, sizeof *opt), *curv = calloc(n, sizeof *curv);
+    double *x = calloc(n, sizeof *x);
+    double *losses = calloc((size_t)o.seeds, sizeof *losses);
+    double *losses_int = calloc((size_t)o.seeds, sizeof *losses_int);
+    double *dist = calloc((size_t)o.seeds * n, sizeof *dist);
+    rc = 1;
+    if (!opt || !curv || !x || !losses || !losses_int || !dist)
+        goto done;
+    rc = build_landscape(&o, ps, n, builtin, opt, curv);
+    if (rc)
+        goto done;
+
+    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency};
+    printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
+           " iterations of %d pair(s), A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
+           "concurrency %d\n",
+           n, o.games, o.cfg.iterations, o.cfg.pairs_per, o.cfg.A_ratio, o.cfg.alpha,
+           o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "", o.draw_ratio, o.concurrency);
+    for (int s = 0; s < o.seeds; s++) {
+        uint64_t seed = o.srand + (uint64_t)s;
+        SimResult r;
+        FILE *progress = o.quiet || o.seeds > 1 ? NULL : stdout;
+        if (sim_run(ps, n, &o.cfg, &m, seed, x, &r, progress, err, sizeof err)) {
+            fprintf(stderr, "simulate: %s\n", err);
+            rc = 2;
+            goto done;
+        }
+        if (o.seeds == 1)
+            print_report(ps, n, opt, x, &r, seed);
+        else
+            printf("seed %" PRIu64 ": Elo loss %.3f -> %.3f (exported integers %.3f)\n", seed,
+                   r.start_loss, r.loss, r.loss_int);
+        fflush(stdout);
+        losses[s] = r.loss;
+        losses_int[s] = r.loss_int;
+        for (size_t i = 0; i < n; i++)
+            dist[i * (size_t)o.seeds + (size_t)s] = fabs(x[i] - opt[i]);
+    }
+    if (o.seeds > 1) {
+        printf("median |distance| from the optimum over %d seeds:\n", o.seeds);
+        for (size_t i = 0; i < n; i++) {
+            double d = median(&dist[i * (size_t)o.seeds], (size_t)o.seeds);
+            printf("  %-24s %9.2f  (%5.2f c_end)\n", ps[i].name, d, d / ps[i].c_end);
+        }
+        double ml = median(losses, (size_t)o.seeds), mi = median(losses_int, (size_t)o.seeds);
+        printf("median over %d seeds: Elo loss %.3f (exported integers %.3f) after %" PRIu64
+               " games\n",
+               o.seeds, ml, mi, o.cfg.iterations * 2 * (uint64_t)o.cfg.pairs_per);
+    }
+    rc = 0;
+done:
+    free(ps);
+    free(opt);
+    free(curv);
+    free(x);
+    free(losses);
+    free(losses_int);
+    free(dist);
+    return rc;
+}

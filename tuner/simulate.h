@@ -1,0 +1,61 @@
+/* `ratchet-tune simulate`: the SPSA code of tuner/spsa.c driven by a
+ * synthetic match model instead of engines, so c_end / r_end / games can be
+ * tried in seconds and convergence can be tested.
+ *
+ * The model.  A quadratic Elo landscape with a known optimum:
+ *     Elo(x) = - sum_i curv_i * ((x_i - opt_i) / c_end_i)^2
+ * i.e. curv_i is the Elo lost by parameter i sitting c_end_i away from its
+ * optimum.  A game pair between the `+` values x+ and the `-` values x- (the
+ * integers the engines would play) has the Elo difference
+ * d = Elo(x+) - Elo(x-); each game's expected score is the logistic
+ * s = 1 / (1 + 10^(-d'/400)) with d' = d + b for the game where `+` has White
+ * and d' = d - b for the other, b ~ Normal(0, opening_bias) drawn per pair
+ * (the opening's White advantage; 0 = no bias).  A game is a draw with
+ * probability min(draw_ratio, 2 min(s, 1 - s)), a win with s - P(draw)/2, a
+ * loss otherwise; so both games of a pair give a pentanomial outcome.
+ * Asynchronous batches: up to `concurrency` batches are out at once and a
+ * random one of them finishes next.  All randomness comes from GSL RNGs
+ * seeded from the seed: deterministic for a given seed.
+ */
+#ifndef RATCHET_SIMULATE_H
+#define RATCHET_SIMULATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spsa.h"
+
+typedef struct {
+    size_t nparams;
+    const double *opt;   /* optimum per parameter, inside [min, max] */
+    const double *curv;  /* Elo lost at a distance of c_end from the optimum */
+    double draw_ratio;   /* draw probability of an even game, 0..1 */
+    double opening_bias; /* std dev in Elo of an opening's White advantage */
+    int concurrency;     /* batches in flight at once, >= 1 */
+} SimModel;
+
+typedef struct {
+    uint64_t games;      /* games played */
+    double start_loss;   /* Elo loss of the start values */
+    double loss;         /* Elo loss of the final estimate (real-valued) */
+    double loss_int;     /* Elo loss of the final estimate rounded to integers (spsa_value) */
+    uint64_t wins, losses, draws; /* of the `+` engine */
+} SimResult;
+
+/* Elo loss (>= 0) of x in the model's landscape. */
+double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x);
+
+/* One simulated tuning run from params (theta = start) with cfg and seed.
+ * final (nparams entries, may be NULL) receives the final estimate (theta, or
+ * the iterate average when cfg->average is on).  progress: if not NULL, ten
+ * progress lines are printed there.  0 on success; -1 with err filled. */
+int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
+            uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
+            size_t errlen);
+
+/* The command line: argv[0] is the command name ("simulate"), options start
+ * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */
+int simulate_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,845 @@
+/* SPSA, classic fishtest / OpenBench form.  The formulas are in spsa.h. */
+#include "spsa.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+double spsa_clip(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+int spsa_round(double x, double u)
+{
+    return (int)floor(x + u);
+}
+
+void spsa_config_default(SpsaConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->pairs_per = 1;
+    cfg->A_ratio = 0.1;
+    cfg->alpha = 0.602;
+    cfg->gamma = 0.101;
+    cfg->average = 0.0;
+}
+
+uint64_t spsa_iterations_for_games(uint64_t games, int pairs_per)
+{
+    uint64_t per = 2 * (uint64_t)(pairs_per > 0 ? pairs_per : 1);
+    uint64_t n = games / per + (games % per != 0);
+    return n ? n : 1;
+}
+
+void spsa_config_set_games(SpsaConfig *cfg, uint64_t games)
+{
+    cfg->games = games;
+    cfg->iterations = spsa_iterations_for_games(games, cfg->pairs_per);
+}
+
+/* c = c_end * N^gamma, a = r_end * c_end^2 * (A + N)^alpha with A = A_ratio N */
+static void compute_schedule(SpsaState *st)
+{
+    double n = (double)st->cfg.iterations;
+    double A = st->cfg.A_ratio * n;
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        p->c = p->c_end * pow(n, st->cfg.gamma);
+        p->a = p->r_end * p->c_end * p->c_end * pow(A + n, st->cfg.alpha);
+    }
+}
+
+double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
+{
+    double ck = st->params[p].c / pow((double)k, st->cfg.gamma);
+    return ck < SPSA_MIN_C_INT ? SPSA_MIN_C_INT : ck;
+}
+
+double spsa_R_k(const SpsaState *st, size_t p, uint64_t k)
+{
+    double A = st->cfg.A_ratio * (double)st->cfg.iterations;
+    double ck = spsa_c_k(st, p, k);
+    return st->params[p].a / pow(A + (double)k, st->cfg.alpha) / (ck * ck);
+}
+
+static bool is_integer(double x)
+{
+    return isfinite(x) && x == floor(x) && fabs(x) < 2e9;
+}
+
+static int check_config(const SpsaConfig *c, char *err, size_t errlen)
+{
+    if (c->iterations < 1) {
+        set_err(err, errlen, "spsa: games must give at least one iteration");
+        return -1;
+    }
+    if (c->pairs_per < 1) {
+        set_err(err, errlen, "spsa: pairs-per must be >= 1 (got %d)", c->pairs_per);
+        return -1;
+    }
+    if (!(c->A_ratio >= 0) || !isfinite(c->A_ratio)) {
+        set_err(err, errlen, "spsa: A-ratio must be >= 0 (got %g)", c->A_ratio);
+        return -1;
+    }
+    if (!(c->alpha > 0) || !isfinite(c->alpha)) {
+        set_err(err, errlen, "spsa: alpha must be > 0 (got %g)", c->alpha);
+        return -1;
+    }
+    if (!(c->gamma >= 0) || !isfinite(c->gamma)) {
+        set_err(err, errlen, "spsa: gamma must be >= 0 (got %g)", c->gamma);
+        return -1;
+    }
+    if (!(c->average >= 0 && c->average < 1)) {
+        set_err(err, errlen, "spsa: average must be in [0, 1) (got %g)", c->average);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_param(const SpsaParam *p, char *err, size_t errlen)
+{
+    if (!p->name[0]) {
+        set_err(err, errlen, "parameter with an empty name");
+        return -1;
+    }
+    if (!is_integer(p->min) || !is_integer(p->max)) {
+        set_err(err, errlen, "parameter %s: min and max must be integers (got %g, %g)",
+                p->name, p->min, p->max);
+        return -1;
+    }
+    if (p->min > p->max) {
+        set_err(err, errlen, "parameter %s: min %g > max %g", p->name, p->min, p->max);
+        return -1;
+    }
+    if (!isfinite(p->theta) || p->theta < p->min || p->theta > p->max) {
+        set_err(err, errlen, "parameter %s: value %g outside [%g, %g]", p->name, p->theta,
+                p->min, p->max);
+        return -1;
+    }
+    if (!(p->c_end > 0) || !isfinite(p->c_end)) {
+        set_err(err, errlen, "parameter %s: c_end must be > 0 (got %g)", p->name, p->c_end);
+        return -1;
+    }
+    if (!(p->r_end > 0) || !isfinite(p->r_end)) {
+        set_err(err, errlen, "parameter %s: r_end must be > 0 (got %g)", p->name, p->r_end);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_params(const SpsaParam *params, size_t n, char *err, size_t errlen)
+{
+    if (n == 0) {
+        set_err(err, errlen, "spsa: no parameters to tune");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (check_param(&params[i], err, errlen))
+            return -1;
+        if (!memchr(params[i].name, '\0', SPSA_NAME_MAX)) {
+            set_err(err, errlen, "parameter %zu: name too long", i);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(params[i].name, params[j].name)) {
+                set_err(err, errlen, "parameter %s appears twice", params[i].name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
+              const SpsaConfig *cfg, uint64_t seed, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    if (check_config(cfg, err, errlen) || check_params(params, nparams, err, errlen))
+        return -1;
+    st->params = calloc(nparams, sizeof *st->params);
+    st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!st->params || !st->rng) {
+        spsa_free(st);
+        set_err(err, errlen, "spsa: out of memory");
+        return -1;
+    }
+    st->cfg = *cfg;
+    st->nparams = nparams;
+    memcpy(st->params, params, nparams * sizeof *params);
+    for (size_t i = 0; i < nparams; i++) {
+        st->params[i].start = st->params[i].theta;
+        st->params[i].avg = st->params[i].theta;
+    }
+    compute_schedule(st);
+    gsl_rng_set(st->rng, (unsigned long)seed);
+    return 0;
+}
+
+void spsa_batch_free(SpsaBatch *b)
+{
+    free(b->c_k);
+    free(b->R_k);
+    free(b->flip);
+    free(b->u);
+    free(b->plus_values);
+    free(b->minus_values);
+    memset(b, 0, sizeof *b);
+}
+
+void spsa_free(SpsaState *st)
+{
+    for (size_t i = 0; i < st->ninflight; i++)
+        spsa_batch_free(&st->inflight[i]);
+    free(st->inflight);
+    free(st->params);
+    if (st->rng)
+        gsl_rng_free(st->rng);
+    memset(st, 0, sizeof *st);
+}
+
+static int batch_alloc(SpsaBatch *b, size_t n)
+{
+    memset(b, 0, sizeof *b);
+    b->nparams = n;
+    size_t m = n ? n : 1;
+    b->c_k = calloc(m, sizeof *b->c_k);
+    b->R_k = calloc(m, sizeof *b->R_k);
+    b->flip = calloc(m, sizeof *b->flip);
+    b->u = calloc(m, sizeof *b->u);
+    b->plus_values = calloc(m, sizeof *b->plus_values);
+    b->minus_values = calloc(m, sizeof *b->minus_values);
+    if (!b->c_k || !b->R_k || !b->flip || !b->u || !b->plus_values || !b->minus_values) {
+        spsa_batch_free(b);
+        return -1;
+    }
+    return 0;
+}
+
+int spsa_batch_copy(SpsaBatch *dst, const SpsaBatch *src)
+{
+    if (batch_alloc(dst, src->nparams))
+        return -1;
+    dst->k = src->k;
+    size_t n = src->nparams;
+    memcpy(dst->c_k, src->c_k, n * sizeof *dst->c_k);
+    memcpy(dst->R_k, src->R_k, n * sizeof *dst->R_k);
+    memcpy(dst->flip, src->flip, n * sizeof *dst->flip);
+    memcpy(dst->u, src->u, n * sizeof *dst->u);
+    memcpy(dst->plus_values, src->plus_values, n * sizeof *dst->plus_values);
+    memcpy(dst->minus_values, src->minus_values, n * sizeof *dst->minus_values);
+    return 0;
+}
+
+static int inflight_push(SpsaState *st, const SpsaBatch *b)
+{
+    SpsaBatch *grown = realloc(st->inflight, (st->ninflight + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    st->inflight = grown;
+    if (spsa_batch_copy(&st->inflight[st->ninflight], b))
+        return -1;
+    st->ninflight++;
+    return 0;
+}
+
+/* The values of one parameter for both engines (see spsa.h). */
+static void perturb(const SpsaParam *p, double ck, int flip, double u, int *plus, int *minus)
+{
+    double hi = p->theta + ck * flip, lo = p->theta - ck * flip;
+    /* floor in double, clip, then convert: never an int overflow */
+    *plus = (int)spsa_clip(floor(hi + u), p->min, p->max);
+    *minus = (int)spsa_clip(floor(lo + u), p->min, p->max);
+}
+
+int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
+{
+    memset(b, 0, sizeof *b);
+    if (st->k >= st->cfg.iterations)
+        return 0;
+    if (batch_alloc(b, st->nparams))
+        return -1;
+    uint64_t k = st->k + 1;
+    b->k = k;
+    for (size_t i = 0; i < st->nparams; i++) {
+        b->c_k[i] = spsa_c_k(st, i, k);
+        b->R_k[i] = spsa_R_k(st, i, k);
+        /* Draw order per parameter: flip, then the rounding uniform. */
+        b->flip[i] = gsl_rng_uniform_int(st->rng, 2) ? 1 : -1;
+        b->u[i] = gsl_rng_uniform(st->rng);
+        perturb(&st->params[i], b->c_k[i], b->flip[i], b->u[i], &b->plus_values[i],
+                &b->minus_values[i]);
+    }
+    if (inflight_push(st, b)) {
+        spsa_batch_free(b);
+        return -1;
+    }
+    st->k = k;
+    return 1;
+}
+
+static void fold_average(SpsaState *st, uint64_t k)
+{
+    if (st->cfg.average <= 0)
+        return;
+    double first = (1.0 - st->cfg.average) * (double)st->cfg.iterations;
+    if ((double)k <= first)
+        return;
+    st->avg_count++;
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        p->avg += (p->theta - p->avg) / (double)st->avg_count;
+    }
+}
+
+int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses,
+                         uint64_t draws)
+{
+    size_t idx = st->ninflight;
+    for (size_t i = 0; i < st->ninflight; i++)
+        if (st->inflight[i].k == b->k) {
+            idx = i;
+            break;
+        }
+    if (idx == st->ninflight)
+        return -1;
+    const SpsaBatch *own = &st->inflight[idx];
+    double result = (double)wins - (double)losses;
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        double step = own->R_k[i] * own->c_k[i] * result * own->flip[i];
+        p->theta = spsa_clip(p->theta + step, p->min, p->max);
+    }
+    st->wins += wins;
+    st->losses += losses;
+    st->draws += draws;
+    st->completed++;
+    uint64_t k = own->k;
+    spsa_batch_free(&st->inflight[idx]);
+    memmove(&st->inflight[idx], &st->inflight[idx + 1],
+            (st->ninflight - idx - 1) * sizeof *st->inflight);
+    st->ninflight--;
+    if (st->cfg.average > 0)
+        fold_average(st, k);
+    else
+        for (size_t i = 0; i < st->nparams; i++)
+            st->params[i].avg = st->params[i].theta;
+    return 0;
+}
+
+int spsa_batch_apply(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses)
+{
+    return spsa_batch_apply_wld(st, b, wins, losses, 0);
+}
+
+bool spsa_done(const SpsaState *st)
+{
+    return st->k >= st->cfg.iterations && st->ninflight == 0;
+}
+
+int spsa_inflight_get(const SpsaState *st, size_t i, SpsaBatch *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= st->ninflight)
+        return -1;
+    return spsa_batch_copy(out, &st->inflight[i]);
+}
+
+int spsa_extend(SpsaState *st, uint64_t new_games, char *err, size_t errlen)
+{
+    uint64_t n = spsa_iterations_for_games(new_games, st->cfg.pairs_per);
+    if (n < st->k) {
+        set_err(err, errlen,
+                "spsa: %" PRIu64 " games give %" PRIu64 " iterations, fewer than the %" PRIu64
+                " already handed out",
+                new_games, n, st->k);
+        return -1;
+    }
+    st->cfg.games = new_games;
+    st->cfg.iterations = n;
+    compute_schedule(st);
+    return 0;
+}
+
+int spsa_value(const SpsaState *st, size_t p)
+{
+    const SpsaParam *q = &st->params[p];
+    double v = st->cfg.average > 0 && st->avg_count > 0 ? q->avg : q->theta;
+    return (int)spsa_clip(floor(v + 0.5), q->min, q->max);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+#define SPSA_JSON_VERSION 1
+
+/* A double as a JSON number that reads back to exactly the same double:
+ * cJSON's own printer compares with a tolerance and may drop the last bit,
+ * so the shortest of %.15g/%.16g/%.17g that round-trips is emitted raw. */
+static cJSON *exact_number(double d)
+{
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *add_num(cJSON *o, const char *key, double d)
+{
+    cJSON *v = exact_number(d);
+    if (v && !cJSON_AddItemToObject(o, key, v)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+static cJSON *add_u64(cJSON *o, const char *key, uint64_t v)
+{
+    /* cJSON numbers are doubles: exact up to 2^53, far above any game count. */
+    return cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+static cJSON *num_array(const double *v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *x = exact_number(v[i]);
+        if (!x || !cJSON_AddItemToArray(a, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static cJSON *int_array(const int *v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) {
+        cJSON *x = cJSON_CreateNumber(v[i]);
+        if (!x || !cJSON_AddItemToArray(a, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static cJSON *batch_to_json(const SpsaBatch *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = add_u64(o, "k", b->k) &&
+              cJSON_AddItemToObject(o, "c_k", num_array(b->c_k, b->nparams)) &&
+              cJSON_AddItemToObject(o, "R_k", num_array(b->R_k, b->nparams)) &&
+              cJSON_AddItemToObject(o, "flip", int_array(b->flip, b->nparams)) &&
+              cJSON_AddItemToObject(o, "u", num_array(b->u, b->nparams)) &&
+              cJSON_AddItemToObject(o, "plus", int_array(b->plus_values, b->nparams)) &&
+              cJSON_AddItemToObject(o, "minus", int_array(b->minus_values, b->nparams));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static char *rng_to_hex(const gsl_rng *r)
+{
+    const unsigned char *bytes = gsl_rng_state(r);
+    size_t n = gsl_rng_size(r);
+    char *hex = malloc(2 * n + 1);
+    if (!hex)
+        return NULL;
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        hex[2 * i] = digits[bytes[i] >> 4];
+        hex[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    hex[2 * n] = '\0';
+    return hex;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int rng_from_hex(gsl_rng *r, const char *hex)
+{
+    size_t n = gsl_rng_size(r);
+    if (strlen(hex) != 2 * n)
+        return -1;
+    unsigned char *bytes = gsl_rng_state(r);
+    for (size_t i = 0; i < n; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        bytes[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+cJSON *spsa_to_json(const SpsaState *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = cJSON_AddNumberToObject(o, "version", SPSA_JSON_VERSION) != NULL;
+
+    cJSON *cfg = cJSON_AddObjectToObject(o, "config");
+    ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
+         add_u64(cfg, "iterations", st->cfg.iterations) &&
+         cJSON_AddNumberToObject(cfg, "pairs_per", st->cfg.pairs_per) &&
+         add_num(cfg, "A_ratio", st->cfg.A_ratio) &&
+         add_num(cfg, "alpha", st->cfg.alpha) &&
+         add_num(cfg, "gamma", st->cfg.gamma) &&
+         add_num(cfg, "average", st->cfg.average);
+
+    cJSON *params = cJSON_AddArrayToObject(o, "params");
+    ok = ok && params;
+    for (size_t i = 0; ok && i < st->nparams; i++) {
+        const SpsaParam *p = &st->params[i];
+        cJSON *q = cJSON_CreateObject();
+        ok = q && cJSON_AddItemToArray(params, q) &&
+             cJSON_AddStringToObject(q, "name", p->name) &&
+             add_num(q, "start", p->start) &&
+             add_num(q, "theta", p->theta) &&
+             add_num(q, "min", p->min) &&
+             add_num(q, "max", p->max) &&
+             add_num(q, "c_end", p->c_end) &&
+             add_num(q, "r_end", p->r_end) &&
+             add_num(q, "avg", p->avg);
+        if (!q)
+            ok = false;
+    }
+
+    ok = ok && add_u64(o, "k", st->k) && add_u64(o, "completed", st->completed) &&
+         add_u64(o, "wins", st->wins) && add_u64(o, "losses", st->losses) &&
+         add_u64(o, "draws", st->draws) && add_u64(o, "avg_count", st->avg_count);
+
+    if (ok) {
+        cJSON *rng = cJSON_AddObjectToObject(o, "rng");
+        char *hex = rng_to_hex(st->rng);
+        ok = rng && hex && cJSON_AddStringToObject(rng, "type", gsl_rng_name(st->rng)) &&
+             cJSON_AddStringToObject(rng, "state", hex);
+        free(hex);
+    }
+
+    cJSON *inflight = ok ? cJSON_AddArrayToObject(o, "inflight") : NULL;
+    ok = ok && inflight;
+    for (size_t i = 0; ok && i < st->ninflight; i++) {
+        cJSON *b = batch_to_json(&st->inflight[i]);
+        ok = b && cJSON_AddItemToArray(inflight, b);
+        if (!b)
+            ok = false;
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A number item, or a raw item holding a number (as spsa_to_json makes
+ * them, before the object is printed and parsed again). */
+static bool item_number(const cJSON *v, double *out)
+{
+    if (cJSON_IsNumber(v)) {
+        *out = v->valuedouble;
+        return true;
+    }
+    if (cJSON_IsRaw(v) && v->valuestring) {
+        char *end;
+        double d = strtod(v->valuestring, &end);
+        if (end != v->valuestring && !*end && isfinite(d)) {
+            *out = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Readers that name the field they fail on. */
+static int get_num(const cJSON *o, const char *key, const char *where, double *out,
+                   char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!item_number(v, out)) {
+        set_err(err, errlen, "spsa state: %s%s\"%s\" missing or not a number", where,
+                *where ? " " : "", key);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_u64(const cJSON *o, const char *key, const char *where, uint64_t *out,
+                   char *err, size_t errlen)
+{
+    double d;
+    if (get_num(o, key, where, &d, err, errlen))
+        return -1;
+    if (!(d >= 0) || d != floor(d) || d > 9007199254740992.0) {
+        set_err(err, errlen, "spsa state: %s%s\"%s\" must be a non-negative integer", where,
+                *where ? " " : "", key);
+        return -1;
+    }
+    *out = (uint64_t)d;
+    return 0;
+}
+
+static int get_num_array(const cJSON *o, const char *key, const char *where, size_t n,
+                         double *out, bool want_int, char *err, size_t errlen)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(a) || (size_t)cJSON_GetArraySize(a) != n) {
+        set_err(err, errlen, "spsa state: %s \"%s\" must be an array of %zu numbers", where,
+                key, n);
+        return -1;
+    }
+    size_t i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        double d;
+        if (!item_number(v, &d) || (want_int && !is_integer(d))) {
+            set_err(err, errlen, "spsa state: %s \"%s\"[%zu] is not a%s number", where, key, i,
+                    want_int ? "n integer" : "");
+            return -1;
+        }
+        out[i++] = d;
+    }
+    return 0;
+}
+
+static int batch_from_json(SpsaBatch *b, const cJSON *o, size_t n, size_t idx, char *err,
+                           size_t errlen)
+{
+    char where[48];
+    snprintf(where, sizeof where, "inflight[%zu]", idx);
+    if (!cJSON_IsObject(o)) {
+        set_err(err, errlen, "spsa state: %s is not an object", where);
+        return -1;
+    }
+    double *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp || batch_alloc(b, n)) {
+        free(tmp);
+        set_err(err, errlen, "spsa state: out of memory");
+        return -1;
+    }
+    int rc = -1;
+    if (get_u64(o, "k", where, &b->k, err, errlen) ||
+        get_num_array(o, "c_k", where, n, b->c_k, false, err, errlen) ||
+        get_num_array(o, "R_k", where, n, b->R_k, false, err, errlen) ||
+        get_num_array(o, "u", where, n, b->u, false, err, errlen))
+        goto out;
+    if (get_num_array(o, "flip", where, n, tmp, true, err, errlen))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (tmp[i] != 1 && tmp[i] != -1) {
+            set_err(err, errlen, "spsa state: %s \"flip\"[%zu] must be 1 or -1", where, i);
+            goto out;
+        }
+        b->flip[i] = (int)tmp[i];
+    }
+    if (get_num_array(o, "plus", where, n, tmp, true, err, errlen))
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        b->plus_values[i] = (int)tmp[i];
+    if (get_num_array(o, "minus", where, n, tmp, true, err, errlen))
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        b->minus_values[i] = (int)tmp[i];
+    rc = 0;
+out:
+    free(tmp);
+    if (rc)
+        spsa_batch_free(b);
+    return rc;
+}
+
+static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, char *err,
+                            size_t errlen)
+{
+    if (!cJSON_IsArray(arr)) {
+        set_err(err, errlen, "spsa state: \"params\" missing or not an array");
+        return -1;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    SpsaParam *ps = calloc(n ? n : 1, sizeof *ps);
+    if (!ps) {
+        set_err(err, errlen, "spsa state: out of memory");
+        return -1;
+    }
+    size_t i = 0;
+    const cJSON *q;
+    cJSON_ArrayForEach(q, arr)
+    {
+        char where[32];
+        snprintf(where, sizeof where, "params[%zu]", i);
+        SpsaParam *p = &ps[i];
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
+        if (!cJSON_IsString(name) || strlen(name->valuestring) >= SPSA_NAME_MAX) {
+            set_err(err, errlen, "spsa state: %s \"name\" missing, not a string or too long",
+                    where);
+            free(ps);
+            return -1;
+        }
+        strcpy(p->name, name->valuestring);
+        if (get_num(q, "start", where, &p->start, err, errlen) ||
+            get_num(q, "theta", where, &p->theta, err, errlen) ||
+            get_num(q, "min", where, &p->min, err, errlen) ||
+            get_num(q, "max", where, &p->max, err, errlen) ||
+            get_num(q, "c_end", where, &p->c_end, err, errlen) ||
+            get_num(q, "r_end", where, &p->r_end, err, errlen) ||
+            get_num(q, "avg", where, &p->avg, err, errlen)) {
+            free(ps);
+            return -1;
+        }
+        i++;
+    }
+    *out = ps;
+    *nout = n;
+    return 0;
+}
+
+int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    if (!cJSON_IsObject(json)) {
+        set_err(err, errlen, "spsa state: not a JSON object");
+        return -1;
+    }
+    double version;
+    if (get_num(json, "version", "", &version, err, errlen))
+        return -1;
+    if (version != SPSA_JSON_VERSION) {
+        set_err(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d)",
+                version, SPSA_JSON_VERSION);
+        return -1;
+    }
+
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(json, "config");
+    if (!cJSON_IsObject(c)) {
+        set_err(err, errlen, "spsa state: \"config\" missing or not an object");
+        return -1;
+    }
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    double pairs_per;
+    if (get_u64(c, "games", "config", &cfg.games, err, errlen) ||
+        get_u64(c, "iterations", "config", &cfg.iterations, err, errlen) ||
+        get_num(c, "pairs_per", "config", &pairs_per, err, errlen) ||
+        get_num(c, "A_ratio", "config", &cfg.A_ratio, err, errlen) ||
+        get_num(c, "alpha", "config", &cfg.alpha, err, errlen) ||
+        get_num(c, "gamma", "config", &cfg.gamma, err, errlen) ||
+        get_num(c, "average", "config", &cfg.average, err, errlen))
+        return -1;
+    if (!is_integer(pairs_per)) {
+        set_err(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
+        return -1;
+    }
+    cfg.pairs_per = (int)pairs_per;
+
+    SpsaParam *ps;
+    size_t n;
+    if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), err,
+                         errlen))
+        return -1;
+    /* spsa_init validates everything and resets start/avg: restore them after. */
+    if (spsa_init(st, ps, n, &cfg, 0, err, errlen)) {
+        free(ps);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        st->params[i].start = ps[i].start;
+        st->params[i].avg = ps[i].avg;
+    }
+    free(ps);
+
+    if (get_u64(json, "k", "", &st->k, err, errlen) ||
+        get_u64(json, "completed", "", &st->completed, err, errlen) ||
+        get_u64(json, "wins", "", &st->wins, err, errlen) ||
+        get_u64(json, "losses", "", &st->losses, err, errlen) ||
+        get_u64(json, "draws", "", &st->draws, err, errlen) ||
+        get_u64(json, "avg_count", "", &st->avg_count, err, errlen))
+        goto fail;
+    if (st->k > st->cfg.iterations) {
+        set_err(err, errlen, "spsa state: \"k\" %" PRIu64 " exceeds config iterations %" PRIu64,
+                st->k, st->cfg.iterations);
+        goto fail;
+    }
+
+    const cJSON *rng = cJSON_GetObjectItemCaseSensitive(json, "rng");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(rng, "type");
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(rng, "state");
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, gsl_rng_name(st->rng))) {
+        set_err(err, errlen, "spsa state: \"rng\".\"type\" must be \"%s\"",
+                gsl_rng_name(st->rng));
+        goto fail;
+    }
+    if (!cJSON_IsString(state) || rng_from_hex(st->rng, state->valuestring)) {
+        set_err(err, errlen, "spsa state: \"rng\".\"state\" must be %zu hex-encoded bytes",
+                gsl_rng_size(st->rng));
+        goto fail;
+    }
+
+    const cJSON *inflight = cJSON_GetObjectItemCaseSensitive(json, "inflight");
+    if (!cJSON_IsArray(inflight)) {
+        set_err(err, errlen, "spsa state: \"inflight\" missing or not an array");
+        goto fail;
+    }
+    size_t idx = 0;
+    const cJSON *b;
+    cJSON_ArrayForEach(b, inflight)
+    {
+        SpsaBatch batch;
+        if (batch_from_json(&batch, b, n, idx, err, errlen))
+            goto fail;
+        if (batch.k < 1 || batch.k > st->k) {
+            set_err(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,
+                    idx, batch.k, st->k);
+            spsa_batch_free(&batch);
+            goto fail;
+        }
+        int rc = inflight_push(st, &batch);
+        spsa_batch_free(&batch);
+        if (rc) {
+            set_err(err, errlen, "spsa state: out of memory");
+            goto fail;
+        }
+        idx++;
+    }
+    return 0;
+fail:
+    spsa_free(st);
+    return -1;
+}

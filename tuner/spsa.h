@@ -1,0 +1,199 @@
+/* SPSA in the classic fishtest / OpenBench form: the gain schedule, the
+ * +/-1 flips, the shared-uniform stochastic rounding of integer values, and
+ * the update with the gains of the moment a batch was handed out.  Pure math:
+ * no files, no printing.  The state serializes to and from a cJSON object
+ * (including the GSL RNG state and every batch in flight), so a run can be
+ * resumed exactly.  Shared by `ratchet-tune run` and `ratchet-tune simulate`.
+ *
+ * Terms
+ *   pair       two games from one opening with colours swapped, between the
+ *              `+` engine (engine 0) and the `-` engine (engine 1).
+ *   iteration  one batch of P game pairs (P = pairs_per, so 2P games) that all
+ *              play the same two parameter vectors.  The iteration number k
+ *              (1-based) is taken when the batch is handed out.
+ *   N          the total number of iterations: N = ceil(games / (2 P)), at
+ *              least 1 (spsa_iterations_for_games).
+ *
+ * The classic schedule (DESIGN.md, "SPSA: the classic form").  Per parameter:
+ *   A   = A_ratio * N
+ *   c   = c_end * N^gamma
+ *   a   = r_end * c_end^2 * (A + N)^alpha
+ *   c_k = max(c / k^gamma, 0.5)         (all parameters are integers)
+ *   R_k = a / (A + k)^alpha / c_k^2     (with the clamped c_k)
+ * so that c_N = c_end and R_N = r_end when c_end >= 0.5.
+ * For each batch: flip_i = +/-1 (GSL RNG), one uniform u_i in [0,1) per
+ * parameter shared by both engines, and
+ *   plus_i  = clip(floor(theta_i + c_k,i * flip_i + u_i))
+ *   minus_i = clip(floor(theta_i - c_k,i * flip_i + u_i))
+ * When the batch's games are done, with W and L the wins and losses of the
+ * `+` engine over its 2P games:
+ *   theta_i = clip(theta_i + R_k,i * c_k,i * (W - L) * flip_i)
+ * using the c_k, R_k stored in the batch when it was handed out, however many
+ * batches were handed out or applied since.  clip() clamps to [min, max].
+ *
+ * Extending a run (spsa_extend, `resume DIR -spsa games=N`): the schedule is
+ * recomputed for the new total N' = ceil(games' / (2 P)): A, c and a are
+ * recomputed with N' in place of N, theta is kept and the iteration counter k
+ * continues from where it was.  The run then goes on as if it had been started
+ * with N' iterations, so c_k and R_k reach c_end and r_end at k = N'.  Batches
+ * already in flight keep the gains they were handed out with.  N' must be at
+ * least the number of iterations already handed out.
+ *
+ * Options (all off by default; the classic form is the default):
+ *   average  fraction f in [0, 1): also keep theta_avg, the mean of theta after
+ *            each completed batch over the last f of the schedule (batches
+ *            with k > (1 - f) N).  Polyak-Ruppert iterate averaging; the
+ *            update itself is unchanged, theta_avg is the estimate that
+ *            spsa_value (and so export) reports.  Measured with `simulate`
+ *            (tools/bench/spsa.sh, built-in landscape, 25 seeds): it LOSES
+ *            while theta is still travelling (games to reach 1 Elo: x1.10
+ *            for f = 0.25, x1.26 for f = 0.5) and WINS once the run is long
+ *            enough for r_end's noise floor to dominate (Elo loss after
+ *            400000 games: x0.57 for f = 0.25, x0.37 for f = 0.5).
+ *   The pair signal is W - L summed over the batch, which already equals the
+ *   pentanomial pair score (LL = -2, LD = -1, DD/WL = 0, WD = +1, WW = +2);
+ *   no other pentanomial weighting is offered.  Momentum (theta moved by an
+ *   exponential average v = beta v + (1 - beta) step) was tried in
+ *   `simulate` and changed nothing measurable (beta 0.5 and 0.9: same median
+ *   loss at 30k, 40k, 60k and 400k games within 2%), so it is not offered;
+ *   without the (1 - beta) it is only a larger r_end.
+ *
+ * Threading: none inside; the caller serializes access (the match runner
+ * calls its hooks under its lock).
+ */
+#ifndef RATCHET_SPSA_H
+#define RATCHET_SPSA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <gsl/gsl_rng.h>
+
+/* The extension rule in one paragraph, for `resume --help`. */
+#define SPSA_EXTEND_HELP                                                              \
+    "Extending with -spsa games=N recomputes the gain schedule for the new total:\n"  \
+    "N' = ceil(games / (2 * pairs-per)) iterations, A = A-ratio * N',\n"              \
+    "c = c_end * N'^gamma and a = r_end * c_end^2 * (A + N')^alpha per parameter;\n"  \
+    "theta is kept and the iteration counter k continues, so the run goes on as if\n" \
+    "it had been started with N' iterations (c_k, R_k reach c_end, r_end at k = N').\n" \
+    "Batches in flight keep the gains they were handed out with.\n"
+
+#define SPSA_NAME_MAX 64
+#define SPSA_MIN_C_INT 0.5 /* c_k is clamped to at least this (integer parameters) */
+
+/* One tuned parameter: the spec plus the moving value and schedule. */
+typedef struct {
+    char name[SPSA_NAME_MAX];
+    double start;        /* value when the run started (the spec's value) */
+    double theta;        /* current value, a real number in [min, max] */
+    double min, max;     /* integer bounds */
+    double c_end, r_end; /* the perturbation and learning rate at the end of the schedule */
+    double c, a;         /* schedule constants derived from N (spsa_init / spsa_extend) */
+    double avg;          /* theta_avg when the `average` option is on, else theta */
+} SpsaParam;
+
+typedef struct {
+    uint64_t games;      /* requested total games (the user's -spsa games=N) */
+    uint64_t iterations; /* N; spsa_config_set_games derives it from games and pairs_per */
+    int pairs_per;       /* P: game pairs per iteration */
+    double A_ratio;      /* A = A_ratio * N; default 0.1 */
+    double alpha;        /* default 0.602 */
+    double gamma;        /* default 0.101 */
+    double average;      /* option: iterate averaging over the last fraction; 0 = off */
+} SpsaConfig;
+
+/* One batch handed out: the k it was issued at, and per parameter the gains,
+ * the flip and the integer values the two engines play.  Arrays have
+ * `nparams` entries and are owned by the batch (spsa_batch_free). */
+typedef struct {
+    uint64_t k;          /* iteration number, 1-based; also the batch id */
+    size_t nparams;
+    double *c_k, *R_k;
+    int *flip;           /* +1 or -1 */
+    double *u;           /* the shared uniform of the rounding */
+    int *plus_values;    /* engine 0 plays these */
+    int *minus_values;   /* engine 1 plays these */
+} SpsaBatch;
+
+typedef struct {
+    SpsaConfig cfg;
+    size_t nparams;
+    SpsaParam *params;
+    uint64_t k;          /* iterations handed out so far (the last k issued) */
+    uint64_t completed;  /* batches applied */
+    uint64_t wins, losses, draws; /* totals over applied batches (draws: spsa_batch_apply_wld) */
+    uint64_t avg_count;  /* batches folded into theta_avg */
+    gsl_rng *rng;        /* gsl_rng_mt19937: flips and rounding uniforms */
+    size_t ninflight;    /* batches handed out and not yet applied, oldest first */
+    SpsaBatch *inflight;
+} SpsaState;
+
+/* Defaults: pairs_per 1, A_ratio 0.1, alpha 0.602, gamma 0.101, options off,
+ * games and iterations 0 (must be set). */
+void spsa_config_default(SpsaConfig *cfg);
+/* N = ceil(games / (2 * pairs_per)), at least 1. */
+uint64_t spsa_iterations_for_games(uint64_t games, int pairs_per);
+/* Sets cfg->games and cfg->iterations from games and cfg->pairs_per. */
+void spsa_config_set_games(SpsaConfig *cfg, uint64_t games);
+
+/* Copies the parameters (theta = start = the given theta), computes the
+ * schedule, seeds the RNG.  Checks the config (N >= 1, P >= 1, A_ratio >= 0,
+ * alpha > 0, gamma >= 0, average in [0,1)) and every parameter (integer
+ * min <= max, theta in range, c_end > 0, r_end > 0, unique non-empty names).
+ * 0 on success; -1 with a message naming the parameter and field. */
+int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
+              const SpsaConfig *cfg, uint64_t seed, char *err, size_t errlen);
+void spsa_free(SpsaState *st);
+
+/* Gains of parameter p at iteration k (exposed for reports and tests). */
+double spsa_c_k(const SpsaState *st, size_t p, uint64_t k);
+double spsa_R_k(const SpsaState *st, size_t p, uint64_t k);
+
+/* Hands out iteration k = st->k + 1: fills *b (allocating its arrays; free
+ * with spsa_batch_free) and records a copy as in flight.
+ * 1 = a batch was handed out, 0 = all N iterations are handed out, -1 = out of memory. */
+int spsa_batch_begin(SpsaState *st, SpsaBatch *b);
+
+/* Applies the result of the in-flight batch with id b->k: W, L (and D) are the
+ * `+` engine's wins, losses (and draws) over the batch's games.  The update
+ * uses the gains and flips stored when the batch was handed out.
+ * 0 on success, -1 if no batch with that k is in flight (already applied or
+ * never handed out): nothing changes. */
+int spsa_batch_apply(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses);
+int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses,
+                         uint64_t draws);
+
+/* All N iterations handed out and applied. */
+bool spsa_done(const SpsaState *st);
+
+/* Copy of the i-th in-flight batch (0 = oldest), to re-issue it after a
+ * resume.  0 on success, -1 if i is out of range or out of memory. */
+int spsa_inflight_get(const SpsaState *st, size_t i, SpsaBatch *out);
+
+/* Recomputes the schedule for a new total of games (rule at the top of this
+ * file).  0 on success, -1 if the new N is smaller than the iterations already
+ * handed out. */
+int spsa_extend(SpsaState *st, uint64_t new_games, char *err, size_t errlen);
+
+void spsa_batch_free(SpsaBatch *b);
+int spsa_batch_copy(SpsaBatch *dst, const SpsaBatch *src);
+
+/* clamp x to [lo, hi] */
+double spsa_clip(double x, double lo, double hi);
+/* stochastic rounding: floor(x + u), u in [0, 1) */
+int spsa_round(double x, double u);
+/* The value the engines should use for the current estimate: theta (or
+ * theta_avg when averaging is on) rounded to the nearest integer, clipped. */
+int spsa_value(const SpsaState *st, size_t p);
+
+/* Serialization.  spsa_to_json returns a new object (NULL on OOM) holding
+ * the config, every parameter, k, the counters, the RNG state (hex of
+ * gsl_rng_state bytes) and every in-flight batch.  spsa_from_json restores a
+ * state from it exactly; on error returns -1 with a message naming the field,
+ * and *st is left zeroed. */
+cJSON *spsa_to_json(const SpsaState *st);
+int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen);
+
+#endif
