@@ -1,0 +1,629 @@
+/* Opening books from EPD and PGN files; see book.h for the formats. */
+#include "book.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "board.h"
+
+struct Book {
+    char *text;          /* the FENs, each NUL-terminated, back to back */
+    size_t text_len, text_cap;
+    size_t *off;         /* start of each FEN in text */
+    size_t n, cap;
+    size_t *order;       /* a permutation of 0..n-1, or NULL for file order */
+    size_t start;
+};
+
+/* What a loader needs while reading one file. */
+typedef struct {
+    const char *path;
+    Book *b;
+    Position *pos;
+    int plies;
+    long games;          /* PGN games read */
+    bool oom;
+} Loader;
+
+static void warn(const Loader *L, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%ld: ", L->path, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*buf, c * elem);
+    if (!p)
+        return false;
+    *buf = p;
+    *cap = c;
+    return true;
+}
+
+/* Adds L->pos to the book if a game can start from it. */
+static void add_position(Loader *L, long line, const char *what)
+{
+    MoveList ml;
+    gen_legal(L->pos, &ml, GEN_ALL);
+    if (ml.count == 0) {
+        warn(L, line, "%s has no legal moves (%s); skipped", what,
+             pos_in_check(L->pos) ? "checkmate" : "stalemate");
+        return;
+    }
+    char fen[128];
+    pos_to_fen(L->pos, fen, sizeof fen);
+    size_t len = strlen(fen) + 1;
+    Book *b = L->b;
+    if (!grow((void **)&b->text, &b->text_cap, b->text_len + len, 1) ||
+        !grow((void **)&b->off, &b->cap, b->n + 1, sizeof *b->off)) {
+        L->oom = true;
+        return;
+    }
+    memcpy(b->text + b->text_len, fen, len);
+    b->off[b->n++] = b->text_len;
+    b->text_len += len;
+}
+
+/* ------------------------------------------------------------------ */
+/* EPD                                                                  */
+
+/* The next token of s: ends at whitespace or ';'.  Returns its length and
+ * sets *tok; 0 at the end of the line. */
+static size_t next_token(const char **s, const char **tok)
+{
+    const char *p = *s;
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    const char *q = p;
+    while (*q && !isspace((unsigned char)*q) && *q != ';')
+        q++;
+    *tok = p;
+    *s = q;
+    return (size_t)(q - p);
+}
+
+static bool is_count(const char *t, size_t len)
+{
+    if (len == 0 || len > 9)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isdigit((unsigned char)t[i]))
+            return false;
+    return true;
+}
+
+/* Looks through the EPD operations for the move counters (hmvc, fmvn).
+ * Operations are `opcode operand...;`, operands possibly "quoted". */
+static void epd_counters(const char *ops, int *half, int *full)
+{
+    const char *s = ops;
+    while (*s) {
+        while (*s && (isspace((unsigned char)*s) || *s == ';'))
+            s++;
+        const char *op;
+        size_t oplen = next_token(&s, &op);
+        if (!oplen)
+            break;
+        const char *arg;
+        const char *a = s;
+        size_t arglen = next_token(&a, &arg);
+        if (oplen == 4 && is_count(arg, arglen) && !strncmp(op, "hmvc", 4))
+            *half = atoi(arg);
+        if (oplen == 4 && is_count(arg, arglen) && !strncmp(op, "fmvn", 4))
+            *full = atoi(arg);
+        /* Skip to the end of this operation, past quoted strings. */
+        bool quoted = false;
+        while (*s && (quoted || *s != ';')) {
+            if (*s == '"')
+                quoted = !quoted;
+            s++;
+        }
+    }
+}
+
+static void epd_line(Loader *L, const char *line, long lineno)
+{
+    const char *s = line;
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    if (!*s || *s == '#')
+        return;
+
+    const char *f[4];
+    size_t flen[4];
+    for (int i = 0; i < 4; i++) {
+        flen[i] = next_token(&s, &f[i]);
+        if (!flen[i]) {
+            warn(L, lineno, "expected a FEN (placement, side, castling, en passant), found %d field%s; skipped",
+                 i, i == 1 ? "" : "s");
+            return;
+        }
+    }
+    int half = 0, full = 1;
+    const char *after = s, *t;
+    size_t tlen = next_token(&after, &t);
+    bool counters = false;
+    if (is_count(t, tlen)) {
+        half = atoi(t);
+        s = after;
+        tlen = next_token(&after, &t);
+        if (is_count(t, tlen)) {
+            full = atoi(t);
+            s = after;
+        }
+        counters = true;
+    }
+    if (!counters)
+        epd_counters(s, &half, &full);
+
+    char fen[512], err[256];
+    int n = snprintf(fen, sizeof fen, "%.*s %.*s %.*s %.*s %d %d", (int)flen[0], f[0], (int)flen[1], f[1],
+                     (int)flen[2], f[2], (int)flen[3], f[3], half, full);
+    if (n < 0 || (size_t)n >= sizeof fen) {
+        warn(L, lineno, "FEN too long; skipped");
+        return;
+    }
+    if (pos_from_fen(L->pos, fen, err, sizeof err) != 0) {
+        warn(L, lineno, "%s; skipped", err);
+        return;
+    }
+    add_position(L, lineno, "the position");
+}
+
+/* Returns the number of lines read, or -1 on a read error. */
+static long load_epd(Loader *L, FILE *fp)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0, lines = 0;
+    while (getline(&line, &cap, fp) != -1 && !L->oom) {
+        lineno++;
+        lines++;
+        epd_line(L, line, lineno);
+    }
+    free(line);
+    return ferror(fp) ? -1 : lines;
+}
+
+/* ------------------------------------------------------------------ */
+/* PGN                                                                  */
+
+typedef struct {
+    const char *s, *end;
+    long line;
+} Lex;
+
+/* One game while it is read. */
+typedef struct {
+    int number;          /* 1-based, for messages */
+    long line;           /* where it started */
+    bool any;            /* has tags or moves */
+    bool in_moves;       /* movetext begun: the next tag starts a new game */
+    char fen[256];
+    bool has_fen, setup0;
+    long fen_line;
+    bool started;        /* L->pos holds the game's position */
+    bool stopped;        /* no more moves are taken */
+    bool skip;           /* not added to the book */
+    int applied;
+} Game;
+
+static void game_reset(Game *g, int number)
+{
+    memset(g, 0, sizeof *g);
+    g->number = number;
+}
+
+static void game_touch(Game *g, long line)
+{
+    if (!g->any)
+        g->line = line;
+    g->any = true;
+}
+
+/* Sets up the game's start position; false (and the game skipped) on a bad
+ * FEN tag. */
+static bool game_start(Loader *L, Game *g)
+{
+    if (g->started)
+        return true;
+    if (g->has_fen && !g->setup0) {
+        char err[256];
+        if (pos_from_fen(L->pos, g->fen, err, sizeof err) != 0) {
+            warn(L, g->fen_line, "game %d: bad FEN tag: %s; game skipped", g->number, err);
+            g->skip = g->stopped = true;
+            return false;
+        }
+    } else {
+        pos_startpos(L->pos);
+    }
+    g->started = true;
+    return true;
+}
+
+static void game_move(Loader *L, Game *g, const char *tok, size_t len, long line)
+{
+    game_touch(g, line);
+    g->in_moves = true;
+    if (g->stopped || !game_start(L, g))
+        return;
+    if (L->plies > 0 && g->applied >= L->plies) {
+        g->stopped = true;
+        return;
+    }
+    char san[32];
+    snprintf(san, sizeof san, "%.*s", (int)(len < sizeof san ? len : sizeof san - 1), tok);
+    Move m = len < sizeof san ? parse_san(L->pos, san) : MOVE_NONE;
+    if (m == MOVE_NONE || !pos_has_room(L->pos)) {
+        const char *why = m == MOVE_NONE ? "illegal or unreadable move" : "game too long at move";
+        if (g->applied == 0) {
+            warn(L, line, "game %d: %s '%.*s' at its first ply; game skipped", g->number, why, (int)len, tok);
+            g->skip = true;
+        } else {
+            warn(L, line, "game %d: %s '%.*s' at ply %d; keeping the position before it", g->number, why,
+                 (int)len, tok, g->applied + 1);
+        }
+        g->stopped = true;
+        return;
+    }
+    pos_make(L->pos, m);
+    g->applied++;
+}
+
+static void game_finish(Loader *L, Game *g)
+{
+    L->games += g->any;
+    if (g->any && !g->skip && game_start(L, g)) {
+        char what[64];
+        snprintf(what, sizeof what, "game %d's position", g->number);
+        add_position(L, g->line, what);
+    }
+    game_reset(g, g->number + (g->any ? 1 : 0));
+}
+
+/* Reads `[Name "value"]` starting at '['. */
+static void pgn_tag(Loader *L, Lex *x, Game *g)
+{
+    long line = x->line;
+    const char *s = x->s + 1;
+    while (s < x->end && (*s == ' ' || *s == '\t'))
+        s++;
+    const char *name = s;
+    while (s < x->end && (isalnum((unsigned char)*s) || *s == '_'))
+        s++;
+    size_t nlen = (size_t)(s - name);
+    while (s < x->end && (*s == ' ' || *s == '\t'))
+        s++;
+    char value[256];
+    size_t vlen = 0;
+    bool ok = nlen > 0 && s < x->end && *s == '"';
+    if (ok) {
+        for (s++; s < x->end && *s != '"' && *s != '\n'; s++) {
+            if (*s == '\\' && s + 1 < x->end && s[1] != '\n')
+                s++;
+            if (vlen < sizeof value - 1)
+                value[vlen++] = *s;
+        }
+        ok = s < x->end && *s == '"';
+        if (ok)
+            s++;
+        while (s < x->end && (*s == ' ' || *s == '\t'))
+            s++;
+        ok = ok && s < x->end && *s == ']';
+    }
+    value[vlen] = '\0';
+    if (!ok) {
+        warn(L, line, "game %d: malformed tag; ignored", g->number);
+        while (s < x->end && *s != '\n' && *s != ']')
+            s++;
+        if (s < x->end && *s == ']')
+            s++;
+        x->s = s;
+        return;
+    }
+    x->s = s + 1;
+    game_touch(g, line);
+    if (nlen == 3 && !strncmp(name, "FEN", 3)) {
+        snprintf(g->fen, sizeof g->fen, "%s", value);
+        g->has_fen = true;
+        g->fen_line = line;
+    } else if (nlen == 5 && !strncmp(name, "SetUp", 5)) {
+        g->setup0 = !strcmp(value, "0");
+    }
+}
+
+static bool is_result(const char *t, size_t len)
+{
+    return (len == 3 && (!strncmp(t, "1-0", 3) || !strncmp(t, "0-1", 3))) ||
+           (len == 7 && !strncmp(t, "1/2-1/2", 7)) || (len == 1 && *t == '*');
+}
+
+/* A movetext symbol: a move, a move number, a result or an annotation. */
+static void pgn_symbol(Loader *L, Game *g, const char *t, size_t len, long line)
+{
+    if (is_result(t, len)) {
+        game_touch(g, line);
+        game_finish(L, g);
+        return;
+    }
+    /* A move number "12." or "12..." (possibly glued to the move: "12.e4");
+     * "0-0" is castling, not a number. */
+    if (isdigit((unsigned char)*t) && strncmp(t, "0-0", 3) != 0) {
+        size_t i = 0;
+        while (i < len && isdigit((unsigned char)t[i]))
+            i++;
+        while (i < len && t[i] == '.')
+            i++;
+        t += i;
+        len -= i;
+    }
+    while (len && *t == '.')
+        t++, len--;
+    size_t core = 0; /* ignore tokens that are only annotation glyphs */
+    for (size_t i = 0; i < len; i++)
+        core += t[i] != '!' && t[i] != '?';
+    if (core)
+        game_move(L, g, t, len, line);
+}
+
+static bool symbol_char(char c)
+{
+    return isalnum((unsigned char)c) || strchr("_+#=:-/!?.", c);
+}
+
+/* Returns the number of games read, or -1 if memory ran out. */
+static long load_pgn(Loader *L, const char *buf, size_t n)
+{
+    Lex x = {buf, buf + n, 1};
+    Game g;
+    game_reset(&g, 1);
+    int depth = 0;           /* variation nesting */
+    long var_line = 0;
+    bool bol = true;         /* at the beginning of a line */
+    if (n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+        x.s += 3;
+
+    while (x.s < x.end && !L->oom) {
+        char c = *x.s;
+        if (c == '\n') {
+            x.line++;
+            x.s++;
+            bol = true;
+            continue;
+        }
+        bool at_bol = bol;
+        bol = false;
+        if (isspace((unsigned char)c)) {
+            x.s++;
+            bol = at_bol;
+        } else if (c == '%' && at_bol) {
+            while (x.s < x.end && *x.s != '\n')
+                x.s++;
+        } else if (c == ';') {
+            while (x.s < x.end && *x.s != '\n')
+                x.s++;
+        } else if (c == '{') {
+            long line = x.line;
+            while (x.s < x.end && *x.s != '}')
+                x.line += *x.s++ == '\n';
+            if (x.s == x.end)
+                warn(L, line, "game %d: comment never closed", g.number);
+            else
+                x.s++;
+        } else if (c == '(') {
+            if (depth++ == 0)
+                var_line = x.line;
+            x.s++;
+        } else if (c == ')') {
+            if (depth > 0)
+                depth--;
+            else
+                warn(L, x.line, "game %d: ')' without '('; ignored", g.number);
+            x.s++;
+        } else if (c == '[' && at_bol && depth > 0) {
+            /* A tag line inside a variation: the variation was never closed;
+             * do not let it swallow the following games. */
+            warn(L, var_line, "game %d: variation never closed", g.number);
+            depth = 0;
+        } else if (c == '[' && depth == 0) {
+            if (g.in_moves) {
+                warn(L, x.line, "game %d: no result before the next game's tags", g.number);
+                game_finish(L, &g);
+            }
+            pgn_tag(L, &x, &g);
+        } else if (c == '$') {
+            x.s++;
+            while (x.s < x.end && isdigit((unsigned char)*x.s))
+                x.s++;
+        } else if (symbol_char(c) || c == '*') {
+            const char *t = x.s;
+            if (c == '*')
+                x.s++;
+            else
+                while (x.s < x.end && symbol_char(*x.s))
+                    x.s++;
+            if (depth == 0)
+                pgn_symbol(L, &g, t, (size_t)(x.s - t), x.line);
+        } else {
+            if (depth == 0)
+                warn(L, x.line, "game %d: unexpected character '%c'; ignored", g.number, c);
+            x.s++;
+        }
+    }
+    if (depth > 0)
+        warn(L, var_line, "game %d: variation never closed", g.number);
+    if (g.any)
+        game_finish(L, &g);
+    return L->oom ? -1 : L->games;
+}
+
+/* Reads a whole file into memory (NUL-terminated). */
+static char *read_all(FILE *fp, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(fp)) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Public interface                                                     */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+Book *book_load(const char *path, const char *format, int plies, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    if (!path || !*path) {
+        snprintf(err, errlen, "no openings file given");
+        return NULL;
+    }
+    bool pgn;
+    if (!format || !*format)
+        pgn = ends_with(path, ".pgn");
+    else if (!strcmp(format, "pgn") || !strcmp(format, "epd"))
+        pgn = !strcmp(format, "pgn");
+    else {
+        snprintf(err, errlen, "%s: unknown openings format '%s' (expected epd or pgn)", path, format);
+        return NULL;
+    }
+    if (plies < 0) {
+        snprintf(err, errlen, "%s: plies must be >= 0 (0 = whole games), got %d", path, plies);
+        return NULL;
+    }
+
+    rules_init();
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    Book *b = calloc(1, sizeof *b);
+    Position *pos = malloc(sizeof *pos);
+    Loader L = {path, b, pos, plies, 0, false};
+    long units = -1;
+    if (b && pos) {
+        if (pgn) {
+            size_t len = 0;
+            char *buf = read_all(fp, &len);
+            if (buf)
+                units = load_pgn(&L, buf, len);
+            free(buf);
+        } else {
+            units = load_epd(&L, fp);
+        }
+    }
+    bool read_error = ferror(fp);
+    fclose(fp);
+    free(pos);
+
+    if (!b || !pos || L.oom) {
+        snprintf(err, errlen, "%s: out of memory while reading the openings", path);
+    } else if (read_error || units < 0) {
+        snprintf(err, errlen, "%s: read error", path);
+    } else if (b->n == 0) {
+        snprintf(err, errlen, "%s: no usable opening position (%ld %s read)", path, units,
+                 pgn ? (units == 1 ? "game" : "games") : (units == 1 ? "line" : "lines"));
+    } else {
+        return b;
+    }
+    book_free(b);
+    return NULL;
+}
+
+size_t book_size(const Book *b) { return b ? b->n : 0; }
+
+const char *book_fen(const Book *b, size_t i)
+{
+    return b && i < b->n ? b->text + b->off[i] : NULL;
+}
+
+void book_set_order(Book *b, bool random, uint64_t seed, size_t start)
+{
+    free(b->order);
+    b->order = NULL;
+    b->start = b->n ? start % b->n : 0;
+    if (!random || b->n < 2)
+        return;
+    b->order = malloc(b->n * sizeof *b->order);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!b->order || !r) {
+        fprintf(stderr, "openings: out of memory for the random order; using file order\n");
+        free(b->order);
+        b->order = NULL;
+        if (r)
+            gsl_rng_free(r);
+        return;
+    }
+    for (size_t i = 0; i < b->n; i++)
+        b->order[i] = i;
+    gsl_rng_set(r, (unsigned long)seed);
+    gsl_ran_shuffle(r, b->order, b->n, sizeof *b->order);
+    gsl_rng_free(r);
+}
+
+size_t book_pick(const Book *b, uint64_t k)
+{
+    if (!b || b->n == 0)
+        return 0;
+    size_t i = (size_t)((b->start + k % b->n) % b->n);
+    return b->order ? b->order[i] : i;
+}
+
+void book_free(Book *b)
+{
+    if (!b)
+        return;
+    free(b->text);
+    free(b->off);
+    free(b->order);
+    free(b);
+}
