@@ -18,6 +18,8 @@ static Bitboard between_bb[64][64], line_bb[64][64];
 static Magic bishop_magic[64], rook_magic[64];
 static Bitboard bishop_table[0x1480], rook_table[0x19000];
 
+#include "magics.inc"
+
 static const int rook_dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
 static const int bishop_dirs[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
 
@@ -58,13 +60,34 @@ static uint64_t rng_next(void)
     return rng_state * 2685821657736338717ULL;
 }
 
-static void init_magics(Magic *magics, Bitboard *table, const int dirs[4][2])
+/* Fills the square's table with `magic`; false if two occupancies that need
+ * different attacks collide. */
+static bool try_magic(Magic *m, Bitboard magic, const Bitboard *occs, const Bitboard *refs, int size,
+                      int *epoch, int cur_epoch)
+{
+    m->magic = magic;
+    for (int i = 0; i < size; i++) {
+        unsigned idx = (unsigned)((occs[i] * magic) >> m->shift);
+        if (epoch[idx] < cur_epoch) {
+            epoch[idx] = cur_epoch;
+            m->table[idx] = refs[i];
+        } else if (m->table[idx] != refs[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Uses the precomputed magic of each square (magics.inc, written by
+ * bin/ratchet-magics); searches afresh only if one does not work. */
+static void init_magics(Magic *magics, Bitboard *table, const int dirs[4][2], const Bitboard *known)
 {
     static Bitboard occs[4096], refs[4096];
     static int epoch[4096];
     int cur_epoch = 0;
     Bitboard *next = table;
 
+    memset(epoch, 0, sizeof epoch);
     for (int sq = 0; sq < 64; sq++) {
         Magic *m = &magics[sq];
         m->mask = slow_attacks(sq, 0, dirs) & ~edges_excluding(sq);
@@ -80,25 +103,13 @@ static void init_magics(Magic *magics, Bitboard *table, const int dirs[4][2])
             sub = (sub - m->mask) & m->mask;
         } while (sub);
 
-        memset(epoch, 0, sizeof epoch);
-        cur_epoch = 0;
-        for (;;) {
+        bool ok = known[sq] && try_magic(m, known[sq], occs, refs, size, epoch, ++cur_epoch);
+        while (!ok) {
+            Bitboard magic;
             do
-                m->magic = rng_next() & rng_next() & rng_next();
-            while (bb_count((m->mask * m->magic) >> 56) < 6);
-            cur_epoch++;
-            int i;
-            for (i = 0; i < size; i++) {
-                unsigned idx = (unsigned)((occs[i] * m->magic) >> m->shift);
-                if (epoch[idx] < cur_epoch) {
-                    epoch[idx] = cur_epoch;
-                    m->table[idx] = refs[i];
-                } else if (m->table[idx] != refs[i]) {
-                    break;
-                }
-            }
-            if (i == size)
-                break;
+                magic = rng_next() & rng_next() & rng_next();
+            while (bb_count((m->mask * magic) >> 56) < 6);
+            ok = try_magic(m, magic, occs, refs, size, epoch, ++cur_epoch);
         }
         next += size;
     }
@@ -148,8 +159,8 @@ static void init_once(void)
 {
     init_leapers();
     init_lines();
-    init_magics(bishop_magic, bishop_table, bishop_dirs);
-    init_magics(rook_magic, rook_table, rook_dirs);
+    init_magics(bishop_magic, bishop_table, bishop_dirs, known_bishop_magics);
+    init_magics(rook_magic, rook_table, rook_dirs, known_rook_magics);
     zobrist_init();
 }
 
@@ -184,6 +195,15 @@ Bitboard attacks_piece(int type, int sq, Bitboard occ)
     case QUEEN: return attacks_queen(sq, occ);
     case KING: return king_att[sq];
     default: return 0;
+    }
+}
+
+void attacks_magics(Bitboard bishop[64], Bitboard rook[64])
+{
+    rules_init();
+    for (int sq = 0; sq < 64; sq++) {
+        bishop[sq] = bishop_magic[sq].magic;
+        rook[sq] = rook_magic[sq].magic;
     }
 }
 

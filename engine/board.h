@@ -95,6 +95,9 @@ Bitboard attacks_rook(int sq, Bitboard occ);
 static inline Bitboard attacks_queen(int sq, Bitboard occ) { return attacks_bishop(sq, occ) | attacks_rook(sq, occ); }
 /* Attacks of a piece type (not pawns) from sq with the given occupancy. */
 Bitboard attacks_piece(int type, int sq, Bitboard occ);
+/* The magic multipliers in use (for bin/ratchet-magics, which writes
+ * engine/magics.inc so that start-up need not search for them). */
+void attacks_magics(Bitboard bishop[64], Bitboard rook[64]);
 /* Squares strictly between a and b on a line, or 0. */
 Bitboard bb_between(int a, int b);
 /* The whole line through a and b, or 0. */

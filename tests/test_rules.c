@@ -342,3 +342,17 @@ Test(rules, insufficient_material)
         cr_expect_eq(pos_insufficient_material(pos), cases[i].dead, "%s", cases[i].fen);
     }
 }
+
+#include "magics.inc"
+
+/* Start-up uses the committed magics as they are: none had to be searched
+ * again (which would cost a third of a second at every engine start). */
+Test(rules, committed_magics_are_valid)
+{
+    Bitboard bishop[64], rook[64];
+    attacks_magics(bishop, rook);
+    for (int sq = 0; sq < 64; sq++) {
+        cr_expect_eq(bishop[sq], known_bishop_magics[sq], "bishop magic of square %d was searched again", sq);
+        cr_expect_eq(rook[sq], known_rook_magics[sq], "rook magic of square %d was searched again", sq);
+    }
+}
