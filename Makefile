@@ -58,9 +58,83 @@ $(BUILD)/libtuner.a: $(TUNER_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# ---- PARAMS: baked builds (engine/paramfile.c, tools/bake.c) ----------------
+#   make PARAMS=values.json   bin/ratchet with the file's values as compile-time
+#                             constants: every engine source compiled again with
+#                             -DPARAMS_BAKED into $(BAKED_DIR) (default
+#                             build/baked/<name of BAKED_BIN>), against the header
+#                             that bin/ratchet-bake writes from the value file
+#                             (rewritten only when the values change; a bad file
+#                             stops the build with the engine's own message).
+#   make PARAMS=values.json BAKED_BIN=path BAKED_DIR=dir
+#                             the same engine at another path; bin/ratchet, the
+#                             tuner and the tools stay runtime builds.
+#   make baked-test-engines   the baked engines the unit tests compare with
+#                             `bin/ratchet --params` (in $(PARAMS_TEST_DIR)).
+PARAMS    ?=
+ifneq ($(PARAMS),)
+BAKED_BIN ?= $(BINDIR)/ratchet
+BAKES_RATCHET := $(filter $(BINDIR)/ratchet,$(BAKED_BIN))
+endif
+BAKED_DIR ?= $(BUILD)/baked/$(notdir $(BAKED_BIN))
+BAKED_HDR := $(BAKED_DIR)/params_baked.h
+BAKED_OBJ := $(BAKED_DIR)/engine/main.o $(ENGINE_SRC:%.c=$(BAKED_DIR)/%.o)
+PARAMS_TEST_DIR := $(BUILD)/params-test
+
+# What bin/ratchet is; a switch between runtime and baked relinks it.
+RATCHET_FLAVOUR := $(if $(BAKES_RATCHET),baked $(BAKED_DIR),runtime)
+$(BUILD)/ratchet.flavour: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(RATCHET_FLAVOUR)' | cmp -s - $@ || echo '$(RATCHET_FLAVOUR)' > $@
+
+.PHONY: FORCE baked-test-engines
+FORCE:
+
+ifneq ($(PARAMS),)
+all: $(BAKED_BIN)
+
+# Always run: the tool checks the file and rewrites the header only on change.
+$(BAKED_HDR): $(BINDIR)/ratchet-bake FORCE
+	@mkdir -p $(dir $@)
+	@$(BINDIR)/ratchet-bake $(PARAMS) $@
+
+$(BAKED_OBJ): $(BAKED_DIR)/%.o: %.c $(BAKED_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) -DPARAMS_BAKED -I$(BAKED_DIR) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
+
+$(BAKED_BIN): $(BAKED_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $(BAKED_OBJ) $(PKG_LIBS)
+
+ifneq ($(BAKES_RATCHET),)
+$(BAKED_DIR)/engine/main.o: $(BUILD)/ratchet.flavour
+endif
+# Header dependencies also when BAKED_DIR is outside $(BUILD).
+-include $(wildcard $(BAKED_OBJ:.o=.d))
+endif
+
+ifeq ($(BAKES_RATCHET),)
+$(BUILD)/engine/main.o: $(BUILD)/ratchet.flavour
+
 $(BINDIR)/ratchet: $(BUILD)/engine/main.o $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+endif
+
+# Value files for the tests: the defaults, every parameter moved, and every
+# non-switch parameter moved (techniques stay on, so their constants count).
+baked-test-engines: $(BINDIR)/ratchet $(BINDIR)/ratchet-bake
+	@mkdir -p $(PARAMS_TEST_DIR)
+	@echo '{"source": "defaults", "params": {}}' > $(PARAMS_TEST_DIR)/defaults.json
+	$(BINDIR)/ratchet spsa > $(PARAMS_TEST_DIR)/spsa.txt
+	sh tests/params_moved.sh all < $(PARAMS_TEST_DIR)/spsa.txt > $(PARAMS_TEST_DIR)/moved-all.json
+	sh tests/params_moved.sh live < $(PARAMS_TEST_DIR)/spsa.txt > $(PARAMS_TEST_DIR)/moved-live.json
+	for v in defaults moved-all moved-live; do \
+	    $(MAKE) --no-print-directory PARAMS=$(PARAMS_TEST_DIR)/$$v.json \
+	        BAKED_DIR=$(PARAMS_TEST_DIR)/$$v BAKED_BIN=$(PARAMS_TEST_DIR)/$$v/ratchet \
+	        $(PARAMS_TEST_DIR)/$$v/ratchet || exit 1; \
+	done
+# ---- end of PARAMS ---------------------------------------------------------
 
 $(BINDIR)/ratchet-tune: $(BUILD)/tuner/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
@@ -83,13 +157,15 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 test: deps
 	$(MAKE) all $(BUILD)/unit $(FAKES)
+	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 $(BUILD)/unit --jobs=2
 	@echo "== sanitizer build (AddressSanitizer + UBSan) of the unit tests =="
 	$(MAKE) BUILD=build/san BINDIR=build/san/bin OPT=-O1 SAN="$(SANFLAGS)" build/san/unit
-	RATCHET_LONG=0 RATCHET_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 build/san/unit --jobs=2
+	RATCHET_LONG=0 RATCHET_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tools/lsan.supp build/san/unit --jobs=2
 
 test-long: deps
 	$(MAKE) all $(BUILD)/unit $(FAKES)
+	$(MAKE) baked-test-engines
 	RATCHET_LONG=1 $(BUILD)/unit --jobs=2
 
 tune: deps
