@@ -147,7 +147,7 @@ $(BINDIR)/ratchet-%: $(BUILD)/tools/%.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 # Fake engines for the runner's tests; they may use the rules library.
 $(BUILD)/fake/%: tests/fake/%.c $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 
 # One Criterion binary holds every unit test (tests/test_*.c).
 $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtuner.a $(BUILD)/libengine.a

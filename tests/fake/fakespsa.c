@@ -1,0 +1,199 @@
+/* A small, fast UCI engine for the SPSA run tests: its strength depends on
+ * its spin options, so a tuning run against it has something to find.
+ *
+ * Options (UCI spin): Alpha (0..100, default 50), Beta (0..100, default 50),
+ * Gamma (-50..50, default 0), plus a `check` option Ponder that is not
+ * tunable.  The optimum is Alpha=70 Beta=30 Gamma=10 (change with --target).
+ *
+ * How it plays: with probability p = exp(-d^2), where d is the distance of
+ * the options from the optimum in units of 20, it plays a one-ply greedy
+ * move (a mate if there is one, else the capture of the most valuable piece,
+ * else a random move); otherwise a random legal move.  So an engine near the
+ * optimum wins material and mates more often than one far from it.
+ *
+ *   --seed N            random seed (default: the process id)
+ *   --target A,B,G      the optimum of Alpha, Beta, Gamma
+ *   --think MS          sleep MS before each bestmove (to keep a run busy)
+ *   --no-gamma          do not advertise Gamma (a parameter the engine lacks)
+ */
+#include "board.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { NOPT = 3 };
+static const char *const opt_name[NOPT] = { "Alpha", "Beta", "Gamma" };
+static const int opt_min[NOPT] = { 0, 0, -50 };
+static const int opt_max[NOPT] = { 100, 100, 50 };
+static int opt_val[NOPT] = { 50, 50, 0 };
+static int target[NOPT] = { 70, 30, 10 };
+static long think_ms;
+static bool no_gamma;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static double strength(void)
+{
+    double d2 = 0;
+    for (int i = 0; i < NOPT; i++) {
+        double d = (opt_val[i] - target[i]) / 20.0;
+        d2 += d * d;
+    }
+    return exp(-d2);
+}
+
+static bool is_mate_after(Position *pos, Move m)
+{
+    pos_make(pos, m);
+    MoveList replies;
+    gen_legal(pos, &replies, GEN_ALL);
+    bool mate = replies.count == 0 && pos_in_check(pos);
+    pos_unmake(pos);
+    return mate;
+}
+
+static Move greedy(Position *pos, const MoveList *list, gsl_rng *rng)
+{
+    static const int value[6] = { 1, 3, 3, 5, 9, 0 };
+    Move best = MOVE_NONE;
+    int best_v = -1;
+    for (int i = 0; i < list->count; i++) {
+        Move m = list->moves[i];
+        if (is_mate_after(pos, m))
+            return m;
+        if (move_is_capture(m)) {
+            int victim = pos_piece_on(pos, move_to(m));
+            int v = victim == NO_PIECE ? 1 : value[piece_type(victim)]; /* en passant: a pawn */
+            if (v > best_v) {
+                best_v = v;
+                best = m;
+            }
+        }
+    }
+    return best != MOVE_NONE ? best : list->moves[gsl_rng_uniform_int(rng, (unsigned long)list->count)];
+}
+
+static void go(Position *pos, gsl_rng *rng)
+{
+    if (think_ms > 0)
+        sleep_ms(think_ms);
+    MoveList list;
+    gen_legal(pos, &list, GEN_ALL);
+    char uci[8] = "0000";
+    if (list.count > 0) {
+        Move m = gsl_rng_uniform(rng) < strength() ? greedy(pos, &list, rng)
+                                                   : list.moves[gsl_rng_uniform_int(rng, (unsigned long)list.count)];
+        move_to_uci(m, uci);
+    }
+    printf("info depth 1 nodes 1 score cp 0 pv %s\nbestmove %s\n", uci, uci);
+}
+
+/* "position startpos|fen F [moves ...]": set up from scratch each time. */
+static void position(Position *pos, char *cmd)
+{
+    char *p = cmd + strlen("position");
+    char *mv = strstr(p, " moves");
+    if (mv)
+        *mv = '\0';
+    while (*p == ' ')
+        p++;
+    if (strncmp(p, "fen ", 4) == 0) {
+        char err[128];
+        if (pos_from_fen(pos, p + 4, err, sizeof err) < 0) {
+            printf("info string bad fen: %s\n", err);
+            pos_startpos(pos);
+        }
+    } else {
+        pos_startpos(pos);
+    }
+    if (!mv)
+        return;
+    for (char *tok = strtok(mv + strlen(" moves"), " "); tok; tok = strtok(NULL, " ")) {
+        Move m = parse_uci(pos, tok);
+        if (m == MOVE_NONE || !pos_has_room(pos)) {
+            printf("info string illegal move %s\n", tok);
+            return;
+        }
+        pos_make(pos, m);
+    }
+}
+
+static void setoption(char *line)
+{
+    char *name = line + strlen("setoption name "), *val = strstr(name, " value ");
+    if (!val)
+        return;
+    *val = '\0';
+    val += strlen(" value ");
+    for (int i = 0; i < NOPT; i++)
+        if (strcmp(name, opt_name[i]) == 0 && !(i == 2 && no_gamma)) {
+            int v = atoi(val);
+            opt_val[i] = v < opt_min[i] ? opt_min[i] : v > opt_max[i] ? opt_max[i] : v;
+        }
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long seed = (unsigned long)getpid();
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+            sscanf(argv[++i], "%d,%d,%d", &target[0], &target[1], &target[2]);
+        else if (!strcmp(argv[i], "--think") && i + 1 < argc)
+            think_ms = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--no-gamma"))
+            no_gamma = true;
+        else {
+            fprintf(stderr, "fakespsa: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    rules_init();
+    Position *pos = malloc(sizeof *pos);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!pos || !rng)
+        return 1;
+    gsl_rng_set(rng, seed);
+    pos_startpos(pos);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (!strcmp(line, "uci")) {
+            printf("id name fakespsa\nid author ratchet tests\n");
+            for (int i = 0; i < NOPT; i++)
+                if (!(i == 2 && no_gamma))
+                    printf("option name %s type spin default %d min %d max %d\n", opt_name[i], opt_val[i],
+                           opt_min[i], opt_max[i]);
+            printf("option name Ponder type check default false\nuciok\n");
+        } else if (!strcmp(line, "isready")) {
+            printf("readyok\n");
+        } else if (!strncmp(line, "setoption name ", 15)) {
+            setoption(line);
+        } else if (!strncmp(line, "position", 8)) {
+            position(pos, line);
+        } else if (!strncmp(line, "go", 2)) {
+            go(pos, rng);
+        } else if (!strcmp(line, "quit")) {
+            break;
+        }
+        fflush(stdout);
+    }
+    free(line);
+    free(pos);
+    gsl_rng_free(rng);
+    return 0;
+}

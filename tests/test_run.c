@@ -1,0 +1,838 @@
+/* Tuning runs end to end against the fake engine build/fake/fakespsa (a UCI
+ * engine whose strength depends on its spin options Alpha, Beta, Gamma):
+ * SIGKILL and resume, SIGTERM and resume, configuration checks before any
+ * game, export, the lock, the refusal of an existing directory; and the
+ * pieces underneath (settings, history repair, atomic files, the lock). */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "runhist.h"
+#include "report.h"
+#include "run.h"
+#include "runconf.h"
+#include "rundir.h"
+#include "runstate.h"
+
+#define FAKE "build/fake/fakespsa"
+
+static char tmp[128];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void setup(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/ratchet-run-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
+                           "Beta, int, 50, 0, 100, 5, 0.002\n"
+                           "Gamma, int, 0, -50, 50, 5, 0.002\n");
+    write_file("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void teardown(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(run, .init = setup, .fini = teardown, .timeout = 120);
+
+/* ---- running subcommands in a child process -------------------------------------- */
+
+typedef int (*MainFn)(int, char **);
+
+typedef struct {
+    char *v[64];
+    int n;
+} Args;
+
+static void add(Args *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert_lt(a->n, 63);
+    a->v[a->n++] = strdup(buf);
+    a->v[a->n] = NULL;
+}
+
+static void args_free(Args *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    a->n = 0;
+}
+
+/* A run of `games` games of the fake engine into tmp/DIR. */
+static Args run_args(const char *dir, int games, int think_ms, int concurrency)
+{
+    cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
+    Args a = { .n = 0 };
+    add(&a, "run");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKE);
+    if (think_ms > 0)
+        add(&a, "args=--think %d", think_ms);
+    add(&a, "-params");
+    add(&a, "file=%s/spec.txt", tmp);
+    add(&a, "-each");
+    add(&a, "nodes=1");
+    add(&a, "-openings");
+    add(&a, "file=%s/book.epd", tmp);
+    add(&a, "order=random");
+    add(&a, "-maxmoves");
+    add(&a, "30");
+    add(&a, "-spsa");
+    add(&a, "games=%d", games);
+    add(&a, "-concurrency");
+    add(&a, "%d", concurrency);
+    add(&a, "-srand");
+    add(&a, "7");
+    add(&a, "-out");
+    add(&a, "%s/%s", tmp, dir);
+    return a;
+}
+
+/* fork; the child runs fn with stdout and stderr into tmp/LOG. */
+static pid_t spawn(MainFn fn, Args *a, const char *log)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, log);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(99);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+        int rc = fn(a->n, a->v);
+        fflush(NULL);
+        _exit(rc);
+    }
+    return pid;
+}
+
+/* Exit code, or 1000 + signal. */
+static int wait_child(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}
+
+static int run_to_end(MainFn fn, Args *a, const char *log)
+{
+    int rc = wait_child(spawn(fn, a, log));
+    args_free(a);
+    return rc;
+}
+
+static char *slurp(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    char err[256];
+    char *s = rd_read_file(path, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+/* ---- history.csv as the tests read it --------------------------------------------- */
+
+typedef struct {
+    int n;
+    unsigned long long row[4096], k[4096], games[4096], w[4096], l[4096], d[4096];
+} Rows;
+
+static void read_rows(const char *dir, Rows *r)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s/history.csv", tmp, dir);
+    r->n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[8192];
+    bool header = true;
+    while (fgets(line, sizeof line, f) && r->n < 4096) {
+        if (header) {
+            header = false;
+            continue;
+        }
+        if (!strchr(line, '\n'))
+            break; /* half-written */
+        int i = r->n;
+        if (sscanf(line, "%llu,%llu,%llu,%llu,%llu,%llu", &r->row[i], &r->k[i], &r->games[i], &r->w[i], &r->l[i],
+                   &r->d[i]) == 6)
+            r->n++;
+    }
+    fclose(f);
+}
+
+static int count_rows(const char *dir)
+{
+    static Rows r;
+    read_rows(dir, &r);
+    return r.n;
+}
+
+/* Wait until history.csv has at least n rows (or the child ended). */
+static void wait_rows(const char *dir, int n, pid_t child)
+{
+    for (;;) {
+        if (count_rows(dir) >= n)
+            return;
+        int st;
+        cr_assert_eq(waitpid(child, &st, WNOHANG), 0, "the run ended before %d batches were done", n);
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void load_state(const char *dir, RunState *rs)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    cr_assert_eq(runstate_load(rs, path, err, sizeof err), 0, "%s", err);
+}
+
+/* The run in dir is complete: every iteration 1..N exactly once in
+ * history.csv, rows numbered 1..N, games and W/L/D adding up in the rows and
+ * in the state. */
+static void assert_complete(const char *dir, unsigned long long games)
+{
+    static Rows r;
+    read_rows(dir, &r);
+    RunState rs;
+    load_state(dir, &rs);
+    unsigned long long N = rs.spsa.cfg.iterations, P = (unsigned long long)rs.spsa.cfg.pairs_per;
+    cr_assert_eq(N * 2 * P, games);
+    cr_assert_eq((unsigned long long)r.n, N, "history.csv has %d rows for %llu iterations", r.n, N);
+    static char seen[4097];
+    memset(seen, 0, sizeof seen);
+    unsigned long long w = 0, l = 0, d = 0;
+    for (int i = 0; i < r.n; i++) {
+        cr_assert_eq(r.row[i], (unsigned long long)i + 1, "row numbers run 1, 2, 3, ...");
+        cr_assert(r.k[i] >= 1 && r.k[i] <= N, "iteration %llu out of range", r.k[i]);
+        cr_assert_not(seen[r.k[i]], "iteration %llu counted twice", r.k[i]);
+        seen[r.k[i]] = 1;
+        cr_assert_eq(r.w[i] + r.l[i] + r.d[i], 2 * P, "a batch is 2P games");
+        w += r.w[i];
+        l += r.l[i];
+        d += r.d[i];
+        cr_assert_eq(r.games[i], (unsigned long long)(i + 1) * 2 * P);
+    }
+    cr_assert_eq(rs.spsa.completed, N);
+    cr_assert_eq(rs.spsa.k, N);
+    cr_assert_eq(rs.spsa.ninflight, 0u);
+    cr_assert(spsa_done(&rs.spsa));
+    cr_assert_eq(rs.games, games);
+    cr_assert_eq(rs.spsa.wins, w);
+    cr_assert_eq(rs.spsa.losses, l);
+    cr_assert_eq(rs.spsa.draws, d);
+    unsigned long long pairs = 0;
+    for (int i = 0; i < 5; i++)
+        pairs += rs.ptnml[i];
+    cr_assert_eq(pairs, games / 2);
+    runstate_free(&rs);
+}
+
+/* ---- whole runs ---------------------------------------------------------------------- */
+
+Test(run, completes_and_reports)
+{
+    Args a = run_args("r", 40, 0, 2);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "parameter") && strstr(log, "last10%") && strstr(log, "Gamma"), "final table:\n%s", log);
+    free(log);
+    assert_complete("r", 40);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r/lock", tmp);
+    cr_assert_eq(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(rd_lock_holder(path), 0, "the lock is released at the end");
+}
+
+Test(run, sigkill_then_resume_loses_and_repeats_nothing)
+{
+    Args a = run_args("r", 80, 1, 2);
+    pid_t pid = spawn(run_main, &a, "log1");
+    wait_rows("r", 6, pid);
+    kill(pid, SIGKILL);
+    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
+    args_free(&a);
+    int before = count_rows("r");
+
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_leq(rs.spsa.completed, (uint64_t)before, "the state never counts a batch history.csv lacks");
+    cr_assert_eq(rs.games, rs.spsa.completed * 2);
+    runstate_free(&rs);
+
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s", dir);
+    int rc = run_to_end(resume_main, &b, "log2");
+    char *log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    free(log);
+    assert_complete("r", 80);
+    load_state("r", &rs);
+    cr_assert_eq(rs.sessions, 2u);
+    runstate_free(&rs);
+}
+
+Test(run, sigterm_leaves_a_resumable_run)
+{
+    Args a = run_args("r", 80, 1, 2);
+    /* Two pairs per batch: a batch is spread over both workers. */
+    add(&a, "-spsa");
+    add(&a, "pairs-per=2");
+    pid_t pid = spawn(run_main, &a, "log1");
+    wait_rows("r", 3, pid);
+    kill(pid, SIGTERM);
+    int rc = wait_child(pid);
+    args_free(&a);
+    char *log = slurp("log1");
+    cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "resume with:") && strstr(log, " resume "), "the resume command is printed:\n%s", log);
+    free(log);
+
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_eq(rs.spsa.cfg.pairs_per, 2);
+    cr_assert_lt(rs.spsa.completed, rs.spsa.cfg.iterations, "stopped early");
+    cr_assert_eq((int)rs.spsa.completed, count_rows("r"), "state and history agree after SIGTERM");
+    runstate_free(&rs);
+
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s", dir);
+    rc = run_to_end(resume_main, &b, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    free(log);
+    assert_complete("r", 80);
+}
+
+Test(run, resume_extends_the_run)
+{
+    Args a = run_args("r", 20, 0, 1);
+    cr_assert_eq(run_to_end(run_main, &a, "log1"), 0);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s", dir);
+    cr_assert_eq(run_to_end(resume_main, &b, "log2"), 0);
+    char *log = slurp("log2");
+    cr_assert(strstr(log, "complete"), "a complete run says so:\n%s", log);
+    free(log);
+    add(&b, "resume");
+    add(&b, "%s", dir);
+    add(&b, "-spsa");
+    add(&b, "games=40");
+    int rc = run_to_end(resume_main, &b, "log3");
+    log = slurp("log3");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    assert_complete("r", 40);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_str_eq(conf_get(&rs.conf, "spsa", "games"), "40");
+    runstate_free(&rs);
+}
+
+/* ---- refused before any game -------------------------------------------------------- */
+
+/* The run must fail with exit code 2, a message containing `field`, and no
+ * run directory. */
+static void refused(Args *a, const char *field, const char *also)
+{
+    int rc = run_to_end(run_main, a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 2, "exit code %d, expected 2:\n%s", rc, log);
+    cr_assert(strstr(log, field), "the message names '%s':\n%s", field, log);
+    if (also)
+        cr_assert(strstr(log, also), "the message mentions '%s':\n%s", also, log);
+    free(log);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_neq(access(path, F_OK), 0, "no run directory is created");
+}
+
+Test(run, refuses_an_unknown_key)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-spsa");
+    add(&a, "gamez=4");
+    refused(&a, "spsa.gamez", NULL);
+}
+
+Test(run, refuses_an_unknown_key_in_the_config_file)
+{
+    write_file("run.json", "{\"spsa\": {\"games\": 20}, \"colour\": \"blue\"}\n");
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-config");
+    add(&a, "file=%s/run.json", tmp);
+    refused(&a, "colour", "run.json");
+}
+
+Test(run, refuses_a_game_option_the_runner_does_not_know)
+{
+    write_file("run.json", "{\"each\": {\"nodez\": 5}}\n");
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-config");
+    add(&a, "file=%s/run.json", tmp);
+    refused(&a, "nodez", "run.json");
+}
+
+Test(run, refuses_a_parameter_the_engine_lacks)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-engine");
+    add(&a, "args=--no-gamma");
+    refused(&a, "Gamma", "params.file");
+}
+
+Test(run, refuses_min_above_max)
+{
+    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\nBeta, int, 50, 100, 0, 5, 0.002\n");
+    Args a = run_args("r", 20, 0, 1);
+    refused(&a, "Beta", "min 100 > max 0");
+}
+
+Test(run, refuses_a_value_outside_its_range)
+{
+    write_file("spec.txt", "Alpha, int, 500, 0, 100, 5, 0.002\n");
+    Args a = run_args("r", 20, 0, 1);
+    refused(&a, "Alpha", "500");
+}
+
+Test(run, refuses_a_range_wider_than_the_engines)
+{
+    write_file("spec.txt", "Alpha, int, 50, 0, 200, 5, 0.002\n");
+    Args a = run_args("r", 20, 0, 1);
+    refused(&a, "Alpha", "[0, 100]");
+}
+
+Test(run, refuses_a_missing_book)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-openings");
+    add(&a, "file=%s/nothere.epd", tmp);
+    refused(&a, "openings.file", "nothere.epd");
+}
+
+Test(run, refuses_an_unknown_name_in_only)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-params");
+    add(&a, "only=Alpha,Delta");
+    refused(&a, "params.only", "Delta");
+}
+
+Test(run, refuses_an_existing_directory)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    write_file("r/notes.txt", "mine\n");
+    Args a = run_args("r", 20, 0, 1);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 2, "%s", log);
+    cr_assert(strstr(log, "out:") && strstr(log, "not empty"), "%s", log);
+    free(log);
+    char *notes = slurp("r/notes.txt");
+    cr_assert_str_eq(notes, "mine\n");
+    free(notes);
+    snprintf(path, sizeof path, "%s/r/state.json", tmp);
+    cr_assert_neq(access(path, F_OK), 0);
+}
+
+Test(run, the_lock_keeps_a_second_process_out)
+{
+    Args a = run_args("r", 20, 0, 1);
+    cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
+    char dir[256], err[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    int fd = rd_lock(dir, err, sizeof err);
+    cr_assert_geq(fd, 0, "%s", err);
+    cr_assert_eq(rd_lock_holder(dir), getpid());
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s", dir);
+    add(&b, "-spsa");
+    add(&b, "games=40");
+    int rc = run_to_end(resume_main, &b, "log2");
+    char *log = slurp("log2");
+    cr_assert_eq(rc, 2, "%s", log);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    cr_assert(strstr(log, "in use") && strstr(log, pid), "the message names the process holding it:\n%s", log);
+    free(log);
+    rd_unlock(fd);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_eq(rs.games, 20u, "nothing was played by the refused resume");
+    runstate_free(&rs);
+}
+
+/* ---- export -------------------------------------------------------------------------- */
+
+Test(run, export_writes_the_value_file)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-params");
+    add(&a, "only=Gamma,Alpha");
+    cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
+    char dir[256], out[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(out, sizeof out, "%s/tuned/values.json", tmp);
+    Args b = { .n = 0 };
+    add(&b, "export");
+    add(&b, "%s", dir);
+    add(&b, "-o");
+    add(&b, "%s", out);
+    cr_assert_eq(run_to_end(export_main, &b, "log2"), 0);
+
+    char err[256];
+    cJSON *j = rd_read_json(out, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    RunState rs;
+    load_state("r", &rs);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+    cr_assert(cJSON_IsObject(params));
+    cr_assert_eq(cJSON_GetArraySize(params), 3, "every parameter of the spec, tuned or not");
+    const char *order[3] = { "Alpha", "Beta", "Gamma" };
+    int i = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params)
+    {
+        cr_assert_str_eq(p->string, order[i], "spec order");
+        cr_assert(cJSON_IsNumber(p) && p->valuedouble == (double)p->valueint, "%s is an integer", p->string);
+        int v;
+        cr_assert_eq(runstate_value(&rs, p->string, &v), 0);
+        cr_assert_eq(p->valueint, v);
+        i++;
+    }
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(params, "Beta")->valueint, 50, "not tuned: the spec value");
+    for (size_t k = 0; k < rs.spsa.nparams; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, rs.spsa.params[k].name);
+        cr_assert_eq(v->valueint, (int)lround(rs.spsa.params[k].theta), "the tuned value is theta rounded");
+    }
+    cr_assert_eq(rs.spsa.nparams, 2u);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(j, "run")->valuestring, "r");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(j, "games")->valuedouble, 20.0);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(j, "engine")->valuestring, "fakespsa");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(j, "tc")->valuestring, rs.tc);
+    cr_assert(strstr(rs.tc, "nodes"));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "date")));
+    cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "source")));
+    cJSON_Delete(j);
+    runstate_free(&rs);
+
+    /* Without -o: the same file on stdout. */
+    add(&b, "export");
+    add(&b, "%s", dir);
+    cr_assert_eq(run_to_end(export_main, &b, "stdout"), 0);
+    char *text = slurp("stdout");
+    j = cJSON_Parse(text);
+    cr_assert_not_null(j, "stdout is the JSON file:\n%s", text);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "params")), 3);
+    cJSON_Delete(j);
+    free(text);
+}
+
+Test(run, status_prints_the_table)
+{
+    Args a = run_args("r", 20, 0, 1);
+    cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    Args b = { .n = 0 };
+    add(&b, "status");
+    add(&b, "%s", dir);
+    cr_assert_eq(run_to_end(status_main, &b, "out"), 0);
+    char *text = slurp("out");
+    cr_assert(strstr(text, "complete"), "%s", text);
+    for (const char *col[] = { "start", "current", "last10%", "min", "max", "c_k", "flag", "Alpha", "Beta", "Gamma" },
+         **c = col; c < col + 10; c++)
+        cr_assert(strstr(text, *c), "'%s' in:\n%s", *c, text);
+    free(text);
+}
+
+/* ---- the pieces ----------------------------------------------------------------------- */
+
+static SpsaState small_state(void)
+{
+    SpsaParam p[2];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 2; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "P%d", i);
+        p[i].theta = p[i].start = 10;
+        p[i].min = 0;
+        p[i].max = 20;
+        p[i].c_end = 2;
+        p[i].r_end = 0.002;
+    }
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 100);
+    SpsaState st;
+    char err[256];
+    cr_assert_eq(spsa_init(&st, p, 2, &cfg, 1, err, sizeof err), 0, "%s", err);
+    return st;
+}
+
+Test(run, history_is_cut_back_to_the_state)
+{
+    SpsaState st = small_state();
+    History h;
+    char err[256];
+    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), 0, "%s", err);
+    for (int k = 1; k <= 3; k++) {
+        SpsaBatch b;
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        cr_assert_eq(spsa_batch_apply_wld(&st, &b, 1, 0, 1), 0);
+        HistRow r = { .row = (uint64_t)k, .k = b.k, .games = 2u * (uint64_t)k, .wins = 1, .draws = 1 };
+        cr_assert_eq(hist_append(&h, &r, &st, &b, err, sizeof err), 0, "%s", err);
+        spsa_batch_free(&b);
+    }
+    hist_close(&h);
+    /* A half-written fourth row, as after a crash in the middle of a write. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    FILE *f = fopen(path, "a");
+    fputs("4,4,8,1,", f);
+    fclose(f);
+
+    /* The state counts two batches: the third row and the partial line go. */
+    cr_assert_eq(hist_open(&h, tmp, &st, 2, err, sizeof err), 0, "%s", err);
+    hist_close(&h);
+    HistData d;
+    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(d.nrows, 2u);
+    cr_assert_eq(d.k[0], 1u);
+    cr_assert_eq(d.k[1], 2u);
+    hist_data_free(&d);
+    char *text = slurp("history.csv");
+    size_t lines = 0;
+    for (char *p = text; *p; p++)
+        lines += *p == '\n';
+    cr_assert_eq(lines, 3u, "header and two rows:\n%s", text);
+    cr_assert_eq(text[strlen(text) - 1], '\n');
+    free(text);
+
+    /* A history of other parameters is refused. */
+    write_file("history.csv", "row,k,games,wins,losses,draws,elapsed_s,X\n");
+    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), -1);
+    cr_assert(strstr(err, "header"), "%s", err);
+    spsa_free(&st);
+}
+
+Test(run, state_round_trips)
+{
+    RunState rs;
+    runstate_init(&rs);
+    rs.spsa = small_state();
+    SpsaBatch b;
+    cr_assert_eq(spsa_batch_begin(&rs.spsa, &b), 1);
+    spsa_batch_free(&b);
+    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
+    conf_set(&rs.conf, "engine", "option.Hash", "16", "test");
+    conf_set(&rs.conf, "concurrency", "", "2", "test");
+    rs.fixed = calloc(1, sizeof *rs.fixed);
+    snprintf(rs.fixed[0].name, SPSA_NAME_MAX, "Fixed");
+    rs.fixed[0].value = -3;
+    rs.nfixed = 1;
+    rs.order = calloc(3, sizeof *rs.order);
+    snprintf(rs.order[0], SPSA_NAME_MAX, "P0");
+    snprintf(rs.order[1], SPSA_NAME_MAX, "Fixed");
+    snprintf(rs.order[2], SPSA_NAME_MAX, "P1");
+    rs.norder = 3;
+    rs.games = 12;
+    rs.ptnml[2] = 6;
+    rs.pairs_issued = 7;
+    rs.elapsed = 3.5;
+    snprintf(rs.engine, sizeof rs.engine, "Engine 1.0");
+    char err[256];
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    char tmpfile[256];
+    snprintf(tmpfile, sizeof tmpfile, "%s/state.json.tmp", tmp);
+    cr_assert_neq(access(tmpfile, F_OK), 0, "no temporary file is left");
+
+    RunState back;
+    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.games, 12u);
+    cr_assert_eq(back.ptnml[2], 6u);
+    cr_assert_eq(back.pairs_issued, 7u);
+    cr_assert_eq(back.spsa.k, 1u);
+    cr_assert_eq(back.spsa.ninflight, 1u, "the batch in flight is kept");
+    cr_assert_str_eq(conf_get(&back.conf, "engine", "option.Hash"), "16");
+    cr_assert_str_eq(conf_get(&back.conf, "concurrency", ""), "2");
+    cr_assert_str_eq(back.engine, "Engine 1.0");
+    int v;
+    cr_assert_eq(runstate_value(&back, "Fixed", &v), 0);
+    cr_assert_eq(v, -3);
+    cr_assert_eq(runstate_value(&back, "P1", &v), 0);
+    cr_assert_eq(v, 10);
+    cr_assert_eq(runstate_value(&back, "Nope", &v), -1);
+    cJSON *ex = export_values(&back, "night");
+    cJSON *first = cJSON_GetObjectItemCaseSensitive(ex, "params")->child;
+    cr_assert_str_eq(first->string, "P0");
+    cr_assert_str_eq(first->next->string, "Fixed", "spec order, fixed parameters included");
+    cJSON_Delete(ex);
+    runstate_free(&back);
+    runstate_free(&rs);
+}
+
+Test(run, settings_from_the_command_line_override_the_file)
+{
+    RunConf file, cl;
+    conf_init(&file);
+    conf_init(&cl);
+    char err[256];
+    cJSON *j = cJSON_Parse("{\"engine\": {\"cmd\": \"a\", \"option\": {\"Hash\": 16}}, \"concurrency\": 4,"
+                           " \"params\": {\"file\": \"s.json\", \"only\": [\"X\", \"Y\"]}, \"pgnout\": \"g.pgn\"}");
+    cr_assert_eq(conf_from_json(&file, j, "run.json", err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+    char *argv[] = { "-engine", "cmd=b", "-concurrency", "2", "-spsa", "games=100", "pairs-per=2", NULL };
+    cr_assert_eq(conf_parse_args(&cl, 7, argv, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(conf_merge(&file, &cl), 0);
+    cr_assert_str_eq(conf_get(&file, "engine", "cmd"), "b");
+    cr_assert_str_eq(conf_get(&file, "engine", "option.Hash"), "16");
+    cr_assert_str_eq(conf_get(&file, "concurrency", ""), "2");
+    cr_assert_str_eq(conf_get(&file, "params", "only"), "X,Y");
+    cr_assert_str_eq(conf_get(&file, "pgnout", "file"), "g.pgn");
+    cr_assert_str_eq(conf_get(&file, "spsa", "pairs-per"), "2");
+    cr_assert_str_eq(conf_find(&file, "engine", "option.Hash")->origin, "run.json");
+    cr_assert_str_eq(conf_find(&file, "engine", "cmd")->origin, "command line");
+
+    /* Back to JSON and in again: the same settings. */
+    cJSON *out = conf_to_json(&file);
+    RunConf again;
+    conf_init(&again);
+    cr_assert_eq(conf_from_json(&again, out, "state", err, sizeof err), 0, "%s", err);
+    cJSON_Delete(out);
+    cr_assert_eq(again.n, file.n);
+    for (size_t i = 0; i < file.n; i++)
+        cr_assert_str_eq(conf_get(&again, file.v[i].sec, file.v[i].key), file.v[i].val);
+
+    /* The match runner's words for a section. */
+    int argc = 0;
+    char **words = NULL;
+    cr_assert_eq(conf_section_argv(&file, "engine", "x+", &argc, &words), 2);
+    cr_assert_eq(argc, 4);
+    cr_assert_str_eq(words[0], "-engine");
+    cr_assert_str_eq(words[1], "cmd=b");
+    cr_assert_str_eq(words[2], "option.Hash=16");
+    cr_assert_str_eq(words[3], "name=x+");
+    conf_free_argv(argc, words);
+    conf_free(&again);
+    conf_free(&file);
+    conf_free(&cl);
+}
+
+Test(run, settings_errors_name_the_option)
+{
+    RunConf c;
+    conf_init(&c);
+    char err[256];
+    char *a1[] = { "-spsa", "gamez=3", NULL };
+    cr_assert_eq(conf_parse_args(&c, 2, a1, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "spsa.gamez"), "%s", err);
+    char *a2[] = { "-colour", "x", NULL };
+    cr_assert_eq(conf_parse_args(&c, 2, a2, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "-colour"), "%s", err);
+    char *a3[] = { "-concurrency", NULL };
+    cr_assert_eq(conf_parse_args(&c, 1, a3, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "-concurrency"), "%s", err);
+    static const char *const only_spsa[] = { "spsa", NULL };
+    char *a4[] = { "-engine", "cmd=x", NULL };
+    cr_assert_eq(conf_parse_args(&c, 2, a4, only_spsa, err, sizeof err), -1);
+    cr_assert(strstr(err, "-engine"), "%s", err);
+    cJSON *j = cJSON_Parse("{\"params\": {\"file\": \"x\", \"onyl\": \"A\"}}");
+    cr_assert_eq(conf_from_json(&c, j, "run.json", err, sizeof err), -1);
+    cr_assert(strstr(err, "run.json") && strstr(err, "params.onyl"), "%s", err);
+    cJSON_Delete(j);
+    write_file("bad.json", "{\"spsa\": {\"games\": 10,}\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/bad.json", tmp);
+    cr_assert_eq(conf_load_file(&c, path, err, sizeof err), -1);
+    cr_assert(strstr(err, "bad.json:1:"), "malformed JSON with line and column: %s", err);
+    conf_free(&c);
+}
+
+Test(run, a_stale_lock_file_does_not_block)
+{
+    /* A lock file left by a process that died: its pid is in it, no flock. */
+    write_file("lock", "999999\n");
+    char err[256];
+    int fd = rd_lock(tmp, err, sizeof err);
+    cr_assert_geq(fd, 0, "%s", err);
+    cr_assert_eq(rd_lock(tmp, err, sizeof err), -1, "but a live one does");
+    rd_unlock(fd);
+    fd = rd_lock(tmp, err, sizeof err);
+    cr_assert_geq(fd, 0, "%s", err);
+    rd_unlock(fd);
+}
+
+Test(run, atomic_write_replaces_the_whole_file)
+{
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/f.json", tmp);
+    cr_assert_eq(rd_write_atomic(path, "first version, long\n", 20, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rd_write_atomic(path, "second\n", 7, err, sizeof err), 0, "%s", err);
+    char *s = slurp("f.json");
+    cr_assert_str_eq(s, "second\n");
+    free(s);
+    cr_assert_eq(rd_write_atomic("/nonexistent-dir/x", "a", 1, err, sizeof err), -1);
+    cr_assert(strstr(err, "/nonexistent-dir/x"), "%s", err);
+}

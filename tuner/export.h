@@ -1,0 +1,20 @@
+/* `ratchet-tune export DIR [-o FILE]`: the value file of a run,
+ *   { "params": { NAME: int, ... }, "source": "ratchet-tune", "run": NAME,
+ *     "games": N, "date": ISO date, "engine": id name, "tc": time control }
+ * with every parameter of the run's spec in spec order: the tuned ones at
+ * their current estimate (theta rounded, or the iterate average when the
+ * run averages), the others at their spec value.  It is what
+ * `bin/ratchet --params FILE` and `make PARAMS=FILE` read. */
+#ifndef RATCHET_EXPORT_H
+#define RATCHET_EXPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "runstate.h"
+
+/* The value file as JSON (NULL on OOM); run_name is the "run" member. */
+cJSON *export_values(const RunState *rs, const char *run_name);
+/* Exit code 0, 1 on failure, 2 on a usage error. */
+int export_main(int argc, char **argv);
+
+#endif

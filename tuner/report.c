@@ -1,0 +1,137 @@
+/* The parameter table of a run and `status`; see report.h. */
+#include "report.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "rundir.h"
+
+void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary *out)
+{
+    const SpsaState *st = &rs->spsa;
+    const SpsaParam *q = &st->params[p];
+    out->start = q->start;
+    out->current = q->theta;
+    out->lo = out->hi = q->start;
+    bool moved = q->theta != q->start;
+    size_t n = h ? h->nrows : 0;
+    for (size_t r = 0; r < n; r++) {
+        double t = h->theta[r * h->nparams + p];
+        out->lo = fmin(out->lo, t);
+        out->hi = fmax(out->hi, t);
+        moved |= t != q->start;
+    }
+    out->lo = fmin(out->lo, q->theta);
+    out->hi = fmax(out->hi, q->theta);
+    size_t tail = n ? (size_t)ceil(0.1 * (double)n) : 0;
+    double sum = 0;
+    for (size_t r = n - tail; r < n; r++)
+        sum += h->theta[r * h->nparams + p];
+    out->recent = tail ? sum / (double)tail : q->theta;
+    uint64_t k = st->k < st->cfg.iterations ? st->k + 1 : st->cfg.iterations;
+    out->c_k = spsa_c_k(st, p, k ? k : 1);
+    out->never_moved = !moved;
+    out->at_min = fabs(q->theta - q->min) < 1e-9;
+    out->at_max = fabs(q->theta - q->max) < 1e-9;
+}
+
+static void duration(double s, char *buf, size_t len)
+{
+    long t = lround(s);
+    snprintf(buf, len, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
+}
+
+void report_table(FILE *out, const RunState *rs, const HistData *h)
+{
+    const SpsaState *st = &rs->spsa;
+    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    char el[32];
+    duration(rs->elapsed, el, sizeof el);
+    fprintf(out, "engine %s, %s, %llu of %llu games (%llu of %llu iterations), %s of play in %llu session%s\n",
+            rs->engine, rs->tc, (unsigned long long)rs->games, (unsigned long long)total,
+            (unsigned long long)st->completed, (unsigned long long)st->cfg.iterations, el,
+            (unsigned long long)rs->sessions, rs->sessions == 1 ? "" : "s");
+    uint64_t g = st->wins + st->losses + st->draws;
+    fprintf(out, "theta+c vs theta-c: +%llu -%llu =%llu (%.1f%%), Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
+            (unsigned long long)st->wins, (unsigned long long)st->losses, (unsigned long long)st->draws,
+            g ? 100.0 * ((double)st->wins + 0.5 * (double)st->draws) / (double)g : 50.0,
+            (unsigned long long)rs->ptnml[0], (unsigned long long)rs->ptnml[1], (unsigned long long)rs->ptnml[2],
+            (unsigned long long)rs->ptnml[3], (unsigned long long)rs->ptnml[4]);
+    fprintf(out, "; time losses %llu, crashes %llu, illegal moves %llu\n", (unsigned long long)rs->time_losses,
+            (unsigned long long)rs->crashes, (unsigned long long)rs->illegal);
+    if (st->cfg.average > 0)
+        fprintf(out, "averaging over the last %.0f%% of the run: export uses the average\n", 100 * st->cfg.average);
+
+    int w = 9;
+    for (size_t i = 0; i < st->nparams; i++)
+        if ((int)strlen(st->params[i].name) > w)
+            w = (int)strlen(st->params[i].name);
+    fprintf(out, "\n%-*s %8s %9s %9s %9s %9s %8s  %-15s %s\n", w, "parameter", "start", "current", "last10%", "min",
+            "max", "c_k", "range", "flag");
+    for (size_t i = 0; i < st->nparams; i++) {
+        const SpsaParam *q = &st->params[i];
+        ParamSummary s;
+        report_param(rs, h, i, &s);
+        char range[40], flag[48] = "";
+        snprintf(range, sizeof range, "[%.0f, %.0f]", q->min, q->max);
+        if (s.never_moved)
+            snprintf(flag, sizeof flag, "never moved");
+        if (s.at_min || s.at_max)
+            snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%sat %s", flag[0] ? ", " : "",
+                     s.at_min ? "min" : "max");
+        fprintf(out, "%-*s %8.0f %9.2f %9.2f %9.2f %9.2f %8.2f  %-15s %s\n", w, q->name, s.start, s.current, s.recent,
+                s.lo, s.hi, s.c_k, range, flag);
+    }
+    if (rs->nfixed > 0)
+        fprintf(out, "(%zu more parameter%s of the spec not tuned: played and exported with the spec value)\n",
+                rs->nfixed, rs->nfixed == 1 ? "" : "s");
+}
+
+static const char STATUS_USAGE[] =
+    "usage: ratchet-tune status DIR\n"
+    "\n"
+    "Prints where a tuning run stands, while it runs or after: games and iterations done, the\n"
+    "score of theta+c against theta-c, and a table of every tuned parameter: start value,\n"
+    "current theta, mean theta over the last 10% of the completed batches (from history.csv),\n"
+    "the smallest and largest theta of the run, the current perturbation c_k, the range, and\n"
+    "a flag for parameters that never moved or sit at a bound of their range.\n";
+
+int status_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+            fputs(STATUS_USAGE, stdout);
+            return 0;
+        }
+    if (argc != 2 || argv[1][0] == '-') {
+        fputs(STATUS_USAGE, stderr);
+        return 2;
+    }
+    const char *dir = argv[1];
+    RunState rs;
+    char err[1024];
+    if (runstate_load(&rs, dir, err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: status: %s\n", err);
+        return 1;
+    }
+    HistData h;
+    if (hist_read(dir, &rs.spsa, rs.spsa.completed, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: status: warning: %s\n", err);
+        memset(&h, 0, sizeof h);
+    }
+    pid_t pid = rd_lock_holder(dir);
+    printf("run %s: ", dir);
+    if (pid > 0)
+        printf("running (process %ld), %zu batch%s in flight, state saved %s\n", (long)pid, rs.spsa.ninflight,
+               rs.spsa.ninflight == 1 ? "" : "es", rs.updated);
+    else if (spsa_done(&rs.spsa))
+        printf("complete, saved %s\n", rs.updated);
+    else
+        printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
+               rs.spsa.ninflight == 1 ? "" : "es");
+    report_table(stdout, &rs, &h);
+    hist_data_free(&h);
+    runstate_free(&rs);
+    return 0;
+}

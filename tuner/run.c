@@ -1,0 +1,670 @@
+/* A tuning run in play: the match hooks that hand out SPSA batches and
+ * apply their results, a checkpoint after every batch, signals, progress,
+ * and the `run` and `resume` commands.  The checks before the first game are
+ * in runsetup.c.  See run.h. */
+#include "run.h"
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "runhist.h"
+#include "match.h"
+#include "report.h"
+#include "runconf.h"
+#include "rundir.h"
+#include "runsetup.h"
+#include "runstate.h"
+#include "saver.h"
+#include "spsa.h"
+
+enum {
+    EXIT_DONE = 0,
+    EXIT_FAILED = 1,
+    EXIT_USAGE = 2,
+    RECENT = 32,                 /* batches in the progress line's recent score */
+    TTY_PROGRESS_MS = 500,
+    LOG_PROGRESS_MS = 10000
+};
+
+/* The sections `resume` may change. */
+static const char *const RESUME_SECTIONS[] = { "spsa", "concurrency", NULL };
+
+static const char RUN_USAGE[] =
+    "usage: ratchet-tune run -engine cmd=PATH [args=\"...\"] [option.X=V ...]\n"
+    "                        -params file=SPEC [only=NAME,NAME,...]\n"
+    "                        -each nodes=N|depth=N|st=S|tc=...\n"
+    "                        -openings file=F [format=epd|pgn] [order=random|sequential]\n"
+    "                        -spsa games=N [pairs-per=P] [A-ratio=0.1] [alpha=0.602] [gamma=0.101]\n"
+    "                        -out DIR [-concurrency N] [-srand N] [-pgnout file=F]\n"
+    "       ratchet-tune run -config file=run.json [options, which override the file key by key]\n"
+    "\n"
+    "Tunes the UCI spin options listed in SPEC by SPSA in the classic fishtest/OpenBench form:\n"
+    "each iteration plays P game pairs (both games from one opening, colours swapped) between\n"
+    "the engine with theta + c_k*flip and the same engine with theta - c_k*flip; theta moves\n"
+    "by R_k*c_k*(wins-losses)*flip with the gains the batch was handed out with.\n"
+    "\n"
+    "  -params file=SPEC   a Ratchet spec (`bin/ratchet params`, params/engine.json) or\n"
+    "                      OpenBench/fishtest lines `name, int, value, min, max, c_end, r_end`\n"
+    "      only=A,B,...    tune only these; the other parameters of SPEC are sent to both\n"
+    "                      engines with their SPEC value (and exported with it)\n"
+    "  -spsa games=N       total games (N/(2P) iterations, rounded up)\n"
+    "      pairs-per=P     game pairs per iteration (default 1)\n"
+    "      A-ratio=X alpha=X gamma=X   the schedule (defaults 0.1, 0.602, 0.101)\n"
+    "      average=F       also keep the mean of theta over the last fraction F of the run\n"
+    "                      (reported and exported instead of theta; default 0 = off)\n"
+    "  -out DIR            the run directory: must not exist or be empty\n"
+    "  -srand N            seeds the SPSA flips and roundings and the opening order (default:\n"
+    "                      from the clock; kept in the state, so a resume continues the same)\n"
+    "  -config file=F      the same settings as a JSON object, e.g.\n"
+    "      {\"engine\": {\"cmd\": \"bin/ratchet\"}, \"each\": {\"nodes\": 20000},\n"
+    "       \"openings\": {\"file\": \"openings/default.epd\", \"order\": \"random\"},\n"
+    "       \"params\": {\"file\": \"params/engine.json\", \"only\": [\"LmpBase\", \"LmpScale\"]},\n"
+    "       \"spsa\": {\"games\": 40000}, \"concurrency\": 2, \"out\": \"runs/night\"}\n"
+    "\n"
+    "Before any game, the run checks every setting: unknown keys, a SPEC parameter the engine\n"
+    "does not advertise as `option name X type spin` (the engine is started once to ask),\n"
+    "min > max, a value outside its range, a bound outside the engine's, a missing book.\n"
+    "\n"
+    "The run directory: state.json (configuration, theta, iteration, RNG, batches in flight,\n"
+    "counters; replaced atomically after every completed batch), history.csv (one row per\n"
+    "completed batch: row, k, games, wins, losses, draws, elapsed_s, theta of every parameter,\n"
+    "then c_k.NAME and R_k.NAME), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
+    "flight are abandoned, the state is saved and the resume command printed (a second Ctrl-C\n"
+    "quits at once; the state on disk is still whole). After a SIGKILL or a power cut, resume\n"
+    "replays the batches that were in flight; finished batches are never lost or counted twice.\n"
+    "\n"
+    "Exit codes: 0 all games played; 1 stopped by an error; 2 bad usage or configuration\n"
+    "(nothing played); 128+N stopped by signal N (resumable).\n"
+    "\n"
+    "Game and engine options, as in `ratchet-tune match` (one -engine: both sides run it):\n";
+
+static const char RESUME_USAGE[] =
+    "usage: ratchet-tune resume DIR [-spsa games=N] [-concurrency N]\n"
+    "\n"
+    "Continues the run in DIR exactly where its state.json says: same engine, options,\n"
+    "openings order, theta, iteration counter and random numbers.  Batches that were in\n"
+    "flight when the run stopped (Ctrl-C, SIGTERM, SIGKILL, a crash) are played again with\n"
+    "the values and gains they were handed out with.  The engine is started once first to\n"
+    "check that it still has every parameter.\n"
+    "\n"
+    "  -spsa games=N    extend (or shorten) the run to N games in total.  The gain schedule\n"
+    "                   is recomputed for the new total N' = ceil(games / (2 P)) iterations:\n"
+    "                   A, c and a are recomputed with N' in place of N, theta is kept and the\n"
+    "                   iteration counter k continues from where it was, so the run goes on as\n"
+    "                   if it had been started with N' iterations (c_k and R_k reach c_end and\n"
+    "                   r_end at k = N').  Batches already in flight keep the gains they were\n"
+    "                   handed out with.  N' may not be below the iterations already handed out.\n"
+    "  -concurrency N   play N games at once from now on\n"
+    "\n"
+    "Exit codes as for `run`.\n";
+
+/* ---- signals ----------------------------------------------------------------- */
+
+static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+    if (g_stop) { /* the second one: the default action; the state on disk is whole */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_stop = 1;
+    g_signal = sig;
+    static const char msg[] = "\nratchet-tune: stopping: abandoning the games in flight and saving "
+                              "(again to quit at once)\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
+typedef struct {
+    struct sigaction old_int, old_term;
+} SignalSave;
+
+static void signals_install(SignalSave *s)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+static void signals_restore(const SignalSave *s)
+{
+    sigaction(SIGINT, &s->old_int, NULL);
+    sigaction(SIGTERM, &s->old_term, NULL);
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+typedef struct {
+    SpsaBatch b;
+    int handed, done;           /* pairs handed out / finished */
+    uint64_t w, l, d;
+    uint64_t ptnml[5];
+    uint64_t time_losses, crashes, illegal;
+} Active;
+
+typedef struct {
+    RunState rs;
+    char dir[PATH_MAX];
+    MatchConfig *mc;
+    History hist;
+    Saver *saver;               /* writes the checkpoints (saver.h) */
+    int lockfd;
+    Active *act;
+    size_t nact, capact;
+    SpsaBatch *reissue;         /* batches in flight when the previous session ended */
+    size_t nreissue, nextreissue;
+    int64_t t0;                 /* session start, ms */
+    int64_t tplay;              /* the first pair handed out in this session, ms (0 = none yet) */
+    double elapsed0;            /* rs.elapsed at the session start */
+    uint64_t games0;
+    uint64_t recent[RECENT][3]; /* W, L, D of the last batches (ring) */
+    uint64_t nrecent;
+    bool tty, progress_shown;
+    int64_t last_progress;
+    uint64_t last_progress_k;   /* completed batches at the last progress line */
+    bool failed;
+} Run;
+
+static void msg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg_err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ratchet-tune: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static double now_elapsed(const Run *r)
+{
+    return r->elapsed0 + (double)(ep_now_ms() - r->t0) / 1000.0;
+}
+
+/* ---- the hooks ------------------------------------------------------------------ */
+
+static Active *find_active(Run *r, uint64_t k)
+{
+    for (size_t i = 0; i < r->nact; i++)
+        if (r->act[i].b.k == k)
+            return &r->act[i];
+    return NULL;
+}
+
+static void stop_failed(Run *r)
+{
+    r->failed = true;
+    g_stop = 1;
+}
+
+static bool next_pair(void *ctx, PairJob *job)
+{
+    Run *r = ctx;
+    char err[512];
+    if (!r->failed && saver_failed(r->saver, err, sizeof err)) {
+        msg_err("%s; stopping the run (the last saved state is whole)", err);
+        stop_failed(r);
+    }
+    if (r->failed || g_stop)
+        return false;
+    if (!r->tplay)
+        r->tplay = ep_now_ms();
+    SpsaState *st = &r->rs.spsa;
+    int P = st->cfg.pairs_per;
+    Active *a = NULL;
+    for (size_t i = 0; i < r->nact && !a; i++)
+        if (r->act[i].handed < P)
+            a = &r->act[i];
+    if (!a) {
+        if (r->nact == r->capact) {
+            size_t cap = r->capact ? r->capact * 2 : 8;
+            Active *na = realloc(r->act, cap * sizeof *na);
+            if (!na) {
+                msg_err("out of memory");
+                stop_failed(r);
+                return false;
+            }
+            r->act = na;
+            r->capact = cap;
+        }
+        a = &r->act[r->nact];
+        memset(a, 0, sizeof *a);
+        if (r->nextreissue < r->nreissue) {
+            a->b = r->reissue[r->nextreissue];
+            memset(&r->reissue[r->nextreissue++], 0, sizeof a->b);
+        } else {
+            int rc = spsa_batch_begin(st, &a->b);
+            if (rc == 0)
+                return false;
+            if (rc < 0) {
+                msg_err("out of memory");
+                stop_failed(r);
+                return false;
+            }
+        }
+        r->nact++;
+    }
+    a->handed++;
+    job->id = a->b.k - 1; /* the PGN Round is id + 1 = k */
+    job->opening = book_pick(r->mc->book, r->rs.pairs_issued++);
+    job->games = 2;
+    int n = (int)a->b.nparams;
+    job->nopts[0] = job->nopts[1] = n;
+    for (int i = 0; i < n; i++) {
+        const char *name = st->params[i].name;
+        snprintf(job->opts[0][i].name, sizeof job->opts[0][i].name, "%s", name);
+        snprintf(job->opts[1][i].name, sizeof job->opts[1][i].name, "%s", name);
+        snprintf(job->opts[0][i].value, sizeof job->opts[0][i].value, "%d", a->b.plus_values[i]);
+        snprintf(job->opts[1][i].value, sizeof job->opts[1][i].value, "%d", a->b.minus_values[i]);
+    }
+    return true;
+}
+
+static void progress(Run *r, bool force);
+
+static void complete_batch(Run *r, Active *a)
+{
+    RunState *rs = &r->rs;
+    SpsaState *st = &rs->spsa;
+    if (spsa_batch_apply_wld(st, &a->b, a->w, a->l, a->d) < 0) {
+        msg_err("internal error: batch %llu is not in flight", (unsigned long long)a->b.k);
+        stop_failed(r);
+        return;
+    }
+    rs->games += a->w + a->l + a->d;
+    for (int i = 0; i < 5; i++)
+        rs->ptnml[i] += a->ptnml[i];
+    rs->time_losses += a->time_losses;
+    rs->crashes += a->crashes;
+    rs->illegal += a->illegal;
+    rs->elapsed = now_elapsed(r);
+    HistRow row = { .row = st->completed, .k = a->b.k, .games = rs->games, .wins = a->w, .losses = a->l,
+                    .draws = a->d, .elapsed = rs->elapsed };
+    /* The row and the state that counts it, written in that order by the saver. */
+    size_t len;
+    char *text = hist_format_row(&row, st, &a->b, &len);
+    char *state = runstate_text(rs);
+    if (!text || !state) {
+        free(text);
+        free(state);
+        msg_err("out of memory saving the state; stopping the run (the last saved state is whole)");
+        stop_failed(r);
+    } else {
+        saver_push(r->saver, text, len, state);
+    }
+    uint64_t *rec = r->recent[r->nrecent++ % RECENT];
+    rec[0] = a->w;
+    rec[1] = a->l;
+    rec[2] = a->d;
+    spsa_batch_free(&a->b);
+    *a = r->act[--r->nact];
+    progress(r, false);
+}
+
+static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
+{
+    Run *r = ctx;
+    Active *a = find_active(r, job->id + 1);
+    if (!a)
+        return;
+    for (int g = 0; g < res->games && g < 2; g++) {
+        if (res->score2[g] == 2)
+            a->w++;
+        else if (res->score2[g] == 0)
+            a->l++;
+        else
+            a->d++;
+    }
+    if (res->ptnml_index >= 0 && res->ptnml_index < 5)
+        a->ptnml[res->ptnml_index]++;
+    for (int e = 0; e < 2; e++) {
+        a->time_losses += (uint64_t)res->time_losses[e];
+        a->crashes += (uint64_t)res->crashes[e];
+        a->illegal += (uint64_t)res->illegal[e];
+    }
+    if (++a->done == r->rs.spsa.cfg.pairs_per)
+        complete_batch(r, a);
+}
+
+/* A pair that was not finished: hand it out again if the run goes on; when it
+ * stops, its batch stays in flight in the state and a resume replays it. */
+static void pair_abandoned(void *ctx, const PairJob *job)
+{
+    Run *r = ctx;
+    Active *a = find_active(r, job->id + 1);
+    if (a && a->handed > a->done)
+        a->handed--;
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+static void fmt_duration(double s, char *buf, size_t len)
+{
+    if (!(s >= 0) || s > 1e8) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    long t = lround(s);
+    if (t >= 3600)
+        snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%lds", t);
+}
+
+static void progress(Run *r, bool force)
+{
+    int64_t now = ep_now_ms();
+    const RunState *rs = &r->rs;
+    const SpsaState *st = &rs->spsa;
+    if (!force && now - r->last_progress < (r->tty ? TTY_PROGRESS_MS : LOG_PROGRESS_MS))
+        return;
+    if (force && r->last_progress_k == st->completed && r->progress_shown)
+        return;
+    r->last_progress = now;
+    r->last_progress_k = st->completed;
+    r->progress_shown = true;
+    double secs = r->tplay ? (double)(now - r->tplay) / 1000.0 : 0; /* engine start-up excluded */
+    double gps = secs > 0 ? (double)(rs->games - r->games0) / secs : 0;
+    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    double eta = gps > 0 ? (double)(total > rs->games ? total - rs->games : 0) / gps : -1;
+    char etas[32];
+    fmt_duration(eta, etas, sizeof etas);
+
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "iter %llu/%llu  %llu games  %.2f games/s  ETA %s",
+                                (unsigned long long)st->completed, (unsigned long long)st->cfg.iterations,
+                                (unsigned long long)rs->games, gps, etas);
+    uint64_t w = 0, l = 0, d = 0, nb = r->nrecent < RECENT ? r->nrecent : RECENT;
+    for (uint64_t i = 0; i < nb; i++) {
+        w += r->recent[i][0];
+        l += r->recent[i][1];
+        d += r->recent[i][2];
+    }
+    if (w + l + d > 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, "  last %llu: %.1f%% (+%llu -%llu =%llu)",
+                              (unsigned long long)nb, 100.0 * ((double)w + 0.5 * (double)d) / (double)(w + l + d),
+                              (unsigned long long)w, (unsigned long long)l, (unsigned long long)d);
+    /* The three parameters that moved most, in units of their c_end. */
+    size_t top[3];
+    int ntop = 0;
+    for (; ntop < 3; ntop++) {
+        double best = 1e-9;
+        size_t bi = SIZE_MAX;
+        for (size_t i = 0; i < st->nparams; i++) {
+            const SpsaParam *p = &st->params[i];
+            double m = fabs(p->theta - p->start) / p->c_end;
+            bool taken = false;
+            for (int j = 0; j < ntop; j++)
+                taken |= top[j] == i;
+            if (!taken && m > best) {
+                best = m;
+                bi = i;
+            }
+        }
+        if (bi == SIZE_MAX)
+            break;
+        top[ntop] = bi;
+    }
+    if (ntop > 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, "  moved:");
+    for (int i = 0; i < ntop && n < sizeof line; i++) {
+        const SpsaParam *p = &st->params[top[i]];
+        n += (size_t)snprintf(line + n, sizeof line - n, " %s %g>%.2f", p->name, p->start, p->theta);
+    }
+    if (r->tty) {
+        struct winsize ws;
+        size_t width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col - 1 : 159;
+        if (strlen(line) > width)
+            line[width] = '\0';
+        printf("\r%s\033[K", line);
+    } else {
+        printf("%s\n", line);
+    }
+    fflush(stdout);
+}
+
+/* ---- one session of play -------------------------------------------------------- */
+
+static void run_free(Run *r)
+{
+    for (size_t i = 0; i < r->nact; i++)
+        spsa_batch_free(&r->act[i].b);
+    free(r->act);
+    for (size_t i = 0; i < r->nreissue; i++)
+        spsa_batch_free(&r->reissue[i]);
+    free(r->reissue);
+    hist_close(&r->hist);
+    setup_free_match(r->mc);
+    runstate_free(&r->rs);
+    rd_unlock(r->lockfd);
+    r->lockfd = -1;
+}
+
+static void print_final(Run *r)
+{
+    HistData h;
+    char err[512];
+    if (hist_read(r->dir, &r->rs.spsa, r->rs.spsa.completed, &h, err, sizeof err) < 0) {
+        msg_err("%s", err);
+        memset(&h, 0, sizeof h);
+    }
+    report_table(stdout, &r->rs, &h);
+    hist_data_free(&h);
+}
+
+/* Play until the schedule is done or a signal stops it; save; report. */
+static int play(Run *r)
+{
+    RunState *rs = &r->rs;
+    char err[1024];
+    /* Batches in flight when the previous session ended are played again. */
+    r->nreissue = rs->spsa.ninflight;
+    r->reissue = calloc(r->nreissue + 1, sizeof *r->reissue);
+    if (!r->reissue) {
+        msg_err("out of memory");
+        return EXIT_FAILED;
+    }
+    for (size_t i = 0; i < r->nreissue; i++)
+        if (spsa_inflight_get(&rs->spsa, i, &r->reissue[i]) < 0) {
+            msg_err("out of memory");
+            return EXIT_FAILED;
+        }
+    if (r->nreissue > 0)
+        printf("replaying %zu batch%s that %s in flight when the run stopped\n", r->nreissue,
+               r->nreissue == 1 ? "" : "es", r->nreissue == 1 ? "was" : "were");
+    if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0) {
+        msg_err("%s", err);
+        return EXIT_FAILED;
+    }
+    rs->sessions++;
+    if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
+        msg_err("%s", err);
+        return EXIT_FAILED;
+    }
+    printf("tuning %zu parameter%s of %s (%s) at %s, %llu games in %llu iterations, concurrency %d, into %s\n",
+           rs->spsa.nparams, rs->spsa.nparams == 1 ? "" : "s", rs->engine, r->mc->eng[0].cmd, rs->tc,
+           (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
+           (unsigned long long)rs->spsa.cfg.iterations, r->mc->concurrency, r->dir);
+    fflush(stdout);
+
+    g_stop = 0;
+    g_signal = 0;
+    SignalSave saved;
+    signals_install(&saved);
+    r->mc->stop = &g_stop;
+    r->tty = isatty(STDOUT_FILENO);
+    r->t0 = r->last_progress = ep_now_ms();
+    r->elapsed0 = rs->elapsed;
+    r->games0 = rs->games;
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", r->dir, STATE_FILE);
+    if (!(r->saver = saver_start(&r->hist, path, err, sizeof err))) {
+        signals_restore(&saved);
+        msg_err("%s", err);
+        return EXIT_FAILED;
+    }
+    MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
+    int mrc = match_play(r->mc, &hooks);
+    if (saver_finish(r->saver, err, sizeof err) < 0) {
+        msg_err("%s; the last saved state is whole", err);
+        r->failed = true;
+    }
+    r->saver = NULL;
+    signals_restore(&saved);
+
+    /* After a failed write the last saved state is the consistent one: keep it. */
+    rs->elapsed = now_elapsed(r);
+    bool saved_ok = !r->failed && runstate_save(rs, r->dir, err, sizeof err) == 0;
+    if (!saved_ok && !r->failed)
+        msg_err("%s", err);
+    if (mrc < 0) {
+        msg_err("the run could not start its engines; nothing was played.  Fix the problem, then: %s resume %s",
+                setup_prog(), r->dir);
+        return EXIT_FAILED;
+    }
+    if (spsa_done(&rs->spsa) && !r->failed) {
+        progress(r, true);
+        if (r->tty && r->progress_shown)
+            putchar('\n');
+        print_final(r);
+        printf("\nexport the values with: %s export %s -o params/tuned/NAME.json\n", setup_prog(), r->dir);
+        return EXIT_DONE;
+    }
+    progress(r, true);
+    if (r->tty && r->progress_shown)
+        putchar('\n');
+    printf("stopped after %llu of %llu games (%zu batch%s in flight will be replayed)%s\n",
+           (unsigned long long)rs->games,
+           (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
+           rs->spsa.ninflight, rs->spsa.ninflight == 1 ? "" : "es", saved_ok ? "" : "; the state could not be saved");
+    printf("resume with: %s resume %s\n", setup_prog(), r->dir);
+    fflush(stdout);
+    if (g_signal && !r->failed && mrc == 0)
+        return 128 + g_signal;
+    return EXIT_FAILED;
+}
+
+int run_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+            fputs(RUN_USAGE, stdout);
+            match_print_options(stdout);
+            return EXIT_DONE;
+        }
+    rules_init();
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.lockfd = -1;
+    runstate_init(&r.rs);
+    char err[2048];
+    if (setup_new_run(&r.rs, r.dir, sizeof r.dir, &r.mc, argc - 1, argv + 1, err, sizeof err) < 0) {
+        msg_err("%s", err);
+        run_free(&r);
+        return EXIT_USAGE;
+    }
+    if (rd_mkdir_p(r.dir, err, sizeof err) < 0 || (r.lockfd = rd_lock(r.dir, err, sizeof err)) < 0) {
+        msg_err("%s", err);
+        run_free(&r);
+        return EXIT_USAGE;
+    }
+    char sp[PATH_MAX + 16];
+    snprintf(sp, sizeof sp, "%s/%s", r.dir, STATE_FILE);
+    if (access(sp, F_OK) == 0) {
+        msg_err("out: '%s' was taken by another run meanwhile", r.dir);
+        run_free(&r);
+        return EXIT_USAGE;
+    }
+    int rc = play(&r);
+    run_free(&r);
+    return rc;
+}
+
+/* ---- resume ----------------------------------------------------------------------- */
+
+int resume_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+            fputs(RESUME_USAGE, stdout);
+            return EXIT_DONE;
+        }
+    if (argc < 2 || argv[1][0] == '-') {
+        fputs(RESUME_USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    rules_init();
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.lockfd = -1;
+    runstate_init(&r.rs);
+    char err[2048];
+    RunConf over;
+    conf_init(&over);
+    int rc = EXIT_USAGE;
+    if (conf_parse_args(&over, argc - 2, argv + 2, RESUME_SECTIONS, err, sizeof err) < 0)
+        goto fail;
+    for (size_t i = 0; i < over.n; i++)
+        if (strcmp(over.v[i].sec, "spsa") == 0 && strcmp(over.v[i].key, "games") != 0) {
+            snprintf(err, sizeof err, "resume: only -spsa games=N can change (not spsa.%s)", over.v[i].key);
+            goto fail;
+        }
+    rd_abs_path(argv[1], r.dir, sizeof r.dir);
+    char sp[PATH_MAX + 16];
+    snprintf(sp, sizeof sp, "%s/%s", r.dir, STATE_FILE);
+    if (access(sp, F_OK) != 0) {
+        snprintf(err, sizeof err, "'%s' is not a run directory (no %s)", argv[1], STATE_FILE);
+        goto fail;
+    }
+    if ((r.lockfd = rd_lock(r.dir, err, sizeof err)) < 0)
+        goto fail;
+    runstate_free(&r.rs);
+    if (runstate_load(&r.rs, r.dir, err, sizeof err) < 0)
+        goto fail;
+    RunState *rs = &r.rs;
+    unsigned long long games = 0;
+    if (conf_get(&over, "spsa", "games")) {
+        if (conf_get_u64(&over, "spsa", "games", 2, 1000000000000ULL, &games, err, sizeof err) < 0 ||
+            spsa_extend(&rs->spsa, games, err, sizeof err) < 0)
+            goto fail;
+        conf_set(&rs->conf, "spsa", "games", conf_get(&over, "spsa", "games"), "command line");
+    }
+    const char *conc = conf_get(&over, "concurrency", "");
+    if (conc)
+        conf_set(&rs->conf, "concurrency", "", conc, "command line");
+    conf_set(&rs->conf, "out", "", r.dir, "command line");
+    if (setup_match(&r.rs, &r.mc, err, sizeof err) < 0 || setup_check_engine(&r.rs, r.mc, err, sizeof err) < 0)
+        goto fail;
+    conf_free(&over);
+    if (spsa_done(&rs->spsa)) {
+        printf("the run in %s is complete (%llu games); to play more: %s resume %s -spsa games=N\n\n", r.dir,
+               (unsigned long long)rs->games, setup_prog(), argv[1]);
+        print_final(&r);
+        run_free(&r);
+        return EXIT_DONE;
+    }
+    rc = play(&r);
+    run_free(&r);
+    return rc;
+fail:
+    msg_err("%s", err);
+    conf_free(&over);
+    run_free(&r);
+    return rc;
+}

@@ -1,0 +1,305 @@
+/* Run directory files: lock, atomic replacement, JSON files; see rundir.h. */
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int rd_mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        set_err(err, errlen, "directory name too long: '%s'", dir);
+        return -1;
+    }
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+            set_err(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
+            return -1;
+        }
+        *s = '/';
+    }
+    if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+        set_err(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (stat(p, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+        set_err(err, errlen, "'%s' is not a directory", p);
+        return -1;
+    }
+    return 0;
+}
+
+int rd_dir_state(const char *dir, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(dir, &sb) < 0) {
+        if (errno == ENOENT)
+            return RD_ABSENT;
+        set_err(err, errlen, "'%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        set_err(err, errlen, "'%s' exists and is not a directory", dir);
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        set_err(err, errlen, "cannot read directory '%s': %s", dir, strerror(errno));
+        return -1;
+    }
+    int state = RD_EMPTY;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            state = RD_NONEMPTY;
+            break;
+        }
+    closedir(d);
+    return state;
+}
+
+static pid_t read_pid(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return (pid_t)strtol(buf, NULL, 10);
+}
+
+int rd_lock(const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, RUNDIR_LOCK);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        set_err(err, errlen, "cannot open lock file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        pid_t pid = read_pid(fd);
+        close(fd);
+        if (e == EWOULDBLOCK) {
+            if (pid > 0)
+                set_err(err, errlen, "run directory '%s' is in use by process %ld (lock file %s)", dir, (long)pid,
+                        path);
+            else
+                set_err(err, errlen, "run directory '%s' is in use by another process (lock file %s)", dir, path);
+        } else {
+            set_err(err, errlen, "cannot lock '%s': %s", path, strerror(e));
+        }
+        return -1;
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+        set_err(err, errlen, "cannot write lock file '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void rd_unlock(int fd)
+{
+    if (fd < 0)
+        return;
+    if (ftruncate(fd, 0) < 0) {
+        /* the pid is only informative */
+    }
+    flock(fd, LOCK_UN);
+    close(fd);
+}
+
+pid_t rd_lock_holder(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, RUNDIR_LOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    pid_t pid = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+        pid = errno == EWOULDBLOCK ? read_pid(fd) : 0;
+    else
+        flock(fd, LOCK_UN);
+    close(fd);
+    return pid;
+}
+
+static int fsync_dir_of(const char *path)
+{
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    char *slash = strrchr(d, '/');
+    if (slash == d)
+        d[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(d, sizeof d, ".");
+    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        set_err(err, errlen, "path too long: '%s'", path);
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            set_err(err, errlen, "cannot write '%s': %s", tmp, n < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    if (fsync(fd) < 0) {
+        set_err(err, errlen, "cannot sync '%s': %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    close(fd);
+    if (rename(tmp, path) < 0) {
+        set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (fsync_dir_of(path) < 0) {
+        set_err(err, errlen, "cannot sync the directory of '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&text, &n);
+    char buf[16384];
+    size_t r;
+    while (mem && (r = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, r, mem);
+    bool bad = ferror(f) || !mem;
+    fclose(f);
+    if (mem)
+        fclose(mem);
+    if (bad || !text) {
+        free(text);
+        set_err(err, errlen, "cannot read '%s'", path);
+        return NULL;
+    }
+    if (len)
+        *len = n;
+    return text;
+}
+
+cJSON *rd_read_json(const char *path, char *err, size_t errlen)
+{
+    char *text = rd_read_file(path, NULL, err, errlen);
+    if (!text)
+        return NULL;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
+    if (!j) {
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end; p++, col++)
+            if (*p == '\n') {
+                line++;
+                col = 0;
+            }
+        set_err(err, errlen, "%s:%d:%d: malformed JSON", path, line, col);
+    }
+    free(text);
+    return j;
+}
+
+int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen)
+{
+    char *s = cJSON_Print(j);
+    if (!s) {
+        set_err(err, errlen, "out of memory writing '%s'", path);
+        return -1;
+    }
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        set_err(err, errlen, "out of memory writing '%s'", path);
+        return -1;
+    }
+    t[n] = '\n';
+    t[n + 1] = '\0';
+    int rc = rd_write_atomic(path, t, n + 1, err, errlen);
+    free(t);
+    return rc;
+}
+
+void rd_now_iso(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void rd_abs_path(const char *path, char *buf, size_t len)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) {
+        snprintf(buf, len, "%s", path);
+        return;
+    }
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    snprintf(buf, len, "%s/%s", cwd, path);
+}

@@ -1,0 +1,49 @@
+/* The files of a run directory, safely: creating the directory, the lock
+ * that keeps a second process out, and files replaced atomically (a
+ * temporary file, fsync, rename, then fsync of the directory), so a reader
+ * or a crash sees either the old or the new content, never a mix. */
+#ifndef RATCHET_RUNDIR_H
+#define RATCHET_RUNDIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#define RUNDIR_LOCK "lock"
+
+/* mkdir -p.  0, or -1 with a message naming the directory. */
+int rd_mkdir_p(const char *dir, char *err, size_t errlen);
+
+enum { RD_ABSENT, RD_EMPTY, RD_NONEMPTY };
+/* RD_ABSENT, RD_EMPTY, RD_NONEMPTY, or -1 with a message (not a directory,
+ * unreadable). */
+int rd_dir_state(const char *dir, char *err, size_t errlen);
+
+/* Take DIR/lock: an exclusive flock(2) on a file holding our pid.  The lock
+ * dies with the process (also on SIGKILL), so a stale lock file never blocks
+ * a later run.  The descriptor is close-on-exec, so engines do not inherit
+ * it.  Returns the descriptor, or -1 with a message naming the process that
+ * holds it. */
+int rd_lock(const char *dir, char *err, size_t errlen);
+void rd_unlock(int fd);
+/* The pid of the process holding DIR/lock, 0 if nobody does (or it cannot
+ * be told). */
+pid_t rd_lock_holder(const char *dir);
+
+/* Replace path with data atomically (path.tmp, fsync, rename, fsync dir). */
+int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
+/* The whole file, NUL-terminated (free it), or NULL with a message. */
+char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Parse a JSON file; malformed JSON is reported with line and column. */
+cJSON *rd_read_json(const char *path, char *err, size_t errlen);
+/* Print j (formatted) and write it atomically. */
+int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen);
+
+/* "2024-05-01T21:30:00Z" for now, UTC. */
+void rd_now_iso(char *buf, size_t len);
+/* An absolute path: path itself when it starts with '/', else cwd/path
+ * (nothing resolved; the file need not exist).  Returns len-1 truncation safe. */
+void rd_abs_path(const char *path, char *buf, size_t len);
+
+#endif

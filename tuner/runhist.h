@@ -1,0 +1,64 @@
+/* DIR/history.csv: one row per completed SPSA batch, appended (and flushed
+ * to disk) before the state that counts the batch is saved.  Columns:
+ *
+ *   row       completed batches so far, this one included (1, 2, 3, ...)
+ *   k         the batch's iteration number (batches complete out of order)
+ *   games     games in completed batches so far
+ *   wins,losses,draws   of the `+` engine in this batch
+ *   elapsed_s seconds of play so far, over all sessions
+ *   NAME      theta of every parameter after the update
+ *   c_k.NAME  the batch's perturbation of every parameter
+ *   R_k.NAME  the batch's learning rate of every parameter
+ *
+ * Because the row is written before the state, a crash between the two
+ * leaves one row too many; hist_open cuts the file back to the rows the
+ * state counts (and drops a half-written last line), so after a resume no
+ * batch appears twice. */
+#ifndef RATCHET_RUNHIST_H
+#define RATCHET_RUNHIST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "spsa.h"
+
+#define HISTORY_FILE "history.csv"
+
+typedef struct {
+    FILE *f;
+    char *path;
+} History;
+
+typedef struct {
+    uint64_t row, k, games;
+    uint64_t wins, losses, draws;
+    double elapsed;
+} HistRow;
+
+/* Open DIR/history.csv for appending.  A missing file is created with the
+ * header.  An existing one must have the header of st's parameters; it is
+ * cut back to its first `rows` rows.  0, or -1 with a message. */
+int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, char *err, size_t errlen);
+/* Append the row of batch b (theta from st after the update).  The row is on
+ * disk (fdatasync) when this returns 0. */
+int hist_append(History *h, const HistRow *r, const SpsaState *st, const SpsaBatch *b, char *err,
+                size_t errlen);
+void hist_close(History *h);
+/* The same in two steps: the row as text (malloc'd, ending in a newline;
+ * NULL on OOM), and appending text to the file with fdatasync. */
+char *hist_format_row(const HistRow *r, const SpsaState *st, const SpsaBatch *b, size_t *len);
+int hist_write(History *h, const char *text, size_t len, char *err, size_t errlen);
+
+typedef struct {
+    size_t nrows, nparams;
+    uint64_t *k;
+    double *elapsed;
+    double *theta; /* nrows x nparams, row-major, in st's parameter order */
+} HistData;
+
+/* Read at most maxrows complete rows (a half-written last line is ignored).
+ * 0, or -1 with a message. */
+int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen);
+void hist_data_free(HistData *h);
+
+#endif

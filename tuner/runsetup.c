@@ -1,0 +1,429 @@
+/* From settings to a run that can start: the checks of `run` and `resume`
+ * before any game; see runsetup.h. */
+#include "runsetup.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "rundir.h"
+#include "spec.h"
+
+/* The sections `run` takes. */
+static const char *const RUN_SECTIONS[] = { "engine", "each",   "openings", "draw",  "resign", "pgnout",
+                                            "log",    "maxmoves", "concurrency", "srand", "params", "spsa",
+                                            "out",    "config", "event",    "site",  NULL };
+
+/* Sections handed to the match runner's parser, after the engine. */
+static const char *const MATCH_SECTIONS[] = { "each",   "openings", "draw",  "resign", "maxmoves", "concurrency",
+                                              "srand", "pgnout",   "log",   "event",  "site",     NULL };
+
+const char *setup_prog(void)
+{
+    extern char *program_invocation_name;
+    return program_invocation_name ? program_invocation_name : "ratchet-tune";
+}
+
+static bool is_spec_param(const RunState *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->norder; i++)
+        if (strcasecmp(rs->order[i], name) == 0)
+            return true;
+    return false;
+}
+
+static int push_arg(int *argc, char ***argv, const char *s)
+{
+    char **nv = realloc(*argv, (size_t)(*argc + 2) * sizeof *nv);
+    if (!nv)
+        return -1;
+    *argv = nv;
+    if (!(nv[*argc] = strdup(s)))
+        return -1;
+    nv[++*argc] = NULL;
+    return 0;
+}
+
+/* Which origins the settings of a section came from, for messages. */
+static void section_origin(const RunConf *c, const char *sec, char *buf, size_t len)
+{
+    const char *o[2] = { NULL, NULL };
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->v[i].sec, sec) == 0) {
+            if (!o[0])
+                o[0] = c->v[i].origin;
+            else if (strcmp(o[0], c->v[i].origin) != 0)
+                o[1] = c->v[i].origin;
+        }
+    if (!o[0])
+        snprintf(buf, len, "%s", sec);
+    else if (o[1])
+        snprintf(buf, len, "%s and %s", o[0], o[1]);
+    else
+        snprintf(buf, len, "%s", o[0]);
+}
+
+/* MatchConfig from the run's settings: one -engine spec given twice (the `+`
+ * and the `-` engine), the fixed parameters as engine options. */
+int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
+{
+    RunConf *c = &rs->conf;
+    int argc = 0;
+    char **argv = NULL;
+    const char *cmd = conf_get(c, "engine", "cmd");
+    if (!cmd) {
+        snprintf(err, errlen, "engine.cmd is missing: give -engine cmd=PATH");
+        return -1;
+    }
+    const char *base = conf_get(c, "engine", "name");
+    if (!base) {
+        base = strrchr(cmd, '/');
+        base = base ? base + 1 : cmd;
+    }
+    char names[2][64];
+    snprintf(names[0], sizeof names[0], "%.60s+", base);
+    snprintf(names[1], sizeof names[1], "%.60s-", base);
+    for (int e = 0; e < 2; e++) {
+        if (conf_section_argv(c, "engine", names[e], &argc, &argv) < 0)
+            goto oom;
+        for (size_t i = 0; i < rs->nfixed; i++) {
+            char kv[128];
+            snprintf(kv, sizeof kv, "option.%s=%d", rs->fixed[i].name, rs->fixed[i].value);
+            if (push_arg(&argc, &argv, kv) < 0)
+                goto oom;
+        }
+    }
+    for (const char *const *s = MATCH_SECTIONS; *s; s++)
+        if (conf_section_argv(c, *s, NULL, &argc, &argv) < 0)
+            goto oom;
+
+    /* The files the match parser would report without naming the setting. */
+    const char *book = conf_get(c, "openings", "file");
+    if (book && access(book, R_OK) != 0) {
+        snprintf(err, errlen, "openings.file: cannot read '%s': %s", book, strerror(errno));
+        conf_free_argv(argc, argv);
+        return -1;
+    }
+    if (strchr(cmd, '/') && !conf_get(c, "engine", "dir") && access(cmd, X_OK) != 0) {
+        snprintf(err, errlen, "engine.cmd: cannot run '%s': %s", cmd, strerror(errno));
+        conf_free_argv(argc, argv);
+        return -1;
+    }
+    MatchConfig *mc = *mcp = malloc(sizeof *mc);
+    if (!mc)
+        goto oom;
+    match_config_init(mc);
+    for (int i = 0; i < argc;) {
+        const char *opt = argv[i];
+        char e2[512] = "";
+        int rc = match_parse_option(mc, argc, argv, &i, e2, sizeof e2);
+        if (rc != 1) {
+            char origin[PATH_MAX + 32];
+            section_origin(c, opt + 1, origin, sizeof origin);
+            snprintf(err, errlen, "%.500s: %.1000s", origin, rc == 0 ? "unknown option" : e2);
+            conf_free_argv(argc, argv);
+            return -1;
+        }
+    }
+    conf_free_argv(argc, argv);
+    char e2[512];
+    if (match_config_finish(mc, e2, sizeof e2) < 0) {
+        snprintf(err, errlen, "%s", e2);
+        return -1;
+    }
+    if (!mc->book) {
+        snprintf(err, errlen, "openings.file is missing: a tuning run needs an opening book (-openings file=F)");
+        return -1;
+    }
+    return 0;
+oom:
+    conf_free_argv(argc, argv);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* Start the engine once and check every parameter and option against what it
+ * advertises. */
+int setup_check_engine(RunState *rs, const MatchConfig *mc, char *err, size_t errlen)
+{
+    const EngineSpec *spec = &mc->eng[0];
+    ProbeResult pr;
+    char e2[512];
+    if (probe_engine(spec, &pr, e2, sizeof e2) < 0) {
+        snprintf(err, errlen, "engine.cmd: %s", e2);
+        return -1;
+    }
+    const char *spec_file = conf_get(&rs->conf, "params", "file");
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < rs->spsa.nparams; i++) {
+        const SpsaParam *p = &rs->spsa.params[i];
+        const ProbeOption *o = probe_find(&pr, p->name);
+        if (!o) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s is not an option of engine '%s' (%s): it does not "
+                     "advertise 'option name %s type spin'", p->name, spec_file, spec->name, spec->cmd, p->name);
+            rc = -1;
+        } else if (strcmp(o->type, "spin") != 0) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s is a '%s' option of engine '%s', not a spin option",
+                     p->name, spec_file, o->type, spec->name);
+            rc = -1;
+        } else if ((o->has_min && p->min < (double)o->min) || (o->has_max && p->max > (double)o->max)) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%.0f, %.0f] is outside the engine's [%lld, %lld]",
+                     p->name, spec_file, p->min, p->max, o->min, o->max);
+            rc = -1;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < rs->nfixed; i++) {
+        const FixedParam *f = &rs->fixed[i];
+        const ProbeOption *o = probe_find(&pr, f->name);
+        if (!o || (o->has_min && f->value < o->min) || (o->has_max && f->value > o->max)) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s (not tuned, sent with its value %d) %s engine '%s'",
+                     f->name, spec_file, f->value, !o ? "is not an option of" : "is outside the range of", spec->name);
+            rc = -1;
+        }
+    }
+    /* The user's own engine options. */
+    for (size_t i = 0; rc == 0 && i < rs->conf.n; i++) {
+        const ConfItem *it = &rs->conf.v[i];
+        if ((strcmp(it->sec, "engine") != 0 && strcmp(it->sec, "each") != 0) || strncmp(it->key, "option.", 7) != 0)
+            continue;
+        if (!probe_find(&pr, it->key + 7)) {
+            snprintf(err, errlen, "%s: %s.%s: engine '%s' has no option '%s'", it->origin, it->sec, it->key,
+                     spec->name, it->key + 7);
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        snprintf(rs->engine, sizeof rs->engine, "%.127s", pr.id_name[0] ? pr.id_name : spec->cmd);
+    probe_free(&pr);
+    return rc;
+}
+
+static const char *const PATH_KEYS[][2] = { { "params", "file" },  { "openings", "file" }, { "pgnout", "file" },
+                                            { "log", "file" },     { "engine", "dir" } };
+
+/* Paths in the state are absolute, so `resume` works from any directory. */
+static int absolutize(RunConf *c)
+{
+    char abs[PATH_MAX];
+    for (size_t i = 0; i < sizeof PATH_KEYS / sizeof *PATH_KEYS; i++) {
+        const ConfItem *it = conf_find(c, PATH_KEYS[i][0], PATH_KEYS[i][1]);
+        if (it && it->val[0]) {
+            rd_abs_path(it->val, abs, sizeof abs);
+            if (conf_set(c, it->sec, it->key, abs, it->origin) < 0)
+                return -1;
+        }
+    }
+    const ConfItem *cmd = conf_find(c, "engine", "cmd");
+    if (cmd && strchr(cmd->val, '/') && !conf_get(c, "engine", "dir")) {
+        rd_abs_path(cmd->val, abs, sizeof abs);
+        if (conf_set(c, "engine", "cmd", abs, cmd->origin) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t errlen)
+{
+    spsa_config_default(cfg);
+    unsigned long long games = 0, pp = 1;
+    if (!conf_get(c, "spsa", "games")) {
+        snprintf(err, errlen, "spsa.games is missing: give -spsa games=N");
+        return -1;
+    }
+    if (conf_get_u64(c, "spsa", "games", 2, 1000000000000ULL, &games, err, errlen) < 0 ||
+        conf_get_u64(c, "spsa", "pairs-per", 1, 100000, &pp, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "A-ratio", 0, 100, &cfg->A_ratio, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "alpha", 1e-6, 10, &cfg->alpha, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "gamma", 0, 10, &cfg->gamma, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "average", 0, 0.999999, &cfg->average, err, errlen) < 0)
+        return -1;
+    cfg->pairs_per = (int)pp;
+    spsa_config_set_games(cfg, games);
+    return 0;
+}
+
+/* Split `only` into the tuned and the fixed parameters of the spec. */
+static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *only, SpsaParam **tuned,
+                         size_t *ntuned, char *err, size_t errlen)
+{
+    const char *spec_file = conf_get(&rs->conf, "params", "file");
+    bool *take = calloc(n + 1, sizeof *take);
+    *tuned = calloc(n + 1, sizeof **tuned);
+    rs->fixed = calloc(n + 1, sizeof *rs->fixed);
+    rs->order = calloc(n + 1, sizeof *rs->order);
+    if (!take || !*tuned || !rs->fixed || !rs->order) {
+        free(take);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        take[i] = only == NULL;
+        snprintf(rs->order[i], SPSA_NAME_MAX, "%s", all[i].name);
+    }
+    rs->norder = n;
+    for (const char *p = only; p && *p;) {
+        p += strspn(p, " ,");
+        size_t len = strcspn(p, ",");
+        size_t tl = len;
+        while (tl > 0 && p[tl - 1] == ' ')
+            tl--;
+        if (tl == 0) {
+            p += len;
+            continue;
+        }
+        bool found = false;
+        for (size_t i = 0; i < n; i++)
+            if (strlen(all[i].name) == tl && strncmp(all[i].name, p, tl) == 0)
+                found = take[i] = true;
+        if (!found) {
+            snprintf(err, errlen, "params.only: '%.*s' is not a parameter of %s", (int)tl, p, spec_file);
+            free(take);
+            return -1;
+        }
+        p += len;
+    }
+    *ntuned = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (take[i]) {
+            (*tuned)[(*ntuned)++] = all[i];
+        } else {
+            snprintf(rs->fixed[rs->nfixed].name, SPSA_NAME_MAX, "%s", all[i].name);
+            rs->fixed[rs->nfixed++].value = (int)lround(all[i].start);
+        }
+    }
+    free(take);
+    if (*ntuned == 0) {
+        snprintf(err, errlen, "params.only: no parameter selected");
+        return -1;
+    }
+    if (*ntuned > MAX_JOB_OPTS) {
+        snprintf(err, errlen, "params: %zu parameters to tune; at most %d at once (choose some with only=)", *ntuned,
+                 MAX_JOB_OPTS);
+        return -1;
+    }
+    return 0;
+}
+
+/* An engine option in the settings may not also be a spec parameter. */
+static int check_option_conflicts(const RunState *rs, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < rs->conf.n; i++) {
+        const ConfItem *it = &rs->conf.v[i];
+        if ((strcmp(it->sec, "engine") == 0 || strcmp(it->sec, "each") == 0) && strncmp(it->key, "option.", 7) == 0 &&
+            is_spec_param(rs, it->key + 7)) {
+            snprintf(err, errlen, "%s: %s.%s: '%s' is a parameter of the spec file; the run sets it (tuned, or its spec "
+                     "value when left out of only=)", it->origin, it->sec, it->key, it->key + 7);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Everything `run` checks before it creates the directory. */
+int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int argc, char **argv, char *err,
+                  size_t errlen)
+{
+    /* A pasted match command names two engines: a run has one. */
+    int ncmd = 0;
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "-engine") == 0)
+            for (int j = i + 1; j < argc && argv[j][0] != '-'; j++)
+                ncmd += strncmp(argv[j], "cmd=", 4) == 0;
+    if (ncmd > 1) {
+        snprintf(err, errlen, "engine.cmd: a run takes one engine; both sides of every pair run it, with different "
+                 "values of the tuned parameters");
+        return -1;
+    }
+    RunConf cmdline;
+    conf_init(&cmdline);
+    int rc = conf_parse_args(&cmdline, argc, argv, RUN_SECTIONS, err, errlen);
+    const char *cfile = conf_get(&cmdline, "config", "file");
+    if (rc == 0 && cfile)
+        rc = conf_load_file(&rs->conf, cfile, err, errlen);
+    if (rc == 0 && conf_merge(&rs->conf, &cmdline) < 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    conf_free(&cmdline);
+    if (rc < 0)
+        return -1;
+    conf_unset(&rs->conf, "config", "file");
+
+    const char *out = conf_get(&rs->conf, "out", "");
+    if (!out || !out[0]) {
+        snprintf(err, errlen, "out is missing: give -out DIR (a new or empty directory)");
+        return -1;
+    }
+    char e2[768];
+    int ds = rd_dir_state(out, e2, sizeof e2);
+    if (ds < 0) {
+        snprintf(err, errlen, "out: %s", e2);
+        return -1;
+    }
+    if (ds == RD_NONEMPTY) {
+        snprintf(err, errlen, "out: '%s' already exists and is not empty; to continue the run in it: %s resume %s; "
+                 "otherwise choose another -out", out, setup_prog(), out);
+        return -1;
+    }
+    rd_abs_path(out, dir, dirlen);
+    if (conf_set(&rs->conf, "out", "", dir, conf_find(&rs->conf, "out", "")->origin) < 0 ||
+        absolutize(&rs->conf) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (!conf_get(&rs->conf, "srand", "")) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu",
+                 (unsigned long long)(((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u);
+        if (conf_set(&rs->conf, "srand", "", seed, "run") < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    unsigned long long seed = 0;
+    if (conf_get_u64(&rs->conf, "srand", "", 0, ULLONG_MAX, &seed, err, errlen) < 0)
+        return -1;
+
+    SpsaConfig scfg;
+    if (spsa_config_from(&rs->conf, &scfg, err, errlen) < 0)
+        return -1;
+    const char *spec_file = conf_get(&rs->conf, "params", "file");
+    if (!spec_file) {
+        snprintf(err, errlen, "params.file is missing: give -params file=SPEC");
+        return -1;
+    }
+    SpsaParam *all = NULL, *tuned = NULL;
+    size_t nall = 0, ntuned = 0;
+    if (spec_load(spec_file, &all, &nall, e2, sizeof e2) < 0) {
+        snprintf(err, errlen, "params.file: %s", e2);
+        return -1;
+    }
+    rc = select_params(rs, all, nall, conf_get(&rs->conf, "params", "only"), &tuned, &ntuned, err, errlen);
+    if (rc == 0 && spsa_init(&rs->spsa, tuned, ntuned, &scfg, seed, e2, sizeof e2) < 0) {
+        snprintf(err, errlen, "params.file %s: %s", spec_file, e2);
+        rc = -1;
+    }
+    free(all);
+    free(tuned);
+    if (rc < 0 || check_option_conflicts(rs, err, errlen) < 0 || setup_match(rs, mcp, err, errlen) < 0 ||
+        setup_check_engine(rs, *mcp, err, errlen) < 0)
+        return -1;
+    tc_format(&(*mcp)->eng[0].tc, rs->tc, sizeof rs->tc);
+    rd_now_iso(rs->created, sizeof rs->created);
+    return 0;
+}
+
+void setup_free_match(MatchConfig *mc)
+{
+    if (!mc)
+        return;
+    match_config_free(mc);
+    free(mc);
+}

@@ -1,0 +1,40 @@
+/* From settings to a run that can start.  Everything `run` and `resume`
+ * check before the first game, each refusal naming the setting:
+ *   - the settings themselves (runconf.h): unknown sections and keys, and
+ *     the game and engine options through the match runner's own parser;
+ *   - out: a new or empty directory;
+ *   - params.file: the spec (spec.h: min > max, a value outside its range,
+ *     a bad line), params.only: names that are in the spec;
+ *   - spsa.*: numbers in range; the schedule (spsa_init);
+ *   - openings.file: readable and with usable positions;
+ *   - the engine, started once (probe.h): every tuned parameter is an
+ *     `option name X type spin` whose range holds the spec's, every fixed
+ *     parameter and every option.X setting is one of its options.
+ * Paths are stored absolute so a resume works from any directory. */
+#ifndef RATCHET_RUNSETUP_H
+#define RATCHET_RUNSETUP_H
+
+#include <stddef.h>
+
+#include "match.h"
+#include "runstate.h"
+
+/* A new run from `run`'s arguments (without the subcommand name): rs gets
+ * the merged settings, the SPSA state, the fixed parameters, the engine's
+ * name and the time control; dir the absolute run directory; *mcp the
+ * finished match configuration (free with setup_free_match).  Nothing is
+ * created on disk.  0, or -1 with a message. */
+int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int argc, char **argv, char *err,
+                  size_t errlen);
+/* The match configuration of rs's settings: one -engine spec for both
+ * sides (named NAME+ and NAME-), the fixed parameters as engine options.
+ * 0, or -1 with a message (*mcp may then still need setup_free_match). */
+int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen);
+/* Start the engine once and check the parameters and options against what
+ * it advertises; sets rs->engine to its `id name`.  0, or -1 with a message. */
+int setup_check_engine(RunState *rs, const MatchConfig *mc, char *err, size_t errlen);
+void setup_free_match(MatchConfig *mc);
+/* The program's name as invoked, for the commands printed to the user. */
+const char *setup_prog(void);
+
+#endif

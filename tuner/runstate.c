@@ -1,0 +1,229 @@
+/* state.json of a run; see runstate.h. */
+#include "runstate.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rundir.h"
+
+#define STATE_VERSION 1
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void runstate_init(RunState *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    conf_init(&rs->conf);
+}
+
+void runstate_free(RunState *rs)
+{
+    conf_free(&rs->conf);
+    spsa_free(&rs->spsa);
+    free(rs->fixed);
+    free(rs->order);
+    memset(rs, 0, sizeof *rs);
+}
+
+cJSON *runstate_to_json(const RunState *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = cJSON_AddNumberToObject(o, "version", STATE_VERSION) &&
+              cJSON_AddStringToObject(o, "created", rs->created) &&
+              cJSON_AddStringToObject(o, "updated", rs->updated);
+    cJSON *conf = ok ? conf_to_json(&rs->conf) : NULL;
+    ok = conf && cJSON_AddItemToObject(o, "config", conf);
+    if (!ok)
+        cJSON_Delete(conf);
+    cJSON *spsa = ok ? spsa_to_json(&rs->spsa) : NULL;
+    ok = spsa && cJSON_AddItemToObject(o, "spsa", spsa);
+    if (!ok)
+        cJSON_Delete(spsa);
+    cJSON *run = ok ? cJSON_AddObjectToObject(o, "run") : NULL;
+    ok = run && cJSON_AddNumberToObject(run, "games", (double)rs->games);
+    cJSON *ptnml = ok ? cJSON_AddArrayToObject(run, "ptnml") : NULL;
+    ok = ptnml != NULL;
+    for (int i = 0; ok && i < 5; i++)
+        ok = cJSON_AddItemToArray(ptnml, cJSON_CreateNumber((double)rs->ptnml[i]));
+    ok = ok && cJSON_AddNumberToObject(run, "pairs_issued", (double)rs->pairs_issued) &&
+         cJSON_AddNumberToObject(run, "time_losses", (double)rs->time_losses) &&
+         cJSON_AddNumberToObject(run, "crashes", (double)rs->crashes) &&
+         cJSON_AddNumberToObject(run, "illegal", (double)rs->illegal) &&
+         cJSON_AddNumberToObject(run, "elapsed_s", rs->elapsed) &&
+         cJSON_AddNumberToObject(run, "sessions", (double)rs->sessions) &&
+         cJSON_AddStringToObject(run, "engine", rs->engine) && cJSON_AddStringToObject(run, "tc", rs->tc);
+    cJSON *order = ok ? cJSON_AddArrayToObject(run, "spec_order") : NULL;
+    ok = order != NULL;
+    for (size_t i = 0; ok && i < rs->norder; i++)
+        ok = cJSON_AddItemToArray(order, cJSON_CreateString(rs->order[i]));
+    cJSON *fixed = ok ? cJSON_AddObjectToObject(run, "fixed") : NULL;
+    ok = fixed != NULL;
+    for (size_t i = 0; ok && i < rs->nfixed; i++)
+        ok = cJSON_AddNumberToObject(fixed, rs->fixed[i].name, rs->fixed[i].value) != NULL;
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
+        set_err(err, errlen, "%s: run.%s is missing or not a non-negative number", origin, key);
+        return -1;
+    }
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
+static void get_str(const cJSON *o, const char *key, char *buf, size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *err, size_t errlen)
+{
+    runstate_init(rs);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(j, "version");
+    if (!cJSON_IsNumber(ver) || ver->valueint != STATE_VERSION) {
+        set_err(err, errlen, "%s: not a ratchet-tune run state (version %d expected)", origin, STATE_VERSION);
+        return -1;
+    }
+    get_str(j, "created", rs->created, sizeof rs->created);
+    get_str(j, "updated", rs->updated, sizeof rs->updated);
+    if (conf_from_json(&rs->conf, cJSON_GetObjectItemCaseSensitive(j, "config"), origin, err, errlen) < 0)
+        goto fail;
+    char e2[512];
+    if (spsa_from_json(&rs->spsa, cJSON_GetObjectItemCaseSensitive(j, "spsa"), e2, sizeof e2) < 0) {
+        set_err(err, errlen, "%s: spsa: %s", origin, e2);
+        goto fail;
+    }
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
+    double el = 0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(run, "elapsed_s");
+    if (cJSON_IsNumber(v))
+        el = v->valuedouble;
+    rs->elapsed = el;
+    if (get_u64(run, "games", &rs->games, origin, err, errlen) < 0 ||
+        get_u64(run, "pairs_issued", &rs->pairs_issued, origin, err, errlen) < 0 ||
+        get_u64(run, "time_losses", &rs->time_losses, origin, err, errlen) < 0 ||
+        get_u64(run, "crashes", &rs->crashes, origin, err, errlen) < 0 ||
+        get_u64(run, "illegal", &rs->illegal, origin, err, errlen) < 0 ||
+        get_u64(run, "sessions", &rs->sessions, origin, err, errlen) < 0)
+        goto fail;
+    const cJSON *ptnml = cJSON_GetObjectItemCaseSensitive(run, "ptnml");
+    if (cJSON_GetArraySize(ptnml) != 5) {
+        set_err(err, errlen, "%s: run.ptnml must have 5 counts", origin);
+        goto fail;
+    }
+    for (int i = 0; i < 5; i++)
+        rs->ptnml[i] = (uint64_t)cJSON_GetArrayItem(ptnml, i)->valuedouble;
+    get_str(run, "engine", rs->engine, sizeof rs->engine);
+    get_str(run, "tc", rs->tc, sizeof rs->tc);
+    const cJSON *order = cJSON_GetObjectItemCaseSensitive(run, "spec_order");
+    const cJSON *fixed = cJSON_GetObjectItemCaseSensitive(run, "fixed");
+    int no = cJSON_GetArraySize(order), nf = cJSON_GetArraySize(fixed);
+    rs->order = calloc((size_t)no + 1, sizeof *rs->order);
+    rs->fixed = calloc((size_t)nf + 1, sizeof *rs->fixed);
+    if (!rs->order || !rs->fixed) {
+        set_err(err, errlen, "out of memory");
+        goto fail;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, order)
+    {
+        if (!cJSON_IsString(e)) {
+            set_err(err, errlen, "%s: run.spec_order must hold names", origin);
+            goto fail;
+        }
+        snprintf(rs->order[rs->norder++], SPSA_NAME_MAX, "%s", e->valuestring);
+    }
+    cJSON_ArrayForEach(e, fixed)
+    {
+        if (!cJSON_IsNumber(e)) {
+            set_err(err, errlen, "%s: run.fixed.%s must be an integer", origin, e->string);
+            goto fail;
+        }
+        snprintf(rs->fixed[rs->nfixed].name, SPSA_NAME_MAX, "%s", e->string);
+        rs->fixed[rs->nfixed++].value = e->valueint;
+    }
+    return 0;
+fail:
+    runstate_free(rs);
+    return -1;
+}
+
+int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, STATE_FILE);
+    cJSON *j = rd_read_json(path, err, errlen);
+    if (!j) {
+        runstate_init(rs);
+        return -1;
+    }
+    int rc = runstate_from_json(rs, j, path, err, errlen);
+    cJSON_Delete(j);
+    return rc;
+}
+
+char *runstate_text(RunState *rs)
+{
+    rd_now_iso(rs->updated, sizeof rs->updated);
+    cJSON *j = runstate_to_json(rs);
+    char *s = j ? cJSON_Print(j) : NULL;
+    cJSON_Delete(j);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) {
+        free(s);
+        return NULL;
+    }
+    t[n] = '\n';
+    t[n + 1] = '\0';
+    return t;
+}
+
+int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
+{
+    char *text = runstate_text(rs);
+    if (!text) {
+        set_err(err, errlen, "out of memory saving the state");
+        return -1;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, STATE_FILE);
+    int rc = rd_write_atomic(path, text, strlen(text), err, errlen);
+    free(text);
+    return rc;
+}
+
+int runstate_value(const RunState *rs, const char *name, int *value)
+{
+    for (size_t i = 0; i < rs->spsa.nparams; i++)
+        if (strcmp(rs->spsa.params[i].name, name) == 0) {
+            *value = spsa_value(&rs->spsa, i);
+            return 0;
+        }
+    for (size_t i = 0; i < rs->nfixed; i++)
+        if (strcmp(rs->fixed[i].name, name) == 0) {
+            *value = rs->fixed[i].value;
+            return 0;
+        }
+    return -1;
+}

@@ -1,0 +1,65 @@
+/* DIR/state.json: everything a run needs to continue exactly where it was:
+ * the merged configuration (as a -config file would give it), the SPSA state
+ * (theta, k, the RNG, every batch in flight: tuner/spsa.h), the parameters
+ * of the spec that are not tuned, and the run's counters.
+ *
+ *   { "version": 1, "created": ISO date, "updated": ISO date,
+ *     "config": { ... }, "spsa": { ... },
+ *     "run": { "games", "ptnml": [5], "pairs_issued", "time_losses",
+ *              "crashes", "illegal", "elapsed_s", "sessions", "engine",
+ *              "tc", "spec_order": [names], "fixed": { name: value } } }
+ *
+ * Counters cover the batches already applied to theta; games of batches in
+ * flight are not counted (a resume plays those batches again). */
+#ifndef RATCHET_RUNSTATE_H
+#define RATCHET_RUNSTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runconf.h"
+#include "spsa.h"
+
+#define STATE_FILE "state.json"
+
+typedef struct {
+    char name[SPSA_NAME_MAX];
+    int value;
+} FixedParam;
+
+typedef struct {
+    RunConf conf;
+    SpsaState spsa;
+    FixedParam *fixed;      /* spec parameters not tuned (only=): both engines play the spec value */
+    size_t nfixed;
+    char (*order)[SPSA_NAME_MAX]; /* every spec parameter, in spec order */
+    size_t norder;
+    uint64_t games;         /* games of applied batches */
+    uint64_t ptnml[5];      /* pentanomial counts of applied batches, from the `+` engine's view */
+    uint64_t pairs_issued;  /* pairs handed out so far: the position in the opening order */
+    uint64_t time_losses, crashes, illegal; /* engine failures in applied batches, both sides */
+    double elapsed;         /* seconds of play over all sessions */
+    uint64_t sessions;
+    char engine[128];       /* the engine's `id name` */
+    char tc[64];            /* the time control, as text */
+    char created[32], updated[32];
+} RunState;
+
+void runstate_init(RunState *rs);
+void runstate_free(RunState *rs);
+
+cJSON *runstate_to_json(const RunState *rs);
+/* origin names the file in messages. */
+int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *err, size_t errlen);
+
+/* Read and write DIR/state.json (the write is atomic and stamps `updated`). */
+int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen);
+int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen);
+/* The text runstate_save writes (stamps `updated`); malloc'd, NULL on OOM. */
+char *runstate_text(RunState *rs);
+
+/* The value of a spec parameter for export: tuned (spsa_value) or fixed.
+ * -1 if the name is unknown. */
+int runstate_value(const RunState *rs, const char *name, int *value);
+
+#endif
