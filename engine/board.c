@@ -132,7 +132,8 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
     strcpy(buf, fen);
     char *fields[7];
     int nf = 0;
-    for (char *t = strtok(buf, " \t\r\n"); t; t = strtok(NULL, " \t\r\n")) {
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
         if (nf == 7)
             break;
         fields[nf++] = t;

@@ -1,0 +1,797 @@
+/* The match runner: pairs over worker threads with misbehaving engines (each
+ * match completes, the misbehaving engine loses, the counts are reported, the
+ * engine is restarted, nothing hangs), per-pair options, the stop flag, setup
+ * errors, PGN output replayed with the rules library, and the `match`
+ * command line (exit codes, report, SPRT stop, Ctrl-C). */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "book.h"
+#include "cli.h"
+#include "matchcmd.h"
+#include "match.h"
+#include "stats.h"
+
+#define FAKE "build/fake/fakeuci"
+#define TUNE "bin/ratchet-tune"
+
+extern char **environ;
+
+/* ---- hooks that record everything ---------------------------------------- */
+
+#define MAXP 64
+typedef struct {
+    int total, next, done, abandoned;
+    int games;                      /* per job */
+    int stop_after;                 /* set *stop after this many done pairs (0 = never) */
+    volatile sig_atomic_t *stop;
+    bool alpha_per_pair;            /* engine 0 gets option Alpha = pair number */
+    PairResult res[MAXP];
+    MatchTally tally;
+} Rec;
+
+static bool rec_next(void *ctx, PairJob *job)
+{
+    Rec *r = ctx;
+    if (r->next >= r->total)
+        return false;
+    job->id = (uint64_t)r->next;
+    job->opening = (size_t)r->next;
+    job->games = r->games;
+    if (r->alpha_per_pair) {
+        job->nopts[0] = 1;
+        snprintf(job->opts[0][0].name, sizeof job->opts[0][0].name, "Alpha");
+        snprintf(job->opts[0][0].value, sizeof job->opts[0][0].value, "%d", r->next);
+    }
+    r->next++;
+    return true;
+}
+
+static void rec_done(void *ctx, const PairJob *job, const PairResult *res)
+{
+    Rec *r = ctx;
+    (void)job;
+    if (r->done < MAXP)
+        r->res[r->done] = *res;
+    r->done++;
+    tally_add(&r->tally, res);
+    if (r->stop_after && r->done >= r->stop_after)
+        *r->stop = 1;
+}
+
+static void rec_abandoned(void *ctx, const PairJob *job)
+{
+    (void)job;
+    ((Rec *)ctx)->abandoned++;
+}
+
+static MatchConfig cfg;
+static Rec rec;
+static volatile sig_atomic_t stop_flag;
+
+static void setup(void)
+{
+    rules_init();
+    cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
+    memset(&rec, 0, sizeof rec);
+    rec.games = 2;
+    stop_flag = 0;
+    match_config_init(&cfg);
+}
+
+static void teardown(void) { match_config_free(&cfg); }
+
+/* Parse a command line of match options into cfg; the parser is under test too. */
+static void configure(const char *line)
+{
+    char err[512];
+    char **av = ep_split_args(line, err, sizeof err);
+    cr_assert_not_null(av, "%s", err);
+    int n = 0;
+    while (av[n])
+        n++;
+    for (int i = 0; i < n;) {
+        int rc = match_parse_option(&cfg, n, av, &i, err, sizeof err);
+        cr_assert_eq(rc, 1, "option '%s' not taken: %s", av[i], err);
+    }
+    ep_free_argv(av);
+    cr_assert_eq(match_config_finish(&cfg, err, sizeof err), 0, "%s", err);
+    cfg.stop = &stop_flag;
+}
+
+static int play(int pairs)
+{
+    rec.total = pairs;
+    MatchHooks h = { .next_pair = rec_next, .pair_done = rec_done, .pair_abandoned = rec_abandoned, .ctx = &rec };
+    return match_play(&cfg, &h);
+}
+
+static bool rules_term(Termination t) { return t >= TERM_CHECKMATE && t <= TERM_MATERIAL; }
+
+/* Every game with a forfeit term was lost by engine 1 (the misbehaving one). */
+static int count_terms(Termination t)
+{
+    int n = 0;
+    for (int p = 0; p < rec.done && p < MAXP; p++)
+        for (int g = 0; g < rec.res[p].games; g++)
+            if (rec.res[p].term[g] == t) {
+                n++;
+                cr_assert_eq(rec.res[p].score2[g], 2, "pair %d game %d: engine 0 must win a forfeit", p, g);
+            }
+    return n;
+}
+
+TestSuite(match, .init = setup, .fini = teardown, .timeout = 90);
+
+Test(match, pairs_on_two_workers)
+{
+    configure("-engine cmd=" FAKE " name=A args=\"--seed 1\" -engine cmd=" FAKE " name=B args=\"--seed 2\" "
+              "-each nodes=10 -concurrency 2 -maxmoves 60");
+    cr_assert_eq(play(4), 0);
+    cr_assert_eq(rec.done, 4);
+    cr_assert_eq(rec.abandoned, 0);
+    for (int p = 0; p < 4; p++) {
+        const PairResult *r = &rec.res[p];
+        cr_assert_eq(r->games, 2);
+        cr_assert_eq(r->ptnml_index, r->score2[0] + r->score2[1]);
+        for (int g = 0; g < 2; g++)
+            cr_assert(rules_term(r->term[g]) || r->term[g] == TERM_MAXMOVES, "term %d", r->term[g]);
+    }
+    uint64_t sum = 0;
+    for (int k = 0; k < 5; k++)
+        sum += rec.tally.ptnml[k];
+    cr_assert_eq(sum, 4);
+    cr_assert_eq(rec.tally.games, 8);
+    for (int e = 0; e < 2; e++)
+        cr_assert_eq(rec.tally.restarts[e] + rec.tally.crashes[e] + rec.tally.illegal[e] + rec.tally.time_losses[e], 0);
+}
+
+Test(match, single_games_alternate_colours)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -maxmoves 20");
+    rec.games = 1;
+    cr_assert_eq(play(3), 0);
+    cr_assert_eq(rec.done, 3);
+    for (int p = 0; p < 3; p++) {
+        cr_assert_eq(rec.res[p].games, 1);
+        cr_assert_eq(rec.res[p].ptnml_index, -1);
+    }
+    cr_assert_eq(rec.tally.games, 3);
+    cr_assert_eq(rec.tally.pairs, 0);
+}
+
+Test(match, crashing_engine_loses_and_is_restarted)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--crash-after 15\" -each nodes=10");
+    cr_assert_eq(play(3), 0);
+    cr_assert_eq(rec.done, 3);
+    int crashes = count_terms(TERM_CRASH);
+    cr_assert(crashes >= 1);
+    cr_assert_eq(rec.tally.crashes[1], (uint64_t)crashes);
+    cr_assert_eq(rec.tally.crashes[0], 0);
+    bool last_crashed = rec.res[2].term[1] == TERM_CRASH;
+    cr_assert_eq(rec.tally.restarts[1], (uint64_t)(crashes - last_crashed), "one restart before each game after a crash");
+    cr_assert_eq(rec.tally.restarts[0], 0);
+}
+
+Test(match, hanging_engine_is_killed_by_the_watchdog)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--hang-after 5\" watchdog=0.3 "
+              "-each nodes=10");
+    cr_assert_eq(play(2), 0);
+    cr_assert_eq(rec.done, 2);
+    cr_assert_eq(count_terms(TERM_STALL), 4);
+    cr_assert_eq(rec.tally.time_losses[1], 4);
+    cr_assert_eq(rec.tally.restarts[1], 3);
+    cr_assert_eq(rec.tally.ptnml[PTNML_WW], 2);
+}
+
+Test(match, illegal_moves_lose)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--illegal-after 3\" -each nodes=10");
+    cr_assert_eq(play(2), 0);
+    cr_assert_eq(count_terms(TERM_ILLEGAL), 4);
+    cr_assert_eq(rec.tally.illegal[1], 4);
+    cr_assert_eq(rec.tally.restarts[1], 0);
+}
+
+Test(match, malformed_bestmove_loses)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--malformed-after 2\" -each nodes=10");
+    cr_assert_eq(play(2), 0);
+    cr_assert_eq(count_terms(TERM_ILLEGAL), 4);
+    cr_assert_eq(rec.tally.illegal[1], 4);
+}
+
+Test(match, garbage_output_is_harmless)
+{
+    configure("-engine cmd=" FAKE " name=A args=\"--garbage\" -engine cmd=" FAKE " name=B args=\"--garbage --seed 9\" "
+              "-each nodes=10");
+    cr_assert_eq(play(2), 0);
+    for (int p = 0; p < 2; p++)
+        for (int g = 0; g < 2; g++)
+            cr_assert(rules_term(rec.res[p].term[g]), "term %d", rec.res[p].term[g]);
+    for (int e = 0; e < 2; e++)
+        cr_assert_eq(rec.tally.illegal[e] + rec.tally.crashes[e] + rec.tally.time_losses[e], 0);
+}
+
+/* Dies at every ucinewgame: restarted before each game after the first, and
+ * every game is still played out. */
+Test(match, engine_dying_between_games_is_restarted_in_time)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--die-on-ucinewgame\" "
+              "-each nodes=10 -maxmoves 30");
+    cr_assert_eq(play(2), 0);
+    cr_assert_eq(rec.done, 2);
+    cr_assert_eq(rec.tally.restarts[1], 3);
+    cr_assert_eq(rec.tally.crashes[1], 0);
+    for (int p = 0; p < 2; p++)
+        for (int g = 0; g < 2; g++)
+            cr_assert(rec.res[p].plies[g] > 0);
+}
+
+/* The leader exits, a child keeps its stdout open: noticed long before the
+ * 60 s watchdog (the suite's timeout would fail the test otherwise). */
+Test(match, dead_engine_with_orphan_child_is_noticed)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--orphan-after 4\" -each nodes=10");
+    cr_assert_eq(play(1), 0);
+    cr_assert_eq(count_terms(TERM_CRASH), 2);
+    cr_assert_eq(rec.tally.crashes[1], 2);
+}
+
+Test(match, slow_engine_loses_on_time_and_stays)
+{
+    configure("-engine cmd=" FAKE " name=A tc=60 -engine cmd=" FAKE " name=B args=\"--think 80\" tc=0.25");
+    cr_assert_eq(play(1), 0);
+    cr_assert_eq(count_terms(TERM_TIME), 2);
+    cr_assert_eq(rec.tally.time_losses[1], 2);
+    cr_assert_eq(rec.tally.restarts[1], 0);
+}
+
+Test(match, slow_start_within_the_deadline)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--slow-start 300\" "
+              "-each nodes=10 startup=10 -maxmoves 10");
+    cr_assert_eq(play(1), 0);
+    cr_assert_eq(rec.done, 1);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Each game: ucinewgame (not for a fresh process), the pair's options, isready. */
+Test(match, pair_options_reach_the_engine_before_each_game)
+{
+    char path[] = "/tmp/ratchet-optlog-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    char line[512];
+    snprintf(line, sizeof line,
+             "-engine cmd=" FAKE " name=A args=\"--options --option-log %s\" option.Beta=4 "
+             "-engine cmd=" FAKE " name=B -each nodes=10 -maxmoves 3",
+             path);
+    configure(line);
+    rec.alpha_per_pair = true;
+    cr_assert_eq(play(3), 0);
+    char *log = slurp(path);
+    unlink(path);
+    cr_assert_not_null(log);
+    /* Drop the go lines. */
+    char seq[1024] = "";
+    for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"))
+        if (strncmp(l, "go", 2) != 0) {
+            strcat(seq, l);
+            strcat(seq, "|");
+        }
+    free(log);
+    cr_assert_str_eq(seq, "uci|set Beta 4|set Alpha 0|ucinewgame|set Alpha 0|ucinewgame|set Alpha 1|ucinewgame|"
+                          "set Alpha 1|ucinewgame|set Alpha 2|ucinewgame|set Alpha 2|");
+}
+
+Test(match, stop_flag_ends_the_match_between_pairs)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -maxmoves 10");
+    rec.stop_after = 1;
+    rec.stop = &stop_flag;
+    cr_assert_eq(play(10), 0);
+    cr_assert_eq(rec.done, 1);
+    cr_assert_eq(rec.next, 1, "no new pair after the stop");
+}
+
+static void *raise_stop_later(void *arg)
+{
+    (void)arg;
+    while (__atomic_load_n(&rec.next, __ATOMIC_SEQ_CST) == 0)
+        usleep(10 * 1000);
+    usleep(500 * 1000); /* into the game, where B hangs */
+    stop_flag = 1;
+    return NULL;
+}
+
+/* An engine hangs with the 60 s default watchdog; the stop flag ends the
+ * wait at once and the pair is reported abandoned, not done (waiting out the
+ * watchdog would have made it a done pair, lost on a stall). */
+Test(match, stop_flag_abandons_a_running_pair)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--hang-after 2\" -each nodes=10");
+    pthread_t th;
+    pthread_create(&th, NULL, raise_stop_later, NULL);
+    cr_assert_eq(play(5), 0);
+    pthread_join(th, NULL);
+    cr_assert_eq(rec.done, 0, "done %d abandoned %d next %d", rec.done, rec.abandoned, rec.next);
+    cr_assert_eq(rec.abandoned, 1, "done %d abandoned %d next %d", rec.done, rec.abandoned, rec.next);
+}
+
+Test(match, engine_that_does_not_start_is_a_setup_error)
+{
+    configure("-engine cmd=no-such-engine-ratchet name=A -engine cmd=" FAKE " name=B -each nodes=10");
+    cr_assert_eq(play(3), -1);
+    cr_assert_eq(rec.next, 0, "no game played");
+}
+
+Test(match, engine_without_uciok_is_a_setup_error)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--no-uciok\" startup=0.3 -each nodes=10 "
+              "-concurrency 2");
+    cr_assert_eq(play(3), -1);
+    cr_assert_eq(rec.next, 0, "no game played");
+}
+
+/* Starts once, crashes, then cannot be started again: the match stops. */
+Test(match, engine_that_cannot_restart_stops_the_match)
+{
+    char dir[] = "/tmp/ratchet-restart-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char script[256], cwd[1024], line[2048];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(script, sizeof script, "%s/engine.sh", dir);
+    FILE *f = fopen(script, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "#!/bin/sh\nif [ -e %s/started ]; then exit 1; fi\ntouch %s/started\nexec %s/%s --crash-after 4\n", dir,
+            dir, cwd, FAKE);
+    fclose(f);
+    chmod(script, 0755);
+    snprintf(line, sizeof line, "-engine cmd=" FAKE " name=A -engine cmd=%s name=B -each nodes=10", script);
+    configure(line);
+    int rc = play(5);
+    char marker[300];
+    snprintf(marker, sizeof marker, "%s/started", dir);
+    unlink(marker);
+    unlink(script);
+    rmdir(dir);
+    cr_assert_eq(rc, 1);
+    cr_assert_eq(rec.done, 1);
+    cr_assert_eq(rec.abandoned, 1);
+    cr_assert_eq(rec.res[0].term[0], TERM_CRASH);
+    cr_assert_eq(rec.res[0].term[1], TERM_CRASH, "the second game is lost by the engine that cannot start");
+    cr_assert_eq(rec.tally.crashes[1], 2);
+}
+
+/* ---- PGN ----------------------------------------------------------------- */
+
+static const char *book_epd = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                              "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void tag_value(const char *game, const char *name, char *out, size_t len)
+{
+    char key[64];
+    snprintf(key, sizeof key, "[%s \"", name);
+    const char *p = strstr(game, key);
+    out[0] = '\0';
+    if (!p)
+        return;
+    p += strlen(key);
+    const char *q = strchr(p, '"');
+    snprintf(out, len, "%.*s", (int)(q - p), p);
+}
+
+/* Replay one PGN game's movetext with parse_san; returns the plies. */
+static int replay_san(const char *text, Position *pos)
+{
+    int plies = 0;
+    const char *p = text;
+    char tok[64];
+    while (*p) {
+        while (*p == ' ' || *p == '\n')
+            p++;
+        if (*p == '{') {
+            p = strchr(p, '}');
+            cr_assert_not_null(p, "unterminated comment");
+            p++;
+            continue;
+        }
+        size_t n = strcspn(p, " \n");
+        if (n == 0)
+            break;
+        snprintf(tok, sizeof tok, "%.*s", (int)n, p);
+        p += n;
+        if (!strcmp(tok, "1-0") || !strcmp(tok, "0-1") || !strcmp(tok, "1/2-1/2") || !strcmp(tok, "*"))
+            break;
+        if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.'))
+            continue;
+        Move m = parse_san(pos, tok);
+        cr_assert_neq(m, MOVE_NONE, "ply %d: '%s' is not a legal SAN move", plies, tok);
+        pos_make(pos, m);
+        plies++;
+    }
+    return plies;
+}
+
+Test(match, pgn_replays_move_by_move_to_the_same_result)
+{
+    char epd[] = "/tmp/ratchet-book-XXXXXX", pgn[] = "/tmp/ratchet-pgn-XXXXXX";
+    close(mkstemp(epd));
+    close(mkstemp(pgn));
+    unlink(pgn);
+    write_file(epd, book_epd);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "-engine cmd=" FAKE " name=Alpha args=\"--seed 3 --info\" -engine cmd=" FAKE " name=Beta args=\"--seed 4\" "
+             "-each nodes=10 -openings file=%s format=epd order=sequential -pgnout file=%s -event Test -concurrency 2",
+             epd, pgn);
+    configure(line);
+    cr_assert_eq(play(2), 0);
+    char *text = slurp(pgn);
+    unlink(epd);
+    unlink(pgn);
+    cr_assert_not_null(text);
+
+    Position *pos = malloc(sizeof *pos);
+    int games = 0;
+    char *g = text;
+    while ((g = strstr(g, "[Event "))) {
+        char *next = strstr(g + 1, "[Event ");
+        if (next)
+            next[-1] = '\0';
+        char white[64], black[64], result[16], fen[128], setup[8], plies[16], term[32], event[32], tc[16];
+        tag_value(g, "White", white, sizeof white);
+        tag_value(g, "Black", black, sizeof black);
+        tag_value(g, "Result", result, sizeof result);
+        tag_value(g, "FEN", fen, sizeof fen);
+        tag_value(g, "SetUp", setup, sizeof setup);
+        tag_value(g, "PlyCount", plies, sizeof plies);
+        tag_value(g, "Termination", term, sizeof term);
+        tag_value(g, "Event", event, sizeof event);
+        tag_value(g, "TimeControl", tc, sizeof tc);
+        cr_assert_str_eq(event, "Test");
+        cr_assert_str_eq(tc, "-");
+        cr_assert_str_eq(setup, "1");
+        cr_assert(strstr(book_epd, fen) == book_epd || strstr(book_epd, fen), "FEN %s is from the book", fen);
+        cr_assert((!strcmp(white, "Alpha") && !strcmp(black, "Beta")) ||
+                  (!strcmp(white, "Beta") && !strcmp(black, "Alpha")));
+        cr_assert_eq(pos_from_fen(pos, fen, NULL, 0), 0);
+        const char *moves = strstr(g, "\n\n");
+        cr_assert_not_null(moves);
+        int n = replay_san(moves + 2, pos);
+        cr_assert_eq(n, atoi(plies), "PlyCount %s, replayed %d", plies, n);
+        cr_assert(strstr(moves, result), "the movetext ends with the result %s", result);
+        if (!strcmp(term, "normal")) {
+            int res;
+            Termination t;
+            cr_assert(game_rules_end(pos, &res, &t), "a normal end is an end by the rules");
+            cr_assert_str_eq(game_result_text(res), result);
+        }
+        games++;
+        if (!next)
+            break;
+        g = next;
+    }
+    free(pos);
+    free(text);
+    cr_assert_eq(games, 4);
+}
+
+/* ---- the command line (bin/ratchet-tune) ---------------------------------- */
+
+/* Run `bin/ratchet-tune match ARGS` through sh; stdout and stderr into out. */
+static int cli(const char *args, char *out, size_t len)
+{
+    cr_assert(access(TUNE, X_OK) == 0, "%s is missing: run make first", TUNE);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s match %s 2>&1", TUNE, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char out[1 << 16];
+
+#define PAIR "-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B "
+
+Test(match, cli_help)
+{
+    cr_assert_eq(cli("--help", out, sizeof out), 0);
+    cr_assert(strstr(out, "-openings") && strstr(out, "-sprt") && strstr(out, "-concurrency"), "%s", out);
+}
+
+Test(match, cli_usage_errors_exit_2_without_games)
+{
+    char pgn[] = "/tmp/ratchet-cli-XXXXXX", args[1024];
+    close(mkstemp(pgn));
+    unlink(pgn);
+    struct { const char *args; const char *msg; } cases[] = {
+        { PAIR "-each nodes=10 -bogus", "unknown option '-bogus'" },
+        { PAIR "-each nodes=10 -openings file=/nonexistent/book.epd", "/nonexistent/book.epd" },
+        { "-engine cmd=/nonexistent/engine name=A -engine cmd=" FAKE " -each nodes=10", "/nonexistent/engine" },
+        { "-engine cmd=no-such-engine-ratchet name=A -engine cmd=" FAKE " -each nodes=10", "cannot start" },
+        { PAIR "-each nodes=10 startup=0.5 args=--no-uciok", "did not answer 'uci'" },
+        { PAIR, "no time control" },
+        { PAIR "-each tc=fast", "bad time control 'fast'" },
+        { PAIR "-each nodes=10 proto=xboard", "proto=xboard" },
+        { PAIR "-each nodes=10 -sprt elo0=5 elo1=0", "-sprt" },
+        { "-engine cmd=" FAKE " -each nodes=10", "two -engine" },
+        { PAIR "-each nodes=ten", "nodes='ten'" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        snprintf(args, sizeof args, "%s -pgnout %s", cases[k].args, pgn);
+        int rc = cli(args, out, sizeof out);
+        cr_assert_eq(rc, 2, "case %zu (%s): exit %d\n%s", k, cases[k].args, rc, out);
+        cr_assert(strstr(out, cases[k].msg), "case %zu: message should mention '%s':\n%s", k, cases[k].msg, out);
+        cr_assert(access(pgn, F_OK) != 0, "case %zu: no game, no PGN file", k);
+    }
+}
+
+Test(match, cli_report_in_fastchess_format)
+{
+    int rc = cli(PAIR "-each nodes=10 -rounds 3 -maxmoves 40 -concurrency 2", out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "Results of A vs B (10 nodes, 1t, NULL):"), "%s", out);
+    cr_assert(strstr(out, "Games: 6, Wins: "), "%s", out);
+    cr_assert(strstr(out, "Ptnml(0-2): ["), "%s", out);
+    cr_assert(strstr(out, "Player: B\n  Time losses: 0\n  Crashes: 0\n  Illegal moves: 0\n  Restarts: 0"), "%s", out);
+    cr_assert(strstr(out, "Finished match"), "%s", out);
+}
+
+Test(match, cli_counts_misbehaviour_per_engine)
+{
+    int rc = cli(PAIR "-each nodes=10 -rounds 2 -engine args=\"--illegal-after 2\"", out, sizeof out);
+    /* a third -engine is an error; the misbehaving engine goes into the second spec instead */
+    cr_assert_eq(rc, 2, "%s", out);
+    rc = cli("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--illegal-after 2\" -each nodes=10 "
+             "-rounds 2",
+             out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "Games: 4, Wins: 4, Losses: 0, Draws: 0"), "%s", out);
+    cr_assert(strstr(out, "Ptnml(0-2): [0, 0, 0, 0, 2]"), "%s", out);
+    cr_assert(strstr(out, "Player: B\n  Time losses: 0\n  Crashes: 0\n  Illegal moves: 4\n  Restarts: 0"), "%s", out);
+}
+
+/* The report's Elo and LLR lines are the statistics module's figures for the
+ * printed pentanomial counts. */
+Test(match, cli_report_uses_the_statistics)
+{
+    int rc = cli("-engine cmd=" FAKE " name=A args=\"--first\" -engine cmd=" FAKE " name=B args=\"--seed 5\" "
+                 "-each nodes=10 -rounds 6 -maxmoves 30 -draw movenumber=0 movecount=2 score=0 "
+                 "-sprt elo0=-100 elo1=100 alpha=0.01 beta=0.01",
+                 out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    uint64_t pt[5];
+    const char *p = strstr(out, "Ptnml(0-2): [");
+    cr_assert_not_null(p, "%s", out);
+    unsigned long long a[5];
+    cr_assert_eq(sscanf(p, "Ptnml(0-2): [%llu, %llu, %llu, %llu, %llu]", &a[0], &a[1], &a[2], &a[3], &a[4]), 5);
+    for (int k = 0; k < 5; k++)
+        pt[k] = a[k];
+    EloEstimate e;
+    stats_from_ptnml(pt, &e);
+    char want[256];
+    snprintf(want, sizeof want, "Elo: %.2f +/- %.2f, nElo: %.2f +/- %.2f\n", e.elo, e.elo_err, e.nelo, e.nelo_err);
+    cr_assert(strstr(out, want), "expected '%s' in\n%s", want, out);
+    double lo, up;
+    stats_sprt_bounds(0.01, 0.01, &lo, &up);
+    snprintf(want, sizeof want, "LLR: %.2f (%.2f, %.2f) [-100.00, 100.00]\n", stats_sprt_llr_ptnml(pt, -100, 100), lo,
+             up);
+    cr_assert(strstr(out, want), "expected '%s' in\n%s", want, out);
+}
+
+static int games_in(const char *text)
+{
+    const char *p = strstr(text, "Games: ");
+    const char *last = NULL;
+    while (p) {
+        last = p;
+        p = strstr(p + 1, "Games: ");
+    }
+    return last ? atoi(last + 7) : -1;
+}
+
+Test(match, cli_sprt_stops_when_h1_is_accepted)
+{
+    int rc = cli("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--illegal-after 0\" -each nodes=10 "
+                 "-rounds 400 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                 out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "SPRT ([0.00, 10.00]) completed - H1 was accepted"), "%s", out);
+    int games = games_in(strstr(out, "Results of"));
+    cr_assert(games > 0 && games < 800, "stopped early: %d games", games);
+}
+
+Test(match, cli_sprt_stops_when_h0_is_accepted)
+{
+    int rc = cli("-engine cmd=" FAKE " name=A args=\"--illegal-after 0\" -engine cmd=" FAKE " name=B -each nodes=10 "
+                 "-sprt elo0=0 elo1=10",
+                 out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "H0 was accepted"), "%s", out);
+}
+
+Test(match, cli_single_games_and_pgn_colours)
+{
+    char pgn[] = "/tmp/ratchet-cli-XXXXXX", args[1024];
+    close(mkstemp(pgn));
+    unlink(pgn);
+    snprintf(args, sizeof args, PAIR "-each nodes=10 -games 1 -rounds 4 -maxmoves 10 -pgnout %s", pgn);
+    int rc = cli(args, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "Games: 4, "), "%s", out);
+    cr_assert_null(strstr(out, "Ptnml"), "no pentanomial line for single games");
+    char *text = slurp(pgn);
+    unlink(pgn);
+    cr_assert_not_null(text);
+    int a_white = 0, b_white = 0;
+    for (const char *p = text; (p = strstr(p, "[White \"")); p++) {
+        a_white += p[8] == 'A';
+        b_white += p[8] == 'B';
+    }
+    free(text);
+    cr_assert_eq(a_white, 2);
+    cr_assert_eq(b_white, 2);
+}
+
+Test(match, cli_log_records_the_engine_traffic)
+{
+    char log[] = "/tmp/ratchet-log-XXXXXX", args[1024];
+    close(mkstemp(log));
+    snprintf(args, sizeof args, PAIR "-each nodes=10 -maxmoves 5 -log file=%s", log);
+    cr_assert_eq(cli(args, out, sizeof out), 0, "%s", out);
+    char *text = slurp(log);
+    unlink(log);
+    cr_assert_not_null(text);
+    cr_assert(strstr(text, "<A: uciok"), "%s", text);
+    cr_assert(strstr(text, ">B: isready"), "%s", text);
+    cr_assert(strstr(text, "game 1.2 finished: B vs A"), "%s", text);
+    free(text);
+}
+
+/* Ctrl-C: the match stops, the report of the finished games is printed, exit 0. */
+Test(match, cli_sigint_stops_cleanly_with_a_report)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    char *argv[] = { TUNE, "match", "-engine", "cmd=" FAKE, "name=A", "-engine", "cmd=" FAKE, "name=B",
+                     "-each", "nodes=10", "-rounds", "100000", "-concurrency", "2", NULL };
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, TUNE, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    /* Wait for the first progress line: games are being played. */
+    size_t n = 0;
+    while (n < sizeof out - 1) {
+        ssize_t r = read(fds[0], out + n, sizeof out - 1 - n);
+        cr_assert(r > 0, "runner ended early:\n%.*s", (int)n, out);
+        n += (size_t)r;
+        out[n] = '\0';
+        if (strstr(out, "Games: "))
+            break;
+    }
+    kill(pid, SIGINT);
+    ssize_t r;
+    while (n < sizeof out - 1 && (r = read(fds[0], out + n, sizeof out - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fds[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d\n%s", st, out);
+    cr_assert(strstr(out, "Match interrupted"), "%s", out);
+    cr_assert(strstr(out, "Results of A vs B"), "%s", out);
+    cr_assert(strstr(out, "Finished match"), "%s", out);
+}
+
+Test(match, tc_parsing)
+{
+    TimeControl t = { 0 };
+    char err[256];
+    cr_assert_eq(cli_parse_tc("40/60+0.5", &t, err, sizeof err), 0);
+    cr_assert_eq(t.moves, 40);
+    cr_assert_eq(t.base_ms, 60000);
+    cr_assert_eq(t.inc_ms, 500);
+    cr_assert_eq(cli_parse_tc("1:30+1", &t, err, sizeof err), 0);
+    cr_assert_eq(t.moves, 0);
+    cr_assert_eq(t.base_ms, 90000);
+    cr_assert_eq(t.inc_ms, 1000);
+    cr_assert_eq(cli_parse_tc("0.2", &t, err, sizeof err), 0);
+    cr_assert_eq(t.base_ms, 200);
+    cr_assert_eq(t.inc_ms, 0);
+    cr_assert_eq(cli_parse_tc("inf", &t, err, sizeof err), 0);
+    cr_assert_not(tc_has_clock(&t));
+    cr_assert_eq(cli_parse_tc("10+", &t, err, sizeof err), -1);
+    cr_assert_eq(cli_parse_tc("x/10", &t, err, sizeof err), -1);
+    cr_assert_eq(cli_parse_tc("1:75", &t, err, sizeof err), -1);
+    cr_assert_eq(cli_parse_tc("0+0", &t, err, sizeof err), -1);
+}
+
+Test(match, each_applies_where_engine_is_silent)
+{
+    configure("-each nodes=10 option.Hash=8 option.Threads=1 name=X "
+              "-engine cmd=" FAKE " name=A nodes=99 option.Hash=32 -engine cmd=" FAKE " depth=3");
+    cr_assert_eq(cfg.eng[0].tc.nodes, 99);
+    cr_assert_eq(cfg.eng[1].tc.nodes, 10);
+    cr_assert_eq(cfg.eng[1].tc.depth, 3);
+    cr_assert_str_eq(cfg.eng[0].name, "A");
+    cr_assert_str_eq(cfg.eng[1].name, "X");
+    cr_assert_eq(cfg.eng[0].nopts, 2);
+    cr_assert_str_eq(cfg.eng[0].opts[0].name, "Hash");
+    cr_assert_str_eq(cfg.eng[0].opts[0].value, "32");
+    cr_assert_str_eq(cfg.eng[1].opts[0].value, "8");
+    cr_assert_eq(cfg.eng[0].startup_ms, 10000);
+}
+
+Test(match, pasted_fastchess_options_are_accepted)
+{
+    configure("-engine cmd=" FAKE " name=A proto=uci -engine cmd=" FAKE " name=B proto=uci "
+              "-each tc=10+0.1 timemargin=50 -recover -ratinginterval 10 -output format=fastchess "
+              "-draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true "
+              "-maxmoves 200 -srand 42 -pgnout file=/dev/null notation=san");
+    cr_assert_eq(cfg.eng[1].tc.base_ms, 10000);
+    cr_assert_eq(cfg.eng[1].tc.inc_ms, 100);
+    cr_assert_eq(cfg.eng[0].tc.margin_ms, 50);
+    cr_assert(cfg.adj.draw && cfg.adj.draw_movenumber == 40 && cfg.adj.draw_movecount == 8 && cfg.adj.draw_score == 10);
+    cr_assert(cfg.adj.resign && cfg.adj.resign_twosided && cfg.adj.resign_score == 600);
+    cr_assert_eq(cfg.adj.maxmoves, 200);
+    cr_assert_eq(cfg.seed, 42);
+}
+
+Test(match, unknown_option_is_left_to_the_caller)
+{
+    char *argv[] = { "-rounds", "5" };
+    int i = 0;
+    char err[128];
+    cr_assert_eq(match_parse_option(&cfg, 2, argv, &i, err, sizeof err), 0);
+    cr_assert_eq(i, 0);
+    char *bad[] = { "-engine", "cmd" };
+    cr_assert_eq(match_parse_option(&cfg, 2, bad, &i, err, sizeof err), -1);
+    cr_assert(strstr(err, "key=value"), "%s", err);
+}

@@ -1,0 +1,27 @@
+/* The command-line face of the match runner: fastchess/cutechess-style
+ * options into a MatchConfig (match_parse_option and friends, declared in
+ * match.h), plus the small parsers the `match` command and others share. */
+#ifndef RATCHET_CLI_H
+#define RATCHET_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+
+/* tc=[moves/]base[+inc] with base as seconds or minutes:seconds, or inf. */
+int cli_parse_tc(const char *s, TimeControl *tc, char *err, size_t errlen);
+
+/* One key=value word of an option such as "-engine"; 0 or -1 with err set. */
+typedef int (*CliKvFn)(void *ctx, const char *opt, const char *key, const char *value, char *err, size_t errlen);
+/* The key=value words after argv[*i] (up to the next word starting with
+ * '-'), each given to fn.  Returns 1 with *i past them, or -1 with err set
+ * (no words, a word without '=', or fn's error). */
+int cli_key_values(int argc, char **argv, int *i, CliKvFn fn, void *ctx, char *err, size_t errlen);
+/* "-NAME N": N an integer in lo..hi.  1 with *i past it, or -1 with err set. */
+int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t *out, char *err, size_t errlen);
+/* A whole-string finite number in lo..hi. */
+bool cli_parse_double(const char *s, double lo, double hi, double *out);
+
+#endif

@@ -1,0 +1,429 @@
+/* One refereed game between two engine processes.  See game.h. */
+#include "game.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    GRACE_MS = 1000,      /* after a forfeit on time: how long `stop` may take */
+    MATE_CP = 32000,
+    GO_MAX = 256          /* room for the "\ngo ...\n" tail */
+};
+
+/* ---- time controls ------------------------------------------------------ */
+
+static void fmt_seconds(char *buf, size_t len, int64_t ms)
+{
+    if (ms % 1000 == 0)
+        snprintf(buf, len, "%lld", (long long)(ms / 1000));
+    else
+        snprintf(buf, len, "%g", (double)ms / 1000.0);
+}
+
+void tc_format(const TimeControl *t, char *buf, size_t len)
+{
+    char a[32], b[32];
+    size_t n = 0;
+    buf[0] = '\0';
+    if (tc_has_clock(t)) {
+        fmt_seconds(a, sizeof a, t->base_ms);
+        fmt_seconds(b, sizeof b, t->inc_ms);
+        if (t->moves > 0)
+            n += (size_t)snprintf(buf + n, len - n, "%d/", t->moves);
+        n += (size_t)snprintf(buf + n, len - n, t->inc_ms > 0 ? "%s+%s" : "%s", a, b);
+    } else if (t->movetime_ms > 0) {
+        fmt_seconds(a, sizeof a, t->movetime_ms);
+        n += (size_t)snprintf(buf + n, len - n, "%s/move", a);
+    }
+    if (t->depth > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s%d plies", n ? ", " : "", t->depth);
+    if (t->nodes > 0 && n < len)
+        snprintf(buf + n, len - n, "%s%lld nodes", n ? ", " : "", (long long)t->nodes);
+}
+
+void tc_format_pgn(const TimeControl *t, char *buf, size_t len)
+{
+    char a[32], b[32];
+    if (tc_has_clock(t)) {
+        fmt_seconds(a, sizeof a, t->base_ms);
+        fmt_seconds(b, sizeof b, t->inc_ms);
+        if (t->moves > 0)
+            snprintf(buf, len, "%d/%s", t->moves, a);
+        else if (t->inc_ms > 0)
+            snprintf(buf, len, "%s+%s", a, b);
+        else
+            snprintf(buf, len, "%s", a);
+    } else if (t->movetime_ms > 0) {
+        fmt_seconds(a, sizeof a, t->movetime_ms);
+        snprintf(buf, len, "1/%s", a);
+    } else {
+        snprintf(buf, len, "-");
+    }
+}
+
+/* ---- texts -------------------------------------------------------------- */
+
+const char *game_result_text(int result)
+{
+    switch (result) {
+    case RESULT_WHITE: return "1-0";
+    case RESULT_BLACK: return "0-1";
+    case RESULT_DRAW: return "1/2-1/2";
+    default: return "*";
+    }
+}
+
+const char *game_pgn_termination(Termination t)
+{
+    switch (t) {
+    case TERM_CHECKMATE: case TERM_STALEMATE: case TERM_REPETITION: case TERM_FIFTY: case TERM_MATERIAL:
+        return "normal";
+    case TERM_ADJ_DRAW: case TERM_ADJ_RESIGN: case TERM_MAXMOVES: return "adjudication";
+    case TERM_TIME: return "time forfeit";
+    case TERM_STALL: return "stalled connection";
+    case TERM_ILLEGAL: return "illegal move";
+    case TERM_CRASH: return "abandoned";
+    default: return "unterminated";
+    }
+}
+
+void game_describe(const GameRecord *r, char *buf, size_t len)
+{
+    static const char *side[2] = { "White", "Black" };
+    int winner = r->result == RESULT_WHITE ? WHITE : BLACK;
+    int loser = r->culprit >= 0 ? r->culprit : !winner;
+    const char *d = r->detail;
+    switch (r->term) {
+    case TERM_CHECKMATE: snprintf(buf, len, "%s mates", side[winner]); break;
+    case TERM_STALEMATE: snprintf(buf, len, "Draw by stalemate"); break;
+    case TERM_REPETITION: snprintf(buf, len, "Draw by 3-fold repetition"); break;
+    case TERM_FIFTY: snprintf(buf, len, "Draw by fifty moves rule"); break;
+    case TERM_MATERIAL: snprintf(buf, len, "Draw by insufficient mating material"); break;
+    case TERM_ADJ_DRAW: snprintf(buf, len, "Draw by adjudication"); break;
+    case TERM_ADJ_RESIGN: snprintf(buf, len, "%s wins by adjudication", side[winner]); break;
+    case TERM_MAXMOVES: snprintf(buf, len, "Draw by adjudication: %s", d[0] ? d : "maximum number of moves"); break;
+    case TERM_TIME:
+        if (r->result == RESULT_DRAW)
+            snprintf(buf, len, "Draw: %s runs out of time, %s has a bare king", side[loser], side[!loser]);
+        else
+            snprintf(buf, len, "%s loses on time", side[loser]);
+        break;
+    case TERM_STALL: snprintf(buf, len, "%s's connection stalls", side[loser]); break;
+    case TERM_ILLEGAL: snprintf(buf, len, "%s makes an illegal move: %s", side[loser], d); break;
+    case TERM_CRASH: snprintf(buf, len, "%s disconnects (%s)", side[loser], d); break;
+    case TERM_STOPPED: snprintf(buf, len, "Game interrupted"); break;
+    case TERM_BAD_START: snprintf(buf, len, "Invalid start position: %s", d); break;
+    default: snprintf(buf, len, "No result"); break;
+    }
+}
+
+/* ---- the referee -------------------------------------------------------- */
+
+int game_scratch_init(GameScratch *w)
+{
+    w->pos = malloc(sizeof *w->pos);
+    w->cap = 256 + 6 * (size_t)GAME_MAX_PLIES + GO_MAX;
+    w->cmd = malloc(w->cap);
+    if (!w->pos || !w->cmd) {
+        game_scratch_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void game_scratch_free(GameScratch *w)
+{
+    free(w->pos);
+    free(w->cmd);
+    w->pos = NULL;
+    w->cmd = NULL;
+}
+
+bool game_rules_end(const Position *pos, int *result, Termination *term)
+{
+    MoveList list;
+    gen_legal(pos, &list, GEN_ALL);
+    if (list.count == 0) {
+        if (pos_in_check(pos)) {
+            *result = pos->side == WHITE ? RESULT_BLACK : RESULT_WHITE;
+            *term = TERM_CHECKMATE;
+        } else {
+            *result = RESULT_DRAW;
+            *term = TERM_STALEMATE;
+        }
+        return true;
+    }
+    Termination t;
+    if (pos_insufficient_material(pos))
+        t = TERM_MATERIAL;
+    else if (pos_repetitions(pos) >= 2)
+        t = TERM_REPETITION;
+    else if (pos_fifty(pos))
+        t = TERM_FIFTY;
+    else
+        return false;
+    *result = RESULT_DRAW;
+    *term = t;
+    return true;
+}
+
+static void forfeit(GameRecord *r, int side, Termination t)
+{
+    r->result = side == WHITE ? RESULT_BLACK : RESULT_WHITE;
+    r->term = t;
+    r->culprit = side;
+}
+
+/* Out of time against a bare king: the opponent cannot win, so a draw. */
+static void time_forfeit(GameRecord *r, const Position *pos, int side)
+{
+    forfeit(r, side, TERM_TIME);
+    if (pos->by_color[!side] == pos_pieces(pos, !side, KING))
+        r->result = RESULT_DRAW;
+}
+
+/* An engine over its time may still be thinking: ask it to stop; if it
+ * does not answer at once, it is hung and goes. */
+static void recover(EngineProc *e, GameRecord *r, int side)
+{
+    if (ep_send(e, "stop") == 0 && ep_wait_for(e, "bestmove", ep_now_ms() + GRACE_MS, NULL) == EP_LINE)
+        return;
+    ep_kill(e);
+    r->dead[side] = true;
+}
+
+/* "info ... score cp X | mate N ... depth D": the mover's evaluation. */
+static void parse_info(const char *s, int32_t *score, int16_t *depth)
+{
+    const char *p = strstr(s, " score ");
+    if (p) {
+        p += 7;
+        if (strncmp(p, "cp ", 3) == 0) {
+            *score = (int32_t)strtol(p + 3, NULL, 10);
+        } else if (strncmp(p, "mate ", 5) == 0) {
+            long n = strtol(p + 5, NULL, 10);
+            *score = n > 0 ? MATE_CP - (int32_t)n : -MATE_CP - (int32_t)n;
+        }
+    }
+    p = strstr(s, " depth ");
+    if (p)
+        *depth = (int16_t)strtol(p + 7, NULL, 10);
+}
+
+/* Write "\ngo ...\n" at buf; returns its length. */
+static size_t format_go(char *buf, const GameSetup *s, const int64_t left[2], const int moves_by[2], int side)
+{
+    const TimeControl *t = s->tc[side];
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, GO_MAX - n, "\ngo");
+    if (tc_has_clock(t)) {
+        n += (size_t)snprintf(buf + n, GO_MAX - n, " wtime %lld btime %lld winc %lld binc %lld", (long long)left[WHITE],
+                              (long long)left[BLACK], (long long)s->tc[WHITE]->inc_ms, (long long)s->tc[BLACK]->inc_ms);
+        if (t->moves > 0)
+            n += (size_t)snprintf(buf + n, GO_MAX - n, " movestogo %d", t->moves - moves_by[side] % t->moves);
+    }
+    if (t->movetime_ms > 0)
+        n += (size_t)snprintf(buf + n, GO_MAX - n, " movetime %lld", (long long)t->movetime_ms);
+    if (t->nodes > 0)
+        n += (size_t)snprintf(buf + n, GO_MAX - n, " nodes %lld", (long long)t->nodes);
+    if (t->depth > 0)
+        n += (size_t)snprintf(buf + n, GO_MAX - n, " depth %d", t->depth);
+    buf[n++] = '\n';
+    return n;
+}
+
+/* Adjudication state across the plies of one game. */
+typedef struct {
+    int draw_plies;          /* consecutive plies with |score| <= draw score */
+    int lose_moves[2];       /* consecutive own moves with score <= -resign score */
+    int win_moves[2];        /* ... with score >= resign score */
+} AdjState;
+
+static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t score, int nply, GameRecord *r)
+{
+    if (!a)
+        return false;
+    bool known = score != SCORE_NONE;
+    if (a->resign) {
+        st->lose_moves[side] = known && score <= -a->resign_score ? st->lose_moves[side] + 1 : 0;
+        st->win_moves[side] = known && score >= a->resign_score ? st->win_moves[side] + 1 : 0;
+        for (int c = 0; c < 2; c++) {
+            bool lost = st->lose_moves[c] >= a->resign_movecount &&
+                        (!a->resign_twosided || st->win_moves[!c] >= a->resign_movecount);
+            if (lost) {
+                r->result = c == WHITE ? RESULT_BLACK : RESULT_WHITE;
+                r->term = TERM_ADJ_RESIGN;
+                return true;
+            }
+        }
+    }
+    if (a->draw) {
+        bool small = known && score <= a->draw_score && score >= -a->draw_score;
+        st->draw_plies = small ? st->draw_plies + 1 : 0;
+        if (nply / 2 >= a->draw_movenumber && st->draw_plies >= 2 * a->draw_movecount) {
+            r->result = RESULT_DRAW;
+            r->term = TERM_ADJ_DRAW;
+            return true;
+        }
+    }
+    if (a->maxmoves > 0 && nply >= 2 * a->maxmoves) {
+        r->result = RESULT_DRAW;
+        r->term = TERM_MAXMOVES;
+        return true;
+    }
+    return false;
+}
+
+void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
+{
+    Position *pos = w->pos;
+    r->nply = 0;
+    r->result = RESULT_NONE;
+    r->term = TERM_NONE;
+    r->culprit = -1;
+    r->dead[0] = r->dead[1] = false;
+    r->detail[0] = '\0';
+
+    size_t len;
+    if (!s->fen || strcmp(s->fen, START_FEN) == 0) {
+        pos_from_fen(pos, START_FEN, NULL, 0);
+        r->startpos = true;
+        len = (size_t)snprintf(w->cmd, w->cap, "position startpos");
+    } else {
+        if (pos_from_fen(pos, s->fen, r->detail, sizeof r->detail) < 0) {
+            r->term = TERM_BAD_START;
+            snprintf(r->fen, sizeof r->fen, "%s", s->fen);
+            return;
+        }
+        r->startpos = false;
+        len = (size_t)snprintf(w->cmd, w->cap, "position fen %s", s->fen);
+    }
+    pos_to_fen(pos, r->fen, sizeof r->fen);
+
+    int64_t left[2] = { s->tc[WHITE]->base_ms, s->tc[BLACK]->base_ms };
+    int moves_by[2] = { 0, 0 };
+    AdjState adj = { 0, { 0, 0 }, { 0, 0 } };
+
+    if (game_rules_end(pos, &r->result, &r->term))
+        return;
+    for (;;) {
+        int side = pos->side;
+        EngineProc *e = s->eng[side];
+        const TimeControl *t = s->tc[side];
+        if (s->stop && *s->stop) {
+            r->term = TERM_STOPPED;
+            return;
+        }
+
+        size_t glen = format_go(w->cmd + len, s, left, moves_by, side);
+        int64_t t0 = ep_now_ms();
+        int64_t deadline = tc_has_clock(t)   ? t0 + left[side] + t->margin_ms
+                           : t->movetime_ms ? t0 + t->movetime_ms + t->margin_ms
+                                            : t0 + t->watchdog_ms;
+        if (ep_write(e, w->cmd, len + glen, deadline) < 0) {
+            ep_kill(e);
+            ep_describe_exit(e, r->detail, sizeof r->detail);
+            forfeit(r, side, TERM_CRASH);
+            r->dead[side] = true;
+            return;
+        }
+
+        int32_t score = SCORE_NONE;
+        int16_t depth = 0;
+        const char *line, *bm;
+        for (;;) {
+            EpWait wt = ep_read_line(e, deadline, s->stop, &line);
+            if (wt == EP_LINE) {
+                while (*line == ' ' || *line == '\t')
+                    line++;
+                if (line[0] == 'b' && strncmp(line, "bestmove", 8) == 0 &&
+                    (line[8] == ' ' || line[8] == '\t' || line[8] == '\0')) {
+                    bm = line + 8;
+                    break;
+                }
+                if (line[0] == 'i' && strncmp(line, "info ", 5) == 0 && strncmp(line + 5, "string", 6) != 0)
+                    parse_info(line, &score, &depth);
+                continue;
+            }
+            if (wt == EP_STOPPED) {
+                r->term = TERM_STOPPED;
+                r->dead[side] = true; /* still thinking: not fit for another game */
+                return;
+            }
+            if (wt == EP_EOF) {
+                ep_kill(e);
+                ep_describe_exit(e, r->detail, sizeof r->detail);
+                forfeit(r, side, TERM_CRASH);
+                r->dead[side] = true;
+                return;
+            }
+            if (tc_has_clock(t) || t->movetime_ms)
+                time_forfeit(r, pos, side);
+            else
+                forfeit(r, side, TERM_STALL);
+            recover(e, r, side);
+            return;
+        }
+        int64_t elapsed = ep_now_ms() - t0;
+
+        /* The move must be a legal move in UCI notation. */
+        while (*bm == ' ' || *bm == '\t')
+            bm++;
+        size_t mlen = strcspn(bm, " \t");
+        char text[8];
+        Move m = MOVE_NONE;
+        if (mlen > 0 && mlen < sizeof text) {
+            memcpy(text, bm, mlen);
+            text[mlen] = '\0';
+            m = parse_uci(pos, text);
+        }
+        if (m == MOVE_NONE) {
+            snprintf(r->detail, sizeof r->detail, "%.*s", mlen ? (int)(mlen < 40 ? mlen : 40) : 6,
+                     mlen ? bm : "(none)");
+            forfeit(r, side, TERM_ILLEGAL);
+            return;
+        }
+
+        /* The clock. */
+        if (tc_has_clock(t)) {
+            if (elapsed > left[side] + t->margin_ms) {
+                time_forfeit(r, pos, side);
+                return;
+            }
+            left[side] = (left[side] > elapsed ? left[side] - elapsed : 0) + t->inc_ms;
+            moves_by[side]++;
+            if (t->moves > 0 && moves_by[side] % t->moves == 0)
+                left[side] += t->base_ms;
+        } else if (t->movetime_ms > 0 && elapsed > t->movetime_ms + t->margin_ms) {
+            time_forfeit(r, pos, side);
+            return;
+        }
+
+        int k = r->nply++;
+        r->moves[k] = m;
+        r->score[k] = score;
+        r->depth[k] = depth;
+        r->ms[k] = (int32_t)elapsed;
+        if (k == 0) {
+            memcpy(w->cmd + len, " moves", 6);
+            len += 6;
+        }
+        w->cmd[len++] = ' ';
+        move_to_uci(m, w->cmd + len);
+        len += mlen;
+        pos_make(pos, m);
+
+        if (game_rules_end(pos, &r->result, &r->term))
+            return;
+        if (adjudicate(s->adj, &adj, side, score, r->nply, r))
+            return;
+        if (r->nply >= GAME_MAX_PLIES || !pos_has_room(pos)) {
+            r->result = RESULT_DRAW;
+            r->term = TERM_MAXMOVES;
+            snprintf(r->detail, sizeof r->detail, "game longer than %d plies", GAME_MAX_PLIES);
+            return;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/* One game between two running engine processes, refereed by the rules
+ * library: every bestmove is checked, the clocks are kept, the game ends on
+ * the rules, on adjudication, or on an engine's failure (time, stall,
+ * illegal move, crash).  Starting, readying and restarting engines is the
+ * caller's business; the record says which engine must be restarted. */
+#ifndef RATCHET_GAME_H
+#define RATCHET_GAME_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "engine_proc.h"
+
+/* The limits for one engine; several may be combined (e.g. tc and nodes). */
+typedef struct {
+    int64_t nodes;           /* go nodes N; 0 = none */
+    int depth;               /* go depth N; 0 = none */
+    int64_t movetime_ms;     /* go movetime (st=); 0 = none */
+    int64_t base_ms, inc_ms; /* tc=[moves/]base+inc: a clock when either is > 0 */
+    int moves;               /* moves per period, 0 = whole game */
+    int64_t margin_ms;       /* timemargin: tolerated overrun of the clock or movetime */
+    int64_t watchdog_ms;     /* without clock or movetime: longest wait for a move */
+} TimeControl;
+
+static inline bool tc_has_clock(const TimeControl *t) { return t->base_ms > 0 || t->inc_ms > 0; }
+/* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies". */
+void tc_format(const TimeControl *t, char *buf, size_t len);
+/* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-". */
+void tc_format_pgn(const TimeControl *t, char *buf, size_t len);
+
+typedef struct {
+    bool draw;               /* -draw movenumber= movecount= score= */
+    int draw_movenumber, draw_movecount, draw_score;
+    bool resign;             /* -resign movecount= score= twosided= */
+    int resign_movecount, resign_score;
+    bool resign_twosided;
+    int maxmoves;            /* -maxmoves N: draw after N moves each; 0 = off */
+} Adjudication;
+
+typedef enum {
+    TERM_NONE,         /* not finished */
+    TERM_CHECKMATE, TERM_STALEMATE, TERM_REPETITION, TERM_FIFTY, TERM_MATERIAL,
+    TERM_ADJ_DRAW, TERM_ADJ_RESIGN, TERM_MAXMOVES,
+    TERM_TIME,         /* over the clock or movetime (plus margin) */
+    TERM_STALL,        /* no move within the watchdog (nodes=/depth= games) */
+    TERM_ILLEGAL,      /* illegal or malformed bestmove */
+    TERM_CRASH,        /* the engine died or closed its output */
+    TERM_STOPPED,      /* interrupted by the stop flag: no result */
+    TERM_BAD_START     /* the start position is not a legal FEN: no result */
+} Termination;
+
+enum { RESULT_NONE, RESULT_WHITE, RESULT_BLACK, RESULT_DRAW };
+
+typedef struct {
+    EngineProc *eng[2];         /* by colour: [WHITE], [BLACK] */
+    const TimeControl *tc[2];   /* by colour */
+    const Adjudication *adj;    /* or NULL */
+    const char *fen;            /* NULL or START_FEN: the standard start */
+    const volatile sig_atomic_t *stop;
+} GameSetup;
+
+#define GAME_MAX_PLIES (MAX_HISTORY - 8)
+#define SCORE_NONE INT32_MIN
+
+typedef struct {
+    char fen[128];              /* start position as FEN */
+    bool startpos;              /* ... and it is the standard one */
+    int nply;
+    Move moves[GAME_MAX_PLIES];
+    int32_t score[GAME_MAX_PLIES];  /* mover's last reported score (cp, mate as +/-(32000 - n)), or SCORE_NONE */
+    int16_t depth[GAME_MAX_PLIES];
+    int32_t ms[GAME_MAX_PLIES];     /* thinking time */
+    int result;                 /* RESULT_* */
+    Termination term;
+    int culprit;                /* colour that forfeited (time, stall, illegal, crash), or -1 */
+    bool dead[2];               /* by colour: that engine is gone or unreliable; restart it */
+    char detail[96];            /* the illegal move, how the engine died, ... */
+} GameRecord;
+
+/* Per-worker buffers reused from game to game: no allocation per ply. */
+typedef struct {
+    Position *pos;
+    char *cmd;                  /* "position ... moves ..." built incrementally, then "\ngo ...\n" */
+    size_t cap;
+} GameScratch;
+
+int game_scratch_init(GameScratch *w);  /* 0 or -1 (out of memory) */
+void game_scratch_free(GameScratch *w);
+
+void game_play(const GameSetup *s, GameScratch *w, GameRecord *r);
+
+/* "1-0", "0-1", "1/2-1/2", "*". */
+const char *game_result_text(int result);
+/* cutechess-style reason: "White mates", "Black loses on time", ... */
+void game_describe(const GameRecord *r, char *buf, size_t len);
+/* The PGN Termination tag: "normal", "adjudication", "time forfeit", ... */
+const char *game_pgn_termination(Termination t);
+/* If the game is over by the rules in this position, set *result / *term and return true. */
+bool game_rules_end(const Position *pos, int *result, Termination *term);
+
+#endif

@@ -1,0 +1,393 @@
+/* The match runner: worker threads, each with two engine processes, playing
+ * the pairs the hooks hand out.  See match.h. */
+#include "match.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgn.h"
+
+enum {
+    QUIT_GRACE_MS = 1000,
+    MAX_START_FAILURES = 3   /* consecutive failed restarts of one engine: the match stops */
+};
+
+typedef struct Runner Runner;
+
+typedef struct {
+    Runner *run;
+    int index;
+    pthread_t thread;
+    EngineProc eng[2];          /* by engine index */
+    bool fresh[2];              /* just started: no ucinewgame needed */
+    int start_failures[2];
+    GameScratch scratch;
+    GameRecord *rec;
+    PgnText pgn;
+    char *msg;                  /* the per-game setoption/isready message */
+    size_t msgcap;
+    PairJob job;
+    char err[512];
+    bool failed;
+} Worker;
+
+struct Runner {
+    const MatchConfig *cfg;
+    const MatchHooks *hooks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int nready, nfailed;
+    bool go, abort, done;
+    PgnFile *pgn;
+    EpLog log;
+    bool logging;
+    Worker *workers;
+};
+
+static void count_loss(PairResult *res, int engine, Termination t)
+{
+    if (t == TERM_TIME || t == TERM_STALL)
+        res->time_losses[engine]++;
+    else if (t == TERM_CRASH)
+        res->crashes[engine]++;
+    else if (t == TERM_ILLEGAL)
+        res->illegal[engine]++;
+}
+
+static void fatal(Worker *w, const char *fmt, const char *a, const char *b)
+{
+    Runner *R = w->run;
+    pthread_mutex_lock(&R->mu);
+    if (!R->abort) {
+        fprintf(stderr, "ratchet-tune: ");
+        fprintf(stderr, fmt, a, b);
+        fprintf(stderr, "; stopping the match\n");
+    }
+    R->abort = true;
+    pthread_mutex_unlock(&R->mu);
+}
+
+enum { READY, READY_FAILED_EOF, READY_FAILED_TIMEOUT, READY_STOPPED, READY_FATAL };
+
+/* Make engine `idx` ready for a new game with the job's options: start it if
+ * it is not running, `ucinewgame` (unless fresh), the options, `isready`.
+ * One more try with a new process if that fails. */
+static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, char *why, size_t whylen)
+{
+    const MatchConfig *cfg = w->run->cfg;
+    EngineProc *e = &w->eng[idx];
+    int outcome = READY_FAILED_EOF;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!ep_running(e)) {
+            char err[512];
+            if (ep_start(e, err, sizeof err) < 0) {
+                snprintf(why, whylen, "restart failed");
+                if (++w->start_failures[idx] >= MAX_START_FAILURES) {
+                    char times[16];
+                    snprintf(times, sizeof times, "%d", MAX_START_FAILURES);
+                    fatal(w, "%s (%s failed starts in a row)", err, times);
+                    return READY_FATAL;
+                }
+                fprintf(stderr, "ratchet-tune: warning: %s\n", err);
+                continue;
+            }
+            w->start_failures[idx] = 0;
+            res->restarts[idx]++;
+            w->fresh[idx] = true;
+        }
+        size_t n = 0;
+        if (!w->fresh[idx])
+            n += (size_t)snprintf(w->msg + n, w->msgcap - n, "ucinewgame\n");
+        for (int k = 0; k < job->nopts[idx] && k < MAX_JOB_OPTS; k++)
+            n += (size_t)snprintf(w->msg + n, w->msgcap - n, "setoption name %s value %s\n", job->opts[idx][k].name,
+                                  job->opts[idx][k].value);
+        n += (size_t)snprintf(w->msg + n, w->msgcap - n, "isready\n");
+        int64_t deadline = ep_now_ms() + cfg->eng[idx].startup_ms;
+        EpWait wt = ep_write(e, w->msg, n, deadline) == 0 ? ep_wait_for(e, "readyok", deadline, cfg->stop) : EP_EOF;
+        w->fresh[idx] = false;
+        if (wt == EP_LINE)
+            return READY;
+        if (wt == EP_STOPPED)
+            return READY_STOPPED;
+        ep_kill(e);
+        if (wt == EP_TIMEOUT) {
+            snprintf(why, whylen, "no readyok within %.1f s", (double)cfg->eng[idx].startup_ms / 1000.0);
+            outcome = READY_FAILED_TIMEOUT;
+        } else {
+            ep_describe_exit(e, why, whylen);
+            outcome = READY_FAILED_EOF;
+        }
+    }
+    return outcome;
+}
+
+static void write_pgn(Worker *w, const PairJob *job, int white, const GameRecord *rec, time_t start)
+{
+    const MatchConfig *cfg = w->run->cfg;
+    char round[32], tc[64];
+    snprintf(round, sizeof round, "%llu", (unsigned long long)job->id + 1);
+    tc_format_pgn(&cfg->eng[white].tc, tc, sizeof tc);
+    PgnTags tags = { .event = cfg->event[0] ? cfg->event : "ratchet-tune match",
+                     .site = cfg->site[0] ? cfg->site : "?",
+                     .round = round,
+                     .white = cfg->eng[white].name,
+                     .black = cfg->eng[!white].name,
+                     .timecontrol = tc,
+                     .date = start,
+                     .comments = cfg->pgn_comments };
+    w->pgn.len = 0;
+    if (pgn_format(&tags, rec, w->scratch.pos, &w->pgn) == 0)
+        pgn_append(w->run->pgn, &w->pgn);
+}
+
+/* Game g of the pair with engine `white` as White.  0, or -1 when the game
+ * was not finished (stop flag, fatal error). */
+static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult *res)
+{
+    Runner *R = w->run;
+    const MatchConfig *cfg = R->cfg;
+    GameRecord *rec = w->rec;
+    time_t start = time(NULL);
+    const char *fen = cfg->book ? book_fen(cfg->book, job->opening % book_size(cfg->book)) : NULL;
+
+    /* Both engines ready, or the game is lost by the one that is not. */
+    int idx_order[2] = { white, !white };
+    bool forfeited = false;
+    for (int k = 0; k < 2 && !forfeited; k++) {
+        int idx = idx_order[k];
+        char why[96] = "";
+        int rd = make_ready(w, idx, job, res, why, sizeof why);
+        if (rd == READY)
+            continue;
+        if (rd == READY_STOPPED || rd == READY_FATAL)
+            return -1;
+        int colour = idx == white ? WHITE : BLACK;
+        memset(rec->dead, 0, sizeof rec->dead);
+        rec->nply = 0;
+        rec->startpos = !fen;
+        snprintf(rec->fen, sizeof rec->fen, "%s", fen ? fen : START_FEN);
+        rec->result = colour == WHITE ? RESULT_BLACK : RESULT_WHITE;
+        rec->term = rd == READY_FAILED_TIMEOUT ? TERM_STALL : TERM_CRASH;
+        rec->culprit = colour;
+        snprintf(rec->detail, sizeof rec->detail, "%s", why);
+        forfeited = true;
+    }
+
+    if (!forfeited) {
+        GameSetup setup = { .eng = { &w->eng[white], &w->eng[!white] },
+                            .tc = { &cfg->eng[white].tc, &cfg->eng[!white].tc },
+                            .adj = &cfg->adj,
+                            .fen = fen,
+                            .stop = cfg->stop };
+        game_play(&setup, &w->scratch, rec);
+        for (int c = 0; c < 2; c++)
+            if (rec->dead[c])
+                ep_kill(&w->eng[c == WHITE ? white : !white]);
+        if (rec->term == TERM_STOPPED)
+            return -1;
+        if (rec->term == TERM_BAD_START) {
+            fatal(w, "opening position '%s' is not legal: %s", rec->fen, rec->detail);
+            return -1;
+        }
+    }
+
+    int e0_colour = white == 0 ? WHITE : BLACK;
+    int pts = rec->result == RESULT_DRAW ? 1 : (rec->result == (e0_colour == WHITE ? RESULT_WHITE : RESULT_BLACK) ? 2 : 0);
+    res->score2[g] = pts;
+    res->result[g] = rec->result;
+    res->term[g] = rec->term;
+    res->plies[g] = rec->nply;
+    if (rec->culprit >= 0)
+        count_loss(res, rec->culprit == WHITE ? white : !white, rec->term);
+
+    if (R->logging) {
+        char why[160];
+        game_describe(rec, why, sizeof why);
+        ep_log_printf(&R->log, "game %llu.%d finished: %s vs %s: %s {%s} %d plies",
+                      (unsigned long long)job->id + 1, g + 1, cfg->eng[white].name, cfg->eng[!white].name,
+                      game_result_text(rec->result), why, rec->nply);
+    }
+    if (R->pgn)
+        write_pgn(w, job, white, rec, start);
+    return 0;
+}
+
+static int play_pair(Worker *w, const PairJob *job, PairResult *res)
+{
+    memset(res, 0, sizeof *res);
+    int games = job->games == 1 ? 1 : 2;
+    res->games = games;
+    res->ptnml_index = -1;
+    for (int g = 0; g < games; g++) {
+        int white = games == 1 ? (job->swap ? 1 : 0) : g;
+        if (play_game(w, job, g, white, res) < 0)
+            return -1;
+    }
+    if (games == 2)
+        res->ptnml_index = res->score2[0] + res->score2[1];
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    Worker *w = arg;
+    Runner *R = w->run;
+    const MatchConfig *cfg = R->cfg;
+
+    for (int i = 0; i < 2 && !w->failed; i++) {
+        if (ep_start(&w->eng[i], w->err, sizeof w->err) < 0)
+            w->failed = true;
+        w->fresh[i] = true;
+    }
+    pthread_mutex_lock(&R->mu);
+    R->nready++;
+    R->nfailed += w->failed;
+    pthread_cond_broadcast(&R->cv);
+    while (!R->go && !R->abort)
+        pthread_cond_wait(&R->cv, &R->mu);
+    pthread_mutex_unlock(&R->mu);
+
+    while (!R->abort) {
+        pthread_mutex_lock(&R->mu);
+        bool more = !R->abort && !R->done && !(cfg->stop && *cfg->stop);
+        if (more) {
+            w->job.id = 0;
+            w->job.opening = 0;
+            w->job.nopts[0] = w->job.nopts[1] = 0;
+            w->job.games = 0;
+            w->job.swap = false;
+            more = R->hooks->next_pair(R->hooks->ctx, &w->job);
+            if (!more)
+                R->done = true;
+        }
+        pthread_mutex_unlock(&R->mu);
+        if (!more)
+            break;
+        PairResult res;
+        int rc = play_pair(w, &w->job, &res);
+        pthread_mutex_lock(&R->mu);
+        if (rc == 0)
+            R->hooks->pair_done(R->hooks->ctx, &w->job, &res);
+        else if (R->hooks->pair_abandoned)
+            R->hooks->pair_abandoned(R->hooks->ctx, &w->job);
+        pthread_mutex_unlock(&R->mu);
+    }
+    for (int i = 0; i < 2; i++)
+        ep_quit(&w->eng[i], QUIT_GRACE_MS);
+    return NULL;
+}
+
+/* Warn once about options the engines do not advertise. */
+static void check_options(const MatchConfig *cfg, Worker *w)
+{
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < cfg->eng[i].nopts; k++)
+            if (ep_running(&w->eng[i]) && !ep_has_option(&w->eng[i], cfg->eng[i].opts[k].name))
+                fprintf(stderr, "ratchet-tune: warning: engine '%s' has no option '%s'\n", cfg->eng[i].name,
+                        cfg->eng[i].opts[k].name);
+}
+
+int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
+{
+    if (!cfg->finished || cfg->nengines != 2) {
+        fprintf(stderr, "ratchet-tune: match configuration incomplete (two -engine specs needed)\n");
+        return -1;
+    }
+    Runner R;
+    memset(&R, 0, sizeof R);
+    R.cfg = cfg;
+    R.hooks = hooks;
+    char err[512];
+    if (cfg->log_path[0]) {
+        if (ep_log_open(&R.log, cfg->log_path, err, sizeof err) < 0) {
+            fprintf(stderr, "ratchet-tune: %s\n", err);
+            return -1;
+        }
+        R.logging = true;
+    }
+    pthread_mutex_init(&R.mu, NULL);
+    pthread_cond_init(&R.cv, NULL);
+
+    int n = cfg->concurrency > 0 ? cfg->concurrency : 1;
+    R.workers = calloc((size_t)n, sizeof *R.workers);
+    int started = 0, rc = 0;
+    for (int i = 0; R.workers && i < n; i++) {
+        Worker *w = &R.workers[i];
+        w->run = &R;
+        w->index = i;
+        for (int e = 0; e < 2; e++) {
+            EngineLaunch l = { .name = cfg->eng[e].name, .cmd = cfg->eng[e].cmd, .argv = cfg->eng[e].argv,
+                               .dir = cfg->eng[e].dir, .opts = cfg->eng[e].opts, .nopts = cfg->eng[e].nopts,
+                               .startup_ms = cfg->eng[e].startup_ms, .log = R.logging ? &R.log : NULL };
+            ep_init(&w->eng[e], &l);
+        }
+        w->msgcap = 64 + (size_t)MAX_JOB_OPTS * (sizeof(EngineOption) + 32);
+        w->msg = malloc(w->msgcap);
+        w->rec = malloc(sizeof *w->rec);
+        if (!w->msg || !w->rec || game_scratch_init(&w->scratch) < 0) {
+            fprintf(stderr, "ratchet-tune: out of memory\n");
+            break;
+        }
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+            fprintf(stderr, "ratchet-tune: cannot create a worker thread\n");
+            break;
+        }
+        started++;
+    }
+
+    /* All engines up, or nobody plays. */
+    pthread_mutex_lock(&R.mu);
+    while (R.nready < started)
+        pthread_cond_wait(&R.cv, &R.mu);
+    if (R.nfailed > 0 || started < n) {
+        R.abort = true;
+        rc = -1;
+    } else if (cfg->pgnout[0] && !(R.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
+        /* Opened only now, so that a match that cannot start leaves no file. */
+        fprintf(stderr, "ratchet-tune: %s\n", err);
+        R.abort = true;
+        rc = -1;
+    } else {
+        check_options(cfg, &R.workers[0]); /* before anyone plays: the workers wait */
+        R.go = true;
+    }
+    pthread_cond_broadcast(&R.cv);
+    pthread_mutex_unlock(&R.mu);
+
+    for (int i = 0; i < started; i++)
+        pthread_join(R.workers[i].thread, NULL);
+    if (rc < 0 && R.nfailed > 0) {
+        /* One message per distinct error (every worker starts the same engines). */
+        for (int i = 0; i < started; i++) {
+            if (!R.workers[i].failed)
+                continue;
+            bool seen = false;
+            for (int j = 0; j < i && !seen; j++)
+                seen = R.workers[j].failed && !strcmp(R.workers[j].err, R.workers[i].err);
+            if (!seen)
+                fprintf(stderr, "ratchet-tune: %s\n", R.workers[i].err);
+        }
+    } else if (rc == 0 && R.abort) {
+        rc = 1;
+    }
+
+    for (int i = 0; R.workers && i < n; i++) {
+        Worker *w = &R.workers[i];
+        for (int e = 0; e < 2; e++)
+            ep_destroy(&w->eng[e]);
+        game_scratch_free(&w->scratch);
+        pgn_text_free(&w->pgn);
+        free(w->rec);
+        free(w->msg);
+    }
+    free(R.workers);
+    pgn_close(R.pgn);
+    if (R.logging)
+        ep_log_close(&R.log);
+    pthread_mutex_destroy(&R.mu);
+    pthread_cond_destroy(&R.cv);
+    return rc;
+}

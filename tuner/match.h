@@ -1,0 +1,122 @@
+/* The match runner: game pairs played on worker threads, each worker with
+ * its own two engine processes kept alive from game to game (`ucinewgame` +
+ * one `isready` per game), restarted after a crash or a kill.  What to play
+ * comes from the caller through MatchHooks: the plain `match` command
+ * (rounds, SPRT) and the SPSA tuner (per-pair option values) both drive it.
+ *
+ * Engine 0 and engine 1 are the two -engine specs, in command-line order.
+ * A pair is two games from the same opening: engine 0 has White in the
+ * first, engine 1 in the second. */
+#ifndef RATCHET_MATCH_H
+#define RATCHET_MATCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "book.h"
+#include "engine_proc.h"
+#include "game.h"
+
+#define MAX_ENGINE_OPTS 128
+#define MAX_JOB_OPTS 128
+
+/* One -engine spec (after match_config_finish: merged with -each). */
+typedef struct {
+    char name[64];
+    char cmd[1024];
+    char args[1024];
+    char dir[1024];
+    EngineOption opts[MAX_ENGINE_OPTS];
+    int nopts;
+    TimeControl tc;
+    int64_t startup_ms;   /* deadline for uciok, and for readyok before each game */
+    unsigned set;         /* which keys were given (SPEC_* in cli.c), for -each merging */
+    char **argv;          /* args split into words; owned */
+} EngineSpec;
+
+typedef struct {
+    EngineSpec eng[2];
+    int nengines;
+    EngineSpec each;              /* -each: applies where an -engine spec is silent */
+    /* -openings */
+    char book_path[1024];
+    char book_format[8];          /* "epd", "pgn" or "" (from the file name) */
+    int book_plies;
+    bool book_random;
+    uint64_t book_start;          /* 1-based, as fastchess */
+    Book *book;                   /* loaded by match_config_finish; NULL = standard start */
+    uint64_t seed;                /* -srand; set from the clock when not given */
+    bool seed_set;
+    int concurrency;
+    Adjudication adj;
+    char pgnout[1024];            /* "" = none */
+    bool pgn_comments;            /* per-move {score/depth time}; -pgnout min=true turns them off */
+    char log_path[1024];          /* "" = none */
+    char event[128], site[128];
+    volatile sig_atomic_t *stop;  /* checked between games and while waiting; may be NULL */
+    bool finished;                /* match_config_finish succeeded */
+} MatchConfig;
+
+typedef struct {
+    uint64_t id;                  /* the caller's cookie, e.g. SPSA batch id; PGN Round is id + 1 */
+    size_t opening;               /* index into cfg->book (ignored without a book) */
+    int nopts[2];                 /* per-pair setoption overrides for engine 0 and engine 1 (sent before each game) */
+    EngineOption opts[2][MAX_JOB_OPTS];
+    int games;                    /* 2 (a pair; also when 0) or 1 (a single game) */
+    bool swap;                    /* single game: engine 0 plays Black */
+} PairJob;
+
+typedef struct {
+    int games;                    /* games played: 1 or 2 */
+    int score2[2];                /* engine 0's score in game 1 and game 2, in half points 0/1/2 */
+    int ptnml_index;              /* 0..4: LL, LD, DD+WL, WD, WW from engine 0's view; -1 for a single game */
+    int result[2];                /* RESULT_* of each game (colours: see PairJob) */
+    Termination term[2];
+    int plies[2];
+    /* per engine (index 0/1), what happened during this pair */
+    int time_losses[2];           /* lost on time or by a stall */
+    int crashes[2];               /* lost because the engine died or could not be made ready */
+    int illegal[2];               /* lost by an illegal or malformed move */
+    int restarts[2];              /* processes started again before or during this pair */
+} PairResult;
+
+typedef struct {
+    /* Fill job; false = no more work.  Called from worker threads under the runner's lock. */
+    bool (*next_pair)(void *ctx, PairJob *job);
+    /* A finished pair; called under the same lock. */
+    void (*pair_done)(void *ctx, const PairJob *job, const PairResult *res);
+    /* Optional (may be NULL): a pair handed out but not finished (stop flag, fatal error). */
+    void (*pair_abandoned)(void *ctx, const PairJob *job);
+    void *ctx;
+} MatchHooks;
+
+void match_config_init(MatchConfig *cfg);
+/* Parse the shared option at argv[*i] (-engine, -each, -openings, -draw,
+ * -resign, -maxmoves, -concurrency, -pgnout, -srand, -log, -event, -site and
+ * a few fastchess/cutechess options accepted for compatibility).  Returns 1
+ * when consumed, with *i moved past the option and its values; 0 when
+ * argv[*i] is not a match option (*i unchanged); -1 with a message in err. */
+int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *err, size_t errlen);
+/* Check the configuration, apply -each, split args, load the book and set
+ * its order.  Call rules_init() first.  0, or -1 with a message in err. */
+int match_config_finish(MatchConfig *cfg, char *err, size_t errlen);
+void match_config_free(MatchConfig *cfg);
+/* The options match_parse_option understands, for --help texts. */
+void match_print_options(FILE *out);
+
+/* Start concurrency x 2 engines, then play pairs until next_pair says no,
+ * *cfg->stop is set, or an engine cannot be restarted.  Returns 0 when the
+ * match ran, 1 when it was cut short by an engine that could not be
+ * restarted (message on stderr), -1 on a setup error (an engine does not
+ * start or does not answer `uci`, the PGN or log file cannot be opened;
+ * message on stderr, no game played).  Like ep_start, sets SIGPIPE to
+ * SIG_IGN if it was SIG_DFL: a write to an engine that just died must not
+ * end the process. */
+int match_play(const MatchConfig *cfg, const MatchHooks *hooks);
+
+/* `ratchet-tune match ...`: exit code 0 when the match ran, 2 on a usage error. */
+int match_cmd(int argc, char **argv);
+
+#endif

@@ -1,0 +1,205 @@
+/* PGN export.  See pgn.h. */
+#include "pgn.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LINE_WIDTH = 80 };
+
+void pgn_text_free(PgnText *t)
+{
+    free(t->s);
+    t->s = NULL;
+    t->len = t->cap = 0;
+}
+
+static int reserve(PgnText *t, size_t extra)
+{
+    if (t->len + extra + 1 <= t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap : 4096;
+    while (cap < t->len + extra + 1)
+        cap *= 2;
+    char *s = realloc(t->s, cap);
+    if (!s)
+        return -1;
+    t->s = s;
+    t->cap = cap;
+    return 0;
+}
+
+static int add(PgnText *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add(PgnText *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    if (!t->s || t->len + (size_t)n + 1 > t->cap) {
+        if (reserve(t, (size_t)n) < 0)
+            return -1;
+        va_start(ap, fmt);
+        vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+    }
+    t->len += (size_t)n;
+    return 0;
+}
+
+/* A tag pair with '"' and '\' escaped. */
+static int tag(PgnText *t, const char *name, const char *value)
+{
+    char esc[512];
+    size_t n = 0;
+    for (const char *p = value ? value : "?"; *p && n + 2 < sizeof esc; p++) {
+        if (*p == '"' || *p == '\\')
+            esc[n++] = '\\';
+        esc[n++] = *p;
+    }
+    esc[n] = '\0';
+    return add(t, "[%s \"%s\"]\n", name, esc);
+}
+
+/* Movetext words, wrapped at LINE_WIDTH. */
+typedef struct { PgnText *t; int col; } Wrap;
+
+static int word(Wrap *w, const char *s)
+{
+    int n = (int)strlen(s);
+    if (w->col > 0 && w->col + 1 + n > LINE_WIDTH) {
+        if (add(w->t, "\n") < 0)
+            return -1;
+        w->col = 0;
+    }
+    if (add(w->t, w->col > 0 ? " %s" : "%s", s) < 0)
+        return -1;
+    w->col += n + (w->col > 0);
+    return 0;
+}
+
+static void comment(const GameRecord *r, int k, char *buf, size_t len)
+{
+    int32_t sc = r->score[k];
+    if (sc == SCORE_NONE) {
+        snprintf(buf, len, "{%.3fs}", r->ms[k] / 1000.0);
+    } else if (sc > 30000 || sc < -30000) {
+        int n = sc > 0 ? 32000 - sc : -32000 - sc;
+        snprintf(buf, len, "{%sM%d/%d %.3fs}", sc > 0 ? "+" : "-", n < 0 ? -n : n, r->depth[k], r->ms[k] / 1000.0);
+    } else {
+        snprintf(buf, len, "{%+.2f/%d %.3fs}", sc / 100.0, r->depth[k], r->ms[k] / 1000.0);
+    }
+}
+
+int pgn_format(const PgnTags *tags, const GameRecord *r, Position *pos, PgnText *out)
+{
+    char date[16] = "????.??.??", plies[16], why[160];
+    struct tm tm;
+    if (tags->date && localtime_r(&tags->date, &tm))
+        strftime(date, sizeof date, "%Y.%m.%d", &tm);
+    snprintf(plies, sizeof plies, "%d", r->nply);
+    const char *result = game_result_text(r->result);
+
+    int bad = 0;
+    bad |= tag(out, "Event", tags->event ? tags->event : "?");
+    bad |= tag(out, "Site", tags->site ? tags->site : "?");
+    bad |= tag(out, "Date", date);
+    bad |= tag(out, "Round", tags->round ? tags->round : "?");
+    bad |= tag(out, "White", tags->white);
+    bad |= tag(out, "Black", tags->black);
+    bad |= tag(out, "Result", result);
+    if (!r->startpos) {
+        bad |= tag(out, "SetUp", "1");
+        bad |= tag(out, "FEN", r->fen);
+    }
+    bad |= tag(out, "TimeControl", tags->timecontrol ? tags->timecontrol : "-");
+    bad |= tag(out, "PlyCount", plies);
+    bad |= tag(out, "Termination", game_pgn_termination(r->term));
+    bad |= add(out, "\n");
+    if (bad)
+        return -1;
+
+    if (r->startpos)
+        pos_from_fen(pos, START_FEN, NULL, 0);
+    else if (pos_from_fen(pos, r->fen, NULL, 0) < 0)
+        return -1;
+    Wrap w = { out, 0 };
+    char san[16], num[24], com[64];
+    for (int k = 0; k < r->nply; k++) {
+        if (pos->side == WHITE || k == 0) {
+            snprintf(num, sizeof num, pos->side == WHITE ? "%d." : "%d...", pos->fullmove);
+            if (word(&w, num) < 0)
+                return -1;
+        }
+        move_to_san(pos, r->moves[k], san);
+        if (word(&w, san) < 0)
+            return -1;
+        if (tags->comments) {
+            comment(r, k, com, sizeof com);
+            if (word(&w, com) < 0)
+                return -1;
+        }
+        pos_make(pos, r->moves[k]);
+    }
+    game_describe(r, why, sizeof why);
+    char endc[176];
+    snprintf(endc, sizeof endc, "{%s}", why);
+    if (word(&w, endc) < 0 || word(&w, result) < 0 || add(out, "\n\n") < 0)
+        return -1;
+    return 0;
+}
+
+struct PgnFile {
+    FILE *f;
+    pthread_mutex_t mu;
+    char *path;
+    bool failed;
+};
+
+PgnFile *pgn_open(const char *path, char *err, size_t errlen)
+{
+    PgnFile *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->f = fopen(path, "a");
+    if (!p->f) {
+        snprintf(err, errlen, "cannot open PGN file '%s': %s", path, strerror(errno));
+        free(p);
+        return NULL;
+    }
+    p->path = strdup(path);
+    pthread_mutex_init(&p->mu, NULL);
+    return p;
+}
+
+int pgn_append(PgnFile *p, const PgnText *t)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = 0;
+    if (fwrite(t->s, 1, t->len, p->f) != t->len || fflush(p->f) != 0) {
+        if (!p->failed)
+            fprintf(stderr, "ratchet-tune: writing PGN file '%s' failed: %s\n", p->path ? p->path : "?",
+                    strerror(errno));
+        p->failed = true;
+        rc = -1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+void pgn_close(PgnFile *p)
+{
+    if (!p)
+        return;
+    fclose(p->f);
+    pthread_mutex_destroy(&p->mu);
+    free(p->path);
+    free(p);
+}
