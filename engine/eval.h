@@ -1,0 +1,27 @@
+/* Static evaluation: tapered (midgame/endgame) material and piece-square
+ * tables plus a few cheap terms (mobility, pawn structure, bishop pair,
+ * rooks on open files, king shelter).  Scores are centipawns from the side
+ * to move's point of view.  The search is the subject of this engine; the
+ * evaluation only has to be sound. */
+#ifndef RATCHET_EVAL_H
+#define RATCHET_EVAL_H
+
+#include "board.h"
+
+/* Builds the piece-square tables; safe to call again. */
+void eval_init(void);
+
+int evaluate(const Position *p);
+
+/* Static threat against the side to move, for fail-high reductions: the
+ * value of the most valuable of its pieces that is attacked by a cheaper
+ * piece or attacked and undefended (0 if none). */
+int eval_threat(const Position *p);
+
+/* Material values (midgame) used by move ordering and SEE; KING is 0. */
+extern const int piece_value[7];
+
+/* Does the side have a piece other than pawns and king (null-move guard)? */
+bool has_non_pawn_material(const Position *p, int side);
+
+#endif

@@ -1,0 +1,39 @@
+/* Staged move ordering: hash move; captures and promotions by MVV-LVA,
+ * winning or equal ones by SEE first; two killers; the countermove; quiet
+ * moves by history (the last best reply gets LbrBonus on top); losing
+ * captures last.  The quiescence variant yields the hash move and the
+ * captures and queen promotions only. */
+#ifndef RATCHET_MOVEPICK_H
+#define RATCHET_MOVEPICK_H
+
+#include "board.h"
+#include "history.h"
+#include "lbr.h"
+
+typedef struct {
+    const Position *p;
+    const History *hist;         /* NULL: no history scores */
+    int stage;
+    Move tt_move, killers[2], counter, lbr;
+    Move moves[MAX_MOVES];
+    int scores[MAX_MOVES];
+    int count, next;
+    Move bad[MAX_MOVES];         /* losing captures and underpromotions, in order */
+    int bad_count, bad_next;
+} MovePicker;
+
+/* Main search.  hist and lbr may be NULL (no killers, counter, LBR). */
+void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *hist,
+             const LbrStore *lbr, int ply);
+/* Quiescence search, not in check: captures and queen promotions only. */
+void mp_init_qsearch(MovePicker *mp, const Position *p, Move tt_move);
+/* The next move (legal), or MOVE_NONE when done. */
+Move mp_next(MovePicker *mp);
+
+/* Is m one of the picker's killers or its countermove? */
+static inline bool mp_is_refutation(const MovePicker *mp, Move m)
+{
+    return m != MOVE_NONE && (m == mp->killers[0] || m == mp->killers[1] || m == mp->counter);
+}
+
+#endif

@@ -1,0 +1,551 @@
+/* The search.  Read top to bottom: tables, helpers, quiescence search, the
+ * alpha-beta search with its selectivity (each step a block named after
+ * the idea), and iterative deepening with aspiration windows. */
+#include "search.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "history.h"
+#include "lbr.h"
+#include "movepick.h"
+#include "params.h"
+#include "see.h"
+#include "timeman.h"
+#include "tt.h"
+
+/* Node types (Knuth and Moore): the first child of a PV node is PV, the
+ * others expected cut nodes; the first child of a cut node is an expected
+ * all node, its later children cut nodes again; children of all nodes are
+ * cut nodes. */
+enum { NODE_PV, NODE_CUT, NODE_ALL };
+
+typedef struct {
+    int static_eval;  /* SCORE_NONE when in check */
+} Frame;
+
+struct Searcher {
+    Position pos;
+    /* Learned move ordering; survives between searches until cleared. */
+    History hist;
+    /* Reset at the start of each search. */
+    LbrStore lbr;
+    Frame stack[MAX_PLY + 1];
+    Move pv[MAX_PLY + 1][MAX_PLY + 1];
+    int pv_len[MAX_PLY + 1];
+    uint64_t nodes;
+    int seldepth, root_depth;
+    bool stopped;
+    /* The current search's limits. */
+    const SearchLimits *lim;
+    atomic_bool *stop;
+    TimeManager tm;
+};
+
+/* ---- Tables derived from the parameters -------------------------------- */
+
+#define LMR_DIM 64
+#define LMP_DIM 13 /* depths 0..12: LmpDepth's range */
+static int lmr_table[2][LMR_DIM][LMR_DIM]; /* [noisy][depth][move number], centi-plies */
+static int lmp_table[2][LMP_DIM];          /* [improving][depth], moves */
+
+void search_tables_init(void)
+{
+    for (int d = 1; d < LMR_DIM; d++)
+        for (int m = 1; m < LMR_DIM; m++) {
+            double lnlm = log(d) * log(m);
+            lmr_table[0][d][m] = LmrQuietBase + (int)(10000.0 * lnlm / LmrQuietDivisor);
+            lmr_table[1][d][m] = LmrNoisyBase + (int)(10000.0 * lnlm / LmrNoisyDivisor);
+        }
+    for (int d = 0; d < LMP_DIM; d++) {
+        lmp_table[0][d] = (LmpBase + LmpScale * d * d) / 100;
+        lmp_table[1][d] = (LmpImprovingBase + LmpImprovingScale * d * d) / 100;
+    }
+}
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+int search_lmr_base(bool noisy, int depth, int moves)
+{
+    return lmr_table[noisy][clampi(depth, 1, LMR_DIM - 1)][clampi(moves, 1, LMR_DIM - 1)];
+}
+
+int search_lmp_limit(bool improving, int depth) { return lmp_table[improving][clampi(depth, 0, LMP_DIM - 1)]; }
+
+/* ---- Helpers ------------------------------------------------------------ */
+
+void search_limits_init(SearchLimits *lim)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->time[WHITE] = lim->time[BLACK] = -1;
+}
+
+Searcher *searcher_new(void)
+{
+    Searcher *s = calloc(1, sizeof *s);
+    if (s)
+        searcher_clear(s);
+    return s;
+}
+
+void searcher_free(Searcher *s) { free(s); }
+
+void searcher_clear(Searcher *s)
+{
+    history_clear(&s->hist);
+    lbr_clear(&s->lbr);
+}
+
+/* Polled at every node.  The first iteration always completes so that there
+ * is a best move; the clock is read every 1024 nodes. */
+static bool out_of_time(Searcher *s)
+{
+    if (s->stopped)
+        return true;
+    if (s->root_depth <= 1)
+        return false;
+    if (s->stop && atomic_load_explicit(s->stop, memory_order_relaxed))
+        s->stopped = true;
+    else if (s->lim->nodes && s->nodes >= s->lim->nodes)
+        s->stopped = true;
+    else if ((s->nodes & 1023) == 0 && tm_hard_done(&s->tm))
+        s->stopped = true;
+    return s->stopped;
+}
+
+/* Fifty-move rule, dead material, or a repetition: once within the search
+ * path, or a third occurrence counting the game before the root. */
+static bool is_draw(const Position *p, int ply)
+{
+    return pos_fifty(p) || pos_insufficient_material(p) || pos_repeated_within(p, ply)
+           || pos_repetitions(p) >= 2;
+}
+
+static bool tt_cuts(const TTHit *tt, int alpha, int beta)
+{
+    return tt->bound == BOUND_EXACT || (tt->bound == BOUND_LOWER && tt->score >= beta)
+           || (tt->bound == BOUND_UPPER && tt->score <= alpha);
+}
+
+/* Is the static eval better than two plies ago (four if then in check)? */
+static bool is_improving(const Searcher *s, int ply)
+{
+    int now = s->stack[ply].static_eval, before = SCORE_NONE;
+    if (ply >= 2)
+        before = s->stack[ply - 2].static_eval;
+    if (before == SCORE_NONE && ply >= 4)
+        before = s->stack[ply - 4].static_eval;
+    return before == SCORE_NONE || now > before;
+}
+
+static void update_pv(Searcher *s, int ply, Move m)
+{
+    s->pv[ply][0] = m;
+    memcpy(&s->pv[ply][1], s->pv[ply + 1], (size_t)s->pv_len[ply + 1] * sizeof(Move));
+    s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+}
+
+/* The material a capture or promotion wins at once (for delta pruning). */
+static int capture_gain(const Position *p, Move m)
+{
+    int gain = 0;
+    if (move_flag(m) == MF_EP)
+        gain = piece_value[PAWN];
+    else if (move_is_capture(m))
+        gain = piece_value[piece_type(pos_piece_on(p, move_to(m)))];
+    if (move_is_promo(m))
+        gain += piece_value[move_promo_type(m)] - piece_value[PAWN];
+    return gain;
+}
+
+/* ---- Quiescence search -------------------------------------------------- */
+
+static int qsearch(Searcher *s, int alpha, int beta, int ply)
+{
+    Position *p = &s->pos;
+    s->pv_len[ply] = 0;
+    if (out_of_time(s))
+        return 0;
+    s->nodes++;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+
+    if (is_draw(p, ply))
+        return SCORE_DRAW;
+    const bool in_check = pos_in_check(p);
+    if (ply >= MAX_PLY - 1 || !pos_has_room(p))
+        return in_check ? SCORE_DRAW : evaluate(p);
+
+    TTHit tt;
+    bool tt_hit = tt_probe(pos_key(p), ply, &tt);
+    if (tt_hit && tt_cuts(&tt, alpha, beta))
+        return tt.score;
+
+    const int old_alpha = alpha;
+    int best = -SCORE_INF, stand = SCORE_NONE;
+    if (!in_check) {
+        /* Stand pat: the side to move need not capture. */
+        stand = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        if (stand >= beta)
+            return stand;
+        if (stand > alpha)
+            alpha = stand;
+        best = stand;
+    }
+
+    MovePicker mp;
+    if (in_check)
+        mp_init(&mp, p, tt_hit ? tt.move : MOVE_NONE, NULL, NULL, ply);
+    else
+        mp_init_qsearch(&mp, p, tt_hit ? tt.move : MOVE_NONE);
+
+    Move m, best_move = MOVE_NONE;
+    int played = 0;
+    while ((m = mp_next(&mp)) != MOVE_NONE) {
+        if (!in_check) {
+            /* Delta pruning: even the captured material cannot reach alpha. */
+            if (QsFutilityEnabled && stand + capture_gain(p, m) + QsFutilityMargin <= alpha)
+                continue;
+            /* SEE pruning: the exchange loses material. */
+            if (QsSeeEnabled && !see_ge(p, m, QsSeeThreshold))
+                continue;
+        }
+
+        pos_make(p, m);
+        int score = -qsearch(s, -beta, -alpha, ply + 1);
+        pos_unmake(p);
+        if (s->stopped)
+            return 0;
+        played++;
+
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                best_move = m;
+                update_pv(s, ply, m);
+                if (score >= beta)
+                    break;
+                alpha = score;
+            }
+        }
+    }
+
+    if (in_check && played == 0)
+        return score_mated_in(ply);
+
+    int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(pos_key(p), ply, best_move, best, stand, 0, bound);
+    return best;
+}
+
+/* ---- Alpha-beta search -------------------------------------------------- */
+
+static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node)
+{
+    Position *p = &s->pos;
+    const bool pv_node = node == NODE_PV, root = ply == 0;
+
+    if (depth <= 0)
+        return qsearch(s, alpha, beta, ply);
+
+    s->pv_len[ply] = 0;
+    if (!root && out_of_time(s))
+        return 0;
+    s->nodes++;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+    const bool in_check = pos_in_check(p);
+
+    if (!root) {
+        /* Draw detection. */
+        if (is_draw(p, ply))
+            return SCORE_DRAW;
+        if (ply >= MAX_PLY - 1 || !pos_has_room(p))
+            return in_check ? SCORE_DRAW : evaluate(p);
+        /* Mate distance pruning: no line from here beats a shorter mate. */
+        alpha = alpha > score_mated_in(ply) ? alpha : score_mated_in(ply);
+        beta = beta < score_mate_in(ply + 1) ? beta : score_mate_in(ply + 1);
+        if (alpha >= beta)
+            return alpha;
+    }
+
+    /* Transposition table: a deep enough result ends a non-PV node. */
+    TTHit tt;
+    const bool tt_hit = tt_probe(pos_key(p), ply, &tt);
+    const Move tt_move = tt_hit && tt.move != MOVE_NONE && pos_is_legal(p, tt.move) ? tt.move : MOVE_NONE;
+    if (tt_hit && !pv_node && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
+        return tt.score;
+
+    /* Static evaluation, sharpened by a TT bound, and the improving flag. */
+    Frame *f = &s->stack[ply];
+    int eval = SCORE_NONE;
+    if (in_check) {
+        f->static_eval = SCORE_NONE;
+    } else {
+        f->static_eval = eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        if (tt_hit && !score_is_mate(tt.score)
+            && (tt.bound == BOUND_EXACT || (tt.bound == BOUND_LOWER && tt.score > eval)
+                || (tt.bound == BOUND_UPPER && tt.score < eval)))
+            eval = tt.score;
+    }
+    const bool improving = !in_check && is_improving(s, ply);
+
+    if (!pv_node && !in_check) {
+        /* Reverse futility pruning: the eval beats beta by a margin per ply. */
+        if (RfpEnabled && depth <= RfpDepth && !score_is_mate(beta)
+            && eval - RfpMargin * (depth - improving) >= beta)
+            return eval;
+
+        /* Null move pruning: if passing still fails high, a move will too.
+         * Not without pieces (zugzwang) nor twice in a row. */
+        if (NmpEnabled && depth >= NmpMinDepth && eval >= beta && f->static_eval >= beta
+            && !score_is_mate(beta) && pos_last_move(p, 0) != MOVE_NULL
+            && has_non_pawn_material(p, p->side)) {
+            int eval_r = (eval - beta) / NmpEvalScale;
+            int r = NmpBase + depth / NmpDepthDivisor + (eval_r < NmpEvalCap ? eval_r : NmpEvalCap);
+            pos_make_null(p);
+            int score = -search(s, -beta, -beta + 1, depth - r, ply + 1, NODE_ALL);
+            pos_unmake_null(p);
+            if (s->stopped)
+                return 0;
+            if (score >= beta)
+                return score >= SCORE_MATE_IN_MAX ? beta : score;
+        }
+    }
+
+    /* Internal iterative reductions: without a hash move this node was not
+     * searched well before; search it shallower.  Reduce more if it was
+     * searched before at least as deep as now (its stored depth is the
+     * reduced one) and still left no move. */
+    if (!root && IirEnabled && tt_move == MOVE_NONE && depth >= IirMinDepth
+        && (node != NODE_ALL || IirAllNodes)) {
+        depth -= IirReduction;
+        if (tt_hit && tt.depth >= depth)
+            depth -= IirExtraReduction;
+        depth = depth < 1 ? 1 : depth;
+    }
+
+    /* Fail-high reductions (Feldmann): at an expected cut node whose eval
+     * beats beta even after the static threat against us, search one ply
+     * shallower; there is no re-search. */
+    if (FhrEnabled && node == NODE_CUT && !in_check && depth >= FhrMinDepth && !score_is_mate(beta)
+        && eval - FhrMargin >= beta && eval - eval_threat(p) - FhrMargin >= beta) {
+        depth -= FhrReduction;
+        depth = depth < 1 ? 1 : depth;
+    }
+
+    MovePicker mp;
+    mp_init(&mp, p, tt_move, &s->hist, &s->lbr, ply);
+    const int old_alpha = alpha;
+    int best = -SCORE_INF, played = 0, nquiets = 0;
+    Move m, best_move = MOVE_NONE, quiets[64];
+
+    while ((m = mp_next(&mp)) != MOVE_NONE) {
+        const bool quiet = !move_is_noisy(m);
+        const bool gives_check = pos_gives_check(p, m);
+
+        if (!root && best > -SCORE_MATE_IN_MAX) {
+            if (quiet && !gives_check && !in_check && !pv_node) {
+                /* Late move pruning: late quiet moves at low depth are skipped. */
+                if (LmpEnabled && depth <= LmpDepth && played >= lmp_table[improving][depth])
+                    continue;
+                /* Futility pruning: a quiet move will not lift the eval to alpha. */
+                if (FutilityEnabled && depth <= FutilityDepth
+                    && eval + FutilityBase + FutilityMargin * depth <= alpha)
+                    continue;
+            }
+            /* SEE pruning: the move loses too much material to matter. */
+            if (SeePruneEnabled && depth <= SeePruneDepth
+                && !see_ge(p, m, quiet ? -SeeQuietMargin * depth : -SeeNoisyMargin * depth * depth))
+                continue;
+        }
+
+        /* Check extension. */
+        const int new_depth = depth - 1 + (CheckExtEnabled && gives_check);
+        const int child = pv_node ? NODE_CUT : (node == NODE_CUT && played == 0) ? NODE_ALL : NODE_CUT;
+
+        /* Late move reductions: late moves are searched shallower first;
+         * never below depth 1, never an extension. */
+        int r = 0;
+        if (LmrEnabled && depth >= LmrMinDepth && played >= LmrMinMoves) {
+            int c = search_lmr_base(!quiet, depth, played + 1);
+            if (gives_check)
+                c -= LmrCheckAdj;
+            if (quiet && mp_is_refutation(&mp, m))
+                c -= LmrKillerAdj;
+            if (m == mp.lbr)
+                c -= LmrLbrAdj;
+            if (pv_node)
+                c -= LmrPvAdj;
+            if (node == NODE_CUT)
+                c += LmrCutAdj;
+            if (!improving)
+                c += LmrImprovingAdj;
+            if (quiet)
+                c -= history_score(&s->hist, p, m) * 100 / LmrHistDivisor;
+            r = clampi(c / 100, 0, new_depth - 1);
+        }
+
+        pos_make(p, m);
+        int score = -SCORE_INF;
+        /* Principal variation search with the triple re-search: reduced null
+         * window, then full depth null window, then (PV) the full window. */
+        if (r > 0) {
+            score = -search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, NODE_CUT);
+            if (score > alpha)
+                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
+        } else if (!pv_node || played > 0) {
+            score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
+        }
+        if (pv_node && (played == 0 || (score > alpha && (root || score < beta))))
+            score = -search(s, -beta, -alpha, new_depth, ply + 1, NODE_PV);
+        pos_unmake(p);
+
+        if (s->stopped)
+            return 0;
+        played++;
+
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                best_move = m;
+                if (pv_node)
+                    update_pv(s, ply, m);
+                if (score >= beta)
+                    break;
+                alpha = score;
+            }
+        }
+        if (quiet && m != best_move && nquiets < 64)
+            quiets[nquiets++] = m;
+    }
+
+    /* No legal move: mate or stalemate. */
+    if (played == 0)
+        return in_check ? score_mated_in(ply) : SCORE_DRAW;
+
+    if (best >= beta && !move_is_noisy(best_move))
+        history_on_cutoff(&s->hist, p, ply, depth, best_move, quiets, nquiets);
+    if (best_move != MOVE_NONE)
+        lbr_store(&s->lbr, p, ply, best_move);
+
+    int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(pos_key(p), ply, best_move, best, f->static_eval, depth, bound);
+    return best;
+}
+
+/* ---- Iterative deepening ------------------------------------------------ */
+
+static void print_info(Searcher *s, FILE *out, int depth, int score)
+{
+    char buf[4096], mv[8];
+    int64_t ms = tm_elapsed(&s->tm);
+    uint64_t nps = s->nodes * 1000 / (uint64_t)(ms > 0 ? ms : 1);
+    char sc[32];
+    if (score >= SCORE_MATE_IN_MAX)
+        snprintf(sc, sizeof sc, "mate %d", (SCORE_MATE - score + 1) / 2);
+    else if (score <= -SCORE_MATE_IN_MAX)
+        snprintf(sc, sizeof sc, "mate -%d", (SCORE_MATE + score) / 2);
+    else
+        snprintf(sc, sizeof sc, "cp %d", score);
+    int n = snprintf(buf, sizeof buf,
+                     "info depth %d seldepth %d multipv 1 score %s nodes %" PRIu64 " nps %" PRIu64
+                     " hashfull %d time %" PRId64 " pv",
+                     depth, s->seldepth, sc, s->nodes, nps, tt_hashfull(), ms);
+    for (int i = 0; i < s->pv_len[0] && n < (int)sizeof buf - 8; i++) {
+        move_to_uci(s->pv[0][i], mv);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, " %s", mv);
+    }
+    fprintf(out, "%s\n", buf);
+    fflush(out);
+}
+
+/* One iteration, with an aspiration window around the previous score that
+ * widens on a fail; returns the exact score (or anything when stopped). */
+static int aspiration(Searcher *s, int depth, int prev)
+{
+    int delta = AspDelta, alpha = -SCORE_INF, beta = SCORE_INF;
+    if (AspEnabled && depth >= AspMinDepth) {
+        alpha = prev - delta > -SCORE_INF ? prev - delta : -SCORE_INF;
+        beta = prev + delta < SCORE_INF ? prev + delta : SCORE_INF;
+    }
+    for (;;) {
+        int score = search(s, alpha, beta, depth, 0, NODE_PV);
+        if (s->stopped)
+            return score;
+        if (score <= alpha) {
+            beta = (alpha + beta) / 2;
+            alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
+        } else if (score >= beta) {
+            beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
+        } else {
+            return score;
+        }
+        delta += delta / 2;
+    }
+}
+
+void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
+                atomic_bool *stop, FILE *out, SearchResult *res)
+{
+    memcpy(&s->pos, root, sizeof *root);
+    s->lim = lim;
+    s->stop = stop;
+    s->stopped = false;
+    s->nodes = 0;
+    s->seldepth = 0;
+    s->root_depth = 0;
+    history_new_search(&s->hist);
+    lbr_clear(&s->lbr);
+    tt_new_search();
+
+    int us = root->side;
+    if (lim->infinite)
+        tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+    else
+        tm_init(&s->tm, tm_now(), lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
+                lim->movetime, lim->overhead);
+
+    MoveList legal;
+    gen_legal(root, &legal, GEN_ALL);
+    memset(res, 0, sizeof *res);
+    res->best = legal.count > 0 ? legal.moves[0] : MOVE_NONE;
+    if (legal.count == 0) {
+        res->score = pos_in_check(root) ? -SCORE_MATE : SCORE_DRAW;
+        return;
+    }
+
+    int max_depth = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 1;
+    /* A single legal reply under a clock: answer at once. */
+    if (legal.count == 1 && s->tm.hard >= 0)
+        max_depth = 1;
+
+    int score = 0;
+    for (int depth = 1; depth <= max_depth; depth++) {
+        s->root_depth = depth;
+        s->seldepth = 0;
+        int v = aspiration(s, depth, score);
+        if (s->stopped)
+            break;
+        score = v;
+        if (s->pv_len[0] > 0) {
+            res->best = s->pv[0][0];
+            res->ponder = s->pv_len[0] > 1 ? s->pv[0][1] : MOVE_NONE;
+        }
+        res->score = score;
+        res->depth = depth;
+        if (out)
+            print_info(s, out, depth, score);
+
+        /* Past the soft limit another iteration would likely not finish. */
+        if (tm_soft_done(&s->tm) || (lim->nodes && s->nodes >= lim->nodes))
+            break;
+        if (stop && atomic_load(stop))
+            break;
+    }
+    res->nodes = s->nodes;
+    res->time_ms = tm_elapsed(&s->tm);
+}

@@ -1,0 +1,65 @@
+/* The search: iterative deepening with aspiration windows over a
+ * principal-variation alpha-beta search with quiescence, and the
+ * selectivity of the seeds (LMR, LMP, IIR, FHR, LBR ordering) plus the usual
+ * companions (null move, reverse futility, futility, SEE pruning), each
+ * governed by the parameters of params.def. */
+#ifndef RATCHET_SEARCH_H
+#define RATCHET_SEARCH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "board.h"
+#include "score.h"
+
+typedef struct {
+    int depth;            /* 0: no depth limit */
+    uint64_t nodes;       /* 0: no node limit */
+    int64_t movetime;     /* ms; 0: none */
+    int64_t time[2];      /* ms on the clocks; < 0: not given */
+    int64_t inc[2];
+    int movestogo;        /* 0: not given */
+    bool infinite;
+    int overhead;         /* ms kept back per move for latency */
+} SearchLimits;
+
+/* A limits struct with nothing set (searches until stopped). */
+void search_limits_init(SearchLimits *lim);
+
+typedef struct {
+    Move best;            /* always a legal move, or MOVE_NONE if there is none */
+    Move ponder;          /* the expected reply, or MOVE_NONE */
+    int score;
+    int depth;            /* last completed iteration */
+    uint64_t nodes;
+    int64_t time_ms;
+} SearchResult;
+
+typedef struct Searcher Searcher;
+
+/* One search thread's state: its own position copy, its stack, and the
+ * move-ordering memory that persists between searches. */
+Searcher *searcher_new(void);
+void searcher_free(Searcher *s);
+/* Forget everything learned (ucinewgame; bench per position). */
+void searcher_clear(Searcher *s);
+
+/* Searches `root` within `lim`.  `stop` (may be NULL) is polled; when set
+ * the search ends after the current node.  Info lines go to `out` when
+ * it is not NULL.  The first iteration always completes, so the result's
+ * best move is legal whenever the position has a legal move. */
+void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
+                atomic_bool *stop, FILE *out, SearchResult *res);
+
+/* Rebuilds the tables derived from parameters (LMR reductions, LMP
+ * limits); params.c calls it after every change. */
+void search_tables_init(void);
+
+/* The LMR base reduction in centi-plies and the LMP move limit, as the
+ * tables hold them (for tests and the curious). */
+int search_lmr_base(bool noisy, int depth, int moves);
+int search_lmp_limit(bool improving, int depth);
+
+#endif

@@ -1,0 +1,28 @@
+/* Time management: from the clock given by `go`, a soft limit (do not start
+ * another iteration after it) and a hard limit (abort the search), both
+ * leaving `overhead` ms per move for the GUI's and the pipes' latency. */
+#ifndef RATCHET_TIMEMAN_H
+#define RATCHET_TIMEMAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+    int64_t start;  /* ms on the monotonic clock */
+    int64_t soft;   /* ms after start; < 0: no limit */
+    int64_t hard;   /* ms after start; < 0: no limit */
+} TimeManager;
+
+/* Monotonic milliseconds. */
+int64_t tm_now(void);
+
+/* time_left < 0 means no clock; movetime > 0 means exactly that long (less
+ * the overhead); with neither, the search has no time limit. */
+void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int movestogo,
+             int64_t movetime, int overhead);
+
+int64_t tm_elapsed(const TimeManager *tm);
+bool tm_soft_done(const TimeManager *tm);
+bool tm_hard_done(const TimeManager *tm);
+
+#endif

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Search benchmark (make bench section): bench nps, and for the bench
+# positions at a fixed depth the nodes and the effective branching factor
+# (nodes at depth D / nodes at depth D-1) with every technique on, then with
+# each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time.  The
+# "all on" row is the reference measured in the same run.
+# Depth: SEARCH_BENCH_DEPTH (default 11).
+set -e
+cd "$(dirname "$0")/../.."
+ENGINE=${RATCHET_ENGINE:-bin/ratchet}
+D=${SEARCH_BENCH_DEPTH:-11}
+[ -x "$ENGINE" ] || { echo "search bench: $ENGINE is not built (run make)"; exit 1; }
+
+# bench_nodes DEPTH [OPTION]: node count of the bench with OPTION set to 0.
+bench_nodes() {
+    if [ -n "$2" ]; then
+        printf 'setoption name %s value 0\nbench %s\nquit\n' "$2" "$1" | "$ENGINE" | tail -n 1 | awk '{print $1}'
+    else
+        printf 'bench %s\nquit\n' "$1" | "$ENGINE" | tail -n 1 | awk '{print $1}'
+    fi
+}
+
+line=$("$ENGINE" bench | tail -n 1)
+sig=$(echo "$line" | awk '{print $1}')
+pinned=$(grep -v '^#' tests/bench_signature.txt | head -n 1)
+echo "bench (default depth): $line"
+if [ "$sig" = "$pinned" ]; then
+    echo "signature $sig matches tests/bench_signature.txt"
+else
+    echo "signature $sig differs from the pinned $pinned (tests/bench_signature.txt)"
+fi
+echo
+printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs all on"
+ref=""
+for cfg in "all on:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
+           "LBR off:LbrEnabled" "NMP off:NmpEnabled"; do
+    label=${cfg%%:*}
+    opt=${cfg#*:}
+    a=$(bench_nodes $((D - 1)) "$opt")
+    b=$(bench_nodes "$D" "$opt")
+    [ -n "$ref" ] || ref=$b
+    awk -v l="$label" -v a="$a" -v b="$b" -v r="$ref" \
+        'BEGIN { printf "%-10s %14d %14d %7.3f %9.2fx\n", l, a, b, b / a, b / r }'
+done
