@@ -1,11 +1,11 @@
 /* The position: Zobrist keys, FEN, make/unmake, attacks, draw rules. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "board.h"
+#include "errmsg.h"
 
 static uint64_t z_piece[12][64], z_castle[16], z_ep[8], z_side;
 static uint8_t castle_mask[64]; /* rights kept when a move touches the square */
@@ -108,27 +108,16 @@ Bitboard pos_checkers(const Position *p)
 
 /* ---- FEN ---------------------------------------------------------------- */
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    if (err && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static const char piece_chars[] = "PNBRQKpnbrqk";
 
 /* Parses into a scratch position and copies it out only when all is valid. */
 int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
 {
     if (!fen)
-        return fail(err, errlen, "no FEN given");
+        return errmsg(err, errlen, "no FEN given");
     char buf[256];
     if (strlen(fen) >= sizeof buf)
-        return fail(err, errlen, "FEN too long (%zu characters)", strlen(fen));
+        return errmsg(err, errlen, "FEN too long (%zu characters)", strlen(fen));
     strcpy(buf, fen);
     char *fields[7];
     int nf = 0;
@@ -139,12 +128,12 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
         fields[nf++] = t;
     }
     if (nf != 4 && nf != 6)
-        return fail(err, errlen, "FEN has %s%d fields; expected 6 (or 4 without the move counters)",
-                    nf == 7 ? "more than " : "", nf == 7 ? 6 : nf);
+        return errmsg(err, errlen, "FEN has %s%d fields; expected 6 (or 4 without the move counters)",
+                      nf == 7 ? "more than " : "", nf == 7 ? 6 : nf);
 
     Position *p = malloc(sizeof *p);
     if (!p)
-        return fail(err, errlen, "out of memory");
+        return errmsg(err, errlen, "out of memory");
     memset(p, 0, sizeof *p);
     for (int sq = 0; sq < 64; sq++)
         p->board[sq] = NO_PIECE;
@@ -155,28 +144,28 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
     for (const char *c = fields[0]; *c; c++) {
         if (*c == '/') {
             if (file != 8) {
-                fail(err, errlen, "rank %d has %d squares, expected 8", rank + 1, file);
+                errmsg(err, errlen, "rank %d has %d squares, expected 8", rank + 1, file);
                 goto out;
             }
             if (--rank < 0) {
-                fail(err, errlen, "more than 8 ranks in the piece placement");
+                errmsg(err, errlen, "more than 8 ranks in the piece placement");
                 goto out;
             }
             file = 0;
         } else if (*c >= '1' && *c <= '9') {
             file += *c - '0';
             if (file > 8) {
-                fail(err, errlen, "rank %d has more than 8 squares", rank + 1);
+                errmsg(err, errlen, "rank %d has more than 8 squares", rank + 1);
                 goto out;
             }
         } else {
             const char *pc = strchr(piece_chars, *c);
             if (!pc || !*c) {
-                fail(err, errlen, "bad piece letter '%c' in the piece placement", *c);
+                errmsg(err, errlen, "bad piece letter '%c' in the piece placement", *c);
                 goto out;
             }
             if (file >= 8) {
-                fail(err, errlen, "rank %d has more than 8 squares", rank + 1);
+                errmsg(err, errlen, "rank %d has more than 8 squares", rank + 1);
                 goto out;
             }
             put_piece(p, (int)(pc - piece_chars), sq_make(file, rank));
@@ -184,26 +173,26 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
         }
     }
     if (rank != 0 || file != 8) {
-        fail(err, errlen, rank != 0 ? "the piece placement has %d ranks, expected 8" : "rank 1 has %d squares, expected 8",
-             rank != 0 ? 8 - rank : file);
+        errmsg(err, errlen, rank != 0 ? "the piece placement has %d ranks, expected 8" : "rank 1 has %d squares, expected 8",
+               rank != 0 ? 8 - rank : file);
         goto out;
     }
     for (int c = WHITE; c <= BLACK; c++) {
         int n = bb_count(pos_pieces(p, c, KING));
         if (n != 1) {
-            fail(err, errlen, "%s has %d kings, expected 1", c == WHITE ? "White" : "Black", n);
+            errmsg(err, errlen, "%s has %d kings, expected 1", c == WHITE ? "White" : "Black", n);
             goto out;
         }
         p->king_sq[c] = bb_lsb(pos_pieces(p, c, KING));
     }
     if (p->by_type[PAWN] & 0xFF000000000000FFULL) {
-        fail(err, errlen, "a pawn stands on the first or eighth rank");
+        errmsg(err, errlen, "a pawn stands on the first or eighth rank");
         goto out;
     }
 
     /* Side to move. */
     if (strcmp(fields[1], "w") && strcmp(fields[1], "b")) {
-        fail(err, errlen, "side to move is '%s', expected 'w' or 'b'", fields[1]);
+        errmsg(err, errlen, "side to move is '%s', expected 'w' or 'b'", fields[1]);
         goto out;
     }
     p->side = fields[1][0] == 'w' ? WHITE : BLACK;
@@ -217,18 +206,18 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
             static const int king_home[4] = {4, 4, 60, 60}, rook_home[4] = {7, 0, 63, 56};
             const char *r = strchr(rights, *c);
             if (!r || !*c) {
-                fail(err, errlen, "bad castling field '%s'", fields[2]);
+                errmsg(err, errlen, "bad castling field '%s'", fields[2]);
                 goto out;
             }
             int i = (int)(r - rights), color = i / 2;
             if (st->castling & (1 << i)) {
-                fail(err, errlen, "castling right '%c' given twice", *c);
+                errmsg(err, errlen, "castling right '%c' given twice", *c);
                 goto out;
             }
             if (p->board[king_home[i]] != piece_make(color, KING) ||
                 p->board[rook_home[i]] != piece_make(color, ROOK)) {
-                fail(err, errlen, "castling right '%c' without the %s on its home square", *c,
-                     p->board[king_home[i]] != piece_make(color, KING) ? "king" : "rook");
+                errmsg(err, errlen, "castling right '%c' without the %s on its home square", *c,
+                       p->board[king_home[i]] != piece_make(color, KING) ? "king" : "rook");
                 goto out;
             }
             st->castling |= (uint8_t)(1 << i);
@@ -240,7 +229,7 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
     if (strcmp(fields[3], "-")) {
         const char *e = fields[3];
         if (strlen(e) != 2 || e[0] < 'a' || e[0] > 'h' || (e[1] != '3' && e[1] != '6')) {
-            fail(err, errlen, "bad en passant square '%s'", e);
+            errmsg(err, errlen, "bad en passant square '%s'", e);
             goto out;
         }
         int ep = sq_make(e[0] - 'a', e[1] - '1');
@@ -250,7 +239,7 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
         int origin = p->side == WHITE ? ep + 8 : ep - 8;
         if (sq_rank(ep) != expect_rank || p->board[pawn_sq] != piece_make(them, PAWN) ||
             p->board[ep] != NO_PIECE || p->board[origin] != NO_PIECE) {
-            fail(err, errlen, "en passant square %s is impossible: no pawn can have just moved two squares past it", e);
+            errmsg(err, errlen, "en passant square %s is impossible: no pawn can have just moved two squares past it", e);
             goto out;
         }
         /* Recorded only when a pawn could capture there, like after a move. */
@@ -264,12 +253,12 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
         char *end;
         half = strtol(fields[4], &end, 10);
         if (*end || half < 0 || half > 10000) {
-            fail(err, errlen, "bad halfmove clock '%s'", fields[4]);
+            errmsg(err, errlen, "bad halfmove clock '%s'", fields[4]);
             goto out;
         }
         full = strtol(fields[5], &end, 10);
         if (*end || full < 0 || full > 100000) {
-            fail(err, errlen, "bad fullmove number '%s'", fields[5]);
+            errmsg(err, errlen, "bad fullmove number '%s'", fields[5]);
             goto out;
         }
         if (full == 0)
@@ -285,7 +274,7 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
 
     /* The side that just moved cannot have left its king in check. */
     if (pos_attacked(p, p->king_sq[!p->side], p->side)) {
-        fail(err, errlen, "the side not to move (%s) is in check", p->side == WHITE ? "Black" : "White");
+        errmsg(err, errlen, "the side not to move (%s) is in check", p->side == WHITE ? "Black" : "White");
         goto out;
     }
     st->key = pos_compute_key(p);

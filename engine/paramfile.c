@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "errmsg.h"
+
 #define MAX_FILE_BYTES (16u << 20)
 
 /* Problems found in one file: the first one's message, and how many. */
@@ -252,15 +254,8 @@ static void syntax_error(Report *r, const char *text, size_t len, size_t at,
 {
     if (at > len)
         at = len;
-    size_t line = 1, col = 1;
-    for (size_t k = 0; k < at; k++) {
-        if (text[k] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
+    size_t line, col;
+    text_line_col(text, text + at, &line, &col);
     size_t rest = at;
     while (rest < len && isspace((unsigned char)text[rest]))
         rest++;

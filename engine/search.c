@@ -148,19 +148,6 @@ static void update_pv(Searcher *s, int ply, Move m)
     s->pv_len[ply] = s->pv_len[ply + 1] + 1;
 }
 
-/* The material a capture or promotion wins at once (for delta pruning). */
-static int capture_gain(const Position *p, Move m)
-{
-    int gain = 0;
-    if (move_flag(m) == MF_EP)
-        gain = piece_value[PAWN];
-    else if (move_is_capture(m))
-        gain = piece_value[piece_type(pos_piece_on(p, move_to(m)))];
-    if (move_is_promo(m))
-        gain += piece_value[move_promo_type(m)] - piece_value[PAWN];
-    return gain;
-}
-
 /* ---- Quiescence search -------------------------------------------------- */
 
 static int qsearch(Searcher *s, int alpha, int beta, int ply)
@@ -207,7 +194,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
     while ((m = mp_next(&mp)) != MOVE_NONE) {
         if (!in_check) {
             /* Delta pruning: even the captured material cannot reach alpha. */
-            if (QsFutilityEnabled && stand + capture_gain(p, m) + QsFutilityMargin <= alpha)
+            if (QsFutilityEnabled && stand + see_capture_gain(p, m) + QsFutilityMargin <= alpha)
                 continue;
             /* SEE pruning: the exchange loses material. */
             if (QsSeeEnabled && !see_ge(p, m, QsSeeThreshold))

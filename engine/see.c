@@ -7,8 +7,7 @@
 
 #include "eval.h"
 
-/* The gain of m itself: the captured piece, plus the promotion. */
-static int first_gain(const Position *p, Move m)
+int see_capture_gain(const Position *p, Move m)
 {
     int gain = 0;
     if (move_flag(m) == MF_EP)
@@ -26,7 +25,7 @@ bool see_ge(const Position *p, Move m, int threshold)
         return 0 >= threshold;
 
     int from = move_from(m), to = move_to(m);
-    int swap = first_gain(p, m) - threshold;
+    int swap = see_capture_gain(p, m) - threshold;
     if (swap < 0)
         return false;
 

@@ -4,13 +4,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "match.h"
 
 enum {
@@ -23,16 +23,6 @@ enum {
 #define DEFAULT_WATCHDOG_MS 60000
 
 /* ---- small parsers ------------------------------------------------------- */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -113,8 +103,8 @@ int cli_parse_tc(const char *s, TimeControl *tc, char *err, size_t errlen)
     tc->inc_ms = sec_ms(inc);
     return 0;
 bad:
-    return fail(err, errlen, "bad time control '%s' (expected [moves/]seconds[+increment], e.g. 40/60, 10+0.1, 1:30+1)",
-                s);
+    return errmsg(err, errlen, "bad time control '%s' (expected [moves/]seconds[+increment], e.g. 40/60, 10+0.1, 1:30+1)",
+                  s);
 }
 
 /* ---- configuration ------------------------------------------------------- */
@@ -142,7 +132,7 @@ void match_config_free(MatchConfig *cfg)
 static int copy_str(char *dst, size_t len, const char *v, const char *what, char *err, size_t errlen)
 {
     if (strlen(v) >= len)
-        return fail(err, errlen, "%s is too long (at most %zu characters)", what, len - 1);
+        return errmsg(err, errlen, "%s is too long (at most %zu characters)", what, len - 1);
     memcpy(dst, v, strlen(v) + 1);
     return 0;
 }
@@ -151,15 +141,15 @@ static int set_option(EngineOption *opts, int *n, int max, const char *name, con
                       char *err, size_t errlen)
 {
     if (!*name)
-        return fail(err, errlen, "%s: option. needs a name (option.NAME=VALUE)", opt);
+        return errmsg(err, errlen, "%s: option. needs a name (option.NAME=VALUE)", opt);
     if (strlen(name) >= sizeof opts->name || strlen(value) >= sizeof opts->value)
-        return fail(err, errlen, "%s: option '%s' name or value too long (63 characters at most)", opt, name);
+        return errmsg(err, errlen, "%s: option '%s' name or value too long (63 characters at most)", opt, name);
     int k = 0;
     while (k < *n && strcasecmp(opts[k].name, name) != 0)
         k++;
     if (k == *n) {
         if (*n >= max)
-            return fail(err, errlen, "%s: more than %d options", opt, max);
+            return errmsg(err, errlen, "%s: more than %d options", opt, max);
         (*n)++;
     }
     snprintf(opts[k].name, sizeof opts[k].name, "%s", name);
@@ -174,7 +164,7 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
     double d;
     if (!strcmp(key, "cmd")) {
         if (!*v)
-            return fail(err, errlen, "%s: cmd= is empty", opt);
+            return errmsg(err, errlen, "%s: cmd= is empty", opt);
         s->set |= SPEC_CMD;
         return copy_str(s->cmd, sizeof s->cmd, v, "cmd=", err, errlen);
     }
@@ -192,7 +182,7 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
     }
     if (!strcmp(key, "proto")) {
         if (strcasecmp(v, "uci") != 0)
-            return fail(err, errlen, "%s: proto=%s is not supported (UCI is the only protocol)", opt, v);
+            return errmsg(err, errlen, "%s: proto=%s is not supported (UCI is the only protocol)", opt, v);
         return 0;
     }
     if (!strncmp(key, "option.", 7))
@@ -205,42 +195,42 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
     }
     if (!strcmp(key, "st")) {
         if (!cli_parse_double(v, 0.001, 1e6, &d))
-            return fail(err, errlen, "%s: bad st='%s' (seconds per move, e.g. st=0.5)", opt, v);
+            return errmsg(err, errlen, "%s: bad st='%s' (seconds per move, e.g. st=0.5)", opt, v);
         s->tc.movetime_ms = sec_ms(d);
         s->set |= SPEC_ST;
         return 0;
     }
     if (!strcmp(key, "nodes")) {
         if (!parse_i64(v, 1, INT64_MAX, &i64))
-            return fail(err, errlen, "%s: bad nodes='%s' (a positive integer)", opt, v);
+            return errmsg(err, errlen, "%s: bad nodes='%s' (a positive integer)", opt, v);
         s->tc.nodes = i64;
         s->set |= SPEC_NODES;
         return 0;
     }
     if (!strcmp(key, "depth") || !strcmp(key, "plies")) {
         if (!parse_i64(v, 1, 1000, &i64))
-            return fail(err, errlen, "%s: bad %s='%s' (an integer 1..1000)", opt, key, v);
+            return errmsg(err, errlen, "%s: bad %s='%s' (an integer 1..1000)", opt, key, v);
         s->tc.depth = (int)i64;
         s->set |= SPEC_DEPTH;
         return 0;
     }
     if (!strcmp(key, "timemargin")) {
         if (!parse_i64(v, 0, 3600000, &i64))
-            return fail(err, errlen, "%s: bad timemargin='%s' (milliseconds)", opt, v);
+            return errmsg(err, errlen, "%s: bad timemargin='%s' (milliseconds)", opt, v);
         s->tc.margin_ms = i64;
         s->set |= SPEC_MARGIN;
         return 0;
     }
     if (!strcmp(key, "startup")) {
         if (!cli_parse_double(v, 0.01, 3600, &d))
-            return fail(err, errlen, "%s: bad startup='%s' (seconds)", opt, v);
+            return errmsg(err, errlen, "%s: bad startup='%s' (seconds)", opt, v);
         s->startup_ms = sec_ms(d);
         s->set |= SPEC_STARTUP;
         return 0;
     }
     if (!strcmp(key, "watchdog")) {
         if (!cli_parse_double(v, 0.01, 86400, &d))
-            return fail(err, errlen, "%s: bad watchdog='%s' (seconds)", opt, v);
+            return errmsg(err, errlen, "%s: bad watchdog='%s' (seconds)", opt, v);
         s->tc.watchdog_ms = sec_ms(d);
         s->set |= SPEC_WATCHDOG;
         return 0;
@@ -248,15 +238,15 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
     if (!strcmp(key, "restart")) {
         bool b;
         if (!parse_bool(v, &b))
-            return fail(err, errlen, "%s: bad restart='%s' (on or off)", opt, v);
+            return errmsg(err, errlen, "%s: bad restart='%s' (on or off)", opt, v);
         if (b)
             fprintf(stderr, "ratchet-tune: note: restart=on ignored: engines are kept alive and restarted only "
                             "when they fail\n");
         return 0;
     }
     if (!strcmp(key, "ponder"))
-        return fail(err, errlen, "%s: pondering is not supported", opt);
-    return fail(err, errlen, "%s: unknown key '%s' (see --help)", opt, key);
+        return errmsg(err, errlen, "%s: pondering is not supported", opt);
+    return errmsg(err, errlen, "%s: unknown key '%s' (see --help)", opt, key);
 }
 
 int cli_key_values(int argc, char **argv, int *i, CliKvFn fn, void *ctx, char *err, size_t errlen)
@@ -264,15 +254,15 @@ int cli_key_values(int argc, char **argv, int *i, CliKvFn fn, void *ctx, char *e
     const char *opt = argv[*i];
     int j = *i + 1;
     if (j >= argc || argv[j][0] == '-')
-        return fail(err, errlen, "%s needs key=value arguments", opt);
+        return errmsg(err, errlen, "%s needs key=value arguments", opt);
     for (; j < argc && argv[j][0] != '-'; j++) {
         const char *eq = strchr(argv[j], '=');
         if (!eq || eq == argv[j])
-            return fail(err, errlen, "%s: expected key=value, got '%s'", opt, argv[j]);
+            return errmsg(err, errlen, "%s: expected key=value, got '%s'", opt, argv[j]);
         char key[128];
         size_t kl = (size_t)(eq - argv[j]);
         if (kl >= sizeof key)
-            return fail(err, errlen, "%s: key too long in '%s'", opt, argv[j]);
+            return errmsg(err, errlen, "%s: key too long in '%s'", opt, argv[j]);
         memcpy(key, argv[j], kl);
         key[kl] = '\0';
         if (fn(ctx, opt, key, eq + 1, err, errlen) < 0)
@@ -296,34 +286,34 @@ static int kv_openings(void *ctx, const char *opt, const char *key, const char *
         return copy_str(cfg->book_path, sizeof cfg->book_path, v, "-openings file=", err, errlen);
     if (!strcmp(key, "format")) {
         if (strcmp(v, "epd") && strcmp(v, "pgn"))
-            return fail(err, errlen, "-openings: format must be epd or pgn, not '%s'", v);
+            return errmsg(err, errlen, "-openings: format must be epd or pgn, not '%s'", v);
         snprintf(cfg->book_format, sizeof cfg->book_format, "%s", v);
         return 0;
     }
     if (!strcmp(key, "order")) {
         if (strcmp(v, "random") && strcmp(v, "sequential"))
-            return fail(err, errlen, "-openings: order must be random or sequential, not '%s'", v);
+            return errmsg(err, errlen, "-openings: order must be random or sequential, not '%s'", v);
         cfg->book_random = !strcmp(v, "random");
         return 0;
     }
     if (!strcmp(key, "plies")) {
         if (!parse_i64(v, 0, 10000, &n))
-            return fail(err, errlen, "-openings: bad plies='%s'", v);
+            return errmsg(err, errlen, "-openings: bad plies='%s'", v);
         cfg->book_plies = (int)n;
         return 0;
     }
     if (!strcmp(key, "start")) {
         if (!parse_i64(v, 1, INT64_MAX, &n))
-            return fail(err, errlen, "-openings: bad start='%s' (1 is the first opening)", v);
+            return errmsg(err, errlen, "-openings: bad start='%s' (1 is the first opening)", v);
         cfg->book_start = (uint64_t)n;
         return 0;
     }
     if (!strcmp(key, "policy")) {
         if (strcmp(v, "default") && strcmp(v, "round") && strcmp(v, "encounter"))
-            return fail(err, errlen, "-openings: policy=%s is not supported (each pair shares one opening)", v);
+            return errmsg(err, errlen, "-openings: policy=%s is not supported (each pair shares one opening)", v);
         return 0;
     }
-    return fail(err, errlen, "-openings: unknown key '%s'", key);
+    return errmsg(err, errlen, "-openings: unknown key '%s'", key);
 }
 
 static int kv_draw(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
@@ -332,7 +322,7 @@ static int kv_draw(void *ctx, const char *opt, const char *key, const char *v, c
     MatchConfig *cfg = ctx;
     int64_t n;
     if (!parse_i64(v, 0, 100000, &n))
-        return fail(err, errlen, "-draw: bad %s='%s' (a non-negative integer)", key, v);
+        return errmsg(err, errlen, "-draw: bad %s='%s' (a non-negative integer)", key, v);
     if (!strcmp(key, "movenumber"))
         cfg->adj.draw_movenumber = (int)n;
     else if (!strcmp(key, "movecount"))
@@ -340,7 +330,7 @@ static int kv_draw(void *ctx, const char *opt, const char *key, const char *v, c
     else if (!strcmp(key, "score"))
         cfg->adj.draw_score = (int)n;
     else
-        return fail(err, errlen, "-draw: unknown key '%s' (movenumber, movecount, score)", key);
+        return errmsg(err, errlen, "-draw: unknown key '%s' (movenumber, movecount, score)", key);
     return 0;
 }
 
@@ -351,17 +341,17 @@ static int kv_resign(void *ctx, const char *opt, const char *key, const char *v,
     int64_t n;
     if (!strcmp(key, "twosided")) {
         if (!parse_bool(v, &cfg->adj.resign_twosided))
-            return fail(err, errlen, "-resign: bad twosided='%s' (true or false)", v);
+            return errmsg(err, errlen, "-resign: bad twosided='%s' (true or false)", v);
         return 0;
     }
     if (!parse_i64(v, 0, 100000, &n))
-        return fail(err, errlen, "-resign: bad %s='%s' (a non-negative integer)", key, v);
+        return errmsg(err, errlen, "-resign: bad %s='%s' (a non-negative integer)", key, v);
     if (!strcmp(key, "movecount"))
         cfg->adj.resign_movecount = (int)n;
     else if (!strcmp(key, "score"))
         cfg->adj.resign_score = (int)n;
     else
-        return fail(err, errlen, "-resign: unknown key '%s' (movecount, score, twosided)", key);
+        return errmsg(err, errlen, "-resign: unknown key '%s' (movecount, score, twosided)", key);
     return 0;
 }
 
@@ -374,12 +364,12 @@ static int kv_pgnout(void *ctx, const char *opt, const char *key, const char *v,
         return copy_str(cfg->pgnout, sizeof cfg->pgnout, v, "-pgnout file=", err, errlen);
     if (!strcmp(key, "notation")) {
         if (strcmp(v, "san") != 0)
-            return fail(err, errlen, "-pgnout: notation=%s is not supported (san)", v);
+            return errmsg(err, errlen, "-pgnout: notation=%s is not supported (san)", v);
         return 0;
     }
     if (!strcmp(key, "min")) {
         if (!parse_bool(v, &b))
-            return fail(err, errlen, "-pgnout: bad min='%s'", v);
+            return errmsg(err, errlen, "-pgnout: bad min='%s'", v);
         cfg->pgn_comments = !b;
         return 0;
     }
@@ -388,7 +378,7 @@ static int kv_pgnout(void *ctx, const char *opt, const char *key, const char *v,
         fprintf(stderr, "ratchet-tune: note: -pgnout %s= ignored\n", key);
         return 0;
     }
-    return fail(err, errlen, "-pgnout: unknown key '%s'", key);
+    return errmsg(err, errlen, "-pgnout: unknown key '%s'", key);
 }
 
 static int kv_log(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
@@ -400,14 +390,14 @@ static int kv_log(void *ctx, const char *opt, const char *key, const char *v, ch
     if (!strcmp(key, "level") || !strcmp(key, "compress") || !strcmp(key, "realtime") || !strcmp(key, "engine") ||
         !strcmp(key, "append"))
         return 0; /* the log always has the engine traffic, uncompressed, written as it happens */
-    return fail(err, errlen, "-log: unknown key '%s'", key);
+    return errmsg(err, errlen, "-log: unknown key '%s'", key);
 }
 
 int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t *out, char *err, size_t errlen)
 {
     if (*i + 1 >= argc || !parse_i64(argv[*i + 1], lo, hi, out))
-        return fail(err, errlen, "%s needs an integer %lld..%lld%s%s", argv[*i], (long long)lo, (long long)hi,
-                    *i + 1 < argc ? ", not " : "", *i + 1 < argc ? argv[*i + 1] : "");
+        return errmsg(err, errlen, "%s needs an integer %lld..%lld%s%s", argv[*i], (long long)lo, (long long)hi,
+                      *i + 1 < argc ? ", not " : "", *i + 1 < argc ? argv[*i + 1] : "");
     *i += 2;
     return 1;
 }
@@ -415,7 +405,7 @@ int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t
 static int str_value(int argc, char **argv, int *i, char *dst, size_t len, char *err, size_t errlen)
 {
     if (*i + 1 >= argc)
-        return fail(err, errlen, "%s needs a value", argv[*i]);
+        return errmsg(err, errlen, "%s needs a value", argv[*i]);
     if (copy_str(dst, len, argv[*i + 1], argv[*i], err, errlen) < 0)
         return -1;
     *i += 2;
@@ -437,7 +427,7 @@ int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *er
     int64_t n;
     if (!strcmp(a, "-engine")) {
         if (cfg->nengines >= 2)
-            return fail(err, errlen, "more than two -engine options: a match is between two engines");
+            return errmsg(err, errlen, "more than two -engine options: a match is between two engines");
         EngineSpec *s = &cfg->eng[cfg->nengines];
         int rc = cli_key_values(argc, argv, i, kv_engine, s, err, errlen);
         if (rc == 1)
@@ -472,12 +462,12 @@ int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *er
     }
     if (!strcmp(a, "-srand")) {
         if (*i + 1 >= argc)
-            return fail(err, errlen, "-srand needs a number");
+            return errmsg(err, errlen, "-srand needs a number");
         char *end;
         errno = 0;
         unsigned long long v = strtoull(argv[*i + 1], &end, 10);
         if (errno || end == argv[*i + 1] || *end || argv[*i + 1][0] == '-')
-            return fail(err, errlen, "-srand needs a non-negative integer, not '%s'", argv[*i + 1]);
+            return errmsg(err, errlen, "-srand needs a non-negative integer, not '%s'", argv[*i + 1]);
         cfg->seed = v;
         cfg->seed_set = true;
         *i += 2;
@@ -505,12 +495,12 @@ int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *er
         return str_value(argc, argv, i, cfg->site, sizeof cfg->site, err, errlen);
     if (!strcmp(a, "-noswap") || !strcmp(a, "-reverse") || !strcmp(a, "-tb") || !strcmp(a, "-config") ||
         !strcmp(a, "-quick") || !strcmp(a, "-epdout") || !strcmp(a, "-seeds"))
-        return fail(err, errlen, "%s is not supported", a);
+        return errmsg(err, errlen, "%s is not supported", a);
     for (size_t k = 0; k < sizeof ignored / sizeof *ignored; k++) {
         if (strcmp(a, ignored[k].name) != 0)
             continue;
         if (strcmp(a, "-variant") == 0 && (*i + 1 >= argc || strcmp(argv[*i + 1], "standard") != 0))
-            return fail(err, errlen, "-variant: only standard chess is supported");
+            return errmsg(err, errlen, "-variant: only standard chess is supported");
         fprintf(stderr, "ratchet-tune: note: %s ignored\n", a);
         (*i)++;
         if (ignored[k].values == 1 && *i < argc)
@@ -551,20 +541,20 @@ static void merge_each(EngineSpec *s, const EngineSpec *each, char *err, size_t 
 int match_config_finish(MatchConfig *cfg, char *err, size_t errlen)
 {
     if (cfg->nengines != 2)
-        return fail(err, errlen, "two -engine options are needed (got %d)", cfg->nengines);
+        return errmsg(err, errlen, "two -engine options are needed (got %d)", cfg->nengines);
     for (int i = 0; i < 2; i++) {
         EngineSpec *s = &cfg->eng[i];
         merge_each(s, &cfg->each, err, errlen);
         if (!(s->set & SPEC_CMD))
-            return fail(err, errlen, "engine %d: cmd= is missing", i + 1);
+            return errmsg(err, errlen, "engine %d: cmd= is missing", i + 1);
         if (!s->name[0]) {
             const char *base = strrchr(s->cmd, '/');
             snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : s->cmd);
         }
         const TimeControl *t = &s->tc;
         if (!tc_has_clock(t) && !t->movetime_ms && !t->nodes && !t->depth)
-            return fail(err, errlen, "engine '%s': no time control: give tc=, st=, nodes= or depth= (in -each or -engine)",
-                        s->name);
+            return errmsg(err, errlen, "engine '%s': no time control: give tc=, st=, nodes= or depth= (in -each or -engine)",
+                          s->name);
         if (!(s->set & SPEC_STARTUP))
             s->startup_ms = DEFAULT_STARTUP_MS;
         if (!(s->set & SPEC_WATCHDOG))
@@ -574,14 +564,14 @@ int match_config_finish(MatchConfig *cfg, char *err, size_t errlen)
         if (!s->argv)
             return -1;
         if (strchr(s->cmd, '/') && !s->dir[0] && access(s->cmd, X_OK) != 0)
-            return fail(err, errlen, "engine '%s': cannot run '%s': %s", s->name, s->cmd, strerror(errno));
+            return errmsg(err, errlen, "engine '%s': cannot run '%s': %s", s->name, s->cmd, strerror(errno));
     }
     if (!strcmp(cfg->eng[0].name, cfg->eng[1].name))
         snprintf(cfg->eng[1].name + strnlen(cfg->eng[1].name, 60), 4, "-2");
     if (cfg->adj.resign && cfg->adj.resign_movecount < 1)
-        return fail(err, errlen, "-resign: movecount must be at least 1");
+        return errmsg(err, errlen, "-resign: movecount must be at least 1");
     if (cfg->adj.draw && cfg->adj.draw_movecount < 1)
-        return fail(err, errlen, "-draw: movecount must be at least 1");
+        return errmsg(err, errlen, "-draw: movecount must be at least 1");
     if (!cfg->seed_set) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);

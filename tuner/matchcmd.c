@@ -3,7 +3,6 @@
 #include "matchcmd.h"
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,17 +11,9 @@
 
 #include "board.h"
 #include "cli.h"
+#include "duration.h"
+#include "errmsg.h"
 #include "stats.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void tally_add(MatchTally *t, const PairResult *r)
 {
@@ -160,17 +151,6 @@ typedef struct {
     bool progress_pending;      /* a TTY line without its newline */
 } PlainMatch;
 
-static void fmt_duration(double s, char *buf, size_t len)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60)
-        snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(buf, len, "%lds", t);
-}
-
 static void progress(PlainMatch *m, bool force)
 {
     int64_t now = ep_now_ms();
@@ -200,7 +180,7 @@ static void progress(PlainMatch *m, bool force)
     double rate = secs > 0 ? (double)t->games / secs : 0;
     n += snprintf(line + n, sizeof line - (size_t)n, "  %.2f games/s", rate);
     if (m->rounds && rate > 0 && total > t->games) {
-        fmt_duration((double)(total - t->games) / rate, eta, sizeof eta);
+        duration_format((double)(total - t->games) / rate, eta, sizeof eta);
         snprintf(line + n, sizeof line - (size_t)n, "  ETA: %s", eta);
     }
     if (m->tty) {
@@ -257,11 +237,11 @@ static int kv_sprt(void *ctx, const char *opt, const char *key, const char *v, c
     double d;
     if (!strcmp(key, "model")) {
         if (strcmp(v, "normalized") != 0)
-            return fail(err, errlen, "-sprt: model=%s is not supported (normalized)", v);
+            return errmsg(err, errlen, "-sprt: model=%s is not supported (normalized)", v);
         return 0;
     }
     if (!cli_parse_double(v, -1000, 1000, &d))
-        return fail(err, errlen, "-sprt: bad %s='%s'", key, v);
+        return errmsg(err, errlen, "-sprt: bad %s='%s'", key, v);
     if (!strcmp(key, "elo0"))
         s->elo0 = d;
     else if (!strcmp(key, "elo1"))
@@ -271,7 +251,7 @@ static int kv_sprt(void *ctx, const char *opt, const char *key, const char *v, c
     else if (!strcmp(key, "beta"))
         s->beta = d;
     else
-        return fail(err, errlen, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta)", key);
+        return errmsg(err, errlen, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta)", key);
     return 0;
 }
 

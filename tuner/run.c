@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "duration.h"
 #include "runhist.h"
 #include "match.h"
 #include "report.h"
@@ -352,21 +353,6 @@ static void pair_abandoned(void *ctx, const PairJob *job)
 
 /* ---- progress ------------------------------------------------------------------ */
 
-static void fmt_duration(double s, char *buf, size_t len)
-{
-    if (!(s >= 0) || s > 1e8) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    long t = lround(s);
-    if (t >= 3600)
-        snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60)
-        snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(buf, len, "%lds", t);
-}
-
 static void progress(Run *r, bool force)
 {
     int64_t now = ep_now_ms();
@@ -384,7 +370,7 @@ static void progress(Run *r, bool force)
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
     double eta = gps > 0 ? (double)(total > rs->games ? total - rs->games : 0) / gps : -1;
     char etas[32];
-    fmt_duration(eta, etas, sizeof etas);
+    duration_format(eta, etas, sizeof etas);
 
     char line[1024];
     size_t n = (size_t)snprintf(line, sizeof line, "iter %llu/%llu  %llu games  %.2f games/s  ETA %s",

@@ -2,11 +2,14 @@
 #include "runconf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errmsg.h"
+#include "rundir.h"
 
 enum { KV, KV_FILE, SCALAR };
 
@@ -33,14 +36,6 @@ static const struct {
     { "config", KV_FILE, false, (const char *const[]){ "file", NULL } },
 };
 #define NSECTIONS (sizeof SECTIONS / sizeof *SECTIONS)
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int section_index(const char *sec)
 {
@@ -87,8 +82,8 @@ static void unknown_key_msg(int s, const char *key, const char *origin, char *er
     size_t n = 0;
     for (const char *const *k = SECTIONS[s].keys; *k && n < sizeof known; k++)
         n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", *k);
-    set_err(err, errlen, "%s: unknown key '%s.%s' (the keys of '%s' are %s)", origin, SECTIONS[s].name, key,
-            SECTIONS[s].name, known);
+    errmsg(err, errlen, "%s: unknown key '%s.%s' (the keys of '%s' are %s)", origin, SECTIONS[s].name, key,
+           SECTIONS[s].name, known);
 }
 
 void conf_init(RunConf *c) { memset(c, 0, sizeof *c); }
@@ -193,7 +188,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
     while (i < argc) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '\0') {
-            set_err(err, errlen, "unexpected argument '%s' (options start with '-')", a);
+            errmsg(err, errlen, "unexpected argument '%s' (options start with '-')", a);
             return -1;
         }
         const char *sec = a + (a[1] == '-' ? 2 : 1);
@@ -202,18 +197,18 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             continue;
         }
         if (strcmp(sec, "games") == 0 || strcmp(sec, "rounds") == 0) {
-            set_err(err, errlen, "option '%s': the length of a tuning run is set with -spsa games=N", a);
+            errmsg(err, errlen, "option '%s': the length of a tuning run is set with -spsa games=N", a);
             return -1;
         }
         int s = section_index(sec);
         if (s < 0 || !in_list(allowed, sec)) {
-            set_err(err, errlen, "unknown option '%s' (see --help)", a);
+            errmsg(err, errlen, "unknown option '%s' (see --help)", a);
             return -1;
         }
         i++;
         if (SECTIONS[s].kind == SCALAR) {
             if (i >= argc || (argv[i][0] == '-' && argv[i][1] != '\0' && !strchr("0123456789", argv[i][1]))) {
-                set_err(err, errlen, "option '%s' needs a value", a);
+                errmsg(err, errlen, "option '%s' needs a value", a);
                 return -1;
             }
             if (conf_set(c, sec, "", argv[i++], ORIGIN) < 0)
@@ -230,7 +225,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
                 snprintf(key, sizeof key, "file");
                 val = w;
             } else if (!eq || eq == w || (size_t)(eq - w) >= sizeof key) {
-                set_err(err, errlen, "option '%s': expected key=value, got '%s'", a, w);
+                errmsg(err, errlen, "option '%s': expected key=value, got '%s'", a, w);
                 return -1;
             } else {
                 memcpy(key, w, (size_t)(eq - w));
@@ -239,7 +234,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             }
             if (strcmp(key, "proto") == 0 && SECTIONS[s].match) {
                 if (strcmp(val, "uci") != 0) {
-                    set_err(err, errlen, "option '%s': proto=%s: UCI is the only protocol", a, val);
+                    errmsg(err, errlen, "option '%s': proto=%s: UCI is the only protocol", a, val);
                     return -1;
                 }
                 continue;
@@ -252,13 +247,13 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
                 goto oom;
         }
         if (n == 0) {
-            set_err(err, errlen, "option '%s' needs key=value settings", a);
+            errmsg(err, errlen, "option '%s' needs key=value settings", a);
             return -1;
         }
     }
     return 0;
 oom:
-    set_err(err, errlen, "out of memory");
+    errmsg(err, errlen, "out of memory");
     return -1;
 }
 
@@ -326,12 +321,12 @@ static int add_object(RunConf *c, int s, const char *prefix, const cJSON *obj, c
         }
         char val[4096];
         if (value_string(m, val, sizeof val) < 0) {
-            set_err(err, errlen, "%s: '%s.%s' must be a string, a number, true/false or a list of those", origin,
-                    SECTIONS[s].name, key);
+            errmsg(err, errlen, "%s: '%s.%s' must be a string, a number, true/false or a list of those", origin,
+                   SECTIONS[s].name, key);
             return -1;
         }
         if (conf_set(c, SECTIONS[s].name, key, val, origin) < 0) {
-            set_err(err, errlen, "out of memory");
+            errmsg(err, errlen, "out of memory");
             return -1;
         }
     }
@@ -341,7 +336,7 @@ static int add_object(RunConf *c, int s, const char *prefix, const cJSON *obj, c
 int conf_from_json(RunConf *c, const cJSON *obj, const char *origin, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(obj)) {
-        set_err(err, errlen, "%s: the configuration must be a JSON object", origin);
+        errmsg(err, errlen, "%s: the configuration must be a JSON object", origin);
         return -1;
     }
     const cJSON *m;
@@ -349,12 +344,12 @@ int conf_from_json(RunConf *c, const cJSON *obj, const char *origin, char *err, 
     {
         int s = section_index(m->string);
         if (s < 0 || strcmp(m->string, "config") == 0) {
-            set_err(err, errlen, "%s: unknown key '%s'", origin, m->string);
+            errmsg(err, errlen, "%s: unknown key '%s'", origin, m->string);
             return -1;
         }
         if (cJSON_IsObject(m)) {
             if (SECTIONS[s].kind == SCALAR) {
-                set_err(err, errlen, "%s: '%s' takes a single value, not an object", origin, m->string);
+                errmsg(err, errlen, "%s: '%s' takes a single value, not an object", origin, m->string);
                 return -1;
             }
             if (add_object(c, s, "", m, origin, err, errlen) < 0)
@@ -363,12 +358,12 @@ int conf_from_json(RunConf *c, const cJSON *obj, const char *origin, char *err, 
         }
         char val[4096];
         if (value_string(m, val, sizeof val) < 0 || SECTIONS[s].kind == KV) {
-            set_err(err, errlen, "%s: '%s' must be %s", origin, m->string,
-                    SECTIONS[s].kind == KV ? "an object of settings" : "a string or a number");
+            errmsg(err, errlen, "%s: '%s' must be %s", origin, m->string,
+                   SECTIONS[s].kind == KV ? "an object of settings" : "a string or a number");
             return -1;
         }
         if (conf_set(c, m->string, SECTIONS[s].kind == KV_FILE ? "file" : "", val, origin) < 0) {
-            set_err(err, errlen, "out of memory");
+            errmsg(err, errlen, "out of memory");
             return -1;
         }
     }
@@ -377,41 +372,14 @@ int conf_from_json(RunConf *c, const cJSON *obj, const char *origin, char *err, 
 
 int conf_load_file(RunConf *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        set_err(err, errlen, "config.file: cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char buf[8192];
-    size_t n;
-    while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, mem);
-    bool rerr = ferror(f);
-    fclose(f);
-    if (mem)
-        fclose(mem);
-    if (!mem || !text || rerr) {
-        free(text);
-        set_err(err, errlen, "config.file: cannot read '%s'", path);
-        return -1;
-    }
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
-    if (!j) {
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end; p++, col++)
-            if (*p == '\n') {
-                line++;
-                col = 0;
-            }
-        set_err(err, errlen, "%s:%d:%d: malformed JSON", path, line, col);
-        free(text);
-        return -1;
-    }
+    char why[PATH_MAX + 256];
+    char *text = rd_read_file(path, NULL, why, sizeof why);
+    if (!text)
+        return errmsg(err, errlen, "config.file: %s", why);
+    cJSON *j = rd_parse_json(text, path, err, errlen);
     free(text);
+    if (!j)
+        return -1;
     free(c->origin_file);
     c->origin_file = strdup(path);
     int rc = conf_from_json(c, j, c->origin_file ? c->origin_file : "config file", err, errlen);
@@ -464,7 +432,7 @@ oom:
 
 /* ---- match argv ------------------------------------------------------------ */
 
-static int push(int *argc, char ***argv, const char *s)
+int conf_argv_push(int *argc, char ***argv, const char *s)
 {
     char **nv = realloc(*argv, (size_t)(*argc + 2) * sizeof *nv);
     if (!nv)
@@ -486,14 +454,14 @@ int conf_section_argv(const RunConf *c, const char *sec, const char *name, int *
         return 0;
     char opt[64];
     snprintf(opt, sizeof opt, "-%s", sec);
-    if (push(argc, argv, opt) < 0)
+    if (conf_argv_push(argc, argv, opt) < 0)
         return -1;
     for (size_t i = 0; i < c->n; i++) {
         const ConfItem *it = &c->v[i];
         if (strcmp(it->sec, sec) != 0 || (name && strcmp(it->key, "name") == 0))
             continue;
         if (it->key[0] == '\0') {
-            if (push(argc, argv, it->val) < 0)
+            if (conf_argv_push(argc, argv, it->val) < 0)
                 return -1;
             continue;
         }
@@ -502,7 +470,7 @@ int conf_section_argv(const RunConf *c, const char *sec, const char *name, int *
         if (!kv)
             return -1;
         snprintf(kv, len, "%s=%s", it->key, it->val);
-        int rc = push(argc, argv, kv);
+        int rc = conf_argv_push(argc, argv, kv);
         free(kv);
         if (rc < 0)
             return -1;
@@ -513,7 +481,7 @@ int conf_section_argv(const RunConf *c, const char *sec, const char *name, int *
         if (!kv)
             return -1;
         snprintf(kv, len, "name=%s", name);
-        int rc = push(argc, argv, kv);
+        int rc = conf_argv_push(argc, argv, kv);
         free(kv);
         if (rc < 0)
             return -1;
@@ -543,7 +511,7 @@ int conf_get_u64(const RunConf *c, const char *sec, const char *key, unsigned lo
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (!(s[0] >= '0' && s[0] <= '9') || *end != '\0' || errno != 0 || v < lo || v > hi) {
-        set_err(err, errlen, "%s: %s = '%s': expected an integer from %llu to %llu", it->origin, f, s, lo, hi);
+        errmsg(err, errlen, "%s: %s = '%s': expected an integer from %llu to %llu", it->origin, f, s, lo, hi);
         return -1;
     }
     *out = v;
@@ -562,7 +530,7 @@ int conf_get_double(const RunConf *c, const char *sec, const char *key, double l
     errno = 0;
     double v = strtod(it->val, &end);
     if (it->val[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v) || v < lo || v > hi) {
-        set_err(err, errlen, "%s: %s = '%s': expected a number from %g to %g", it->origin, f, it->val, lo, hi);
+        errmsg(err, errlen, "%s: %s = '%s': expected a number from %g to %g", it->origin, f, it->val, lo, hi);
         return -1;
     }
     *out = v;

@@ -79,6 +79,8 @@ cJSON *conf_to_json(const RunConf *c);
  * (used to name the two engines of a run).  Returns the number of items of
  * the section that were written (0 if the section is absent) or -1 on OOM. */
 int conf_section_argv(const RunConf *c, const char *sec, const char *name, int *argc, char ***argv);
+/* Appends a copy of s to such an argv; 0, or -1 on OOM. */
+int conf_argv_push(int *argc, char ***argv, const char *s);
 void conf_free_argv(int argc, char **argv);
 
 /* Unsigned and double values with checks; -1 with a message naming

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "errmsg.h"
 
 int rd_mkdir_p(const char *dir, char *err, size_t errlen)
 {
     char p[PATH_MAX];
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-        set_err(err, errlen, "directory name too long: '%s'", dir);
+        errmsg(err, errlen, "directory name too long: '%s'", dir);
         return -1;
     }
     for (char *s = p + 1; *s; s++) {
@@ -35,18 +28,18 @@ int rd_mkdir_p(const char *dir, char *err, size_t errlen)
             continue;
         *s = '\0';
         if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-            set_err(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
+            errmsg(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
             return -1;
         }
         *s = '/';
     }
     if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-        set_err(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
+        errmsg(err, errlen, "cannot create directory '%s': %s", p, strerror(errno));
         return -1;
     }
     struct stat sb;
     if (stat(p, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-        set_err(err, errlen, "'%s' is not a directory", p);
+        errmsg(err, errlen, "'%s' is not a directory", p);
         return -1;
     }
     return 0;
@@ -58,16 +51,16 @@ int rd_dir_state(const char *dir, char *err, size_t errlen)
     if (stat(dir, &sb) < 0) {
         if (errno == ENOENT)
             return RD_ABSENT;
-        set_err(err, errlen, "'%s': %s", dir, strerror(errno));
+        errmsg(err, errlen, "'%s': %s", dir, strerror(errno));
         return -1;
     }
     if (!S_ISDIR(sb.st_mode)) {
-        set_err(err, errlen, "'%s' exists and is not a directory", dir);
+        errmsg(err, errlen, "'%s' exists and is not a directory", dir);
         return -1;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        set_err(err, errlen, "cannot read directory '%s': %s", dir, strerror(errno));
+        errmsg(err, errlen, "cannot read directory '%s': %s", dir, strerror(errno));
         return -1;
     }
     int state = RD_EMPTY;
@@ -97,7 +90,7 @@ int rd_lock(const char *dir, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/%s", dir, RUNDIR_LOCK);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        set_err(err, errlen, "cannot open lock file '%s': %s", path, strerror(errno));
+        errmsg(err, errlen, "cannot open lock file '%s': %s", path, strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -106,19 +99,19 @@ int rd_lock(const char *dir, char *err, size_t errlen)
         close(fd);
         if (e == EWOULDBLOCK) {
             if (pid > 0)
-                set_err(err, errlen, "run directory '%s' is in use by process %ld (lock file %s)", dir, (long)pid,
-                        path);
+                errmsg(err, errlen, "run directory '%s' is in use by process %ld (lock file %s)", dir, (long)pid,
+                       path);
             else
-                set_err(err, errlen, "run directory '%s' is in use by another process (lock file %s)", dir, path);
+                errmsg(err, errlen, "run directory '%s' is in use by another process (lock file %s)", dir, path);
         } else {
-            set_err(err, errlen, "cannot lock '%s': %s", path, strerror(e));
+            errmsg(err, errlen, "cannot lock '%s': %s", path, strerror(e));
         }
         return -1;
     }
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-        set_err(err, errlen, "cannot write lock file '%s': %s", path, strerror(errno));
+        errmsg(err, errlen, "cannot write lock file '%s': %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -175,12 +168,12 @@ int rd_write_atomic(const char *path, const char *data, size_t len, char *err, s
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        set_err(err, errlen, "path too long: '%s'", path);
+        errmsg(err, errlen, "path too long: '%s'", path);
         return -1;
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+        errmsg(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
         return -1;
     }
     size_t off = 0;
@@ -189,7 +182,7 @@ int rd_write_atomic(const char *path, const char *data, size_t len, char *err, s
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            set_err(err, errlen, "cannot write '%s': %s", tmp, n < 0 ? strerror(errno) : "short write");
+            errmsg(err, errlen, "cannot write '%s': %s", tmp, n < 0 ? strerror(errno) : "short write");
             close(fd);
             unlink(tmp);
             return -1;
@@ -197,19 +190,19 @@ int rd_write_atomic(const char *path, const char *data, size_t len, char *err, s
         off += (size_t)n;
     }
     if (fsync(fd) < 0) {
-        set_err(err, errlen, "cannot sync '%s': %s", tmp, strerror(errno));
+        errmsg(err, errlen, "cannot sync '%s': %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
         return -1;
     }
     close(fd);
     if (rename(tmp, path) < 0) {
-        set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        errmsg(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
         unlink(tmp);
         return -1;
     }
     if (fsync_dir_of(path) < 0) {
-        set_err(err, errlen, "cannot sync the directory of '%s': %s", path, strerror(errno));
+        errmsg(err, errlen, "cannot sync the directory of '%s': %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -219,7 +212,7 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
     char *text = NULL;
@@ -235,7 +228,7 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
         fclose(mem);
     if (bad || !text) {
         free(text);
-        set_err(err, errlen, "cannot read '%s'", path);
+        errmsg(err, errlen, "cannot read '%s'", path);
         return NULL;
     }
     if (len)
@@ -243,22 +236,24 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
     return text;
 }
 
+cJSON *rd_parse_json(const char *text, const char *path, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
+    if (!j) {
+        size_t line, col;
+        text_line_col(text, end ? end : text, &line, &col);
+        errmsg(err, errlen, "%s:%zu:%zu: malformed JSON", path, line, col);
+    }
+    return j;
+}
+
 cJSON *rd_read_json(const char *path, char *err, size_t errlen)
 {
     char *text = rd_read_file(path, NULL, err, errlen);
     if (!text)
         return NULL;
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
-    if (!j) {
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end; p++, col++)
-            if (*p == '\n') {
-                line++;
-                col = 0;
-            }
-        set_err(err, errlen, "%s:%d:%d: malformed JSON", path, line, col);
-    }
+    cJSON *j = rd_parse_json(text, path, err, errlen);
     free(text);
     return j;
 }
@@ -267,14 +262,14 @@ int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen)
 {
     char *s = cJSON_Print(j);
     if (!s) {
-        set_err(err, errlen, "out of memory writing '%s'", path);
+        errmsg(err, errlen, "out of memory writing '%s'", path);
         return -1;
     }
     size_t n = strlen(s);
     char *t = realloc(s, n + 2);
     if (!t) {
         free(s);
-        set_err(err, errlen, "out of memory writing '%s'", path);
+        errmsg(err, errlen, "out of memory writing '%s'", path);
         return -1;
     }
     t[n] = '\n';

@@ -35,7 +35,10 @@ pid_t rd_lock_holder(const char *dir);
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
 /* The whole file, NUL-terminated (free it), or NULL with a message. */
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
-/* Parse a JSON file; malformed JSON is reported with line and column. */
+/* Parse JSON text read from path (named in messages): malformed JSON is
+ * reported as "PATH:LINE:COL: malformed JSON". */
+cJSON *rd_parse_json(const char *text, const char *path, char *err, size_t errlen);
+/* Read and parse a JSON file, as above. */
 cJSON *rd_read_json(const char *path, char *err, size_t errlen);
 /* Print j (formatted) and write it atomically. */
 int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen);

@@ -3,20 +3,12 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "rundir.h"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* The header line without the newline (malloc'd). */
 static char *header(const SpsaState *st)
@@ -54,7 +46,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
     if (!h->path || !head) {
         free(head);
         hist_close(h);
-        set_err(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         return -1;
     }
     size_t hl = strlen(head);
@@ -64,7 +56,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
                     (unsigned long long)rows);
         h->f = fopen(h->path, "w");
         if (!h->f || fprintf(h->f, "%s\n", head) < 0 || fflush(h->f) != 0) {
-            set_err(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
+            errmsg(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
             free(head);
             hist_close(h);
             return -1;
@@ -80,7 +72,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         return -1;
     }
     if (len < hl + 1 || memcmp(text, head, hl) != 0 || text[hl] != '\n') {
-        set_err(err, errlen, "%s: the header does not match the run's parameters", h->path);
+        errmsg(err, errlen, "%s: the header does not match the run's parameters", h->path);
         free(text);
         free(head);
         hist_close(h);
@@ -102,13 +94,13 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         fprintf(stderr, "warning: %s has %llu rows but %llu batches are done; the missing rows are lost\n",
                 h->path, (unsigned long long)have, (unsigned long long)rows);
     if (keep < len && truncate(h->path, (off_t)keep) < 0) {
-        set_err(err, errlen, "cannot truncate '%s': %s", h->path, strerror(errno));
+        errmsg(err, errlen, "cannot truncate '%s': %s", h->path, strerror(errno));
         hist_close(h);
         return -1;
     }
     h->f = fopen(h->path, "a");
     if (!h->f) {
-        set_err(err, errlen, "cannot open '%s': %s", h->path, strerror(errno));
+        errmsg(err, errlen, "cannot open '%s': %s", h->path, strerror(errno));
         hist_close(h);
         return -1;
     }
@@ -144,7 +136,7 @@ char *hist_format_row(const HistRow *r, const SpsaState *st, const SpsaBatch *b,
 int hist_write(History *h, const char *text, size_t len, char *err, size_t errlen)
 {
     if (fwrite(text, 1, len, h->f) != len || fflush(h->f) != 0 || fdatasync(fileno(h->f)) < 0) {
-        set_err(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
+        errmsg(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -156,7 +148,7 @@ int hist_append(History *h, const HistRow *r, const SpsaState *st, const SpsaBat
     size_t len;
     char *row = hist_format_row(r, st, b, &len);
     if (!row) {
-        set_err(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         return -1;
     }
     int rc = hist_write(h, row, len, err, errlen);
@@ -190,12 +182,12 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
     int rc = -1;
     if (!text) {
         if (!path || !head)
-            set_err(err, errlen, "out of memory");
+            errmsg(err, errlen, "out of memory");
         goto done;
     }
     size_t hl = strlen(head);
     if (strncmp(text, head, hl) != 0 || text[hl] != '\n') {
-        set_err(err, errlen, "%s: the header does not match the run's parameters", path);
+        errmsg(err, errlen, "%s: the header does not match the run's parameters", path);
         goto done;
     }
     size_t cap = 0, n = st->nparams;
@@ -215,7 +207,7 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
             if (t)
                 out->theta = t;
             if (!k || !e || !t) {
-                set_err(err, errlen, "out of memory");
+                errmsg(err, errlen, "out of memory");
                 goto done;
             }
         }
@@ -224,7 +216,7 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
         for (int c = 0; c < 7; c++) {
             v[c] = strtod(p, &end);
             if (end == p || (*end != ',' && *end != '\0')) {
-                set_err(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
+                errmsg(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
                 goto done;
             }
             p = *end ? end + 1 : end;
@@ -234,7 +226,7 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
         for (size_t i = 0; i < n; i++) {
             double t = strtod(p, &end);
             if (end == p || (*end != ',' && *end != '\0')) {
-                set_err(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
+                errmsg(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
                 goto done;
             }
             out->theta[out->nrows * n + i] = t;

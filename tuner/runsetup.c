@@ -39,18 +39,6 @@ static bool is_spec_param(const RunState *rs, const char *name)
     return false;
 }
 
-static int push_arg(int *argc, char ***argv, const char *s)
-{
-    char **nv = realloc(*argv, (size_t)(*argc + 2) * sizeof *nv);
-    if (!nv)
-        return -1;
-    *argv = nv;
-    if (!(nv[*argc] = strdup(s)))
-        return -1;
-    nv[++*argc] = NULL;
-    return 0;
-}
-
 /* Which origins the settings of a section came from, for messages. */
 static void section_origin(const RunConf *c, const char *sec, char *buf, size_t len)
 {
@@ -96,7 +84,7 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         for (size_t i = 0; i < rs->nfixed; i++) {
             char kv[128];
             snprintf(kv, sizeof kv, "option.%s=%d", rs->fixed[i].name, rs->fixed[i].value);
-            if (push_arg(&argc, &argv, kv) < 0)
+            if (conf_argv_push(&argc, &argv, kv) < 0)
                 goto oom;
         }
     }

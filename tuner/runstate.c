@@ -2,22 +2,14 @@
 #include "runstate.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "rundir.h"
 
 #define STATE_VERSION 1
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void runstate_init(RunState *rs)
 {
@@ -81,7 +73,7 @@ static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *o
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-        set_err(err, errlen, "%s: run.%s is missing or not a non-negative number", origin, key);
+        errmsg(err, errlen, "%s: run.%s is missing or not a non-negative number", origin, key);
         return -1;
     }
     *out = (uint64_t)v->valuedouble;
@@ -99,7 +91,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     runstate_init(rs);
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(j, "version");
     if (!cJSON_IsNumber(ver) || ver->valueint != STATE_VERSION) {
-        set_err(err, errlen, "%s: not a ratchet-tune run state (version %d expected)", origin, STATE_VERSION);
+        errmsg(err, errlen, "%s: not a ratchet-tune run state (version %d expected)", origin, STATE_VERSION);
         return -1;
     }
     get_str(j, "created", rs->created, sizeof rs->created);
@@ -108,7 +100,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
         goto fail;
     char e2[512];
     if (spsa_from_json(&rs->spsa, cJSON_GetObjectItemCaseSensitive(j, "spsa"), e2, sizeof e2) < 0) {
-        set_err(err, errlen, "%s: spsa: %s", origin, e2);
+        errmsg(err, errlen, "%s: spsa: %s", origin, e2);
         goto fail;
     }
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
@@ -126,7 +118,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
         goto fail;
     const cJSON *ptnml = cJSON_GetObjectItemCaseSensitive(run, "ptnml");
     if (cJSON_GetArraySize(ptnml) != 5) {
-        set_err(err, errlen, "%s: run.ptnml must have 5 counts", origin);
+        errmsg(err, errlen, "%s: run.ptnml must have 5 counts", origin);
         goto fail;
     }
     for (int i = 0; i < 5; i++)
@@ -139,14 +131,14 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     rs->order = calloc((size_t)no + 1, sizeof *rs->order);
     rs->fixed = calloc((size_t)nf + 1, sizeof *rs->fixed);
     if (!rs->order || !rs->fixed) {
-        set_err(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         goto fail;
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, order)
     {
         if (!cJSON_IsString(e)) {
-            set_err(err, errlen, "%s: run.spec_order must hold names", origin);
+            errmsg(err, errlen, "%s: run.spec_order must hold names", origin);
             goto fail;
         }
         snprintf(rs->order[rs->norder++], SPSA_NAME_MAX, "%s", e->valuestring);
@@ -154,7 +146,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     cJSON_ArrayForEach(e, fixed)
     {
         if (!cJSON_IsNumber(e)) {
-            set_err(err, errlen, "%s: run.fixed.%s must be an integer", origin, e->string);
+            errmsg(err, errlen, "%s: run.fixed.%s must be an integer", origin, e->string);
             goto fail;
         }
         snprintf(rs->fixed[rs->nfixed].name, SPSA_NAME_MAX, "%s", e->string);
@@ -203,7 +195,7 @@ int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
 {
     char *text = runstate_text(rs);
     if (!text) {
-        set_err(err, errlen, "out of memory saving the state");
+        errmsg(err, errlen, "out of memory saving the state");
         return -1;
     }
     char path[PATH_MAX];

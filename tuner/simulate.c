@@ -14,17 +14,9 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "cli.h"
+#include "errmsg.h"
 #include "spec.h"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the model ----------------------------------------------------------- */
 
@@ -89,7 +81,7 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
     memset(res, 0, sizeof *res);
     if (m->nparams != nparams || m->concurrency < 1 || !(m->draw_ratio >= 0) ||
         m->draw_ratio > 1 || !(m->opening_bias >= 0)) {
-        set_err(err, errlen, "simulate: bad model (parameters, concurrency >= 1, draw ratio in [0,1], opening bias >= 0)");
+        errmsg(err, errlen, "simulate: bad model (parameters, concurrency >= 1, draw ratio in [0,1], opening bias >= 0)");
         return -1;
     }
     SpsaState st;
@@ -103,7 +95,7 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
     size_t nout = 0;
     int rc = -1;
     if (!r || !out || !xp || !xm) {
-        set_err(err, errlen, "simulate: out of memory");
+        errmsg(err, errlen, "simulate: out of memory");
         goto done;
     }
     /* A stream of its own, distinct from the SPSA state's. */
@@ -117,7 +109,7 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
         while (nout < (size_t)m->concurrency) {
             int got = spsa_batch_begin(&st, &out[nout]);
             if (got < 0) {
-                set_err(err, errlen, "simulate: out of memory");
+                errmsg(err, errlen, "simulate: out of memory");
                 goto done;
             }
             if (got == 0)
@@ -244,17 +236,6 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     uint64_t v;
@@ -309,13 +290,13 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
                     ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
                 else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
-                    ok = !parse_double(v, &o->cfg.A_ratio) && o->cfg.A_ratio >= 0;
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.A_ratio) && o->cfg.A_ratio >= 0;
                 else if (!strcmp(a, "-spsa") && KEY("alpha"))
-                    ok = !parse_double(v, &o->cfg.alpha) && o->cfg.alpha > 0;
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.alpha) && o->cfg.alpha > 0;
                 else if (!strcmp(a, "-spsa") && KEY("gamma"))
-                    ok = !parse_double(v, &o->cfg.gamma) && o->cfg.gamma >= 0;
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.gamma) && o->cfg.gamma >= 0;
                 else if (!strcmp(a, "-spsa") && KEY("average"))
-                    ok = !parse_double(v, &o->cfg.average) && o->cfg.average >= 0 &&
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
                          o->cfg.average < 1;
                 else if (!strcmp(a, "-landscape") && KEY("optimum"))
                     ok = strlen(v) < sizeof o->optimum &&
@@ -339,9 +320,9 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         const char *v = argv[++i];
         bool ok;
         if (!strcmp(a, "-draw-ratio"))
-            ok = !parse_double(v, &o->draw_ratio) && o->draw_ratio >= 0 && o->draw_ratio <= 1;
+            ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->draw_ratio) && o->draw_ratio >= 0 && o->draw_ratio <= 1;
         else if (!strcmp(a, "-opening-bias"))
-            ok = !parse_double(v, &o->opening_bias) && o->opening_bias >= 0;
+            ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->opening_bias) && o->opening_bias >= 0;
         else if (!strcmp(a, "-concurrency"))
             ok = !parse_int(v, 1, 4096, &o->concurrency);
         else if (!strcmp(a, "-srand"))

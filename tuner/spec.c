@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "cli.h"
+#include "errmsg.h"
 
 static bool integral(double x)
 {
@@ -32,28 +24,28 @@ static bool integral(double x)
 static int check(const SpsaParam *p, const char *where, char *err, size_t errlen)
 {
     if (!p->name[0]) {
-        set_err(err, errlen, "%s: empty parameter name", where);
+        errmsg(err, errlen, "%s: empty parameter name", where);
         return -1;
     }
     if (!integral(p->start) || !integral(p->min) || !integral(p->max)) {
-        set_err(err, errlen, "%s: %s: value, min and max must be integers", where, p->name);
+        errmsg(err, errlen, "%s: %s: value, min and max must be integers", where, p->name);
         return -1;
     }
     if (p->min > p->max) {
-        set_err(err, errlen, "%s: %s: min %g > max %g", where, p->name, p->min, p->max);
+        errmsg(err, errlen, "%s: %s: min %g > max %g", where, p->name, p->min, p->max);
         return -1;
     }
     if (p->start < p->min || p->start > p->max) {
-        set_err(err, errlen, "%s: %s: value %g outside [min %g, max %g]", where, p->name,
-                p->start, p->min, p->max);
+        errmsg(err, errlen, "%s: %s: value %g outside [min %g, max %g]", where, p->name,
+               p->start, p->min, p->max);
         return -1;
     }
     if (!(p->c_end > 0) || !isfinite(p->c_end)) {
-        set_err(err, errlen, "%s: %s: c_end must be > 0 (got %g)", where, p->name, p->c_end);
+        errmsg(err, errlen, "%s: %s: c_end must be > 0 (got %g)", where, p->name, p->c_end);
         return -1;
     }
     if (!(p->r_end > 0) || !isfinite(p->r_end)) {
-        set_err(err, errlen, "%s: %s: r_end must be > 0 (got %g)", where, p->name, p->r_end);
+        errmsg(err, errlen, "%s: %s: r_end must be > 0 (got %g)", where, p->name, p->r_end);
         return -1;
     }
     return 0;
@@ -63,14 +55,14 @@ static int set_name(SpsaParam *p, const char *name, const char *where, char *err
                     size_t errlen)
 {
     if (strlen(name) >= SPSA_NAME_MAX) {
-        set_err(err, errlen, "%s: name \"%.20s...\" longer than %d characters", where, name,
-                SPSA_NAME_MAX - 1);
+        errmsg(err, errlen, "%s: name \"%.20s...\" longer than %d characters", where, name,
+               SPSA_NAME_MAX - 1);
         return -1;
     }
     for (const char *s = name; *s; s++)
         if (isspace((unsigned char)*s) || *s == '"' || *s == ',') {
-            set_err(err, errlen, "%s: name \"%s\" contains a space, quote or comma", where,
-                    name);
+            errmsg(err, errlen, "%s: name \"%s\" contains a space, quote or comma", where,
+                   name);
             return -1;
         }
     strcpy(p->name, name);
@@ -83,7 +75,7 @@ static int check_duplicates(const SpsaParam *ps, size_t n, const char *fname, ch
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++)
             if (!strcmp(ps[i].name, ps[j].name)) {
-                set_err(err, errlen, "%s: parameter %s appears twice", fname, ps[i].name);
+                errmsg(err, errlen, "%s: parameter %s appears twice", fname, ps[i].name);
                 return -1;
             }
     return 0;
@@ -98,20 +90,12 @@ static int json_num(const cJSON *o, const char *key, const char *alt, double *ou
     if (!v && alt)
         v = cJSON_GetObjectItemCaseSensitive(o, alt);
     if (!cJSON_IsNumber(v)) {
-        set_err(err, errlen, "%s: %s: \"%s\" %s", where, name, key,
-                v ? "is not a number" : "is missing");
+        errmsg(err, errlen, "%s: %s: \"%s\" %s", where, name, key,
+               v ? "is not a number" : "is missing");
         return -1;
     }
     *out = v->valuedouble;
     return 0;
-}
-
-static size_t line_of(const char *text, const char *pos)
-{
-    size_t line = 1;
-    for (const char *s = text; *s && s < pos; s++)
-        line += *s == '\n';
-    return line;
 }
 
 static int parse_json(const char *text, const char *fname, SpsaParam **out, size_t *nout,
@@ -120,34 +104,35 @@ static int parse_json(const char *text, const char *fname, SpsaParam **out, size
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, true);
     if (!root) {
-        const char *at = end ? end : cJSON_GetErrorPtr();
-        set_err(err, errlen, "%s:%zu: malformed JSON", fname, at ? line_of(text, at) : (size_t)1);
+        size_t line, col;
+        text_line_col(text, end ? end : text, &line, &col);
+        errmsg(err, errlen, "%s:%zu: malformed JSON", fname, line);
         return -1;
     }
     const cJSON *arr = root;
     if (cJSON_IsObject(root)) {
         arr = cJSON_GetObjectItemCaseSensitive(root, "params");
         if (!cJSON_IsArray(arr)) {
-            set_err(err, errlen, "%s: unknown format: a JSON object without a \"params\" array",
-                    fname);
+            errmsg(err, errlen, "%s: unknown format: a JSON object without a \"params\" array",
+                   fname);
             cJSON_Delete(root);
             return -1;
         }
     } else if (!cJSON_IsArray(root)) {
-        set_err(err, errlen, "%s: unknown format: JSON that is neither an array nor an object",
-                fname);
+        errmsg(err, errlen, "%s: unknown format: JSON that is neither an array nor an object",
+               fname);
         cJSON_Delete(root);
         return -1;
     }
     size_t n = (size_t)cJSON_GetArraySize(arr);
     if (n == 0) {
-        set_err(err, errlen, "%s: no parameters", fname);
+        errmsg(err, errlen, "%s: no parameters", fname);
         cJSON_Delete(root);
         return -1;
     }
     SpsaParam *ps = calloc(n, sizeof *ps);
     if (!ps) {
-        set_err(err, errlen, "%s: out of memory", fname);
+        errmsg(err, errlen, "%s: out of memory", fname);
         cJSON_Delete(root);
         return -1;
     }
@@ -161,18 +146,18 @@ static int parse_json(const char *text, const char *fname, SpsaParam **out, size
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(q, "type");
         if (!cJSON_IsObject(q)) {
-            set_err(err, errlen, "%s: not an object", where);
+            errmsg(err, errlen, "%s: not an object", where);
             goto fail;
         }
         if (!cJSON_IsString(name)) {
-            set_err(err, errlen, "%s: \"name\" missing or not a string", where);
+            errmsg(err, errlen, "%s: \"name\" missing or not a string", where);
             goto fail;
         }
         if (set_name(p, name->valuestring, where, err, errlen))
             goto fail;
         if (type && (!cJSON_IsString(type) || strcasecmp(type->valuestring, "int"))) {
-            set_err(err, errlen, "%s: %s: \"type\" must be \"int\" (UCI spin options are integers)",
-                    where, p->name);
+            errmsg(err, errlen, "%s: %s: \"type\" must be \"int\" (UCI spin options are integers)",
+                   where, p->name);
             goto fail;
         }
         if (json_num(q, "value", "default", &p->start, where, p->name, err, errlen) ||
@@ -212,17 +197,6 @@ static char *trim(char *s)
     return s;
 }
 
-static int parse_number(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(d))
-        return -1;
-    *out = d;
-    return 0;
-}
-
 #define LINE_FIELDS_MAX 8
 static const char *const FIELD_NAMES[] = {"value", "min", "max", "c_end", "r_end"};
 
@@ -252,28 +226,28 @@ static int parse_line(char *line, SpsaParam *p, const char *where, bool *shape_o
     if (nf == 7) {
         if (!strcasecmp(fields[1], "float")) {
             *shape_ok = true;
-            set_err(err, errlen, "%s: %s: float parameters are not supported (UCI spin options are integers)",
-                    where, fields[0]);
+            errmsg(err, errlen, "%s: %s: float parameters are not supported (UCI spin options are integers)",
+                   where, fields[0]);
             return -1;
         }
         if (strcasecmp(fields[1], "int")) {
-            set_err(err, errlen, "%s: bad line: the second of 7 fields must be \"int\" (got \"%s\")",
-                    where, fields[1]);
+            errmsg(err, errlen, "%s: bad line: the second of 7 fields must be \"int\" (got \"%s\")",
+                   where, fields[1]);
             return -1;
         }
         first = 2;
     } else if (nf != 6) {
-        set_err(err, errlen,
-                "%s: bad line: expected \"name, int, value, min, max, c_end, r_end\" or "
-                "\"name, value, min, max, c_end, r_end\" (got %d field%s)",
-                where, nf > LINE_FIELDS_MAX ? LINE_FIELDS_MAX + 1 : nf, nf == 1 ? "" : "s");
+        errmsg(err, errlen,
+               "%s: bad line: expected \"name, int, value, min, max, c_end, r_end\" or "
+               "\"name, value, min, max, c_end, r_end\" (got %d field%s)",
+               where, nf > LINE_FIELDS_MAX ? LINE_FIELDS_MAX + 1 : nf, nf == 1 ? "" : "s");
         return -1;
     }
     double v[5];
     for (int i = 0; i < 5; i++)
-        if (parse_number(fields[first + i], &v[i])) {
-            set_err(err, errlen, "%s: bad line: %s \"%s\" is not a number", where, FIELD_NAMES[i],
-                    fields[first + i]);
+        if (!cli_parse_double(fields[first + i], -HUGE_VAL, HUGE_VAL, &v[i])) {
+            errmsg(err, errlen, "%s: bad line: %s \"%s\" is not a number", where, FIELD_NAMES[i],
+                   fields[first + i]);
             return -1;
         }
     *shape_ok = true;
@@ -294,7 +268,7 @@ static int parse_lines(const char *text, const char *fname, SpsaParam **out, siz
     SpsaParam *ps = NULL;
     size_t n = 0, cap = 0, lineno = 0;
     if (!copy) {
-        set_err(err, errlen, "%s: out of memory", fname);
+        errmsg(err, errlen, "%s: out of memory", fname);
         return -1;
     }
     char *save = copy;
@@ -315,7 +289,7 @@ static int parse_lines(const char *text, const char *fname, SpsaParam **out, siz
             cap = cap ? 2 * cap : 16;
             SpsaParam *grown = realloc(ps, cap * sizeof *ps);
             if (!grown) {
-                set_err(err, errlen, "%s: out of memory", fname);
+                errmsg(err, errlen, "%s: out of memory", fname);
                 goto fail;
             }
             ps = grown;
@@ -329,17 +303,17 @@ static int parse_lines(const char *text, const char *fname, SpsaParam **out, siz
                 /* The first data line does not even look like a spec line. */
                 char msg[512];
                 snprintf(msg, sizeof msg, "%s", err);
-                set_err(err, errlen,
-                        "%s: unknown format: neither a Ratchet spec JSON (an array or "
-                        "{\"params\": [...]}) nor OpenBench lines (%s)",
-                        fname, msg);
+                errmsg(err, errlen,
+                       "%s: unknown format: neither a Ratchet spec JSON (an array or "
+                       "{\"params\": [...]}) nor OpenBench lines (%s)",
+                       fname, msg);
             }
             goto fail;
         }
         n++;
     }
     if (n == 0) {
-        set_err(err, errlen, "%s: no parameters", fname);
+        errmsg(err, errlen, "%s: no parameters", fname);
         goto fail;
     }
     if (check_duplicates(ps, n, fname, err, errlen))
@@ -373,7 +347,7 @@ int spec_load(const char *path, SpsaParam **out, size_t *n, char *err, size_t er
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     size_t cap = 4096, len = 0;
@@ -392,14 +366,14 @@ int spec_load(const char *path, SpsaParam **out, size_t *n, char *err, size_t er
     int rd_err = ferror(f);
     fclose(f);
     if (!buf || rd_err) {
-        set_err(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
+        errmsg(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
         free(buf);
         return -1;
     }
     buf[len] = '\0';
     if (memchr(buf, '\0', len)) {
         free(buf);
-        set_err(err, errlen, "%s: unknown format: binary data", path);
+        errmsg(err, errlen, "%s: unknown format: binary data", path);
         return -1;
     }
     int rc = spec_parse(buf, path, out, n, err, errlen);

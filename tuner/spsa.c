@@ -4,20 +4,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "errmsg.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -87,27 +78,27 @@ static bool is_integer(double x)
 static int check_config(const SpsaConfig *c, char *err, size_t errlen)
 {
     if (c->iterations < 1) {
-        set_err(err, errlen, "spsa: games must give at least one iteration");
+        errmsg(err, errlen, "spsa: games must give at least one iteration");
         return -1;
     }
     if (c->pairs_per < 1) {
-        set_err(err, errlen, "spsa: pairs-per must be >= 1 (got %d)", c->pairs_per);
+        errmsg(err, errlen, "spsa: pairs-per must be >= 1 (got %d)", c->pairs_per);
         return -1;
     }
     if (!(c->A_ratio >= 0) || !isfinite(c->A_ratio)) {
-        set_err(err, errlen, "spsa: A-ratio must be >= 0 (got %g)", c->A_ratio);
+        errmsg(err, errlen, "spsa: A-ratio must be >= 0 (got %g)", c->A_ratio);
         return -1;
     }
     if (!(c->alpha > 0) || !isfinite(c->alpha)) {
-        set_err(err, errlen, "spsa: alpha must be > 0 (got %g)", c->alpha);
+        errmsg(err, errlen, "spsa: alpha must be > 0 (got %g)", c->alpha);
         return -1;
     }
     if (!(c->gamma >= 0) || !isfinite(c->gamma)) {
-        set_err(err, errlen, "spsa: gamma must be >= 0 (got %g)", c->gamma);
+        errmsg(err, errlen, "spsa: gamma must be >= 0 (got %g)", c->gamma);
         return -1;
     }
     if (!(c->average >= 0 && c->average < 1)) {
-        set_err(err, errlen, "spsa: average must be in [0, 1) (got %g)", c->average);
+        errmsg(err, errlen, "spsa: average must be in [0, 1) (got %g)", c->average);
         return -1;
     }
     return 0;
@@ -116,29 +107,29 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
 static int check_param(const SpsaParam *p, char *err, size_t errlen)
 {
     if (!p->name[0]) {
-        set_err(err, errlen, "parameter with an empty name");
+        errmsg(err, errlen, "parameter with an empty name");
         return -1;
     }
     if (!is_integer(p->min) || !is_integer(p->max)) {
-        set_err(err, errlen, "parameter %s: min and max must be integers (got %g, %g)",
-                p->name, p->min, p->max);
+        errmsg(err, errlen, "parameter %s: min and max must be integers (got %g, %g)",
+               p->name, p->min, p->max);
         return -1;
     }
     if (p->min > p->max) {
-        set_err(err, errlen, "parameter %s: min %g > max %g", p->name, p->min, p->max);
+        errmsg(err, errlen, "parameter %s: min %g > max %g", p->name, p->min, p->max);
         return -1;
     }
     if (!isfinite(p->theta) || p->theta < p->min || p->theta > p->max) {
-        set_err(err, errlen, "parameter %s: value %g outside [%g, %g]", p->name, p->theta,
-                p->min, p->max);
+        errmsg(err, errlen, "parameter %s: value %g outside [%g, %g]", p->name, p->theta,
+               p->min, p->max);
         return -1;
     }
     if (!(p->c_end > 0) || !isfinite(p->c_end)) {
-        set_err(err, errlen, "parameter %s: c_end must be > 0 (got %g)", p->name, p->c_end);
+        errmsg(err, errlen, "parameter %s: c_end must be > 0 (got %g)", p->name, p->c_end);
         return -1;
     }
     if (!(p->r_end > 0) || !isfinite(p->r_end)) {
-        set_err(err, errlen, "parameter %s: r_end must be > 0 (got %g)", p->name, p->r_end);
+        errmsg(err, errlen, "parameter %s: r_end must be > 0 (got %g)", p->name, p->r_end);
         return -1;
     }
     return 0;
@@ -147,19 +138,19 @@ static int check_param(const SpsaParam *p, char *err, size_t errlen)
 static int check_params(const SpsaParam *params, size_t n, char *err, size_t errlen)
 {
     if (n == 0) {
-        set_err(err, errlen, "spsa: no parameters to tune");
+        errmsg(err, errlen, "spsa: no parameters to tune");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         if (check_param(&params[i], err, errlen))
             return -1;
         if (!memchr(params[i].name, '\0', SPSA_NAME_MAX)) {
-            set_err(err, errlen, "parameter %zu: name too long", i);
+            errmsg(err, errlen, "parameter %zu: name too long", i);
             return -1;
         }
         for (size_t j = 0; j < i; j++)
             if (!strcmp(params[i].name, params[j].name)) {
-                set_err(err, errlen, "parameter %s appears twice", params[i].name);
+                errmsg(err, errlen, "parameter %s appears twice", params[i].name);
                 return -1;
             }
     }
@@ -178,7 +169,7 @@ int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
     st->rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!st->params || !st->rng) {
         spsa_free(st);
-        set_err(err, errlen, "spsa: out of memory");
+        errmsg(err, errlen, "spsa: out of memory");
         return -1;
     }
     st->cfg = *cfg;
@@ -366,10 +357,10 @@ int spsa_extend(SpsaState *st, uint64_t new_games, char *err, size_t errlen)
 {
     uint64_t n = spsa_iterations_for_games(new_games, st->cfg.pairs_per);
     if (n < st->k) {
-        set_err(err, errlen,
-                "spsa: %" PRIu64 " games give %" PRIu64 " iterations, fewer than the %" PRIu64
-                " already handed out",
-                new_games, n, st->k);
+        errmsg(err, errlen,
+               "spsa: %" PRIu64 " games give %" PRIu64 " iterations, fewer than the %" PRIu64
+               " already handed out",
+               new_games, n, st->k);
         return -1;
     }
     st->cfg.games = new_games;
@@ -594,8 +585,8 @@ static int get_num(const cJSON *o, const char *key, const char *where, double *o
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!item_number(v, out)) {
-        set_err(err, errlen, "spsa state: %s%s\"%s\" missing or not a number", where,
-                *where ? " " : "", key);
+        errmsg(err, errlen, "spsa state: %s%s\"%s\" missing or not a number", where,
+               *where ? " " : "", key);
         return -1;
     }
     return 0;
@@ -608,8 +599,8 @@ static int get_u64(const cJSON *o, const char *key, const char *where, uint64_t 
     if (get_num(o, key, where, &d, err, errlen))
         return -1;
     if (!(d >= 0) || d != floor(d) || d > 9007199254740992.0) {
-        set_err(err, errlen, "spsa state: %s%s\"%s\" must be a non-negative integer", where,
-                *where ? " " : "", key);
+        errmsg(err, errlen, "spsa state: %s%s\"%s\" must be a non-negative integer", where,
+               *where ? " " : "", key);
         return -1;
     }
     *out = (uint64_t)d;
@@ -621,8 +612,8 @@ static int get_num_array(const cJSON *o, const char *key, const char *where, siz
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsArray(a) || (size_t)cJSON_GetArraySize(a) != n) {
-        set_err(err, errlen, "spsa state: %s \"%s\" must be an array of %zu numbers", where,
-                key, n);
+        errmsg(err, errlen, "spsa state: %s \"%s\" must be an array of %zu numbers", where,
+               key, n);
         return -1;
     }
     size_t i = 0;
@@ -631,8 +622,8 @@ static int get_num_array(const cJSON *o, const char *key, const char *where, siz
     {
         double d;
         if (!item_number(v, &d) || (want_int && !is_integer(d))) {
-            set_err(err, errlen, "spsa state: %s \"%s\"[%zu] is not a%s number", where, key, i,
-                    want_int ? "n integer" : "");
+            errmsg(err, errlen, "spsa state: %s \"%s\"[%zu] is not a%s number", where, key, i,
+                   want_int ? "n integer" : "");
             return -1;
         }
         out[i++] = d;
@@ -646,13 +637,13 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, size_t n, size_t idx, c
     char where[48];
     snprintf(where, sizeof where, "inflight[%zu]", idx);
     if (!cJSON_IsObject(o)) {
-        set_err(err, errlen, "spsa state: %s is not an object", where);
+        errmsg(err, errlen, "spsa state: %s is not an object", where);
         return -1;
     }
     double *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!tmp || batch_alloc(b, n)) {
         free(tmp);
-        set_err(err, errlen, "spsa state: out of memory");
+        errmsg(err, errlen, "spsa state: out of memory");
         return -1;
     }
     int rc = -1;
@@ -665,7 +656,7 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, size_t n, size_t idx, c
         goto out;
     for (size_t i = 0; i < n; i++) {
         if (tmp[i] != 1 && tmp[i] != -1) {
-            set_err(err, errlen, "spsa state: %s \"flip\"[%zu] must be 1 or -1", where, i);
+            errmsg(err, errlen, "spsa state: %s \"flip\"[%zu] must be 1 or -1", where, i);
             goto out;
         }
         b->flip[i] = (int)tmp[i];
@@ -690,13 +681,13 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, cha
                             size_t errlen)
 {
     if (!cJSON_IsArray(arr)) {
-        set_err(err, errlen, "spsa state: \"params\" missing or not an array");
+        errmsg(err, errlen, "spsa state: \"params\" missing or not an array");
         return -1;
     }
     size_t n = (size_t)cJSON_GetArraySize(arr);
     SpsaParam *ps = calloc(n ? n : 1, sizeof *ps);
     if (!ps) {
-        set_err(err, errlen, "spsa state: out of memory");
+        errmsg(err, errlen, "spsa state: out of memory");
         return -1;
     }
     size_t i = 0;
@@ -708,8 +699,8 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, cha
         SpsaParam *p = &ps[i];
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
         if (!cJSON_IsString(name) || strlen(name->valuestring) >= SPSA_NAME_MAX) {
-            set_err(err, errlen, "spsa state: %s \"name\" missing, not a string or too long",
-                    where);
+            errmsg(err, errlen, "spsa state: %s \"name\" missing, not a string or too long",
+                   where);
             free(ps);
             return -1;
         }
@@ -735,21 +726,21 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
     if (!cJSON_IsObject(json)) {
-        set_err(err, errlen, "spsa state: not a JSON object");
+        errmsg(err, errlen, "spsa state: not a JSON object");
         return -1;
     }
     double version;
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
     if (version != SPSA_JSON_VERSION) {
-        set_err(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d)",
-                version, SPSA_JSON_VERSION);
+        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d)",
+               version, SPSA_JSON_VERSION);
         return -1;
     }
 
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(json, "config");
     if (!cJSON_IsObject(c)) {
-        set_err(err, errlen, "spsa state: \"config\" missing or not an object");
+        errmsg(err, errlen, "spsa state: \"config\" missing or not an object");
         return -1;
     }
     SpsaConfig cfg;
@@ -764,7 +755,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         get_num(c, "average", "config", &cfg.average, err, errlen))
         return -1;
     if (!is_integer(pairs_per)) {
-        set_err(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
+        errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
         return -1;
     }
     cfg.pairs_per = (int)pairs_per;
@@ -793,8 +784,8 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         get_u64(json, "avg_count", "", &st->avg_count, err, errlen))
         goto fail;
     if (st->k > st->cfg.iterations) {
-        set_err(err, errlen, "spsa state: \"k\" %" PRIu64 " exceeds config iterations %" PRIu64,
-                st->k, st->cfg.iterations);
+        errmsg(err, errlen, "spsa state: \"k\" %" PRIu64 " exceeds config iterations %" PRIu64,
+               st->k, st->cfg.iterations);
         goto fail;
     }
 
@@ -802,19 +793,19 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(rng, "type");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(rng, "state");
     if (!cJSON_IsString(type) || strcmp(type->valuestring, gsl_rng_name(st->rng))) {
-        set_err(err, errlen, "spsa state: \"rng\".\"type\" must be \"%s\"",
-                gsl_rng_name(st->rng));
+        errmsg(err, errlen, "spsa state: \"rng\".\"type\" must be \"%s\"",
+               gsl_rng_name(st->rng));
         goto fail;
     }
     if (!cJSON_IsString(state) || rng_from_hex(st->rng, state->valuestring)) {
-        set_err(err, errlen, "spsa state: \"rng\".\"state\" must be %zu hex-encoded bytes",
-                gsl_rng_size(st->rng));
+        errmsg(err, errlen, "spsa state: \"rng\".\"state\" must be %zu hex-encoded bytes",
+               gsl_rng_size(st->rng));
         goto fail;
     }
 
     const cJSON *inflight = cJSON_GetObjectItemCaseSensitive(json, "inflight");
     if (!cJSON_IsArray(inflight)) {
-        set_err(err, errlen, "spsa state: \"inflight\" missing or not an array");
+        errmsg(err, errlen, "spsa state: \"inflight\" missing or not an array");
         goto fail;
     }
     size_t idx = 0;
@@ -825,15 +816,15 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         if (batch_from_json(&batch, b, n, idx, err, errlen))
             goto fail;
         if (batch.k < 1 || batch.k > st->k) {
-            set_err(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,
-                    idx, batch.k, st->k);
+            errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,
+                   idx, batch.k, st->k);
             spsa_batch_free(&batch);
             goto fail;
         }
         int rc = inflight_push(st, &batch);
         spsa_batch_free(&batch);
         if (rc) {
-            set_err(err, errlen, "spsa state: out of memory");
+            errmsg(err, errlen, "spsa state: out of memory");
             goto fail;
         }
         idx++;

@@ -1,0 +1,18 @@
+/* Error messages into a caller's buffer: the convention every
+ * "char *err, size_t errlen" parameter in the project follows. */
+#ifndef RATCHET_ERRMSG_H
+#define RATCHET_ERRMSG_H
+
+#include <stddef.h>
+
+/* Formats the message into err (truncated to errlen bytes, NUL-terminated);
+ * does nothing when err is NULL or errlen is 0.  Always returns -1, so a
+ * failing function can end with `return errmsg(err, errlen, ...);`. */
+int errmsg(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The 1-based line and column of the character at `at` in text (at may be
+ * text + strlen(text), just past the end): a newline ends a line, every
+ * other byte is one column. */
+void text_line_col(const char *text, const char *at, size_t *line, size_t *col);
+
+#endif
