@@ -469,6 +469,26 @@ Test(run, refuses_a_missing_book)
     refused(&a, "openings.file", "nothere.epd");
 }
 
+/* Without -openings a run plays from the shipped book, openings/default.epd. */
+Test(run, without_openings_uses_the_default_book)
+{
+    Args a = run_args("r", 8, 0, 1);
+    for (int i = 0; i < a.n; i++)
+        if (!strcmp(a.v[i], "-openings")) {
+            for (int k = 0; k < 3; k++)
+                free(a.v[i + k]);
+            memmove(&a.v[i], &a.v[i + 3], (size_t)(a.n - i - 3 + 1) * sizeof a.v[0]);
+            a.n -= 3;
+            break;
+        }
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "using the default book") && strstr(log, "openings/default.epd"), "log:\n%s", log);
+    free(log);
+    assert_complete("r", 8);
+}
+
 Test(run, refuses_an_unknown_name_in_only)
 {
     Args a = run_args("r", 20, 0, 1);

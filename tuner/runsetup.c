@@ -58,6 +58,33 @@ static void section_origin(const RunConf *c, const char *sec, char *buf, size_t 
         snprintf(buf, len, "%s", o[0]);
 }
 
+/* The shipped book: openings/default.epd beside the program's bin/ directory
+ * (so it is found from any working directory), else in the current one. */
+static bool default_book(char *path, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char candidate[PATH_MAX + 32];
+            snprintf(candidate, sizeof candidate, "%s/../openings/default.epd", exe);
+            if (strlen(candidate) < len && access(candidate, R_OK) == 0) {
+                memcpy(path, candidate, strlen(candidate) + 1);
+                return true;
+            }
+        }
+    }
+    snprintf(path, len, "openings/default.epd");
+    if (access(path, R_OK) == 0)
+        return true;
+    path[0] = '\0';
+    return false;
+}
+
+
 /* MatchConfig from the run's settings: one -engine spec given twice (the `+`
  * and the `-` engine), the fixed parameters as engine options. */
 int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
@@ -121,13 +148,18 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         }
     }
     conf_free_argv(argc, argv);
+    if (!mc->book_path[0] && default_book(mc->book_path, sizeof mc->book_path)) {
+        mc->book_random = true;
+        fprintf(stderr, "openings: none given, using the default book %s in random order\n", mc->book_path);
+    }
     char e2[512];
     if (match_config_finish(mc, e2, sizeof e2) < 0) {
         snprintf(err, errlen, "%s", e2);
         return -1;
     }
     if (!mc->book) {
-        snprintf(err, errlen, "openings.file is missing: a tuning run needs an opening book (-openings file=F)");
+        snprintf(err, errlen, "openings.file is missing and there is no default book (openings/default.epd): "
+                              "a tuning run needs an opening book (-openings file=F)");
         return -1;
     }
     return 0;
