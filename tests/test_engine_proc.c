@@ -1,5 +1,6 @@
 /* One engine process: handshake, deadlines, EOF, dead leaders, process
  * groups, close-on-exec pipes.  Uses the fake engine build/fake/fakeuci. */
+#include <stdatomic.h>
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -138,7 +139,7 @@ Test(engine_proc, stop_flag_interrupts_a_wait)
 {
     start_fake("--hang-after 0", 5000, NULL, 0, 0);
     cr_assert(ep_send(&eng, "go nodes 1") == 0);
-    volatile sig_atomic_t stop = 1;
+    atomic_int stop = 1;
     cr_assert_eq(ep_wait_for(&eng, "bestmove", ep_now_ms() + 60000, &stop), EP_STOPPED);
 }
 

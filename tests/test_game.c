@@ -1,6 +1,7 @@
 /* One refereed game: the rules end it, adjudication ends it, and every kind
  * of engine failure ends it against the engine that failed.  Uses the fake
  * engine build/fake/fakeuci. */
+#include <stdatomic.h>
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
@@ -285,7 +286,7 @@ Test(game, garbage_is_ignored)
 
 Test(game, stop_flag_gives_no_result)
 {
-    volatile sig_atomic_t stop = 1;
+    atomic_int stop = 1;
     start(WHITE, "");
     start(BLACK, "");
     GameSetup s = { .eng = { &eng[WHITE], &eng[BLACK] }, .tc = { &tcs[WHITE], &tcs[BLACK] }, .stop = &stop };

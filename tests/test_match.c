@@ -3,6 +3,7 @@
  * engine is restarted, nothing hangs), per-pair options, the stop flag, setup
  * errors, PGN output replayed with the rules library, and the `match`
  * command line (exit codes, report, SPRT stop, Ctrl-C). */
+#include <stdatomic.h>
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -36,7 +37,7 @@ typedef struct {
     int total, next, done, abandoned;
     int games;                      /* per job */
     int stop_after;                 /* set *stop after this many done pairs (0 = never) */
-    volatile sig_atomic_t *stop;
+    atomic_int *stop;
     bool alpha_per_pair;            /* engine 0 gets option Alpha = pair number */
     PairResult res[MAXP];
     MatchTally tally;
@@ -79,7 +80,7 @@ static void rec_abandoned(void *ctx, const PairJob *job)
 
 static MatchConfig cfg;
 static Rec rec;
-static volatile sig_atomic_t stop_flag;
+static atomic_int stop_flag;
 
 static void setup(void)
 {

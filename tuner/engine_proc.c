@@ -381,7 +381,7 @@ static void make_room(EngineProc *e)
     e->start = e->scan = e->len = 0;
 }
 
-EpWait ep_read_line(EngineProc *e, int64_t deadline, const volatile sig_atomic_t *stop, const char **line)
+EpWait ep_read_line(EngineProc *e, int64_t deadline, const atomic_int *stop, const char **line)
 {
     for (;;) {
         if (e->scan < e->len) {
@@ -435,7 +435,7 @@ EpWait ep_read_line(EngineProc *e, int64_t deadline, const volatile sig_atomic_t
     }
 }
 
-EpWait ep_wait_for(EngineProc *e, const char *token, int64_t deadline, const volatile sig_atomic_t *stop)
+EpWait ep_wait_for(EngineProc *e, const char *token, int64_t deadline, const atomic_int *stop)
 {
     size_t tl = strlen(token);
     for (;;) {

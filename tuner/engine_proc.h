@@ -8,6 +8,7 @@
 #ifndef RATCHET_ENGINE_PROC_H
 #define RATCHET_ENGINE_PROC_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -83,9 +84,9 @@ int ep_send(EngineProc *e, const char *line); /* line + '\n', 5 s deadline */
 /* The next line (without '\n' or '\r'), valid until the next call.  Waits at
  * most until deadline; checks *stop (if given) and the leader's life every
  * 200 ms while waiting. */
-EpWait ep_read_line(EngineProc *e, int64_t deadline, const volatile sig_atomic_t *stop, const char **line);
+EpWait ep_read_line(EngineProc *e, int64_t deadline, const atomic_int *stop, const char **line);
 /* Read lines until one equal to `token` (or starting with token + ' '). */
-EpWait ep_wait_for(EngineProc *e, const char *token, int64_t deadline, const volatile sig_atomic_t *stop);
+EpWait ep_wait_for(EngineProc *e, const char *token, int64_t deadline, const atomic_int *stop);
 /* Did the engine advertise this option (case-insensitive) at start-up? */
 bool ep_has_option(const EngineProc *e, const char *name);
 /* Kill the process group with SIGKILL, reap the leader, close the pipes. */

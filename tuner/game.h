@@ -6,6 +6,7 @@
 #ifndef RATCHET_GAME_H
 #define RATCHET_GAME_H
 
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,7 +59,7 @@ typedef struct {
     const TimeControl *tc[2];   /* by colour */
     const Adjudication *adj;    /* or NULL */
     const char *fen;            /* NULL or START_FEN: the standard start */
-    const volatile sig_atomic_t *stop;
+    const atomic_int *stop;
 } GameSetup;
 
 #define GAME_MAX_PLIES (MAX_HISTORY - 8)

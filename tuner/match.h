@@ -10,6 +10,7 @@
 #ifndef RATCHET_MATCH_H
 #define RATCHET_MATCH_H
 
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,7 +56,7 @@ typedef struct {
     bool pgn_comments;            /* per-move {score/depth time}; -pgnout min=true turns them off */
     char log_path[1024];          /* "" = none */
     char event[128], site[128];
-    volatile sig_atomic_t *stop;  /* checked between games and while waiting; may be NULL */
+    atomic_int *stop;  /* checked between games and while waiting; may be NULL */
     bool finished;                /* match_config_finish succeeded */
 } MatchConfig;
 

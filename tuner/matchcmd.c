@@ -1,5 +1,6 @@
 /* The plain `match` command: rounds of pairs (or single games), the SPRT
  * stop, the progress line, the fastchess-style report.  See matchcmd.h. */
+#include <stdatomic.h>
 #include "matchcmd.h"
 
 #include <signal.h>
@@ -219,7 +220,7 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
     progress(m, m->verdict != 0);
 }
 
-static volatile sig_atomic_t interrupted;
+static atomic_int interrupted;
 
 static void on_sigint(int sig)
 {

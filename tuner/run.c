@@ -2,6 +2,7 @@
  * apply their results, a checkpoint after every batch, signals, progress,
  * and the `run` and `resume` commands.  The checks before the first game are
  * in runsetup.c.  See run.h. */
+#include <stdatomic.h>
 #include "run.h"
 
 #include <limits.h>
@@ -111,8 +112,8 @@ static const char RESUME_USAGE[] =
 
 /* ---- signals ----------------------------------------------------------------- */
 
-static volatile sig_atomic_t g_stop;
-static volatile sig_atomic_t g_signal;
+static atomic_int g_stop;
+static atomic_int g_signal;
 
 static void on_signal(int sig)
 {
