@@ -7,7 +7,7 @@
 #     make tune GAMES=60000 NODES=20000
 #     GAMES=60000 NODES=20000 CONCURRENCY=8 ONLY=all sh tools/tune.sh
 #
-#   GAMES=N        games in the run (default 2000)
+#   GAMES=N        games in the run (default 3000)
 #   NODES=N        nodes per move (default 5000)
 #   CONCURRENCY=N  games at once (default: the number of cores)
 #   ONLY=A,B,...   the parameters to tune (default: eight search constants,
@@ -15,7 +15,7 @@
 #   BOOK=FILE      openings (default openings/default.epd)
 #   NAME=NAME      the run's name: runs/NAME (default: the date and time)
 #
-# Why a subset by default: in ten minutes two cores play about two thousand
+# Why a subset by default: in ten minutes two cores play about three thousand
 # games at 5000 nodes.  SPSA moves every parameter by the same few hundred
 # noisy game-pair outcomes; with all 65 parameters each one would drift by a
 # fraction of its c_end, indistinguishable from noise.  Eight continuous
@@ -26,7 +26,7 @@
 set -e
 cd "$(dirname "$0")/.."
 
-GAMES=${GAMES:-2000}
+GAMES=${GAMES:-3000}
 NODES=${NODES:-5000}
 CONCURRENCY=${CONCURRENCY:-$(nproc 2>/dev/null || echo 2)}
 ONLY=${ONLY:-LmrQuietBase,LmrQuietDivisor,LmpBase,LmpScale,FhrMargin,NmpEvalScale,FutilityMargin,RfpMargin}
