@@ -295,13 +295,17 @@ Test(game, stop_flag_gives_no_result)
     cr_assert_eq(rec->result, RESULT_NONE);
 }
 
+/* No pawns, and the first legal move is always a king move: nothing
+ * irreversible happens, so only the scores drive draw adjudication. */
+#define ROOKS "r3k3/8/8/8/8/8/8/4K2R w - - 0 1"
+
 Test(game, draw_adjudication)
 {
     adj.draw = true;
     adj.draw_movenumber = 0;
     adj.draw_movecount = 3;
     adj.draw_score = 10;
-    play("--first --score 5", "--first --score -8", NULL);
+    play("--first --score 5", "--first --score -8", ROOKS);
     cr_assert_eq(rec->term, TERM_ADJ_DRAW);
     cr_assert_eq(rec->result, RESULT_DRAW);
     cr_assert_eq(rec->nply, 6);
@@ -313,7 +317,7 @@ Test(game, draw_adjudication_waits_for_movenumber)
     adj.draw_movenumber = 5;
     adj.draw_movecount = 1;
     adj.draw_score = 10;
-    play("--first --score 0", "--first --score 0", NULL);
+    play("--first --score 0", "--first --score 0", ROOKS);
     cr_assert_eq(rec->term, TERM_ADJ_DRAW);
     cr_assert_eq(rec->nply, 10);
 }
@@ -324,9 +328,21 @@ Test(game, no_draw_adjudication_outside_the_score)
     adj.draw_movecount = 1;
     adj.draw_score = 10;
     adj.maxmoves = 8;
-    play("--first --score 11", "--first --score 0", NULL);
+    play("--first --score 11", "--first --score 0", ROOKS);
     cr_assert_eq(rec->term, TERM_MAXMOVES);
     cr_assert_eq(rec->nply, 16);
+}
+
+/* Pawn moves and captures restart the draw count, as in fastchess. */
+Test(game, draw_adjudication_restarts_after_pawn_moves)
+{
+    adj.draw = true;
+    adj.draw_movecount = 2;
+    adj.draw_score = 10;
+    adj.maxmoves = 6;
+    play("--first --score 0", "--first --score 0", NULL); /* from the start: a2a3, a7a6, ... */
+    cr_assert_eq(rec->term, TERM_MAXMOVES);
+    cr_assert_eq(rec->nply, 12);
 }
 
 Test(game, resign_adjudication)

@@ -241,7 +241,10 @@ typedef struct {
     int win_moves[2];        /* ... with score >= resign score */
 } AdjState;
 
-static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t score, int nply, GameRecord *r)
+/* Called after each move; `irreversible` when it was a capture or a pawn
+ * move, which restarts the draw count (as fastchess does). */
+static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t score, int nply, bool irreversible,
+                       GameRecord *r)
 {
     if (!a)
         return false;
@@ -261,6 +264,8 @@ static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t sc
     }
     if (a->draw) {
         bool small = known && score <= a->draw_score && score >= -a->draw_score;
+        if (irreversible)
+            st->draw_plies = 0;
         st->draw_plies = small ? st->draw_plies + 1 : 0;
         if (nply / 2 >= a->draw_movenumber && st->draw_plies >= 2 * a->draw_movecount) {
             r->result = RESULT_DRAW;
@@ -417,7 +422,7 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
 
         if (game_rules_end(pos, &r->result, &r->term))
             return;
-        if (adjudicate(s->adj, &adj, side, score, r->nply, r))
+        if (adjudicate(s->adj, &adj, side, score, r->nply, pos_halfmove(pos) == 0, r))
             return;
         if (r->nply >= GAME_MAX_PLIES || !pos_has_room(pos)) {
             r->result = RESULT_DRAW;
