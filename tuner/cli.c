@@ -620,3 +620,8 @@ void match_print_options(FILE *out)
           "  -event NAME, -site NAME     PGN tags\n",
           out);
 }
+
+bool cli_is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");
+}

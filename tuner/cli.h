@@ -24,4 +24,7 @@ int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t
 /* A whole-string finite number in lo..hi. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 
+/* "--help", "-help" or "-h": every subcommand answers these with its usage. */
+bool cli_is_help(const char *arg);
+
 #endif

@@ -1,4 +1,5 @@
 /* Value files from runs; see export.h. */
+#include "cli.h"
 #include "export.h"
 
 #include <limits.h>
@@ -46,7 +47,7 @@ int export_main(int argc, char **argv)
     const char *dir = NULL, *outfile = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "-help")) {
+        if (cli_is_help(a)) {
             fputs(EXPORT_USAGE, stdout);
             return 0;
         }

@@ -309,7 +309,7 @@ int match_cmd(int argc, char **argv)
 
     for (int i = 1; i < argc;) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "-h")) {
+        if (cli_is_help(a)) {
             usage(stdout);
             return 0;
         }

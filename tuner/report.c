@@ -1,4 +1,5 @@
 /* The parameter table of a run and `status`; see report.h. */
+#include "cli.h"
 #include "report.h"
 
 #include <limits.h>
@@ -100,7 +101,7 @@ static const char STATUS_USAGE[] =
 int status_main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+        if (cli_is_help(argv[i])) {
             fputs(STATUS_USAGE, stdout);
             return 0;
         }

@@ -3,6 +3,7 @@
  * and the `run` and `resume` commands.  The checks before the first game are
  * in runsetup.c.  See run.h. */
 #include <stdatomic.h>
+#include "cli.h"
 #include "run.h"
 
 #include <limits.h>
@@ -552,7 +553,7 @@ static int play(Run *r)
 int run_main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+        if (cli_is_help(argv[i])) {
             fputs(RUN_USAGE, stdout);
             match_print_options(stdout);
             return EXIT_DONE;
@@ -590,7 +591,7 @@ int run_main(int argc, char **argv)
 int resume_main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-help")) {
+        if (cli_is_help(argv[i])) {
             fputs(RESUME_USAGE, stdout);
             return EXIT_DONE;
         }

@@ -266,7 +266,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "-help")) {
+        if (cli_is_help(a)) {
             fputs(USAGE, stdout);
             return 1;
         }
