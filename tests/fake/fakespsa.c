@@ -6,13 +6,15 @@
  * tunable.  The optimum is Alpha=70 Beta=30 Gamma=10 (change with --target).
  *
  * How it plays: with probability p = exp(-d^2), where d is the distance of
- * the options from the optimum in units of 20, it plays a one-ply greedy
+ * the options from the optimum in units of 20 (--width), it plays a one-ply greedy
  * move (a mate if there is one, else the capture of the most valuable piece,
  * else a random move); otherwise a random legal move.  So an engine near the
  * optimum wins material and mates more often than one far from it.
  *
  *   --seed N            random seed (default: the process id)
  *   --target A,B,G      the optimum of Alpha, Beta, Gamma
+ *   --width W           the distance unit (default 20); a larger W gives a landscape
+ *                       with a slope far from the optimum (for runs from a far start)
  *   --think MS          sleep MS before each bestmove (to keep a run busy)
  *   --no-gamma          do not advertise Gamma (a parameter the engine lacks)
  */
@@ -33,6 +35,7 @@ static const int opt_max[NOPT] = { 100, 100, 50 };
 static int opt_val[NOPT] = { 50, 50, 0 };
 static int target[NOPT] = { 70, 30, 10 };
 static long think_ms;
+static double width = 20;
 static bool no_gamma;
 
 static void sleep_ms(long ms)
@@ -46,7 +49,7 @@ static double strength(void)
 {
     double d2 = 0;
     for (int i = 0; i < NOPT; i++) {
-        double d = (opt_val[i] - target[i]) / 20.0;
+        double d = (opt_val[i] - target[i]) / width;
         d2 += d * d;
     }
     return exp(-d2);
@@ -150,6 +153,8 @@ int main(int argc, char **argv)
             seed = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--target") && i + 1 < argc)
             sscanf(argv[++i], "%d,%d,%d", &target[0], &target[1], &target[2]);
+        else if (!strcmp(argv[i], "--width") && i + 1 < argc && (width = strtod(argv[i + 1], NULL)) > 0)
+            i++;
         else if (!strcmp(argv[i], "--think") && i + 1 < argc)
             think_ms = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-gamma"))
