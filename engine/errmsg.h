@@ -15,4 +15,8 @@ int errmsg(char *err, size_t errlen, const char *fmt, ...) __attribute__((format
  * other byte is one column. */
 void text_line_col(const char *text, const char *at, size_t *line, size_t *col);
 
+/* Edit distance (Levenshtein) between two names, ignoring case; names are
+ * compared up to their first 63 characters.  For "did you mean" messages. */
+int name_distance(const char *a, const char *b);
+
 #endif

@@ -93,36 +93,12 @@ static bool integer_of(Report *r, const char *where, const cJSON *it, long *out)
     return true;
 }
 
-/* Edit distance between two names, ignoring case (names are short). */
-static int edit_distance(const char *a, const char *b)
-{
-    enum { MAXN = 64 };
-    size_t la = strnlen(a, MAXN - 1), lb = strnlen(b, MAXN - 1);
-    int row[MAXN], prev[MAXN];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            int best = prev[j - 1] + !same;
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-        }
-        memcpy(prev, row, (lb + 1) * sizeof *row);
-    }
-    return prev[lb];
-}
-
 const char *paramfile_nearest(const char *name)
 {
     const char *best = NULL;
     int best_d = INT_MAX;
     for (int i = 0; i < PARAM_COUNT; i++) {
-        int d = edit_distance(name, param_specs[i].name);
+        int d = name_distance(name, param_specs[i].name);
         if (d < best_d) {
             best_d = d;
             best = param_specs[i].name;

@@ -623,8 +623,8 @@ Test(run, export_writes_the_value_file)
     {
         cr_assert_str_eq(p->string, order[i], "spec order");
         cr_assert(cJSON_IsNumber(p) && p->valuedouble == (double)p->valueint, "%s is an integer", p->string);
-        int v;
-        cr_assert_eq(runstate_value(&rs, p->string, &v), 0);
+        double v;
+        cr_assert_eq(runstate_value(&rs, p->string, &v, NULL), 0);
         cr_assert_eq(p->valueint, v);
         i++;
     }
@@ -784,12 +784,12 @@ Test(run, state_round_trips)
     cr_assert_str_eq(conf_get(&back.conf, "engine", "option.Hash"), "16");
     cr_assert_str_eq(conf_get(&back.conf, "concurrency", ""), "2");
     cr_assert_str_eq(back.engine, "Engine 1.0");
-    int v;
-    cr_assert_eq(runstate_value(&back, "Fixed", &v), 0);
+    double v;
+    cr_assert_eq(runstate_value(&back, "Fixed", &v, NULL), 0);
     cr_assert_eq(v, -3);
-    cr_assert_eq(runstate_value(&back, "P1", &v), 0);
+    cr_assert_eq(runstate_value(&back, "P1", &v, NULL), 0);
     cr_assert_eq(v, 10);
-    cr_assert_eq(runstate_value(&back, "Nope", &v), -1);
+    cr_assert_eq(runstate_value(&back, "Nope", &v, NULL), -1);
     cJSON *ex = export_values(&back, "night");
     cJSON *first = cJSON_GetObjectItemCaseSensitive(ex, "params")->child;
     cr_assert_str_eq(first->string, "P0");
@@ -901,4 +901,166 @@ Test(run, atomic_write_replaces_the_whole_file)
     free(s);
     cr_assert_eq(rd_write_atomic("/nonexistent-dir/x", "a", 1, err, sizeof err), -1);
     cr_assert(strstr(err, "/nonexistent-dir/x"), "%s", err);
+}
+
+/* ---- option names with spaces, float parameters, check options (issue 15) ---------- */
+
+/* The fake engine with the options third-party engines have, logging every
+ * setoption it receives to tmp/options.log. */
+static Args run_args_more(const char *dir, int games)
+{
+    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
+                           "Skill Level, int, 5, 0, 20, 2, 0.002\n"
+                           "Slow Mover, float, 0.8, 0.25, 1.5, 0.05, 0.002\n"
+                           "Move Overhead, int, 10, 0, 5000, 10, 0.002\n");
+    Args a = run_args(dir, games, 0, 1);
+    add(&a, "-engine");
+    add(&a, "args=--more-options --option-log %s/options.log", tmp);
+    return a;
+}
+
+/* How often tmp/options.log holds a line NAME=VALUE for which pred holds. */
+static int count_sets(const char *name, bool (*pred)(const char *value))
+{
+    char *log = slurp("options.log");
+    int n = 0;
+    size_t nl = strlen(name);
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
+        if (strncmp(line, name, nl) == 0 && line[nl] == '=' && pred(line + nl + 1))
+            n++;
+    free(log);
+    return n;
+}
+
+static bool any_value(const char *v) { (void)v; return true; }
+static bool is_integer_text(const char *v) { return v[strspn(v, "-0123456789")] == '\0'; }
+static bool is_decimal_text(const char *v) { return strchr(v, '.') && !strpbrk(v, "eE"); }
+static bool is_true(const char *v) { return strcmp(v, "true") == 0; }
+
+Test(run, names_with_spaces_and_floats_end_to_end)
+{
+    Args a = run_args_more("r", 20);
+    add(&a, "-params");
+    add(&a, "only=Skill Level, slow mover");
+    add(&a, "-engine");
+    add(&a, "option.Ponder=true");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    assert_complete("r", 20);
+
+    /* What the engine was sent: integers for an int, decimals for a float,
+     * the fixed parameter at its spec value, the check option as given. */
+    cr_assert_gt(count_sets("Skill Level", any_value), 0);
+    cr_assert_eq(count_sets("Skill Level", is_integer_text), count_sets("Skill Level", any_value));
+    cr_assert_gt(count_sets("Slow Mover", any_value), 0);
+    cr_assert_eq(count_sets("Slow Mover", is_decimal_text), count_sets("Slow Mover", any_value));
+    cr_assert_gt(count_sets("Move Overhead", is_integer_text), 0);
+    cr_assert_gt(count_sets("Ponder", is_true), 0);
+
+    /* history.csv: the names quoted as CSV requires, and read back. */
+    char *hist = slurp("r/history.csv");
+    cr_assert(strncmp(hist, "row,k,games,wins,losses,draws,elapsed_s,\"Skill Level\",\"Slow Mover\","
+                            "\"c_k.Skill Level\",\"c_k.Slow Mover\",\"R_k.Skill Level\",\"R_k.Slow Mover\"\n",
+                      strlen("row,k,games,wins,losses,draws,elapsed_s,\"Skill Level\",")) == 0,
+              "header:\n%s", hist);
+    free(hist);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_str_eq(rs.spsa.params[0].name, "Skill Level");
+    cr_assert(rs.spsa.params[1].is_float);
+    char dir[256], err[512];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    HistData h;
+    cr_assert_eq(hist_read(dir, &rs.spsa, rs.spsa.completed, &h, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(h.nrows, 10u);
+    cr_assert_float_eq(h.theta[9 * 2 + 1], rs.spsa.params[1].theta, 1e-9, "the last row is theta");
+    hist_data_free(&h);
+
+    /* export: the spaced names, a float as a JSON number with its fraction. */
+    cJSON *j = export_values(&rs, "r");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+    const cJSON *skill = cJSON_GetObjectItemCaseSensitive(params, "Skill Level");
+    const cJSON *mover = cJSON_GetObjectItemCaseSensitive(params, "Slow Mover");
+    cr_assert(cJSON_IsNumber(skill) && skill->valuedouble == floor(skill->valuedouble));
+    cr_assert(cJSON_IsNumber(mover));
+    cr_assert_float_eq(mover->valuedouble, rs.spsa.params[1].theta, 1e-12, "a float is exported unrounded");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(params, "Move Overhead")->valuedouble, 10);
+    cJSON_Delete(j);
+    runstate_free(&rs);
+
+    /* status prints both rows; resume reads the header back and goes on. */
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/r", tmp);
+    cr_assert_eq(run_to_end(status_main, &s, "status"), 0);
+    char *st = slurp("status");
+    cr_assert(strstr(st, "\nSkill Level ") && strstr(st, "\nSlow Mover "), "status:\n%s", st);
+    cr_assert_null(strstr(st, "warning"), "status:\n%s", st);
+    free(st);
+    Args r = { .n = 0 };
+    add(&r, "resume");
+    add(&r, "%s/r", tmp);
+    add(&r, "-spsa");
+    add(&r, "games=30");
+    rc = run_to_end(resume_main, &r, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    free(log);
+    assert_complete("r", 30);
+}
+
+Test(run, a_float_for_a_spin_option_is_rounded_and_said_once)
+{
+    write_file("spec.txt", "Skill Level, float, 5.5, 0, 20, 1, 0.002\nAlpha, float, 50.5, 0, 100, 5, 0.002\n");
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-engine");
+    add(&a, "args=--more-options --option-log %s/options.log", tmp);
+    add(&a, "-params");
+    add(&a, "only=Skill Level");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    const char *note = strstr(log, "'Skill Level' is a float parameter and a spin option");
+    cr_assert(note, "the run says so:\n%s", log);
+    cr_assert_null(strstr(note + 1, "'Skill Level' is a float parameter"), "once:\n%s", log);
+    cr_assert(strstr(log, "'Alpha' (not tuned) is a spin option"), "the fixed one too:\n%s", log);
+    free(log);
+    cr_assert_gt(count_sets("Skill Level", any_value), 0);
+    cr_assert_eq(count_sets("Skill Level", is_integer_text), count_sets("Skill Level", any_value));
+    cr_assert_eq(count_sets("Alpha", is_integer_text), count_sets("Alpha", any_value));
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert(rs.spsa.params[0].is_float, "theta stays a float");
+    runstate_free(&rs);
+}
+
+Test(run, refuses_a_name_the_engine_lacks_naming_the_closest)
+{
+    write_file("spec.txt", "Skill Levle, int, 5, 0, 20, 1, 0.002\n");
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-engine");
+    add(&a, "args=--more-options");
+    refused(&a, "'Skill Levle'", "the closest option it has is 'Skill Level'");
+}
+
+Test(run, refuses_a_bad_check_or_spin_value)
+{
+    Args a = run_args("r", 20, 0, 1);
+    add(&a, "-engine");
+    add(&a, "option.Ponder=yes");
+    refused(&a, "engine.option.Ponder", "true or false");
+    a = run_args("r", 20, 0, 1);
+    add(&a, "-each");
+    add(&a, "option.Move Overhead=9000");
+    add(&a, "-engine");
+    add(&a, "args=--more-options");
+    refused(&a, "each.option.Move Overhead", "from 0 to 5000");
+    a = run_args("r", 20, 0, 1);
+    add(&a, "-each");
+    add(&a, "option.Slow Movr=1.0");
+    add(&a, "-engine");
+    add(&a, "args=--more-options");
+    refused(&a, "Slow Movr", "the closest option it has is 'Slow Mover'");
 }

@@ -103,14 +103,64 @@ Test(spec, bad_lines)
     assert_error("spec.txt:2", "value \"five\" is not a number");
     cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nB, int, 5.5, 0, 10, 1, 0.002\n"), -1);
     assert_error("spec.txt:2", "integers");
-    cr_assert_eq(parse("A, float, 0.5, 0, 1, 0.1, 0.002\n"), -1);
-    assert_error("spec.txt:1", "float parameters are not supported");
+    cr_assert_eq(parse("A, double, 0.5, 0, 1, 0.1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "\"int\" or \"float\"");
     cr_assert_eq(parse("A, int, 5, 0, 10, 0, 0.002\n"), -1);
     assert_error("spec.txt:1", "c_end must be > 0");
     cr_assert_eq(parse("A, int, 5, 0, 10, 1, -1\n"), -1);
     assert_error("spec.txt:1", "r_end must be > 0");
     cr_assert_eq(parse("A, int, 5, 0, 10, 1, 0.002\nA, int, 5, 0, 10, 1, 0.002\n"), -1);
     assert_error("spec.txt", "A appears twice");
+}
+
+Test(spec, names_with_spaces)
+{
+    /* The OpenBench form splits on commas: the name keeps its spaces. */
+    cr_assert_eq(parse("Skill Level, int, 5, 0, 20, 1, 0.002\n"
+                       "  Move   Overhead , 10, 0, 5000, 10, 0.002\n"
+                       "UCI_Elo, int, 1500, 1320, 3190, 50, 0.002\n"),
+                 0, "%s", err);
+    cr_assert_eq(n, 3);
+    assert_param(0, "Skill Level", 5, 0, 20, 1, 0.002);
+    assert_param(1, "Move Overhead", 10, 0, 5000, 10, 0.002); /* the words, as UCI has them */
+    assert_param(2, "UCI_Elo", 1500, 1320, 3190, 50, 0.002);
+    cr_assert_eq(parse("[{\"name\":\"Slow Mover\",\"value\":100,\"min\":10,\"max\":1000,\"c_end\":10,"
+                       "\"r_end\":0.002}]"),
+                 0, "%s", err);
+    assert_param(0, "Slow Mover", 100, 10, 1000, 10, 0.002);
+    /* What UCI cannot carry, or only= cannot select. */
+    cr_assert_eq(parse("Draw value, int, 5, 0, 20, 1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "the word \"value\"");
+    cr_assert_eq(parse("[{\"name\":\"A type B\",\"value\":5,\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "the word \"type\"");
+    cr_assert_eq(parse("[{\"name\":\"A,B\",\"value\":5,\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "comma");
+    cr_assert_eq(parse("[{\"name\":\"A\\\"B\",\"value\":5,\"min\":0,\"max\":10,\"c_end\":1,\"r_end\":1}]"), -1);
+    assert_error("params[0]", "double quote");
+    cr_assert_eq(parse("Skill Level, int, 5, 0, 20, 1, 0.002\nskill  level, int, 5, 0, 20, 1, 0.002\n"), -1);
+    assert_error("spec.txt", "appears twice");
+}
+
+Test(spec, float_parameters)
+{
+    cr_assert_eq(parse("LmrBase, float, 0.75, 0.25, 1.5, 0.05, 0.002\nLmpBase, int, 3, 0, 12, 1, 0.002\n"), 0,
+                 "%s", err);
+    cr_assert_eq(n, 2);
+    assert_param(0, "LmrBase", 0.75, 0.25, 1.5, 0.05, 0.002);
+    cr_assert(ps[0].is_float);
+    cr_assert(!ps[1].is_float);
+    cr_assert_eq(parse("[{\"name\":\"X\",\"type\":\"float\",\"value\":0.5,\"min\":-1.5,\"max\":2.25,"
+                       "\"c_end\":0.1,\"r_end\":0.002}]"),
+                 0, "%s", err);
+    assert_param(0, "X", 0.5, -1.5, 2.25, 0.1, 0.002);
+    cr_assert(ps[0].is_float);
+    /* Without "type": "float" a fraction is still refused, and float keeps its checks. */
+    cr_assert_eq(parse("[{\"name\":\"X\",\"value\":0.5,\"min\":0,\"max\":1,\"c_end\":0.1,\"r_end\":0.002}]"), -1);
+    assert_error("params[0]", "integers");
+    cr_assert_eq(parse("A, float, 1.5, 0, 1, 0.1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "value 1.5 outside");
+    cr_assert_eq(parse("A, float, 0.5, 0.75, 0.25, 0.1, 0.002\n"), -1);
+    assert_error("spec.txt:1", "min 0.75 > max 0.25");
 }
 
 Test(spec, bad_json)

@@ -17,8 +17,8 @@ cJSON *export_values(const RunState *rs, const char *run_name)
     cJSON *params = o ? cJSON_AddObjectToObject(o, "params") : NULL;
     bool ok = params != NULL;
     for (size_t i = 0; ok && i < rs->norder; i++) {
-        int v;
-        if (runstate_value(rs, rs->order[i], &v) == 0)
+        double v;
+        if (runstate_value(rs, rs->order[i], &v, NULL) == 0)
             ok = cJSON_AddNumberToObject(params, rs->order[i], v) != NULL;
     }
     ok = ok && cJSON_AddStringToObject(o, "source", "ratchet-tune") && cJSON_AddStringToObject(o, "run", run_name) &&
@@ -36,8 +36,9 @@ static const char EXPORT_USAGE[] =
     "Writes the value file of the run in DIR: {\"params\": {NAME: value, ...}, \"source\",\n"
     "\"run\", \"games\", \"date\", \"engine\", \"tc\"}, with every parameter of the run's spec:\n"
     "the tuned ones at theta rounded to the nearest integer (the iterate average when the\n"
-    "run was started with -spsa average=F), the others at their spec value.  Works during a\n"
-    "run too (it reads the last saved state).  Without -o, the file goes to stdout; with -o,\n"
+    "run was started with -spsa average=F; float parameters unrounded, as JSON numbers),\n"
+    "the others at their spec value.  Works during a run too (it reads the last saved\n"
+    "state).  Without -o, the file goes to stdout; with -o,\n"
     "FILE (and its directory) is created, or replaced atomically.  Then:\n"
     "    make PARAMS=FILE             bin/ratchet with the values baked in\n"
     "    bin/ratchet --params FILE    the runtime engine with the values\n";

@@ -1,9 +1,10 @@
 /* `ratchet-tune export DIR [-o FILE]`: the value file of a run,
- *   { "params": { NAME: int, ... }, "source": "ratchet-tune", "run": NAME,
+ *   { "params": { NAME: number, ... }, "source": "ratchet-tune", "run": NAME,
  *     "games": N, "date": ISO date, "engine": id name, "tc": time control }
  * with every parameter of the run's spec in spec order: the tuned ones at
  * their current estimate (theta rounded, or the iterate average when the
- * run averages), the others at their spec value.  It is what
+ * run averages; a float parameter unrounded), the others at their spec
+ * value.  NAME is the UCI option name, spaces included ("Skill Level").  It is what
  * `bin/ratchet --params FILE` and `make PARAMS=FILE` read. */
 #ifndef RATCHET_EXPORT_H
 #define RATCHET_EXPORT_H

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "errmsg.h"
+#include "uciopt.h"
 
 enum { PROBE_QUIT_MS = 1000 };
 
@@ -20,17 +22,15 @@ int probe_parse_option(const char *line, ProbeOption *o)
     const char *t = strstr(p, " type ");
     if (!t)
         return -1;
+    /* The name is the words between `name` and `type`. */
+    char raw[256];
     size_t n = (size_t)(t - p);
-    while (n > 0 && p[n - 1] == ' ')
-        n--;
-    while (n > 0 && *p == ' ') {
-        p++;
-        n--;
-    }
-    if (n == 0 || n >= sizeof o->name)
+    if (n >= sizeof raw)
         return -1;
-    memcpy(o->name, p, n);
-    o->name[n] = '\0';
+    memcpy(raw, p, n);
+    raw[n] = '\0';
+    if (uciopt_words(raw, o->name, sizeof o->name) < 0 || !o->name[0])
+        return -1;
     t += strlen(" type ");
     if (sscanf(t, "%15s", o->type) != 1)
         return -1;
@@ -103,9 +103,23 @@ int probe_engine(const EngineSpec *spec, ProbeResult *out, char *err, size_t err
 const ProbeOption *probe_find(const ProbeResult *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)
-        if (strcasecmp(r->opts[i].name, name) == 0)
+        if (uciopt_same(r->opts[i].name, name))
             return &r->opts[i];
     return NULL;
+}
+
+const ProbeOption *probe_nearest(const ProbeResult *r, const char *name)
+{
+    const ProbeOption *best = NULL;
+    int best_d = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int d = name_distance(name, r->opts[i].name);
+        if (!best || d < best_d) {
+            best = &r->opts[i];
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 void probe_free(ProbeResult *r)

@@ -27,11 +27,15 @@ typedef struct {
  * start-up deadline), read the handshake, quit it.  0, or -1 with a message
  * naming the engine. */
 int probe_engine(const EngineSpec *spec, ProbeResult *out, char *err, size_t errlen);
-/* The option of that name (case-insensitive, as UCI), or NULL. */
+/* The option of that name (the same words, case ignored, as UCI), or NULL. */
 const ProbeOption *probe_find(const ProbeResult *r, const char *name);
+/* The option whose name is nearest to name by edit distance (case
+ * ignored), for "the closest option it has" messages; NULL if none. */
+const ProbeOption *probe_nearest(const ProbeResult *r, const char *name);
 void probe_free(ProbeResult *r);
 
-/* Parse a line containing `option name ...`.  0, or -1 if malformed. */
+/* Parse a line containing `option name ...`; the name is its words joined
+ * by single spaces (uciopt_words).  0, or -1 if malformed. */
 int probe_parse_option(const char *line, ProbeOption *o);
 
 #endif

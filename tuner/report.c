@@ -74,15 +74,19 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
         const SpsaParam *q = &st->params[i];
         ParamSummary s;
         report_param(rs, h, i, &s);
-        char range[40], flag[48] = "";
-        snprintf(range, sizeof range, "[%.0f, %.0f]", q->min, q->max);
+        char range[40], flag[48] = "", start[24];
+        snprintf(range, sizeof range, q->is_float ? "[%g, %g]" : "[%.0f, %.0f]", q->min, q->max);
+        snprintf(start, sizeof start, q->is_float ? "%g" : "%.0f", s.start);
         if (s.never_moved)
             snprintf(flag, sizeof flag, "never moved");
         if (s.at_min || s.at_max)
             snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%sat %s", flag[0] ? ", " : "",
                      s.at_min ? "min" : "max");
-        fprintf(out, "%-*s %8.0f %9.2f %9.2f %9.2f %9.2f %8.2f  %-15s %s\n", w, q->name, s.start, s.current, s.recent,
-                s.lo, s.hi, s.c_k, range, flag);
+        /* A float parameter's steps can be far below 0.01: four significant digits. */
+        fprintf(out,
+                q->is_float ? "%-*s %8s %9.4g %9.4g %9.4g %9.4g %8.4g  %-15s %s\n"
+                            : "%-*s %8s %9.2f %9.2f %9.2f %9.2f %8.2f  %-15s %s\n",
+                w, q->name, start, s.current, s.recent, s.lo, s.hi, s.c_k, range, flag);
     }
     if (rs->nfixed > 0)
         fprintf(out, "(%zu more parameter%s of the spec not tuned: played and exported with the spec value)\n",

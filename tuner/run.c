@@ -55,7 +55,10 @@ static const char RUN_USAGE[] =
     "by R_k*c_k*(wins-losses)*flip with the gains the batch was handed out with.\n"
     "\n"
     "  -params file=SPEC   a Ratchet spec (`bin/ratchet params`, params/engine.json) or\n"
-    "                      OpenBench/fishtest lines `name, int, value, min, max, c_end, r_end`\n"
+    "                      OpenBench/fishtest lines `name, int, value, min, max, c_end, r_end`;\n"
+    "                      names are UCI option names and may hold spaces (Skill Level);\n"
+    "                      `name, float, ...` is tuned unrounded and sent as a decimal (to a\n"
+    "                      `type string` option; a `type spin` one gets it rounded)\n"
     "      only=A,B,...    tune only these; the other parameters of SPEC are sent to both\n"
     "                      engines with their SPEC value (and exported with it)\n"
     "  -openings file=F    the book; without -openings, openings/default.epd (next to bin/,\n"
@@ -75,13 +78,15 @@ static const char RUN_USAGE[] =
     "       \"spsa\": {\"games\": 40000}, \"concurrency\": 2, \"out\": \"runs/night\"}\n"
     "\n"
     "Before any game, the run checks every setting: unknown keys, a SPEC parameter the engine\n"
-    "does not advertise as `option name X type spin` (the engine is started once to ask),\n"
-    "min > max, a value outside its range, a bound outside the engine's, a missing book.\n"
+    "does not advertise as `option name X type spin` (the engine is started once to ask; the\n"
+    "message names the closest option it has), min > max, a value outside its range, a bound\n"
+    "outside the engine's, an option.X=V the engine lacks or that does not fit its type (a\n"
+    "check option takes true or false), a missing book.\n"
     "\n"
     "The run directory: state.json (configuration, theta, iteration, RNG, batches in flight,\n"
     "counters; replaced atomically after every completed batch), history.csv (one row per\n"
     "completed batch: row, k, games, wins, losses, draws, elapsed_s, theta of every parameter,\n"
-    "then c_k.NAME and R_k.NAME), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
+    "then c_k.NAME and R_k.NAME; names with spaces quoted as CSV requires), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
     "flight are abandoned, the state is saved and the resume command printed (a second Ctrl-C\n"
     "quits at once; the state on disk is still whole). After a SIGKILL or a power cut, resume\n"
     "replays the batches that were in flight; finished batches are never lost or counted twice.\n"
@@ -273,8 +278,10 @@ static bool next_pair(void *ctx, PairJob *job)
         const char *name = st->params[i].name;
         snprintf(job->opts[0][i].name, sizeof job->opts[0][i].name, "%s", name);
         snprintf(job->opts[1][i].name, sizeof job->opts[1][i].name, "%s", name);
-        snprintf(job->opts[0][i].value, sizeof job->opts[0][i].value, "%d", a->b.plus_values[i]);
-        snprintf(job->opts[1][i].value, sizeof job->opts[1][i].value, "%d", a->b.minus_values[i]);
+        setup_value_text(&r->rs, &a->b, (size_t)i, a->b.plus_values[i], job->opts[0][i].value,
+                         sizeof job->opts[0][i].value);
+        setup_value_text(&r->rs, &a->b, (size_t)i, a->b.minus_values[i], job->opts[1][i].value,
+                         sizeof job->opts[1][i].value);
     }
     return true;
 }

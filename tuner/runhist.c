@@ -2,11 +2,13 @@
 #include "runhist.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "errmsg.h"
 #include "rundir.h"
 
@@ -18,15 +20,38 @@ static char *header(const SpsaState *st)
     FILE *m = open_memstream(&s, &n);
     if (!m)
         return NULL;
-    fputs("row,k,games,wins,losses,draws,elapsed_s", m);
-    for (size_t i = 0; i < st->nparams; i++)
-        fprintf(m, ",%s", st->params[i].name);
-    for (size_t i = 0; i < st->nparams; i++)
-        fprintf(m, ",c_k.%s", st->params[i].name);
-    for (size_t i = 0; i < st->nparams; i++)
-        fprintf(m, ",R_k.%s", st->params[i].name);
-    fclose(m);
+    fputs(HIST_FIXED_COLUMNS, m);
+    static const char *const prefix[3] = { "", "c_k.", "R_k." };
+    for (int c = 0; c < 3; c++)
+        for (size_t i = 0; i < st->nparams; i++) {
+            fputc(',', m);
+            csv_put_field2(m, prefix[c], st->params[i].name);
+        }
+    if (fclose(m) != 0) {
+        free(s);
+        return NULL;
+    }
     return s;
+}
+
+/* Is line (the first line of the file, without its newline) the header of
+ * st's parameters?  Read field by field, as any CSV reader would. */
+static bool header_matches(const char *line, const SpsaState *st)
+{
+    size_t want = HIST_NFIXED + 3 * st->nparams;
+    char *copy = strdup(line);
+    char **f = malloc((want + 1) * sizeof *f);
+    bool ok = copy && f && csv_split(copy, f, want + 1) == (int)want;
+    static const char *const prefix[3] = { "", "c_k.", "R_k." };
+    for (size_t c = 0; ok && c < 3; c++)
+        for (size_t i = 0; ok && i < st->nparams; i++) {
+            const char *h = f[HIST_NFIXED + c * st->nparams + i];
+            size_t pl = strlen(prefix[c]);
+            ok = strncmp(h, prefix[c], pl) == 0 && strcmp(h + pl, st->params[i].name) == 0;
+        }
+    free(f);
+    free(copy);
+    return ok;
 }
 
 static char *path_of(const char *dir)
@@ -49,7 +74,6 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         errmsg(err, errlen, "out of memory");
         return -1;
     }
-    size_t hl = strlen(head);
     if (access(h->path, F_OK) != 0) {
         if (rows > 0)
             fprintf(stderr, "warning: %s is missing; the rows of the %llu batches done so far are lost\n", h->path,
@@ -71,7 +95,10 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         hist_close(h);
         return -1;
     }
-    if (len < hl + 1 || memcmp(text, head, hl) != 0 || text[hl] != '\n') {
+    char *hend = memchr(text, '\n', len);
+    if (hend)
+        *hend = '\0';
+    if (!hend || !header_matches(text, st)) {
         errmsg(err, errlen, "%s: the header does not match the run's parameters", h->path);
         free(text);
         free(head);
@@ -79,7 +106,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         return -1;
     }
     /* Keep the header and the first `rows` complete lines. */
-    size_t keep = hl + 1;
+    size_t keep = (size_t)(hend - text) + 1;
     uint64_t have = 0;
     while (have < rows) {
         char *nl = memchr(text + keep, '\n', len - keep);
@@ -177,22 +204,26 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
 {
     memset(out, 0, sizeof *out);
     char *path = path_of(dir);
-    char *head = header(st);
-    char *text = path && head ? rd_read_file(path, NULL, err, errlen) : NULL;
+    char *text = path ? rd_read_file(path, NULL, err, errlen) : NULL;
     int rc = -1;
     if (!text) {
-        if (!path || !head)
+        if (!path)
             errmsg(err, errlen, "out of memory");
         goto done;
     }
-    size_t hl = strlen(head);
-    if (strncmp(text, head, hl) != 0 || text[hl] != '\n') {
+    char *hend = strchr(text, '\n');
+    if (!hend) {
+        errmsg(err, errlen, "%s: no header line", path);
+        goto done;
+    }
+    *hend = '\0';
+    if (!header_matches(text, st)) {
         errmsg(err, errlen, "%s: the header does not match the run's parameters", path);
         goto done;
     }
     size_t cap = 0, n = st->nparams;
     out->nparams = n;
-    char *line = text + hl + 1;
+    char *line = hend + 1;
     for (char *nl; out->nrows < maxrows && (nl = strchr(line, '\n')); line = nl + 1) {
         *nl = '\0';
         if (out->nrows == cap) {
@@ -239,7 +270,6 @@ done:
     if (rc < 0)
         hist_data_free(out);
     free(text);
-    free(head);
     free(path);
     return rc;
 }

@@ -10,6 +10,9 @@
  *   c_k.NAME  the batch's perturbation of every parameter
  *   R_k.NAME  the batch's learning rate of every parameter
  *
+ * Header fields are quoted as CSV requires (csv.h): a name with a space is
+ * written "Skill Level", "c_k.Skill Level", "R_k.Skill Level".
+ *
  * Because the row is written before the state, a crash between the two
  * leaves one row too many; hist_open cuts the file back to the rows the
  * state counts (and drops a half-written last line), so after a resume no
@@ -23,6 +26,8 @@
 #include "spsa.h"
 
 #define HISTORY_FILE "history.csv"
+#define HIST_FIXED_COLUMNS "row,k,games,wins,losses,draws,elapsed_s"
+#define HIST_NFIXED 7 /* the columns before the parameters */
 
 typedef struct {
     FILE *f;

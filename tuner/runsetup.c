@@ -15,6 +15,7 @@
 #include "probe.h"
 #include "rundir.h"
 #include "spec.h"
+#include "uciopt.h"
 
 /* The sections `run` takes. */
 static const char *const RUN_SECTIONS[] = { "engine", "each",   "openings", "draw",  "resign", "pgnout",
@@ -34,7 +35,7 @@ const char *setup_prog(void)
 static bool is_spec_param(const RunState *rs, const char *name)
 {
     for (size_t i = 0; i < rs->norder; i++)
-        if (strcasecmp(rs->order[i], name) == 0)
+        if (uciopt_same(rs->order[i], name))
             return true;
     return false;
 }
@@ -109,8 +110,9 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         if (conf_section_argv(c, "engine", names[e], &argc, &argv) < 0)
             goto oom;
         for (size_t i = 0; i < rs->nfixed; i++) {
-            char kv[128];
-            snprintf(kv, sizeof kv, "option.%s=%d", rs->fixed[i].name, rs->fixed[i].value);
+            char kv[128], v[48];
+            uciopt_format(rs->fixed[i].value, rs->fixed[i].is_float, v, sizeof v);
+            snprintf(kv, sizeof kv, "option.%s=%s", rs->fixed[i].name, v);
             if (conf_argv_push(&argc, &argv, kv) < 0)
                 goto oom;
         }
@@ -169,43 +171,122 @@ oom:
     return -1;
 }
 
+/* "; the closest option it has is 'X'" for a name the engine lacks. */
+static void closest(const ProbeResult *pr, const char *name, char *buf, size_t len)
+{
+    const ProbeOption *o = probe_nearest(pr, name);
+    if (o)
+        snprintf(buf, len, "; the closest option it has is '%s'", o->name);
+    else
+        snprintf(buf, len, "; it advertises no options at all");
+}
+
+/* A fixed float parameter for a spin option: both engines get its value
+ * rounded to the nearest integer. */
+static void round_fixed(MatchConfig *mc, const FixedParam *f, double v)
+{
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < mc->eng[e].nopts; k++)
+            if (uciopt_same(mc->eng[e].opts[k].name, f->name))
+                uciopt_format(v, false, mc->eng[e].opts[k].value, sizeof mc->eng[e].opts[k].value);
+}
+
+/* A user's option.X=V against the option the engine advertises. */
+static int check_user_option(const ConfItem *it, const ProbeOption *o, const char *engine, char *err, size_t errlen)
+{
+    const char *v = it->val;
+    char *end;
+    if (strcmp(o->type, "check") == 0 && strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+        snprintf(err, errlen, "%s: %s.%s=%s: '%s' is a check option of engine '%s': its value is true or false",
+                 it->origin, it->sec, it->key, v, o->name, engine);
+        return -1;
+    }
+    if (strcmp(o->type, "spin") == 0) {
+        long long x = strtoll(v, &end, 10);
+        if (end == v || *end || (o->has_min && x < o->min) || (o->has_max && x > o->max)) {
+            snprintf(err, errlen, "%s: %s.%s=%s: '%s' is a spin option of engine '%s' from %lld to %lld", it->origin,
+                     it->sec, it->key, v, o->name, engine, o->min, o->max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Start the engine once and check every parameter and option against what it
  * advertises. */
-int setup_check_engine(RunState *rs, const MatchConfig *mc, char *err, size_t errlen)
+int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
 {
     const EngineSpec *spec = &mc->eng[0];
     ProbeResult pr;
-    char e2[512];
-    if (probe_engine(spec, &pr, e2, sizeof e2) < 0) {
+    char e2[512], near[160];
+    /* Probed without the fixed parameters: their values are not checked yet. */
+    EngineSpec *bare = malloc(sizeof *bare);
+    if (!bare) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    *bare = *spec;
+    bare->nopts = 0;
+    for (int k = 0; k < spec->nopts; k++) {
+        bool fixed = false;
+        for (size_t i = 0; i < rs->nfixed; i++)
+            fixed |= uciopt_same(spec->opts[k].name, rs->fixed[i].name);
+        if (!fixed)
+            bare->opts[bare->nopts++] = spec->opts[k];
+    }
+    int prc = probe_engine(bare, &pr, e2, sizeof e2);
+    free(bare);
+    if (prc < 0) {
         snprintf(err, errlen, "engine.cmd: %s", e2);
         return -1;
     }
     const char *spec_file = conf_get(&rs->conf, "params", "file");
-    int rc = 0;
+    free(rs->to_spin);
+    rs->to_spin = calloc(rs->spsa.nparams + 1, sizeof *rs->to_spin);
+    int rc = rs->to_spin ? 0 : -1;
+    if (rc < 0)
+        snprintf(err, errlen, "out of memory");
     for (size_t i = 0; rc == 0 && i < rs->spsa.nparams; i++) {
         const SpsaParam *p = &rs->spsa.params[i];
         const ProbeOption *o = probe_find(&pr, p->name);
+        bool spin = o && strcmp(o->type, "spin") == 0;
         if (!o) {
+            closest(&pr, p->name, near, sizeof near);
             snprintf(err, errlen, "params.file: parameter '%s' of %s is not an option of engine '%s' (%s): it does not "
-                     "advertise 'option name %s type spin'", p->name, spec_file, spec->name, spec->cmd, p->name);
+                     "advertise 'option name %s type %s'%s", p->name, spec_file, spec->name, spec->cmd, p->name,
+                     p->is_float ? "string" : "spin", near);
             rc = -1;
-        } else if (strcmp(o->type, "spin") != 0) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s is a '%s' option of engine '%s', not a spin option",
-                     p->name, spec_file, o->type, spec->name);
+        } else if (!spin && !(p->is_float && strcmp(o->type, "string") == 0)) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s is a '%s' option of engine '%s', not a spin option%s",
+                     p->name, spec_file, o->type, spec->name, p->is_float ? " or a string option" : "");
             rc = -1;
-        } else if ((o->has_min && p->min < (double)o->min) || (o->has_max && p->max > (double)o->max)) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%.0f, %.0f] is outside the engine's [%lld, %lld]",
+        } else if (spin && ((o->has_min && p->min < (double)o->min) || (o->has_max && p->max > (double)o->max))) {
+            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%g, %g] is outside the engine's [%lld, %lld]",
                      p->name, spec_file, p->min, p->max, o->min, o->max);
             rc = -1;
+        } else if (spin && p->is_float) {
+            rs->to_spin[i] = true;
+            fprintf(stderr, "note: '%s' is a float parameter and a spin option of engine '%s': the values sent to the "
+                    "engine are rounded to integers (with SPSA's shared-uniform rounding); theta stays a float\n",
+                    p->name, spec->name);
         }
     }
     for (size_t i = 0; rc == 0 && i < rs->nfixed; i++) {
         const FixedParam *f = &rs->fixed[i];
         const ProbeOption *o = probe_find(&pr, f->name);
-        if (!o || (o->has_min && f->value < o->min) || (o->has_max && f->value > o->max)) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s (not tuned, sent with its value %d) %s engine '%s'",
-                     f->name, spec_file, f->value, !o ? "is not an option of" : "is outside the range of", spec->name);
+        bool spin = o && strcmp(o->type, "spin") == 0;
+        double v = spin ? floor(f->value + 0.5) : f->value;
+        if (!o || (spin && ((o->has_min && v < (double)o->min) || (o->has_max && v > (double)o->max)))) {
+            if (!o)
+                closest(&pr, f->name, near, sizeof near);
+            snprintf(err, errlen, "params.file: parameter '%s' of %s (not tuned, sent with its value %g) %s engine '%s'%s",
+                     f->name, spec_file, f->value, !o ? "is not an option of" : "is outside the range of", spec->name,
+                     !o ? near : "");
             rc = -1;
+        } else if (spin && v != f->value) {
+            round_fixed(mc, f, v);
+            fprintf(stderr, "note: '%s' (not tuned) is a spin option of engine '%s': its spec value %g is sent as %g\n",
+                    f->name, spec->name, f->value, v);
         }
     }
     /* The user's own engine options. */
@@ -213,10 +294,14 @@ int setup_check_engine(RunState *rs, const MatchConfig *mc, char *err, size_t er
         const ConfItem *it = &rs->conf.v[i];
         if ((strcmp(it->sec, "engine") != 0 && strcmp(it->sec, "each") != 0) || strncmp(it->key, "option.", 7) != 0)
             continue;
-        if (!probe_find(&pr, it->key + 7)) {
-            snprintf(err, errlen, "%s: %s.%s: engine '%s' has no option '%s'", it->origin, it->sec, it->key,
-                     spec->name, it->key + 7);
+        const ProbeOption *o = probe_find(&pr, it->key + 7);
+        if (!o) {
+            closest(&pr, it->key + 7, near, sizeof near);
+            snprintf(err, errlen, "%s: %s.%s: engine '%s' has no option '%s'%s", it->origin, it->sec, it->key,
+                     spec->name, it->key + 7, near);
             rc = -1;
+        } else {
+            rc = check_user_option(it, o, spec->name, err, errlen);
         }
     }
     if (rc == 0)
@@ -299,8 +384,10 @@ static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *onl
             continue;
         }
         bool found = false;
+        char want[SPSA_NAME_MAX + 1];
+        snprintf(want, sizeof want, "%.*s", (int)(tl < SPSA_NAME_MAX ? tl : SPSA_NAME_MAX), p);
         for (size_t i = 0; i < n; i++)
-            if (strlen(all[i].name) == tl && strncmp(all[i].name, p, tl) == 0)
+            if (uciopt_same(all[i].name, want))
                 found = take[i] = true;
         if (!found) {
             snprintf(err, errlen, "params.only: '%.*s' is not a parameter of %s", (int)tl, p, spec_file);
@@ -315,7 +402,8 @@ static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *onl
             (*tuned)[(*ntuned)++] = all[i];
         } else {
             snprintf(rs->fixed[rs->nfixed].name, SPSA_NAME_MAX, "%s", all[i].name);
-            rs->fixed[rs->nfixed++].value = (int)lround(all[i].start);
+            rs->fixed[rs->nfixed].is_float = all[i].is_float;
+            rs->fixed[rs->nfixed++].value = all[i].start;
         }
     }
     free(take);
@@ -446,4 +534,12 @@ void setup_free_match(MatchConfig *mc)
         return;
     match_config_free(mc);
     free(mc);
+}
+
+void setup_value_text(const RunState *rs, const SpsaBatch *b, size_t i, double v, char *buf, size_t len)
+{
+    const SpsaParam *p = &rs->spsa.params[i];
+    if (p->is_float && rs->to_spin && rs->to_spin[i])
+        v = uciopt_round(v, b->u[i], p->min, p->max);
+    uciopt_format(v, p->is_float && !(rs->to_spin && rs->to_spin[i]), buf, len);
 }

@@ -8,8 +8,10 @@
  *   - spsa.*: numbers in range; the schedule (spsa_init);
  *   - openings.file: readable and with usable positions;
  *   - the engine, started once (probe.h): every tuned parameter is an
- *     `option name X type spin` whose range holds the spec's, every fixed
- *     parameter and every option.X setting is one of its options.
+ *     `option name X type spin` whose range holds the spec's (a float
+ *     parameter may also be a `type string` option), every fixed parameter
+ *     and every option.X setting is one of its options (a check option's
+ *     value is true or false, a spin option's an integer in its range).
  * Paths are stored absolute so a resume works from any directory. */
 #ifndef RATCHET_RUNSETUP_H
 #define RATCHET_RUNSETUP_H
@@ -31,9 +33,17 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
  * 0, or -1 with a message (*mcp may then still need setup_free_match). */
 int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen);
 /* Start the engine once and check the parameters and options against what
- * it advertises; sets rs->engine to its `id name`.  0, or -1 with a message. */
-int setup_check_engine(RunState *rs, const MatchConfig *mc, char *err, size_t errlen);
+ * it advertises; sets rs->engine to its `id name` and rs->to_spin (float
+ * parameters of spin options, sent rounded: said once on stderr); a fixed
+ * float parameter of a spin option gets its rounded value in mc.  A name
+ * the engine lacks is refused naming the closest option it has.  0, or -1
+ * with a message. */
+int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen);
 void setup_free_match(MatchConfig *mc);
+/* The setoption text of value v of tuned parameter i in batch b: an
+ * integer, a decimal for a float parameter, or for a float parameter of a
+ * spin option (rs->to_spin) v rounded with the batch's shared uniform. */
+void setup_value_text(const RunState *rs, const SpsaBatch *b, size_t i, double v, char *buf, size_t len);
 /* The program's name as invoked, for the commands printed to the user. */
 const char *setup_prog(void);
 

@@ -23,6 +23,7 @@ void runstate_free(RunState *rs)
     spsa_free(&rs->spsa);
     free(rs->fixed);
     free(rs->order);
+    free(rs->to_spin);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -63,6 +64,10 @@ cJSON *runstate_to_json(const RunState *rs)
     ok = fixed != NULL;
     for (size_t i = 0; ok && i < rs->nfixed; i++)
         ok = cJSON_AddNumberToObject(fixed, rs->fixed[i].name, rs->fixed[i].value) != NULL;
+    cJSON *ffloat = ok ? cJSON_AddArrayToObject(run, "fixed_float") : NULL;
+    ok = ffloat != NULL;
+    for (size_t i = 0; ok && i < rs->nfixed; i++)
+        ok = !rs->fixed[i].is_float || cJSON_AddItemToArray(ffloat, cJSON_CreateString(rs->fixed[i].name));
     if (ok)
         return o;
     cJSON_Delete(o);
@@ -146,11 +151,22 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     cJSON_ArrayForEach(e, fixed)
     {
         if (!cJSON_IsNumber(e)) {
-            errmsg(err, errlen, "%s: run.fixed.%s must be an integer", origin, e->string);
+            errmsg(err, errlen, "%s: run.fixed.%s must be a number", origin, e->string);
             goto fail;
         }
         snprintf(rs->fixed[rs->nfixed].name, SPSA_NAME_MAX, "%s", e->string);
-        rs->fixed[rs->nfixed++].value = e->valueint;
+        rs->fixed[rs->nfixed++].value = e->valuedouble;
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(run, "fixed_float"))
+    {
+        size_t i = 0;
+        while (i < rs->nfixed && !(cJSON_IsString(e) && strcmp(rs->fixed[i].name, e->valuestring) == 0))
+            i++;
+        if (i == rs->nfixed) {
+            errmsg(err, errlen, "%s: run.fixed_float must hold names of run.fixed", origin);
+            goto fail;
+        }
+        rs->fixed[i].is_float = true;
     }
     return 0;
 fail:
@@ -205,16 +221,20 @@ int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
     return rc;
 }
 
-int runstate_value(const RunState *rs, const char *name, int *value)
+int runstate_value(const RunState *rs, const char *name, double *value, bool *is_float)
 {
     for (size_t i = 0; i < rs->spsa.nparams; i++)
         if (strcmp(rs->spsa.params[i].name, name) == 0) {
             *value = spsa_value(&rs->spsa, i);
+            if (is_float)
+                *is_float = rs->spsa.params[i].is_float;
             return 0;
         }
     for (size_t i = 0; i < rs->nfixed; i++)
         if (strcmp(rs->fixed[i].name, name) == 0) {
             *value = rs->fixed[i].value;
+            if (is_float)
+                *is_float = rs->fixed[i].is_float;
             return 0;
         }
     return -1;

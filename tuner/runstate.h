@@ -7,13 +7,17 @@
  *     "config": { ... }, "spsa": { ... },
  *     "run": { "games", "ptnml": [5], "pairs_issued", "time_losses",
  *              "crashes", "illegal", "elapsed_s", "sessions", "engine",
- *              "tc", "spec_order": [names], "fixed": { name: value } } }
+ *              "tc", "spec_order": [names], "fixed": { name: value },
+ *              "fixed_float": [names of the fixed float parameters] } }
+ * (a state without "fixed_float" has none; a tuned float parameter has
+ * "type": "float" in the SPSA state, spsa.h).
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
 #ifndef RATCHET_RUNSTATE_H
 #define RATCHET_RUNSTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +28,8 @@
 
 typedef struct {
     char name[SPSA_NAME_MAX];
-    int value;
+    double value;           /* the spec value */
+    bool is_float;          /* an OpenBench float parameter (run.fixed_float) */
 } FixedParam;
 
 typedef struct {
@@ -43,6 +48,7 @@ typedef struct {
     char engine[128];       /* the engine's `id name` */
     char tc[64];            /* the time control, as text */
     char created[32], updated[32];
+    bool *to_spin;          /* not saved: per tuned parameter, a float sent rounded to a spin option (setup_check_engine) */
 } RunState;
 
 void runstate_init(RunState *rs);
@@ -58,8 +64,9 @@ int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen);
 /* The text runstate_save writes (stamps `updated`); malloc'd, NULL on OOM. */
 char *runstate_text(RunState *rs);
 
-/* The value of a spec parameter for export: tuned (spsa_value) or fixed.
- * -1 if the name is unknown. */
-int runstate_value(const RunState *rs, const char *name, int *value);
+/* The value of a spec parameter for export: tuned (spsa_value) or fixed;
+ * *is_float (if not NULL) says whether it is a float parameter.  -1 if the
+ * name is unknown. */
+int runstate_value(const RunState *rs, const char *name, double *value, bool *is_float);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "uciopt.h"
 
 static bool integral(double x)
 {
@@ -27,8 +28,10 @@ static int check(const SpsaParam *p, const char *where, char *err, size_t errlen
         errmsg(err, errlen, "%s: empty parameter name", where);
         return -1;
     }
-    if (!integral(p->start) || !integral(p->min) || !integral(p->max)) {
-        errmsg(err, errlen, "%s: %s: value, min and max must be integers", where, p->name);
+    if (p->is_float ? !isfinite(p->start) || !isfinite(p->min) || !isfinite(p->max)
+                    : !integral(p->start) || !integral(p->min) || !integral(p->max)) {
+        errmsg(err, errlen, "%s: %s: value, min and max must be %s", where, p->name,
+               p->is_float ? "finite numbers" : "integers (or make it a float parameter)");
         return -1;
     }
     if (p->min > p->max) {
@@ -51,21 +54,36 @@ static int check(const SpsaParam *p, const char *where, char *err, size_t errlen
     return 0;
 }
 
+/* A UCI option name as the engine's `option name ... type` line gives it:
+ * the words between `name` and `type`, so runs of white space count as one
+ * space and the words "value" and "type" cannot be part of it.  A comma
+ * cannot be either: it separates the names of only=. */
 static int set_name(SpsaParam *p, const char *name, const char *where, char *err,
                     size_t errlen)
 {
-    if (strlen(name) >= SPSA_NAME_MAX) {
+    char words[SPSA_NAME_MAX];
+    if (uciopt_words(name, words, sizeof words) < 0) {
         errmsg(err, errlen, "%s: name \"%.20s...\" longer than %d characters", where, name,
                SPSA_NAME_MAX - 1);
         return -1;
     }
-    for (const char *s = name; *s; s++)
-        if (isspace((unsigned char)*s) || *s == '"' || *s == ',') {
-            errmsg(err, errlen, "%s: name \"%s\" contains a space, quote or comma", where,
-                   name);
+    for (const char *s = words; *s; s++)
+        if (iscntrl((unsigned char)*s) || *s == ',' || *s == '"') {
+            errmsg(err, errlen, "%s: name \"%s\" contains a %s", where, words,
+                   *s == ',' ? "comma (only= separates names with commas)"
+                   : *s == '"' ? "double quote" : "control character");
             return -1;
         }
-    strcpy(p->name, name);
+    for (const char *w = words; *w;) {
+        size_t n = strcspn(w, " ");
+        if ((n == 5 && !strncmp(w, "value", 5)) || (n == 4 && !strncmp(w, "type", 4))) {
+            errmsg(err, errlen, "%s: name \"%s\" contains the word \"%.*s\", which UCI cannot "
+                   "tell from the end of a name", where, words, (int)n, w);
+            return -1;
+        }
+        w += n + (w[n] == ' ');
+    }
+    strcpy(p->name, words);
     return 0;
 }
 
@@ -74,7 +92,7 @@ static int check_duplicates(const SpsaParam *ps, size_t n, const char *fname, ch
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++)
-            if (!strcmp(ps[i].name, ps[j].name)) {
+            if (!strcasecmp(ps[i].name, ps[j].name)) {
                 errmsg(err, errlen, "%s: parameter %s appears twice", fname, ps[i].name);
                 return -1;
             }
@@ -155,11 +173,12 @@ static int parse_json(const char *text, const char *fname, SpsaParam **out, size
         }
         if (set_name(p, name->valuestring, where, err, errlen))
             goto fail;
-        if (type && (!cJSON_IsString(type) || strcasecmp(type->valuestring, "int"))) {
-            errmsg(err, errlen, "%s: %s: \"type\" must be \"int\" (UCI spin options are integers)",
-                   where, p->name);
+        if (type && (!cJSON_IsString(type) || (strcasecmp(type->valuestring, "int") &&
+                                               strcasecmp(type->valuestring, "float")))) {
+            errmsg(err, errlen, "%s: %s: \"type\" must be \"int\" or \"float\"", where, p->name);
             goto fail;
         }
+        p->is_float = type && !strcasecmp(type->valuestring, "float");
         if (json_num(q, "value", "default", &p->start, where, p->name, err, errlen) ||
             json_num(q, "min", NULL, &p->min, where, p->name, err, errlen) ||
             json_num(q, "max", NULL, &p->max, where, p->name, err, errlen) ||
@@ -224,21 +243,16 @@ static int parse_line(char *line, SpsaParam *p, const char *where, bool *shape_o
     *shape_ok = false;
     int first = 1;
     if (nf == 7) {
-        if (!strcasecmp(fields[1], "float")) {
-            *shape_ok = true;
-            errmsg(err, errlen, "%s: %s: float parameters are not supported (UCI spin options are integers)",
-                   where, fields[0]);
-            return -1;
-        }
-        if (strcasecmp(fields[1], "int")) {
-            errmsg(err, errlen, "%s: bad line: the second of 7 fields must be \"int\" (got \"%s\")",
+        p->is_float = !strcasecmp(fields[1], "float");
+        if (strcasecmp(fields[1], "int") && !p->is_float) {
+            errmsg(err, errlen, "%s: bad line: the second of 7 fields must be \"int\" or \"float\" (got \"%s\")",
                    where, fields[1]);
             return -1;
         }
         first = 2;
     } else if (nf != 6) {
         errmsg(err, errlen,
-               "%s: bad line: expected \"name, int, value, min, max, c_end, r_end\" or "
+               "%s: bad line: expected \"name, int|float, value, min, max, c_end, r_end\" or "
                "\"name, value, min, max, c_end, r_end\" (got %d field%s)",
                where, nf > LINE_FIELDS_MAX ? LINE_FIELDS_MAX + 1 : nf, nf == 1 ? "" : "s");
         return -1;

@@ -6,15 +6,20 @@
  *   array of parameter objects or an object with a "params" array.  Each
  *   object has "name" (string), "value" (integer; "default" is accepted when
  *   "value" is absent), "min", "max" (integers), "c_end", "r_end" (numbers
- *   > 0) and optionally "type": "int".  Other keys are ignored.
+ *   > 0) and optionally "type": "int" or "float".  Other keys are ignored.
  *
  *   OpenBench / fishtest input lines, one parameter per line:
  *       name, int, value, min, max, c_end, r_end
+ *       name, float, value, min, max, c_end, r_end
  *       name, value, min, max, c_end, r_end
  *   Blank lines and lines starting with '#' are skipped.
  *
- * Values are integers (the engine's UCI spin options): a "float" type or a
- * fractional value/min/max is refused.  Every problem is reported with the
+ * A name is a UCI option name as the engine's `option name ... type` line
+ * has it: it may contain spaces ("Skill Level"); runs of white space are
+ * one space, and a comma, a double quote, a control character or the words
+ * "value" and "type" are refused.  An int parameter has integer value, min
+ * and max (a fractional one is refused); a float parameter (OpenBench's
+ * `float`) is tuned without rounding.  Every problem is reported with the
  * file name and the line (text format) or parameter index and field (JSON),
  * e.g. "params/x.txt:3: min 10 > max 5".
  */

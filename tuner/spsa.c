@@ -60,7 +60,7 @@ static void compute_schedule(SpsaState *st)
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
 {
     double ck = st->params[p].c / pow((double)k, st->cfg.gamma);
-    return ck < SPSA_MIN_C_INT ? SPSA_MIN_C_INT : ck;
+    return ck < SPSA_MIN_C_INT && !st->params[p].is_float ? SPSA_MIN_C_INT : ck;
 }
 
 double spsa_R_k(const SpsaState *st, size_t p, uint64_t k)
@@ -110,7 +110,7 @@ static int check_param(const SpsaParam *p, char *err, size_t errlen)
         errmsg(err, errlen, "parameter with an empty name");
         return -1;
     }
-    if (!is_integer(p->min) || !is_integer(p->max)) {
+    if (p->is_float ? !isfinite(p->min) || !isfinite(p->max) : !is_integer(p->min) || !is_integer(p->max)) {
         errmsg(err, errlen, "parameter %s: min and max must be integers (got %g, %g)",
                p->name, p->min, p->max);
         return -1;
@@ -252,12 +252,15 @@ static int inflight_push(SpsaState *st, const SpsaBatch *b)
 }
 
 /* The values of one parameter for both engines (see spsa.h). */
-static void perturb(const SpsaParam *p, double ck, int flip, double u, int *plus, int *minus)
+static void perturb(const SpsaParam *p, double ck, int flip, double u, double *plus, double *minus)
 {
     double hi = p->theta + ck * flip, lo = p->theta - ck * flip;
-    /* floor in double, clip, then convert: never an int overflow */
-    *plus = (int)spsa_clip(floor(hi + u), p->min, p->max);
-    *minus = (int)spsa_clip(floor(lo + u), p->min, p->max);
+    if (!p->is_float) {
+        hi = floor(hi + u);
+        lo = floor(lo + u);
+    }
+    *plus = spsa_clip(hi, p->min, p->max);
+    *minus = spsa_clip(lo, p->min, p->max);
 }
 
 int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
@@ -369,11 +372,11 @@ int spsa_extend(SpsaState *st, uint64_t new_games, char *err, size_t errlen)
     return 0;
 }
 
-int spsa_value(const SpsaState *st, size_t p)
+double spsa_value(const SpsaState *st, size_t p)
 {
     const SpsaParam *q = &st->params[p];
     double v = st->cfg.average > 0 && st->avg_count > 0 ? q->avg : q->theta;
-    return (int)spsa_clip(floor(v + 0.5), q->min, q->max);
+    return spsa_clip(q->is_float ? v : floor(v + 0.5), q->min, q->max);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -448,8 +451,8 @@ static cJSON *batch_to_json(const SpsaBatch *b)
               cJSON_AddItemToObject(o, "R_k", num_array(b->R_k, b->nparams)) &&
               cJSON_AddItemToObject(o, "flip", int_array(b->flip, b->nparams)) &&
               cJSON_AddItemToObject(o, "u", num_array(b->u, b->nparams)) &&
-              cJSON_AddItemToObject(o, "plus", int_array(b->plus_values, b->nparams)) &&
-              cJSON_AddItemToObject(o, "minus", int_array(b->minus_values, b->nparams));
+              cJSON_AddItemToObject(o, "plus", num_array(b->plus_values, b->nparams)) &&
+              cJSON_AddItemToObject(o, "minus", num_array(b->minus_values, b->nparams));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -528,7 +531,8 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(q, "max", p->max) &&
              add_num(q, "c_end", p->c_end) &&
              add_num(q, "r_end", p->r_end) &&
-             add_num(q, "avg", p->avg);
+             add_num(q, "avg", p->avg) &&
+             (!p->is_float || cJSON_AddStringToObject(q, "type", "float"));
         if (!q)
             ok = false;
     }
@@ -631,8 +635,8 @@ static int get_num_array(const cJSON *o, const char *key, const char *where, siz
     return 0;
 }
 
-static int batch_from_json(SpsaBatch *b, const cJSON *o, size_t n, size_t idx, char *err,
-                           size_t errlen)
+static int batch_from_json(SpsaBatch *b, const cJSON *o, const SpsaParam *params, size_t n, size_t idx,
+                           char *err, size_t errlen)
 {
     char where[48];
     snprintf(where, sizeof where, "inflight[%zu]", idx);
@@ -661,14 +665,15 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, size_t n, size_t idx, c
         }
         b->flip[i] = (int)tmp[i];
     }
-    if (get_num_array(o, "plus", where, n, tmp, true, err, errlen))
+    if (get_num_array(o, "plus", where, n, b->plus_values, false, err, errlen) ||
+        get_num_array(o, "minus", where, n, b->minus_values, false, err, errlen))
         goto out;
     for (size_t i = 0; i < n; i++)
-        b->plus_values[i] = (int)tmp[i];
-    if (get_num_array(o, "minus", where, n, tmp, true, err, errlen))
-        goto out;
-    for (size_t i = 0; i < n; i++)
-        b->minus_values[i] = (int)tmp[i];
+        if (!params[i].is_float && (!is_integer(b->plus_values[i]) || !is_integer(b->minus_values[i]))) {
+            errmsg(err, errlen, "spsa state: %s \"plus\"/\"minus\"[%zu] must be integers (%s is not a float)",
+                   where, i, params[i].name);
+            goto out;
+        }
     rc = 0;
 out:
     free(tmp);
@@ -705,6 +710,13 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, cha
             return -1;
         }
         strcpy(p->name, name->valuestring);
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(q, "type");
+        if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "float") && strcmp(type->valuestring, "int")))) {
+            errmsg(err, errlen, "spsa state: %s \"type\" must be \"int\" or \"float\"", where);
+            free(ps);
+            return -1;
+        }
+        p->is_float = type && !strcmp(type->valuestring, "float");
         if (get_num(q, "start", where, &p->start, err, errlen) ||
             get_num(q, "theta", where, &p->theta, err, errlen) ||
             get_num(q, "min", where, &p->min, err, errlen) ||
@@ -813,7 +825,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     cJSON_ArrayForEach(b, inflight)
     {
         SpsaBatch batch;
-        if (batch_from_json(&batch, b, n, idx, err, errlen))
+        if (batch_from_json(&batch, b, st->params, n, idx, err, errlen))
             goto fail;
         if (batch.k < 1 || batch.k > st->k) {
             errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,

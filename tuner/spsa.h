@@ -18,13 +18,16 @@
  *   A   = A_ratio * N
  *   c   = c_end * N^gamma
  *   a   = r_end * c_end^2 * (A + N)^alpha
- *   c_k = max(c / k^gamma, 0.5)         (all parameters are integers)
+ *   c_k = max(c / k^gamma, 0.5)         (integer parameters; c / k^gamma for floats)
  *   R_k = a / (A + k)^alpha / c_k^2     (with the clamped c_k)
- * so that c_N = c_end and R_N = r_end when c_end >= 0.5.
+ * so that c_N = c_end and R_N = r_end when c_end >= 0.5 (or the parameter
+ * is a float).
  * For each batch: flip_i = +/-1 (GSL RNG), one uniform u_i in [0,1) per
  * parameter shared by both engines, and
  *   plus_i  = clip(floor(theta_i + c_k,i * flip_i + u_i))
  *   minus_i = clip(floor(theta_i - c_k,i * flip_i + u_i))
+ * for integer parameters, and without the floor (and u_i unused) for float
+ * parameters (OpenBench's `float` type: bounds and values may be fractional).
  * When the batch's games are done, with W and L the wins and losses of the
  * `+` engine over its 2P games:
  *   theta_i = clip(theta_i + R_k,i * c_k,i * (W - L) * flip_i)
@@ -88,10 +91,11 @@ typedef struct {
     char name[SPSA_NAME_MAX];
     double start;        /* value when the run started (the spec's value) */
     double theta;        /* current value, a real number in [min, max] */
-    double min, max;     /* integer bounds */
+    double min, max;     /* bounds: integers unless is_float */
     double c_end, r_end; /* the perturbation and learning rate at the end of the schedule */
     double c, a;         /* schedule constants derived from N (spsa_init / spsa_extend) */
     double avg;          /* theta_avg when the `average` option is on, else theta */
+    bool is_float;       /* an OpenBench `float` parameter: never rounded */
 } SpsaParam;
 
 typedef struct {
@@ -113,8 +117,8 @@ typedef struct {
     double *c_k, *R_k;
     int *flip;           /* +1 or -1 */
     double *u;           /* the shared uniform of the rounding */
-    int *plus_values;    /* engine 0 plays these */
-    int *minus_values;   /* engine 1 plays these */
+    double *plus_values; /* engine 0 plays these (integral unless the parameter is a float) */
+    double *minus_values;/* engine 1 plays these */
 } SpsaBatch;
 
 typedef struct {
@@ -140,8 +144,8 @@ void spsa_config_set_games(SpsaConfig *cfg, uint64_t games);
 
 /* Copies the parameters (theta = start = the given theta), computes the
  * schedule, seeds the RNG.  Checks the config (N >= 1, P >= 1, A_ratio >= 0,
- * alpha > 0, gamma >= 0, average in [0,1)) and every parameter (integer
- * min <= max, theta in range, c_end > 0, r_end > 0, unique non-empty names).
+ * alpha > 0, gamma >= 0, average in [0,1)) and every parameter (min <= max,
+ * integers unless is_float, theta in range, c_end > 0, r_end > 0, unique non-empty names).
  * 0 on success; -1 with a message naming the parameter and field. */
 int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
               const SpsaConfig *cfg, uint64_t seed, char *err, size_t errlen);
@@ -185,12 +189,14 @@ double spsa_clip(double x, double lo, double hi);
 /* stochastic rounding: floor(x + u), u in [0, 1) */
 int spsa_round(double x, double u);
 /* The value the engines should use for the current estimate: theta (or
- * theta_avg when averaging is on) rounded to the nearest integer, clipped. */
-int spsa_value(const SpsaState *st, size_t p);
+ * theta_avg when averaging is on), clipped, and rounded to the nearest
+ * integer unless the parameter is a float. */
+double spsa_value(const SpsaState *st, size_t p);
 
 /* Serialization.  spsa_to_json returns a new object (NULL on OOM) holding
  * the config, every parameter, k, the counters, the RNG state (hex of
- * gsl_rng_state bytes) and every in-flight batch.  spsa_from_json restores a
+ * gsl_rng_state bytes) and every in-flight batch.  A float parameter has
+ * "type": "float"; without "type" a parameter is an integer (older states).  spsa_from_json restores a
  * state from it exactly; on error returns -1 with a message naming the field,
  * and *st is left zeroed. */
 cJSON *spsa_to_json(const SpsaState *st);

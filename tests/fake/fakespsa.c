@@ -17,6 +17,12 @@
  *                       with a slope far from the optimum (for runs from a far start)
  *   --think MS          sleep MS before each bestmove (to keep a run busy)
  *   --no-gamma          do not advertise Gamma (a parameter the engine lacks)
+ *   --more-options      also advertise options as third-party engines have
+ *                       them (they do not change how it plays):
+ *                         option name Skill Level type spin default 5 min 0 max 20
+ *                         option name Move  Overhead type spin default 10 min 0 max 5000
+ *                         option name Slow Mover type string default 0.8
+ *   --option-log FILE   append "NAME=VALUE" for every setoption to FILE
  */
 #include "board.h"
 
@@ -36,7 +42,8 @@ static int opt_val[NOPT] = { 50, 50, 0 };
 static int target[NOPT] = { 70, 30, 10 };
 static long think_ms;
 static double width = 20;
-static bool no_gamma;
+static bool no_gamma, more_options;
+static const char *option_log;
 
 static void sleep_ms(long ms)
 {
@@ -138,6 +145,13 @@ static void setoption(char *line)
         return;
     *val = '\0';
     val += strlen(" value ");
+    if (option_log) {
+        FILE *f = fopen(option_log, "a");
+        if (f) {
+            fprintf(f, "%s=%s\n", name, val);
+            fclose(f);
+        }
+    }
     for (int i = 0; i < NOPT; i++)
         if (strcmp(name, opt_name[i]) == 0 && !(i == 2 && no_gamma)) {
             int v = atoi(val);
@@ -159,6 +173,10 @@ int main(int argc, char **argv)
             think_ms = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-gamma"))
             no_gamma = true;
+        else if (!strcmp(argv[i], "--more-options"))
+            more_options = true;
+        else if (!strcmp(argv[i], "--option-log") && i + 1 < argc)
+            option_log = argv[++i];
         else {
             fprintf(stderr, "fakespsa: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -183,6 +201,10 @@ int main(int argc, char **argv)
                 if (!(i == 2 && no_gamma))
                     printf("option name %s type spin default %d min %d max %d\n", opt_name[i], opt_val[i],
                            opt_min[i], opt_max[i]);
+            if (more_options)
+                printf("option name Skill Level type spin default 5 min 0 max 20\n"
+                       "option name Move  Overhead type spin default 10 min 0 max 5000\n"
+                       "option name Slow Mover type string default 0.8\n");
             printf("option name Ponder type check default false\nuciok\n");
         } else if (!strcmp(line, "isready")) {
             printf("readyok\n");
