@@ -25,6 +25,7 @@
 #include "run.h"
 #include "runconf.h"
 #include "rundir.h"
+#include "runsetup.h"
 #include "runstate.h"
 
 #define FAKE "build/fake/fakespsa"
@@ -1063,4 +1064,43 @@ Test(run, refuses_a_bad_check_or_spin_value)
     add(&a, "-engine");
     add(&a, "args=--more-options");
     refused(&a, "Slow Movr", "the closest option it has is 'Slow Mover'");
+}
+
+Test(run, values_sent_for_int_float_and_rounded_float)
+{
+    RunState rs;
+    runstate_init(&rs);
+    SpsaParam ps[3];
+    memset(ps, 0, sizeof ps);
+    for (int i = 0; i < 3; i++) {
+        snprintf(ps[i].name, sizeof ps[i].name, "P%d", i);
+        ps[i].theta = 5;
+        ps[i].min = 0;
+        ps[i].max = 20;
+        ps[i].c_end = 1;
+        ps[i].r_end = 0.002;
+        ps[i].is_float = i > 0;
+    }
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 20);
+    char err[256];
+    cr_assert_eq(spsa_init(&rs.spsa, ps, 3, &cfg, 1, err, sizeof err), 0, "%s", err);
+    rs.to_spin = calloc(3, sizeof *rs.to_spin);
+    rs.to_spin[2] = true; /* P2: a float for a spin option */
+    SpsaBatch b;
+    cr_assert_eq(spsa_batch_begin(&rs.spsa, &b), 1);
+    b.u[2] = 0.75;
+    char text[64];
+    setup_value_text(&rs, &b, 0, 7, text, sizeof text);
+    cr_assert_str_eq(text, "7");
+    setup_value_text(&rs, &b, 1, 5.3, text, sizeof text);
+    cr_assert_str_eq(text, "5.3");
+    setup_value_text(&rs, &b, 2, 5.3, text, sizeof text);
+    cr_assert_str_eq(text, "6", "floor(5.3 + u) with the batch's shared uniform u = 0.75");
+    b.u[2] = 0.25;
+    setup_value_text(&rs, &b, 2, 5.3, text, sizeof text);
+    cr_assert_str_eq(text, "5");
+    spsa_batch_free(&b);
+    runstate_free(&rs);
 }
