@@ -37,6 +37,11 @@ struct Searcher {
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     uint64_t nodes;
+    uint64_t fhr, fhr_after_null; /* fail-high reductions (and after a failed null move) */
+    /* The root move that last beat alpha at full depth in this iteration,
+     * played if the iteration is cut short. */
+    Move root_best;
+    bool restrict_root; /* go searchmoves with at least one legal move */
     int seldepth, root_depth;
     bool stopped;
     /* The current search's limits. */
@@ -116,12 +121,32 @@ static bool out_of_time(Searcher *s)
     return s->stopped;
 }
 
-/* Fifty-move rule, dead material, or a repetition: once within the search
- * path, or a third occurrence counting the game before the root. */
-static bool is_draw(const Position *p, int ply)
+/* Dead material; a repetition whose earlier occurrence lies strictly after
+ * the root (ply plies back is the root itself), or a third occurrence
+ * counting the game before the root; or the fifty-move rule, unless the
+ * move that reached the hundredth ply gave checkmate. */
+bool search_is_draw(const Position *p, int ply)
 {
-    return pos_fifty(p) || pos_insufficient_material(p) || pos_repeated_within(p, ply)
-           || pos_repetitions(p) >= 2;
+    if (pos_insufficient_material(p) || pos_repeated_within(p, ply - 1) || pos_repetitions(p) >= 2)
+        return true;
+    if (!pos_fifty(p))
+        return false;
+    if (!pos_in_check(p))
+        return true;
+    MoveList legal;
+    gen_legal(p, &legal, GEN_ALL);
+    return legal.count > 0;
+}
+
+/* Is m one of the root moves `go searchmoves` allows? */
+static bool root_allows(const SearchLimits *lim, Move m)
+{
+    if (lim->nsearchmoves == 0)
+        return true;
+    for (int i = 0; i < lim->nsearchmoves; i++)
+        if (lim->searchmoves[i] == m)
+            return true;
+    return false;
 }
 
 static bool tt_cuts(const TTHit *tt, int alpha, int beta)
@@ -160,7 +185,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
     if (ply > s->seldepth)
         s->seldepth = ply;
 
-    if (is_draw(p, ply))
+    if (search_is_draw(p, ply))
         return SCORE_DRAW;
     const bool in_check = pos_in_check(p);
     if (ply >= MAX_PLY - 1 || !pos_has_room(p))
@@ -248,7 +273,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (!root) {
         /* Draw detection. */
-        if (is_draw(p, ply))
+        if (search_is_draw(p, ply))
             return SCORE_DRAW;
         if (ply >= MAX_PLY - 1 || !pos_has_room(p))
             return in_check ? SCORE_DRAW : evaluate(p);
@@ -279,6 +304,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             eval = tt.score;
     }
     const bool improving = !in_check && is_improving(s, ply);
+    bool null_failed = false; /* a null-move search here failed low: a threat */
 
     if (!pv_node && !in_check) {
         /* Reverse futility pruning: the eval beats beta by a margin per ply. */
@@ -300,6 +326,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 return 0;
             if (score >= beta)
                 return score >= SCORE_MATE_IN_MAX ? beta : score;
+            null_failed = true;
         }
     }
 
@@ -319,7 +346,9 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
      * beats beta even after the static threat against us, search one ply
      * shallower; there is no re-search. */
     if (FhrEnabled && node == NODE_CUT && !in_check && depth >= FhrMinDepth && !score_is_mate(beta)
-        && eval - FhrMargin >= beta && eval - eval_threat(p) - FhrMargin >= beta) {
+        && !(FhrSkipAfterNull && null_failed) && eval - FhrMargin >= beta && eval - eval_threat(p) - FhrMargin >= beta) {
+        s->fhr++;
+        s->fhr_after_null += null_failed;
         depth -= FhrReduction;
         depth = depth < 1 ? 1 : depth;
     }
@@ -331,6 +360,8 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     Move m, best_move = MOVE_NONE, quiets[64];
 
     while ((m = mp_next(&mp)) != MOVE_NONE) {
+        if (root && s->restrict_root && !root_allows(s->lim, m))
+            continue;
         const bool quiet = !move_is_noisy(m);
         const bool gives_check = pos_gives_check(p, m);
 
@@ -378,6 +409,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
         pos_make(p, m);
         int score = -SCORE_INF;
+        const Move root_best_before = s->root_best;
         /* Principal variation search with the triple re-search: reduced null
          * window, then full depth null window, then (PV) the full window. */
         if (r > 0) {
@@ -387,8 +419,15 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         } else if (!pv_node || played > 0) {
             score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
         }
-        if (pv_node && (played == 0 || (score > alpha && (root || score < beta))))
+        /* A root move that fails high at full depth is the best so far, even
+         * if time runs out during its re-search. */
+        if (root && !s->stopped && score > alpha && score > -SCORE_INF)
+            s->root_best = m;
+        if (pv_node && (played == 0 || (score > alpha && (root || score < beta)))) {
             score = -search(s, -beta, -alpha, new_depth, ply + 1, NODE_PV);
+            if (root && !s->stopped)
+                s->root_best = score > alpha ? m : root_best_before;
+        }
         pos_unmake(p);
 
         if (s->stopped)
@@ -483,6 +522,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     s->stop = stop;
     s->stopped = false;
     s->nodes = 0;
+    s->fhr = s->fhr_after_null = 0;
     s->seldepth = 0;
     s->root_depth = 0;
     history_new_search(&s->hist);
@@ -496,12 +536,24 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
         tm_init(&s->tm, tm_now(), lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
                 lim->movetime, lim->overhead);
 
-    MoveList legal;
-    gen_legal(root, &legal, GEN_ALL);
+    MoveList all, legal;
+    gen_legal(root, &all, GEN_ALL);
+    legal.count = 0;
+    for (int i = 0; i < all.count; i++)
+        if (root_allows(lim, all.moves[i]))
+            legal.moves[legal.count++] = all.moves[i];
+    s->restrict_root = legal.count > 0 && lim->nsearchmoves > 0;
+    if (!s->restrict_root)
+        legal = all;
     memset(res, 0, sizeof *res);
     res->best = legal.count > 0 ? legal.moves[0] : MOVE_NONE;
-    if (legal.count == 0) {
+    if (all.count == 0) {
+        /* Mated or stalemated: say so before `bestmove 0000`. */
         res->score = pos_in_check(root) ? -SCORE_MATE : SCORE_DRAW;
+        if (out) {
+            fprintf(out, "info depth 0 score %s\n", pos_in_check(root) ? "mate 0" : "cp 0");
+            fflush(out);
+        }
         return;
     }
 
@@ -514,9 +566,16 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
+        s->root_best = MOVE_NONE;
         int v = aspiration(s, depth, score);
-        if (s->stopped)
+        if (s->stopped) {
+            /* A move that beat the last iteration's choice at this depth. */
+            if (s->root_best != MOVE_NONE && s->root_best != res->best) {
+                res->best = s->root_best;
+                res->ponder = MOVE_NONE;
+            }
             break;
+        }
         score = v;
         if (s->pv_len[0] > 0) {
             res->best = s->pv[0][0];
@@ -534,5 +593,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
             break;
     }
     res->nodes = s->nodes;
+    res->fhr = s->fhr;
+    res->fhr_after_null = s->fhr_after_null;
     res->time_ms = tm_elapsed(&s->tm);
 }

@@ -23,6 +23,9 @@ typedef struct {
     int movestogo;        /* 0: not given */
     bool infinite;
     int overhead;         /* ms kept back per move for latency */
+    int nsearchmoves;     /* go searchmoves: only these root moves; 0 (or none
+                             of them legal): all */
+    Move searchmoves[MAX_MOVES];
 } SearchLimits;
 
 /* A limits struct with nothing set (searches until stopped). */
@@ -35,6 +38,8 @@ typedef struct {
     int depth;            /* last completed iteration */
     uint64_t nodes;
     int64_t time_ms;
+    uint64_t fhr;            /* fail-high reductions applied */
+    uint64_t fhr_after_null; /* ... of which right after a failed null move */
 } SearchResult;
 
 typedef struct Searcher Searcher;
@@ -52,6 +57,10 @@ void searcher_clear(Searcher *s);
  * best move is legal whenever the position has a legal move. */
 void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
                 atomic_bool *stop, FILE *out, SearchResult *res);
+
+/* Is the position at `ply` plies from the root a draw for the search
+ * (fifty moves without mate, dead material, a repetition)? */
+bool search_is_draw(const Position *p, int ply);
 
 /* Rebuilds the tables derived from parameters (LMR reductions, LMP
  * limits); params.c calls it after every change. */

@@ -279,6 +279,43 @@ static void cmd_perft(Uci *u, const char *arg)
     say(u, "Nodes searched: %" PRIu64, total);
 }
 
+/* The go parameters that take a value, and all of its keywords. */
+static const char *const go_valued[] = {"wtime", "btime", "winc", "binc", "movestogo",
+                                        "depth", "nodes", "movetime", "mate"};
+static const char *const go_flags[] = {"searchmoves", "ponder", "infinite", "perft"};
+
+static bool in_list(const char *word, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(word, list[i]))
+            return true;
+    return false;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool is_go_keyword(const char *word)
+{
+    return in_list(word, go_valued, N_OF(go_valued)) || in_list(word, go_flags, N_OF(go_flags));
+}
+
+/* go searchmoves m1 m2 ...: the list ends at the next go keyword (so
+ * clocks written after it still count); illegal moves are reported and
+ * left out.  Returns the index of the last token read. */
+static int read_searchmoves(Uci *u, char **tok, int n, int i, SearchLimits *lim)
+{
+    for (; i + 1 < n && !is_go_keyword(tok[i + 1]); i++) {
+        Move m = parse_uci(u->pos, tok[i + 1]);
+        if (m == MOVE_NONE)
+            say(u, "info string go: searchmoves: '%s' is not a legal move here; left out", tok[i + 1]);
+        else if (lim->nsearchmoves < MAX_MOVES)
+            lim->searchmoves[lim->nsearchmoves++] = m;
+    }
+    if (lim->nsearchmoves == 0)
+        say(u, "info string go: searchmoves lists no legal move; searching all moves");
+    return i;
+}
+
 static void cmd_go(Uci *u, char **tok, int n)
 {
     SearchLimits *lim = &u->limits;
@@ -290,24 +327,28 @@ static void cmd_go(Uci *u, char **tok, int n)
             cmd_perft(u, i + 1 < n ? tok[i + 1] : NULL);
             return;
         }
-        if (!strcmp(key, "infinite") || !strcmp(key, "ponder")) {
+        if (!strcmp(key, "infinite")) {
             lim->infinite = true;
             continue;
         }
+        if (!strcmp(key, "ponder")) {
+            say(u, "info string go: ponder is not supported (no Ponder option); searching this position now");
+            continue;
+        }
         if (!strcmp(key, "searchmoves")) {
-            say(u, "info string go: searchmoves is not supported; searching all moves");
-            break;
+            i = read_searchmoves(u, tok, n, i, lim);
+            continue;
         }
         const char *val = i + 1 < n ? tok[i + 1] : NULL;
         long v;
-        bool ok = parse_long(val, LONG_MIN, LONG_MAX, &v);
-        if (!strcmp(key, "wtime") || !strcmp(key, "btime") || !strcmp(key, "winc") || !strcmp(key, "binc")
-            || !strcmp(key, "movestogo") || !strcmp(key, "depth") || !strcmp(key, "nodes")
-            || !strcmp(key, "movetime") || !strcmp(key, "mate")) {
+        if (in_list(key, go_valued, N_OF(go_valued))) {
             i++;
-            if (!ok) {
-                say(u, "info string go: bad value '%s' for %s; ignored", val ? val : "", key);
-                continue;
+            if (!parse_long(val, LONG_MIN, LONG_MAX, &v)) {
+                /* Searching without the limit would turn `go depth` into
+                 * `go infinite`: refuse the whole command instead. */
+                say(u, "info string go: %s needs an integer value, got '%s'; no search started", key,
+                    val ? val : "");
+                return;
             }
         } else {
             say(u, "info string go: unknown parameter '%s'; ignored", key);
@@ -425,7 +466,7 @@ int uci_loop(FILE *in, FILE *out)
         } else if (!strcmp(cmd, "quit")) {
             quit = true;
         } else if (!strcmp(cmd, "ponderhit")) {
-            /* Pondering is not offered; nothing to do. */
+            /* `go ponder` searches as a normal go (no Ponder option): nothing to do. */
         } else if (!strcmp(cmd, "uci")) {
             cmd_uci(&u);
         } else if (!strcmp(cmd, "ucinewgame")) {

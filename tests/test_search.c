@@ -174,6 +174,109 @@ Test(search, fifty_move_rule_and_dead_material_score_zero)
     cr_expect_eq(search_depth(6).score, 0);
 }
 
+Test(search, mate_on_the_hundredth_ply_beats_the_fifty_move_rule)
+{
+    /* Qg7 mates with the halfmove clock reaching 100: a mate, not a draw. */
+    load("7k/5Q2/6K1/8/8/8/8/8 w - - 99 80");
+    SearchResult r = search_depth(6);
+    char mv[8];
+    uci_of(r.best, mv);
+    cr_expect_str_eq(mv, "f7g7", "played %s (score %d)", mv, r.score);
+    cr_expect_eq(r.score, SCORE_MATE - 1, "score %d", r.score);
+    /* The mated side sees it too: checkmate with the clock at 100. */
+    load("7k/6Q1/6K1/8/8/8/8/8 b - - 100 80");
+    cr_expect(search_is_draw(pos, 1) == false, "a checkmate at clock 100 is no draw");
+    load("7k/8/5QK1/8/8/8/8/8 b - - 100 80"); /* not mate, clock at 100 */
+    cr_expect(search_is_draw(pos, 1));
+}
+
+/* Plays moves from the loaded position. */
+static void play(const char *const *moves, int n)
+{
+    for (int i = 0; i < n; i++) {
+        Move m = parse_uci(pos, moves[i]);
+        cr_assert_neq(m, MOVE_NONE, "%s", moves[i]);
+        pos_make(pos, m);
+    }
+}
+
+Test(search, repetition_needs_the_earlier_occurrence_after_the_root)
+{
+    static const char *const out_and_back[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    /* The root is the start position; a line returns to it at ply 4: the
+     * earlier occurrence is the root itself, so no draw yet. */
+    load(START_FEN);
+    play(out_and_back, 4);
+    cr_expect_not(search_is_draw(pos, 4), "occurrence at the root counted as a repetition");
+    cr_expect_not(search_is_draw(pos, 3), "occurrence before the root counted as a repetition");
+    /* Strictly after the root (root one ply before the first occurrence). */
+    cr_expect(search_is_draw(pos, 5));
+    /* Twice before: a threefold repetition counts wherever the others are. */
+    load(START_FEN);
+    play(out_and_back, 4);
+    play(out_and_back, 4);
+    cr_expect(search_is_draw(pos, 1));
+}
+
+/* Best moves of two consecutive depths differ; a node budget that ends the
+ * deeper iteration one node early must still play the deeper move, which
+ * failed high at the root before the budget ran out. */
+Test(search, a_root_fail_high_from_an_unfinished_iteration_is_played)
+{
+    static const struct {
+        const char *fen;
+        int depth;
+    } cases[] = {
+        {START_FEN, 5},
+        {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6},
+        {"3rn2k/ppb2rpp/2ppqp2/5N2/2P1P3/1P5Q/PB3PPP/3RR1K1 w - - 0 1", 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        load(cases[i].fen);
+        SearchResult before = search_depth(cases[i].depth - 1), full = search_depth(cases[i].depth);
+        cr_assert_neq(before.best, full.best, "%s: the test needs a new best move at depth %d", cases[i].fen,
+                      cases[i].depth);
+        SearchLimits lim;
+        search_limits_init(&lim);
+        lim.nodes = full.nodes - 1;
+        SearchResult cut = search_with(&lim);
+        char got[8], want[8];
+        uci_of(cut.best, got);
+        uci_of(full.best, want);
+        cr_expect_str_eq(got, want, "%s: %llu nodes: played %s, the move of the unfinished iteration is %s",
+                         cases[i].fen, (unsigned long long)lim.nodes, got, want);
+    }
+}
+
+Test(search, fhr_can_skip_nodes_whose_null_move_failed)
+{
+    int skip = param_index("FhrSkipAfterNull");
+    cr_assert_geq(skip, 0);
+    char err[256];
+    uint64_t fhr = 0, after_null = 0;
+    cr_assert_eq(param_set(skip, 0, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 6; i++) {
+        load(bench_fens[i]);
+        SearchResult r = search_depth(9);
+        fhr += r.fhr;
+        after_null += r.fhr_after_null;
+    }
+    cr_expect_gt(after_null, 0, "switch off: FHR after a failed null move happens (%llu of %llu)",
+                 (unsigned long long)after_null, (unsigned long long)fhr);
+    cr_assert_eq(param_set(skip, 1, err, sizeof err), 0, "%s", err);
+    fhr = after_null = 0;
+    for (int i = 0; i < 6; i++) {
+        load(bench_fens[i]);
+        SearchResult r = search_depth(9);
+        fhr += r.fhr;
+        after_null += r.fhr_after_null;
+    }
+    param_set(skip, param_specs[skip].def, err, sizeof err);
+    cr_expect_gt(fhr, 0, "FHR still applies elsewhere");
+    cr_expect_eq(after_null, 0, "switch on: %llu FHR reductions right after a failed null move",
+                 (unsigned long long)after_null);
+}
+
 /* ---- A legal move whatever the clock ---------------------------------------- */
 
 static void expect_legal_reply(const char *fen, const SearchLimits *lim)

@@ -508,3 +508,103 @@ Test(uci, end_of_input_ends_the_loop)
     char line[64];
     cr_expect(!next_line(line, sizeof line), "output after EOF: %s", line);
 }
+
+/* The bestmove as text, after waiting for it. */
+static void read_bestmove(char *mv, size_t cap, char *seen, size_t seen_cap)
+{
+    char line[256];
+    expect_prefix("bestmove ", line, sizeof line, seen, seen_cap);
+    const char *m = line + strlen("bestmove ");
+    size_t n = strcspn(m, " ");
+    n = n < cap - 1 ? n : cap - 1;
+    memcpy(mv, m, n);
+    mv[n] = '\0';
+}
+
+Test(uci, searchmoves_restricts_the_root)
+{
+    char mv[16];
+    static char seen[1 << 16];
+    send("position startpos");
+    send("go wtime 1000 btime 1000 searchmoves a2a3");
+    read_bestmove(mv, sizeof mv, NULL, 0);
+    cr_expect_str_eq(mv, "a2a3");
+
+    /* The move list ends at the next go keyword: the clocks still count
+     * (else this search would never end without `stop`). */
+    send("go searchmoves b2b3 h2h3 wtime 300 btime 300");
+    read_bestmove(mv, sizeof mv, NULL, 0);
+    cr_expect(!strcmp(mv, "b2b3") || !strcmp(mv, "h2h3"), "played %s", mv);
+
+    /* Every info line's PV starts with a listed move. */
+    seen[0] = '\0';
+    send("go depth 6 searchmoves g2g4");
+    read_bestmove(mv, sizeof mv, seen, sizeof seen);
+    cr_expect_str_eq(mv, "g2g4");
+    for (char *l = strstr(seen, " pv "); l; l = strstr(l + 1, " pv "))
+        cr_expect(!strncmp(l, " pv g2g4", 8), "PV outside searchmoves: %.40s", l);
+
+    /* An illegal move in the list is reported and left out. */
+    seen[0] = '\0';
+    send("go depth 3 searchmoves e2e5 d2d3");
+    read_bestmove(mv, sizeof mv, seen, sizeof seen);
+    cr_expect_str_eq(mv, "d2d3");
+    cr_expect(strstr(seen, "info string") && strstr(seen, "e2e5"), "%s", seen);
+}
+
+Test(uci, a_limit_without_its_value_refuses_the_go)
+{
+    static const char *bad[] = {"go depth", "go nodes", "go movetime x", "go wtime 100 btime", "go depth -"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        static char seen[1 << 14];
+        seen[0] = '\0';
+        send("position startpos");
+        send("%s", bad[i]);
+        usleep(100 * 1000);
+        sync_engine(seen, sizeof seen);
+        cr_expect(strstr(seen, "info string go:") != NULL, "'%s': no message: %s", bad[i], seen);
+        cr_expect(strstr(seen, "info depth") == NULL && strstr(seen, "bestmove") == NULL,
+                  "'%s' started a search: %s", bad[i], seen);
+        send("stop"); /* if it did start an infinite search, end it */
+    }
+    /* A good go afterwards still searches. */
+    send("go depth 2");
+    expect_bestmove(make_pos(START_FEN));
+}
+
+Test(uci, go_ponder_is_refused_and_the_search_ends_by_itself)
+{
+    static char seen[1 << 16];
+    seen[0] = '\0';
+    send("uci");
+    expect_prefix("uciok", NULL, 0, seen, sizeof seen);
+    cr_expect(strstr(seen, "option name Ponder") == NULL, "Ponder is advertised but not implemented");
+    seen[0] = '\0';
+    send("position startpos moves e2e4");
+    send("go ponder wtime 300 btime 300");
+    Position *p = make_pos(START_FEN);
+    pos_make(p, parse_uci(p, "e2e4"));
+    char line[256];
+    expect_prefix("bestmove ", line, sizeof line, seen, sizeof seen);
+    cr_expect(strstr(seen, "info string go: ponder") != NULL, "%s", seen);
+    send("ponderhit"); /* harmless after the search */
+    sync_engine(NULL, 0);
+}
+
+Test(uci, a_mated_or_stalemated_root_prints_an_info_line)
+{
+    static char seen[1 << 12];
+    char line[256];
+    seen[0] = '\0';
+    send("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"); /* checkmated */
+    send("go depth 3");
+    expect_prefix("bestmove", line, sizeof line, seen, sizeof seen);
+    cr_expect_str_eq(line, "bestmove 0000");
+    cr_expect(strstr(seen, "info depth 0 score mate 0\n") != NULL, "%s", seen);
+    seen[0] = '\0';
+    send("position fen 8/8/8/8/8/2k5/1r6/K7 w - - 0 1"); /* stalemate */
+    send("go wtime 1000 btime 1000");
+    expect_prefix("bestmove", line, sizeof line, seen, sizeof seen);
+    cr_expect_str_eq(line, "bestmove 0000");
+    cr_expect(strstr(seen, "info depth 0 score cp 0\n") != NULL, "%s", seen);
+}
