@@ -346,7 +346,7 @@ int paramfile_read(const char *path, char **text, size_t *len, char *err, size_t
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;

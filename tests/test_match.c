@@ -573,7 +573,7 @@ Test(match, cli_report_in_fastchess_format)
 {
     int rc = cli(PAIR "-each nodes=10 -rounds 3 -maxmoves 40 -concurrency 2", out, sizeof out);
     cr_assert_eq(rc, 0, "%s", out);
-    cr_assert(strstr(out, "Results of A vs B (10 nodes, 1t, NULL):"), "%s", out);
+    cr_assert(strstr(out, "Results of A vs B (10 nodes, 1t):"), "%s", out);
     cr_assert(strstr(out, "Games: 6, Wins: "), "%s", out);
     cr_assert(strstr(out, "Ptnml(0-2): ["), "%s", out);
     cr_assert(strstr(out, "Player: B\n  Time losses: 0\n  Crashes: 0\n  Illegal moves: 0\n  Restarts: 0"), "%s", out);

@@ -59,7 +59,10 @@ ONLY_ARG="only=$ONLY"
 mkdir -p runs
 echo "== make tune: $GAMES games at $NODES nodes, concurrency $CONCURRENCY, into $OUT =="
 set +e
-trap ':' INT TERM   # Ctrl-C stops the tuner, which saves; this script then prints the next steps
+# Ctrl-C reaches the tuner from the terminal (same process group); it saves and
+# stops, and this script then prints the next steps.  A TERM sent to this
+# script alone is passed on to the tuner, which handles it like Ctrl-C.
+trap ':' INT
 $TUNE run -engine cmd=bin/ratchet \
     -params file=params/engine.json $ONLY_ARG \
     -each nodes="$NODES" \
@@ -69,8 +72,16 @@ $TUNE run -engine cmd=bin/ratchet \
     -spsa games="$GAMES" \
     -concurrency "$CONCURRENCY" \
     -pgnout file="$OUT/games.pgn" \
-    -out "$OUT"
+    -out "$OUT" &
+pid=$!
+trap 'kill -TERM $pid 2>/dev/null' TERM
+wait $pid
 rc=$?
+# A trapped signal ends `wait` early: wait again until the tuner has exited.
+while kill -0 $pid 2>/dev/null; do
+    wait $pid
+    rc=$?
+done
 trap - INT TERM
 set -e
 [ $rc -eq 2 ] && exit 2   # configuration refused: nothing was played, the message says why

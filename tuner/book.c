@@ -541,7 +541,7 @@ Book *book_load(const char *path, const char *format, int plies, char *err, size
     }
 
     rules_init();
-    FILE *fp = fopen(path, "r");
+    FILE *fp = fopen(path, "re");
     if (!fp) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;

@@ -35,7 +35,7 @@ int64_t ep_now_ms(void)
 
 int ep_log_open(EpLog *log, const char *path, char *err, size_t errlen)
 {
-    log->f = fopen(path, "a");
+    log->f = fopen(path, "ae");
     if (!log->f) {
         snprintf(err, errlen, "cannot open log file '%s': %s", path, strerror(errno));
         return -1;

@@ -86,7 +86,8 @@ static const char *ratio(uint64_t a, uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const SprtSpec *s)
+void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const SprtSpec *s,
+                  const SprtStop *stop)
 {
     char r1[32], r2[32];
     char tc0[96], tc1[96], th0[32], th1[32], h0[32], h1[32], tc[200], th[70], hash[70];
@@ -94,11 +95,16 @@ void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const 
     tc_format(&cfg->eng[1].tc, tc1, sizeof tc1);
     option_or(&cfg->eng[0], "Threads", "t", "1t", th0, sizeof th0);
     option_or(&cfg->eng[1], "Threads", "t", "1t", th1, sizeof th1);
-    option_or(&cfg->eng[0], "Hash", "MB", "NULL", h0, sizeof h0);
-    option_or(&cfg->eng[1], "Hash", "MB", "NULL", h1, sizeof h1);
+    /* The hash only when set: the engines' own defaults are not known here. */
+    option_or(&cfg->eng[0], "Hash", "MB", "", h0, sizeof h0);
+    option_or(&cfg->eng[1], "Hash", "MB", "", h1, sizeof h1);
     snprintf(tc, sizeof tc, strcmp(tc0, tc1) ? "%s - %s" : "%s", tc0, tc1);
     snprintf(th, sizeof th, strcmp(th0, th1) ? "%s - %s" : "%s", th0, th1);
-    snprintf(hash, sizeof hash, strcmp(h0, h1) ? "%s - %s" : "%s", h0, h1);
+    if (!*h0 && !*h1)
+        hash[0] = '\0';
+    else
+        snprintf(hash, sizeof hash, strcmp(h0, h1) ? ", %s - %s" : ", %s", *h0 ? h0 : "default",
+                 *h1 ? h1 : "default");
     const char *book = strrchr(cfg->book_path, '/');
     book = book ? book + 1 : cfg->book_path;
 
@@ -106,7 +112,7 @@ void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const 
     estimate(t, &e);
     double points = (double)t->wins + 0.5 * (double)t->draws;
     fprintf(out, "--------------------------------------------------\n");
-    fprintf(out, "Results of %s vs %s (%s, %s, %s%s%s):\n", cfg->eng[0].name, cfg->eng[1].name, tc, th, hash,
+    fprintf(out, "Results of %s vs %s (%s, %s%s%s%s):\n", cfg->eng[0].name, cfg->eng[1].name, tc, th, hash,
             book[0] ? ", " : "", book);
     fprintf(out, "Elo: %.2f +/- %.2f, nElo: %.2f +/- %.2f\n", e.elo, e.elo_err, e.nelo, e.nelo_err);
     if (t->pairs > 0)
@@ -128,11 +134,20 @@ void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const 
         fprintf(out, "LLR: %.2f (%.2f, %.2f) [%.2f, %.2f]\n", llr, lo, up, s->elo0, s->elo1);
     }
     fprintf(out, "--------------------------------------------------\n");
-    if (s && s->on)
+    if (s && s->on && stop && stop->verdict != 0) {
+        uint64_t after = t->games > stop->games ? t->games - stop->games : 0;
+        fprintf(out, "SPRT ([%.2f, %.2f]) completed - %s was accepted at %llu games (LLR %.2f)", s->elo0, s->elo1,
+                stop->verdict > 0 ? "H1" : "H0", (unsigned long long)stop->games, stop->llr);
+        if (after)
+            fprintf(out, "; %llu game%s finished after the verdict %s counted above", (unsigned long long)after,
+                    after == 1 ? "" : "s", after == 1 ? "is" : "are");
+        fputc('\n', out);
+    } else if (s && s->on) {
         fprintf(out, "SPRT ([%.2f, %.2f]) %s\n", s->elo0, s->elo1,
                 verdict > 0 ? "completed - H1 was accepted"
                 : verdict < 0 ? "completed - H0 was accepted"
                               : "not decided");
+    }
     for (int i = 0; i < 2; i++)
         fprintf(out, "Player: %s\n  Time losses: %llu\n  Crashes: %llu\n  Illegal moves: %llu\n  Restarts: %llu\n",
                 cfg->eng[i].name, (unsigned long long)t->time_losses[i], (unsigned long long)t->crashes[i],
@@ -146,7 +161,7 @@ typedef struct {
     SprtSpec sprt;
     uint64_t next_round;
     MatchTally tally;
-    int verdict;
+    SprtStop stop;              /* the verdict that ended the match */
     int64_t t0, last_progress;
     bool tty;
     bool progress_pending;      /* a TTY line without its newline */
@@ -193,10 +208,13 @@ static void progress(PlainMatch *m, bool force)
     fflush(stdout);
 }
 
+/* The match's stop flag (a verdict or a signal) and the signal, if any. */
+static atomic_int stop_play, interrupted;
+
 static bool plain_next(void *ctx, PairJob *job)
 {
     PlainMatch *m = ctx;
-    if (m->verdict != 0 || (m->rounds && m->next_round >= m->rounds))
+    if (m->stop.verdict != 0 || (m->rounds && m->next_round >= m->rounds))
         return false;
     if (m->next_round == 0)
         m->t0 = m->last_progress = ep_now_ms(); /* rates count from the first game, not from engine start-up */
@@ -213,22 +231,31 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
     (void)job;
     PlainMatch *m = ctx;
     tally_add(&m->tally, res);
-    if (m->sprt.on && m->verdict == 0) {
+    bool decided = false;
+    if (m->sprt.on && m->stop.verdict == 0) {
         double llr, lo, up;
-        m->verdict = sprt_check(&m->tally, &m->sprt, &llr, &lo, &up);
+        int v = sprt_check(&m->tally, &m->sprt, &llr, &lo, &up);
+        if (v != 0) {
+            /* Stop on the verdict: no new pair, and the pairs in play end. */
+            m->stop.verdict = v;
+            m->stop.games = m->tally.games;
+            m->stop.llr = llr;
+            atomic_store(&stop_play, 1);
+            decided = true;
+        }
     }
-    progress(m, m->verdict != 0);
+    progress(m, decided);
 }
 
-static atomic_int interrupted;
-
+/* SIGINT or SIGTERM: stop and report; a second one: at once. */
 static void on_sigint(int sig)
 {
     if (interrupted) {
         signal(sig, SIG_DFL);
         raise(sig);
     }
-    interrupted = 1;
+    interrupted = sig;
+    stop_play = 1;
 }
 
 static int kv_sprt(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
@@ -271,7 +298,10 @@ static void usage(FILE *out)
           "                       nElo) accepts H0 or H1\n",
           out);
     match_print_options(out);
-    fputs("Ctrl-C stops the match and prints the report of the finished games (twice: at once).\n", out);
+    fputs("Ctrl-C or SIGTERM stops the match and prints the report of the finished games (twice: at once).\n"
+          "When the SPRT decides, the games in play are abandoned; a pair that still finishes is counted\n"
+          "and named in the verdict line.\n",
+          out);
 }
 
 static double cpu_seconds(int who)
@@ -366,10 +396,12 @@ int match_cmd(int argc, char **argv)
     sigaction(SIGPIPE, &sa, NULL);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    struct sigaction old_int;
-    sigaction(SIGINT, &sa, &old_int);
+    struct sigaction old_int, old_term;
     interrupted = 0;
-    m.cfg.stop = &interrupted;
+    stop_play = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    m.cfg.stop = &stop_play;
 
     char tc[96];
     tc_format(&m.cfg.eng[0].tc, tc, sizeof tc);
@@ -390,6 +422,7 @@ int match_cmd(int argc, char **argv)
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_play(&m.cfg, &hooks);
     sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {
         match_config_free(&m.cfg);
         return 2;
@@ -403,7 +436,7 @@ int match_cmd(int argc, char **argv)
     else if (rc > 0)
         printf("Match stopped early (an engine could not be restarted): report of the %llu finished games\n",
                (unsigned long long)m.tally.games);
-    match_report(stdout, &m.cfg, &m.tally, &m.sprt);
+    match_report(stdout, &m.cfg, &m.tally, &m.sprt, &m.stop);
     cpu_line(&m.tally);
     printf("Finished match\n");
     fflush(stdout);

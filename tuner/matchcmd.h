@@ -28,7 +28,18 @@ void tally_add(MatchTally *t, const PairResult *r);
 /* LLR of the tally (pentanomial when it holds pairs, else trinomial) and
  * the verdict: +1 H1 accepted, -1 H0 accepted, 0 continue. */
 int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper);
-/* fastchess's report block, the SPRT verdict and the per-engine counts. */
-void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const SprtSpec *s);
+/* The verdict that stopped a match, as it stood when it was reached. */
+typedef struct {
+    int verdict;        /* +1 H1, -1 H0, 0 not decided */
+    uint64_t games;     /* games counted when it was reached */
+    double llr;
+} SprtStop;
+
+/* fastchess's report block, the SPRT verdict and the per-engine counts.
+ * With `stop` (may be NULL) holding a verdict, that verdict is printed,
+ * with the games finished after it (counted in the block) named; without,
+ * the verdict is computed from the tally. */
+void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const SprtSpec *s,
+                  const SprtStop *stop);
 
 #endif

@@ -168,7 +168,7 @@ PgnFile *pgn_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    p->f = fopen(path, "a");
+    p->f = fopen(path, "ae");
     if (!p->f) {
         snprintf(err, errlen, "cannot open PGN file '%s': %s", path, strerror(errno));
         free(p);

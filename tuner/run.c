@@ -97,7 +97,7 @@ static const char RUN_USAGE[] =
     "Game and engine options, as in `ratchet-tune match` (one -engine: both sides run it):\n";
 
 static const char RESUME_USAGE[] =
-    "usage: ratchet-tune resume DIR [-spsa games=N] [-concurrency N]\n"
+    "usage: ratchet-tune resume DIR [-spsa games=N] [-concurrency N] [-force]\n"
     "\n"
     "Continues the run in DIR exactly where its state.json says: same engine, options,\n"
     "openings order, theta, iteration counter and random numbers.  Batches that were in\n"
@@ -113,6 +113,9 @@ static const char RESUME_USAGE[] =
     "                   r_end at k = N').  Batches already in flight keep the gains they were\n"
     "                   handed out with.  N' may not be below the iterations already handed out.\n"
     "  -concurrency N   play N games at once from now on\n"
+    "  -force           continue even if the engine is not the one the run started with\n"
+    "                   (state.json records its id name, program size and mtime, and bench\n"
+    "                   signature; without -force a difference is refused, naming what changed)\n"
     "\n"
     "Exit codes as for `run`.\n";
 
@@ -123,7 +126,8 @@ static atomic_int g_signal;
 
 static void on_signal(int sig)
 {
-    if (g_stop) { /* the second one: the default action; the state on disk is whole */
+    if (g_signal) { /* the user's second one: the default action; the state on disk is whole.
+                     * (g_stop alone may mean a failed checkpoint, not a signal.) */
         signal(sig, SIG_DFL);
         raise(sig);
         return;
@@ -615,6 +619,15 @@ int resume_main(int argc, char **argv)
     RunConf over;
     conf_init(&over);
     int rc = EXIT_USAGE;
+    /* -force: accept a different engine (engcheck.h); the rest are settings. */
+    bool force = false;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "-force") == 0) {
+            force = true;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+            argc--;
+            i--;
+        }
     if (conf_parse_args(&over, argc - 2, argv + 2, RESUME_SECTIONS, err, sizeof err) < 0)
         goto fail;
     for (size_t i = 0; i < over.n; i++)
@@ -646,7 +659,8 @@ int resume_main(int argc, char **argv)
     if (conc)
         conf_set(&rs->conf, "concurrency", "", conc, "command line");
     conf_set(&rs->conf, "out", "", r.dir, "command line");
-    if (setup_match(&r.rs, &r.mc, err, sizeof err) < 0 || setup_check_engine(&r.rs, r.mc, err, sizeof err) < 0)
+    if (setup_match(&r.rs, &r.mc, err, sizeof err) < 0 || setup_check_engine(&r.rs, r.mc, err, sizeof err) < 0 ||
+        engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, err, sizeof err) < 0)
         goto fail;
     conf_free(&over);
     if (spsa_done(&rs->spsa)) {

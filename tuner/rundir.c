@@ -210,7 +210,7 @@ int rd_write_atomic(const char *path, const char *data, size_t len, char *err, s
 
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) {
         errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return NULL;

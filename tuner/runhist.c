@@ -78,7 +78,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         if (rows > 0)
             fprintf(stderr, "warning: %s is missing; the rows of the %llu batches done so far are lost\n", h->path,
                     (unsigned long long)rows);
-        h->f = fopen(h->path, "w");
+        h->f = fopen(h->path, "we");
         if (!h->f || fprintf(h->f, "%s\n", head) < 0 || fflush(h->f) != 0) {
             errmsg(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
             free(head);
@@ -125,7 +125,7 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         hist_close(h);
         return -1;
     }
-    h->f = fopen(h->path, "a");
+    h->f = fopen(h->path, "ae");
     if (!h->f) {
         errmsg(err, errlen, "cannot open '%s': %s", h->path, strerror(errno));
         hist_close(h);

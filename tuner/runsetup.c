@@ -521,7 +521,8 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     free(all);
     free(tuned);
     if (rc < 0 || check_option_conflicts(rs, err, errlen) < 0 || setup_match(rs, mcp, err, errlen) < 0 ||
-        setup_check_engine(rs, *mcp, err, errlen) < 0)
+        setup_check_engine(rs, *mcp, err, errlen) < 0 ||
+        engcheck_measure(&(*mcp)->eng[0], &rs->engine_id, err, errlen) < 0)
         return -1;
     tc_format(&(*mcp)->eng[0].tc, rs->tc, sizeof rs->tc);
     rd_now_iso(rs->created, sizeof rs->created);

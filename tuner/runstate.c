@@ -68,6 +68,12 @@ cJSON *runstate_to_json(const RunState *rs)
     ok = ffloat != NULL;
     for (size_t i = 0; ok && i < rs->nfixed; i++)
         ok = !rs->fixed[i].is_float || cJSON_AddItemToArray(ffloat, cJSON_CreateString(rs->fixed[i].name));
+    if (ok && rs->engine_id.have) {
+        cJSON *ec = engcheck_to_json(&rs->engine_id);
+        ok = ec && cJSON_AddItemToObject(run, "engine_check", ec);
+        if (!ok)
+            cJSON_Delete(ec);
+    }
     if (ok)
         return o;
     cJSON_Delete(o);
@@ -77,8 +83,9 @@ cJSON *runstate_to_json(const RunState *rs)
 static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-        errmsg(err, errlen, "%s: run.%s is missing or not a non-negative number", origin, key);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 9007199254740992.0
+        || v->valuedouble != (double)(uint64_t)v->valuedouble) {
+        errmsg(err, errlen, "%s: run.%s is missing or not a non-negative integer", origin, key);
         return -1;
     }
     *out = (uint64_t)v->valuedouble;
@@ -89,6 +96,27 @@ static void get_str(const cJSON *o, const char *key, char *buf, size_t len)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* Every batch handed out is either applied or in flight, once. */
+static int check_batches(const SpsaState *st, const char *origin, char *err, size_t errlen)
+{
+    if (st->completed + st->ninflight != st->k) {
+        errmsg(err, errlen,
+               "%s: spsa \"k\" is %llu but \"completed\" %llu + %zu batch%s in \"inflight\" make %llu: the state "
+               "is inconsistent",
+               origin, (unsigned long long)st->k, (unsigned long long)st->completed, st->ninflight,
+               st->ninflight == 1 ? "" : "es", (unsigned long long)(st->completed + st->ninflight));
+        return -1;
+    }
+    for (size_t i = 0; i < st->ninflight; i++)
+        for (size_t j = 0; j < i; j++)
+            if (st->inflight[i].k == st->inflight[j].k) {
+                errmsg(err, errlen, "%s: spsa \"inflight\"[%zu] and [%zu] are both batch k = %llu", origin, j, i,
+                       (unsigned long long)st->inflight[i].k);
+                return -1;
+            }
+    return 0;
 }
 
 int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *err, size_t errlen)
@@ -126,8 +154,19 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
         errmsg(err, errlen, "%s: run.ptnml must have 5 counts", origin);
         goto fail;
     }
-    for (int i = 0; i < 5; i++)
-        rs->ptnml[i] = (uint64_t)cJSON_GetArrayItem(ptnml, i)->valuedouble;
+    for (int i = 0; i < 5; i++) {
+        const cJSON *c = cJSON_GetArrayItem(ptnml, i);
+        if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0) || c->valuedouble > 9007199254740992.0
+            || c->valuedouble != (double)(uint64_t)c->valuedouble) {
+            errmsg(err, errlen, "%s: run.ptnml[%d] is not a non-negative integer", origin, i);
+            goto fail;
+        }
+        rs->ptnml[i] = (uint64_t)c->valuedouble;
+    }
+    if (check_batches(&rs->spsa, origin, err, errlen) < 0 ||
+        engcheck_from_json(&rs->engine_id, cJSON_GetObjectItemCaseSensitive(run, "engine_check"), origin, err,
+                           errlen) < 0)
+        goto fail;
     get_str(run, "engine", rs->engine, sizeof rs->engine);
     get_str(run, "tc", rs->tc, sizeof rs->tc);
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(run, "spec_order");

@@ -8,9 +8,12 @@
  *     "run": { "games", "ptnml": [5], "pairs_issued", "time_losses",
  *              "crashes", "illegal", "elapsed_s", "sessions", "engine",
  *              "tc", "spec_order": [names], "fixed": { name: value },
- *              "fixed_float": [names of the fixed float parameters] } }
+ *              "fixed_float": [names of the fixed float parameters],
+ *              "engine_check": { "id_name", "path", "size", "mtime",
+ *                                "mtime_nsec", "bench" (optional) } } }
  * (a state without "fixed_float" has none; a tuned float parameter has
- * "type": "float" in the SPSA state, spsa.h).
+ * "type": "float" in the SPSA state, spsa.h.  engine_check:
+ * tuner/engcheck.h; absent in states of older builds)
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
@@ -21,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engcheck.h"
 #include "runconf.h"
 #include "spsa.h"
 
@@ -49,6 +53,7 @@ typedef struct {
     char tc[64];            /* the time control, as text */
     char created[32], updated[32];
     bool *to_spin;          /* not saved: per tuned parameter, a float sent rounded to a spin option (setup_check_engine) */
+    EngineId engine_id;     /* run.engine_check: the engine the run was started with */
 } RunState;
 
 void runstate_init(RunState *rs);

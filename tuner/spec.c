@@ -359,7 +359,7 @@ int spec_load(const char *path, SpsaParam **out, size_t *n, char *err, size_t er
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) {
         errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
