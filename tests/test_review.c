@@ -371,6 +371,7 @@ Test(review, resume_refuses_an_inconsistent_state)
         { "a fractional game count", "run.games" },
         { "a fractional pentanomial count", "run.ptnml" },
         { "a fractional crash count", "run.crashes" },
+        { "kept pairs of a batch that is not in flight", "run.partial" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *j = cJSON_Duplicate(good, true);
@@ -396,6 +397,18 @@ Test(review, resume_refuses_an_inconsistent_state)
         case 4:
             cJSON_SetNumberValue(at(run, "crashes", NULL), 1.25);
             break;
+        case 5: {
+            cJSON *pb = cJSON_CreateObject();
+            const char *f[] = { "k", "pairs", "wins", "losses", "draws", "time_losses", "crashes", "illegal" };
+            const double v[] = { k, 1, 1, 1, 0, 0, 0, 0 };
+            for (int q = 0; q < 8; q++)
+                cJSON_AddNumberToObject(pb, f[q], v[q]);
+            const int pt[5] = { 0, 0, 1, 0, 0 };
+            cJSON_AddItemToObject(pb, "ptnml", cJSON_CreateIntArray(pt, 5));
+            cJSON *arr = cJSON_AddArrayToObject(run, "partial");
+            cJSON_AddItemToArray(arr, pb);
+            break;
+        }
         }
         save_state("r", j);
         cJSON_Delete(j);
@@ -500,4 +513,63 @@ Test(review, status_does_not_call_the_flip_score_a_strength)
     cr_assert_eq(shell(TUNE " status %s/r", tmp), 0, "%s", out);
     cr_expect(strstr(out, "theta+c vs theta-c") == NULL, "%s", out);
     cr_expect(strstr(out, "random flip") != NULL, "%s", out);
+}
+
+/* ---- A stop keeps the finished pairs of a batch ------------------------------------ */
+
+static int count_in(const char *path, const char *needle)
+{
+    char err[256];
+    char *s = rd_read_file(path, NULL, err, sizeof err);
+    if (!s)
+        return 0;
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
+    free(s);
+    return n;
+}
+
+Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
+{
+    enum { P = 4, GAMES = 16 };
+    char spec[PATH_MAX + 8], book[PATH_MAX + 8], dir[PATH_MAX], pgn[PATH_MAX + 8], pgnpath[PATH_MAX];
+    snprintf(spec, sizeof spec, "file=%s/spec.txt", tmp);
+    snprintf(book, sizeof book, "file=%s/book.epd", tmp);
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(pgnpath, sizeof pgnpath, "%s/games.pgn", tmp);
+    snprintf(pgn, sizeof pgn, "file=%s", pgnpath);
+    char *argv[] = { TUNE, "run", "-engine", "cmd=" FAKESPSA, "args=--think 15", "-params", spec, "-each",
+                     "nodes=1", "-maxmoves", "20", "-openings", book, "-spsa", "games=16", "pairs-per=4",
+                     "-concurrency", "1", "-pgnout", pgn, "-out", dir, NULL };
+    Child c = start(argv, true);
+    /* Stop once the first pair of batch 1 is in the PGN: the batch is half done. */
+    bool seen = false;
+    for (int t = 0; t < 30000 && !seen; t += 5) {
+        seen = count_in(pgnpath, "[Round \"1\"]") >= 2;
+        if (!seen)
+            usleep(5000);
+    }
+    kill(c.pid, SIGTERM);
+    int rc = finish(&c, 30000);
+    kill(-c.pid, SIGKILL);
+    cr_assert(seen, "no pair finished:\n%s", out);
+    cr_assert_eq(rc, 128 + SIGTERM, "exit %d\n%s", rc, out);
+    cJSON *j = load_state("r");
+    cJSON *part = at(j, "run", "partial");
+    cr_expect(cJSON_GetArraySize(part) == 1 && at(cJSON_GetArrayItem(part, 0), "k", NULL)->valuedouble == 1 &&
+                  at(cJSON_GetArrayItem(part, 0), "pairs", NULL)->valuedouble >= 1,
+              "the finished pairs of batch 1 are kept in the state");
+    cJSON_Delete(j);
+
+    cr_assert_eq(shell(TUNE " resume %s", dir), 0, "%s", out);
+    j = load_state("r");
+    cr_expect_eq(at(j, "run", "games")->valuedouble, GAMES);
+    cr_expect_null(at(j, "run", "partial"), "nothing partial after the end");
+    cJSON_Delete(j);
+    /* Batch 1 was played once: its kept pairs plus the rest (a game of the
+     * pair abandoned at the stop may be in the PGN too). */
+    int r1 = count_in(pgnpath, "[Round \"1\"]");
+    cr_expect_leq(r1, 2 * P + 1, "batch 1 has %d games in the PGN: its finished pairs were played again", r1);
+    cr_expect_geq(r1, 2 * P);
 }

@@ -88,8 +88,11 @@ static const char RUN_USAGE[] =
     "completed batch: row, k, games, wins, losses, draws, elapsed_s, theta of every parameter,\n"
     "then c_k.NAME and R_k.NAME; names with spaces quoted as CSV requires), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
     "flight are abandoned, the state is saved and the resume command printed (a second Ctrl-C\n"
-    "quits at once; the state on disk is still whole). After a SIGKILL or a power cut, resume\n"
-    "replays the batches that were in flight; finished batches are never lost or counted twice.\n"
+    "quits at once; the state on disk is still whole). With pairs-per > 1, the pairs of a batch\n"
+    "that already finished are kept in the state (run.partial) and resume plays only the rest\n"
+    "of that batch; a pair that was abandoned is played again from its start. After a SIGKILL\n"
+    "or a power cut, resume replays the batches that were in flight from the last checkpoint\n"
+    "(pairs kept there included); finished batches are never lost or counted twice.\n"
     "\n"
     "Exit codes: 0 all games played; 1 stopped by an error; 2 bad usage or configuration\n"
     "(nothing played); 128+N stopped by signal N (resumable).\n"
@@ -225,6 +228,59 @@ static void stop_failed(Run *r)
     g_stop = 1;
 }
 
+/* A batch in flight whose finished pairs the state kept: only the rest
+ * of it is played. */
+static void resume_partial(Run *r, Active *a)
+{
+    for (size_t i = 0; i < r->rs.npartial; i++) {
+        const PartialBatch *pb = &r->rs.partial[i];
+        if (pb->k != a->b.k)
+            continue;
+        a->handed = a->done = (int)pb->pairs;
+        a->w = pb->wins;
+        a->l = pb->losses;
+        a->d = pb->draws;
+        memcpy(a->ptnml, pb->ptnml, sizeof a->ptnml);
+        a->time_losses = pb->time_losses;
+        a->crashes = pb->crashes;
+        a->illegal = pb->illegal;
+    }
+}
+
+/* The finished pairs of the batches in flight, into the state (before
+ * every save), so that a stop keeps them. */
+static void keep_partials(Run *r)
+{
+    RunState *rs = &r->rs;
+    PartialBatch *np = calloc(r->nact + rs->npartial + 1, sizeof *np);
+    if (!np)
+        return; /* the old list stays: still consistent, only less is kept */
+    size_t n = 0;
+    for (size_t i = 0; i < r->nact; i++) {
+        const Active *a = &r->act[i];
+        if (a->done <= 0 || a->done >= rs->spsa.cfg.pairs_per)
+            continue;
+        np[n++] = (PartialBatch){ .k = a->b.k, .pairs = (uint64_t)a->done, .wins = a->w, .losses = a->l,
+                                  .draws = a->d, .time_losses = a->time_losses, .crashes = a->crashes,
+                                  .illegal = a->illegal };
+        memcpy(np[n - 1].ptnml, a->ptnml, sizeof a->ptnml);
+    }
+    /* Kept partials of batches not handed out again yet in this session. */
+    for (size_t i = 0; i < rs->npartial; i++) {
+        bool active = false;
+        for (size_t j = 0; j < r->nact; j++)
+            active |= r->act[j].b.k == rs->partial[i].k;
+        bool pending = false;
+        for (size_t j = r->nextreissue; j < r->nreissue; j++)
+            pending |= r->reissue[j].k == rs->partial[i].k;
+        if (!active && pending)
+            np[n++] = rs->partial[i];
+    }
+    free(rs->partial);
+    rs->partial = np;
+    rs->npartial = n;
+}
+
 static bool next_pair(void *ctx, PairJob *job)
 {
     Run *r = ctx;
@@ -260,6 +316,7 @@ static bool next_pair(void *ctx, PairJob *job)
         if (r->nextreissue < r->nreissue) {
             a->b = r->reissue[r->nextreissue];
             memset(&r->reissue[r->nextreissue++], 0, sizeof a->b);
+            resume_partial(r, a);
         } else {
             int rc = spsa_batch_begin(st, &a->b);
             if (rc == 0)
@@ -308,6 +365,7 @@ static void complete_batch(Run *r, Active *a)
     rs->crashes += a->crashes;
     rs->illegal += a->illegal;
     rs->elapsed = now_elapsed(r);
+    keep_partials(r); /* this batch has all its pairs: it is not kept as partial */
     HistRow row = { .row = st->completed, .k = a->b.k, .games = rs->games, .wins = a->w, .losses = a->l,
                     .draws = a->d, .elapsed = rs->elapsed };
     /* The row and the state that counts it, written in that order by the saver. */
@@ -531,6 +589,7 @@ static int play(Run *r)
 
     /* After a failed write the last saved state is the consistent one: keep it. */
     rs->elapsed = now_elapsed(r);
+    keep_partials(r);
     bool saved_ok = !r->failed && runstate_save(rs, r->dir, err, sizeof err) == 0;
     if (!saved_ok && !r->failed)
         msg_err("%s", err);

@@ -11,6 +11,10 @@
 
 #define STATE_VERSION 1
 
+/* The counters of a run.partial entry (PartialBatch), in its order. */
+static const char *const PARTIAL_FIELDS[] = { "k", "pairs", "wins", "losses", "draws", "time_losses", "crashes",
+                                               "illegal" };
+
 void runstate_init(RunState *rs)
 {
     memset(rs, 0, sizeof *rs);
@@ -24,6 +28,7 @@ void runstate_free(RunState *rs)
     free(rs->fixed);
     free(rs->order);
     free(rs->to_spin);
+    free(rs->partial);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -68,6 +73,23 @@ cJSON *runstate_to_json(const RunState *rs)
     ok = ffloat != NULL;
     for (size_t i = 0; ok && i < rs->nfixed; i++)
         ok = !rs->fixed[i].is_float || cJSON_AddItemToArray(ffloat, cJSON_CreateString(rs->fixed[i].name));
+    cJSON *partial = ok && rs->npartial ? cJSON_AddArrayToObject(run, "partial") : NULL;
+    ok = ok && (!rs->npartial || partial);
+    for (size_t i = 0; ok && i < rs->npartial; i++) {
+        const PartialBatch *pb = &rs->partial[i];
+        cJSON *o = cJSON_CreateObject();
+        const uint64_t vals[] = { pb->k, pb->pairs, pb->wins, pb->losses, pb->draws, pb->time_losses, pb->crashes,
+                                  pb->illegal };
+        for (size_t f = 0; o && f < sizeof vals / sizeof vals[0]; f++)
+            if (!cJSON_AddNumberToObject(o, PARTIAL_FIELDS[f], (double)vals[f]))
+                ok = false;
+        cJSON *pt = o ? cJSON_AddArrayToObject(o, "ptnml") : NULL;
+        for (int t = 0; pt && t < 5; t++)
+            ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)pb->ptnml[t]));
+        ok = ok && pt && cJSON_AddItemToArray(partial, o);
+        if (!ok)
+            cJSON_Delete(o);
+    }
     if (ok && rs->engine_id.have) {
         cJSON *ec = engcheck_to_json(&rs->engine_id);
         ok = ec && cJSON_AddItemToObject(run, "engine_check", ec);
@@ -78,6 +100,66 @@ cJSON *runstate_to_json(const RunState *rs)
         return o;
     cJSON_Delete(o);
     return NULL;
+}
+
+static bool is_count(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0
+           && v->valuedouble == (double)(uint64_t)v->valuedouble;
+}
+
+/* run.partial: each entry a batch in flight, once, with fewer pairs than a
+ * batch and counts that add up. */
+static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin, char *err, size_t errlen)
+{
+    if (!arr)
+        return 0;
+    int n = cJSON_GetArraySize(arr);
+    if (!cJSON_IsArray(arr) || !(rs->partial = calloc((size_t)n + 1, sizeof *rs->partial)))
+        return errmsg(err, errlen, "%s: run.partial must be an array", origin);
+    const SpsaState *st = &rs->spsa;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        size_t i = rs->npartial;
+        PartialBatch *pb = &rs->partial[i];
+        uint64_t *dst[] = { &pb->k, &pb->pairs, &pb->wins, &pb->losses, &pb->draws, &pb->time_losses, &pb->crashes,
+                            &pb->illegal };
+        for (size_t f = 0; f < sizeof dst / sizeof dst[0]; f++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, PARTIAL_FIELDS[f]);
+            if (!is_count(v))
+                return errmsg(err, errlen, "%s: run.partial[%zu].%s is missing or not a non-negative integer", origin,
+                              i, PARTIAL_FIELDS[f]);
+            *dst[f] = (uint64_t)v->valuedouble;
+        }
+        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(e, "ptnml");
+        uint64_t psum = 0;
+        for (int t = 0; t < 5; t++) {
+            const cJSON *v = cJSON_GetArrayItem(pt, t);
+            if (cJSON_GetArraySize(pt) != 5 || !is_count(v))
+                return errmsg(err, errlen, "%s: run.partial[%zu].ptnml must hold 5 non-negative integers", origin, i);
+            pb->ptnml[t] = (uint64_t)v->valuedouble;
+            psum += pb->ptnml[t];
+        }
+        bool in_flight = false;
+        for (size_t b = 0; b < st->ninflight; b++)
+            in_flight |= st->inflight[b].k == pb->k;
+        for (size_t b = 0; b < i; b++)
+            if (rs->partial[b].k == pb->k)
+                return errmsg(err, errlen, "%s: run.partial[%zu].k %llu appears twice", origin, i,
+                              (unsigned long long)pb->k);
+        if (!in_flight)
+            return errmsg(err, errlen, "%s: run.partial[%zu].k %llu is not a batch in flight", origin, i,
+                          (unsigned long long)pb->k);
+        if (pb->pairs < 1 || pb->pairs >= (uint64_t)st->cfg.pairs_per || psum != pb->pairs ||
+            pb->wins + pb->losses + pb->draws != 2 * pb->pairs)
+            return errmsg(err, errlen,
+                          "%s: run.partial[%zu].pairs %llu must be 1..%d with 2 games per pair and one ptnml count "
+                          "per pair",
+                          origin, i, (unsigned long long)pb->pairs, st->cfg.pairs_per - 1);
+        rs->npartial++;
+    }
+    return 0;
 }
 
 static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
@@ -165,7 +247,8 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     }
     if (check_batches(&rs->spsa, origin, err, errlen) < 0 ||
         engcheck_from_json(&rs->engine_id, cJSON_GetObjectItemCaseSensitive(run, "engine_check"), origin, err,
-                           errlen) < 0)
+                           errlen) < 0 ||
+        partial_from_json(rs, cJSON_GetObjectItemCaseSensitive(run, "partial"), origin, err, errlen) < 0)
         goto fail;
     get_str(run, "engine", rs->engine, sizeof rs->engine);
     get_str(run, "tc", rs->tc, sizeof rs->tc);

@@ -14,6 +14,9 @@
  * (a state without "fixed_float" has none; a tuned float parameter has
  * "type": "float" in the SPSA state, spsa.h.  engine_check:
  * tuner/engcheck.h; absent in states of older builds)
+ * and "partial": [{ "k", "pairs", "wins", "losses", "draws", "ptnml": [5],
+ *                   "time_losses", "crashes", "illegal" }] (PartialBatch;
+ * absent = none).
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
@@ -36,6 +39,15 @@ typedef struct {
     bool is_float;          /* an OpenBench float parameter (run.fixed_float) */
 } FixedParam;
 
+/* The finished pairs of a batch still in flight (pairs-per > 1), kept when
+ * a run stops so that a resume plays only the rest of the batch. */
+typedef struct {
+    uint64_t k;
+    uint64_t pairs;
+    uint64_t wins, losses, draws, ptnml[5];
+    uint64_t time_losses, crashes, illegal;
+} PartialBatch;
+
 typedef struct {
     RunConf conf;
     SpsaState spsa;
@@ -54,6 +66,8 @@ typedef struct {
     char created[32], updated[32];
     bool *to_spin;          /* not saved: per tuned parameter, a float sent rounded to a spin option (setup_check_engine) */
     EngineId engine_id;     /* run.engine_check: the engine the run was started with */
+    PartialBatch *partial;  /* run.partial: finished pairs of batches in flight */
+    size_t npartial;
 } RunState;
 
 void runstate_init(RunState *rs);
