@@ -159,9 +159,12 @@ test: deps
 	$(MAKE) all $(BUILD)/unit $(FAKES)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 $(BUILD)/unit --jobs=2
+	$(MAKE) fuzz-replay
 	@echo "== sanitizer build (AddressSanitizer + UBSan) of the unit tests =="
 	$(MAKE) BUILD=build/san BINDIR=build/san/bin OPT=-O1 SAN="$(SANFLAGS)" build/san/unit
 	RATCHET_LONG=0 RATCHET_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tools/lsan.supp build/san/unit --jobs=2
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tools/lsan.supp \
+	    $(MAKE) BUILD=build/san BINDIR=build/san/bin OPT=-O1 SAN="$(SANFLAGS)" fuzz-replay
 
 test-long: deps
 	$(MAKE) all $(BUILD)/unit $(FAKES)
@@ -176,6 +179,47 @@ tune: deps
 bench: deps
 	$(MAKE) all
 	sh tools/bench.sh
+
+# ---- fuzzing (tests/fuzz/, tools/fuzz.sh) ----------------------------------
+#   make fuzz              every libFuzzer harness for FUZZ_SECONDS (default 60)
+#                          each, from its seed corpus tests/fuzz/corpus/NAME
+#                          (clang, -fsanitize=fuzzer,address,undefined); new
+#                          inputs and crashes under build/fuzz/
+#   make fuzz-replay       each harness, built with $(CC), over its seeds and
+#                          regression inputs (tests/fuzz/regressions/NAME):
+#                          part of make test
+FUZZ_SECONDS ?= 60
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_SAN  = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+REPLAYS   := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
+
+.PHONY: fuzz fuzz-build fuzz-replay
+fuzz:
+	@sh tools/deps.sh --fuzz
+	$(MAKE) fuzz-build
+	sh tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+# The libraries instrumented for libFuzzer, then one binary per harness.
+fuzz-build:
+	$(MAKE) CC=clang BUILD=build/fuzz/obj OPT=-O1 SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	    build/fuzz/obj/libtuner.a build/fuzz/obj/libengine.a
+	@mkdir -p build/fuzz/bin
+	for n in $(FUZZ_NAMES); do \
+	    clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -fsanitize=fuzzer $(FUZZ_SAN) -Iengine -Ituner \
+	        $(PKG_CFLAGS) -o build/fuzz/bin/fuzz_$$n tests/fuzz/fuzz_$$n.c \
+	        build/fuzz/obj/libtuner.a build/fuzz/obj/libengine.a $(PKG_LIBS) || exit 1; \
+	done
+
+$(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
+
+fuzz-replay: $(REPLAYS)
+	@for n in $(FUZZ_NAMES); do \
+	    files=$$(ls tests/fuzz/corpus/$$n/* tests/fuzz/regressions/$$n/* 2>/dev/null); \
+	    printf '%s: ' $$n; $(BUILD)/fuzz-replay/$$n $$files || exit 1; \
+	done
 
 clean:
 	rm -rf build bin

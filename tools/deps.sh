@@ -1,7 +1,13 @@
 #!/bin/sh
 # Check the Debian packages Ratchet builds against; install them when root.
-# Usage: tools/deps.sh [extra-package ...]
+# Usage: tools/deps.sh [--fuzz] [extra-package ...]
+#   --fuzz   also what `make fuzz` needs: clang and its libFuzzer runtime
 set -u
+FUZZ_PKGS="clang libclang-rt-14-dev"
+if [ "${1:-}" = --fuzz ]; then
+    shift
+    set -- $FUZZ_PKGS "$@"
+fi
 PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev $*"
 missing=""
 for p in $PKGS; do

@@ -483,6 +483,19 @@ bool ep_has_option(const EngineProc *e, const char *name)
     return false;
 }
 
+bool ep_handshake_line(EngineProc *e, const char *s)
+{
+    while (*s == ' ')
+        s++;
+    if (strcmp(s, "uciok") == 0)
+        return true;
+    if (strncmp(s, "option name ", 12) == 0)
+        remember_option(e, s);
+    else if (strncmp(s, "id name ", 8) == 0)
+        snprintf(e->id_name, sizeof e->id_name, "%s", s + 8);
+    return false;
+}
+
 static int fail_start(EngineProc *e, EpWait w, const char *what, char *err, size_t errlen)
 {
     char how[96];
@@ -527,14 +540,8 @@ int ep_start(EngineProc *e, char *err, size_t errlen)
         EpWait w = ep_read_line(e, deadline, NULL, &s);
         if (w != EP_LINE)
             return fail_start(e, w, "'uci' with 'uciok'", err, errlen);
-        while (*s == ' ')
-            s++;
-        if (strcmp(s, "uciok") == 0)
+        if (ep_handshake_line(e, s))
             break;
-        if (strncmp(s, "option name ", 12) == 0)
-            remember_option(e, s);
-        else if (strncmp(s, "id name ", 8) == 0)
-            snprintf(e->id_name, sizeof e->id_name, "%s", s + 8);
     }
 
     /* The options and one isready in a single write. */

@@ -89,6 +89,9 @@ EpWait ep_read_line(EngineProc *e, int64_t deadline, const atomic_int *stop, con
 EpWait ep_wait_for(EngineProc *e, const char *token, int64_t deadline, const atomic_int *stop);
 /* Did the engine advertise this option (case-insensitive) at start-up? */
 bool ep_has_option(const EngineProc *e, const char *name);
+/* One line of the answer to `uci`: remembers `option name` and `id name`;
+ * true for `uciok` (ep_start's reading, public for the fuzz harness). */
+bool ep_handshake_line(EngineProc *e, const char *s);
 /* Kill the process group with SIGKILL, reap the leader, close the pipes. */
 void ep_kill(EngineProc *e);
 /* Send `quit`, give the engine grace_ms to exit, then ep_kill. */

@@ -195,6 +195,34 @@ static void recover(EngineProc *e, GameRecord *r, int side)
 }
 
 /* "info ... score cp X | mate N ... depth D": the mover's evaluation. */
+static void parse_info(const char *s, int32_t *score, int16_t *depth);
+
+bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const char **bm)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (line[0] == 'b' && strncmp(line, "bestmove", 8) == 0 && (line[8] == ' ' || line[8] == '\t' || line[8] == '\0')) {
+        *bm = line + 8;
+        return true;
+    }
+    if (line[0] == 'i' && strncmp(line, "info ", 5) == 0 && strncmp(line + 5, "string", 6) != 0)
+        parse_info(line, score, depth);
+    return false;
+}
+
+Move game_bestmove(const Position *pos, const char **bm, size_t *mlen)
+{
+    while (**bm == ' ' || **bm == '\t')
+        (*bm)++;
+    *mlen = strcspn(*bm, " \t");
+    char text[8];
+    if (*mlen == 0 || *mlen >= sizeof text)
+        return MOVE_NONE;
+    memcpy(text, *bm, *mlen);
+    text[*mlen] = '\0';
+    return parse_uci(pos, text);
+}
+
 static void parse_info(const char *s, int32_t *score, int16_t *depth)
 {
     const char *p = strstr(s, " score ");
@@ -341,15 +369,8 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
         for (;;) {
             EpWait wt = ep_read_line(e, deadline, s->stop, &line);
             if (wt == EP_LINE) {
-                while (*line == ' ' || *line == '\t')
-                    line++;
-                if (line[0] == 'b' && strncmp(line, "bestmove", 8) == 0 &&
-                    (line[8] == ' ' || line[8] == '\t' || line[8] == '\0')) {
-                    bm = line + 8;
+                if (game_engine_line(line, &score, &depth, &bm))
                     break;
-                }
-                if (line[0] == 'i' && strncmp(line, "info ", 5) == 0 && strncmp(line + 5, "string", 6) != 0)
-                    parse_info(line, &score, &depth);
                 continue;
             }
             if (wt == EP_STOPPED) {
@@ -374,16 +395,8 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
         int64_t elapsed = ep_now_ms() - t0;
 
         /* The move must be a legal move in UCI notation. */
-        while (*bm == ' ' || *bm == '\t')
-            bm++;
-        size_t mlen = strcspn(bm, " \t");
-        char text[8];
-        Move m = MOVE_NONE;
-        if (mlen > 0 && mlen < sizeof text) {
-            memcpy(text, bm, mlen);
-            text[mlen] = '\0';
-            m = parse_uci(pos, text);
-        }
+        size_t mlen;
+        Move m = game_bestmove(pos, &bm, &mlen);
         if (m == MOVE_NONE) {
             snprintf(r->detail, sizeof r->detail, "%.*s", mlen ? (int)(mlen < 40 ? mlen : 40) : 6,
                      mlen ? bm : "(none)");

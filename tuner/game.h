@@ -94,6 +94,15 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r);
 
 /* "1-0", "0-1", "1/2-1/2", "*". */
 const char *game_result_text(int result);
+
+/* The runner's reading of one engine line while it searches (public for the
+ * fuzz harness): an `info` line (not `info string`) updates *score (cp, or
+ * mate as +/- (32000 - N)) and *depth; a `bestmove` line returns true with *bm
+ * at what follows the word. */
+bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const char **bm);
+/* The move of a bestmove line (*bm as game_engine_line left it; moved past
+ * blanks, *mlen the token's length): legal in pos, or MOVE_NONE. */
+Move game_bestmove(const Position *pos, const char **bm, size_t *mlen);
 /* cutechess-style reason: "White mates", "Black loses on time", ... */
 void game_describe(const GameRecord *r, char *buf, size_t len);
 /* The PGN Termination tag: "normal", "adjudication", "time forfeit", ... */
