@@ -8,6 +8,14 @@
 
 #include "rundir.h"
 
+int report_drift(double recent, double prev, uint64_t prev_rows, double c_end)
+{
+    if (prev_rows < 10 || !(c_end > 0))
+        return 0;
+    double d = recent - prev;
+    return d >= REPORT_DRIFT_CEND * c_end ? 1 : d <= -REPORT_DRIFT_CEND * c_end ? -1 : 0;
+}
+
 void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary *out)
 {
     const SpsaState *st = &rs->spsa;
@@ -30,6 +38,11 @@ void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary 
     for (size_t r = n - tail; r < n; r++)
         sum += h->theta[r * h->nparams + p];
     out->recent = tail ? sum / (double)tail : q->theta;
+    size_t prev = n - tail < tail ? n - tail : tail;
+    double psum = 0;
+    for (size_t r = n - tail - prev; r < n - tail; r++)
+        psum += h->theta[r * h->nparams + p];
+    out->drifting = prev ? report_drift(out->recent, psum / (double)prev, prev, q->c_end) : 0;
     uint64_t k = st->k < st->cfg.iterations ? st->k + 1 : st->cfg.iterations;
     out->c_k = spsa_c_k(st, p, k ? k : 1);
     out->never_moved = !moved;
@@ -84,6 +97,9 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
         if (s.at_min || s.at_max)
             snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%sat %s", flag[0] ? ", " : "",
                      s.at_min ? "min" : "max");
+        if (s.drifting)
+            snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%sdrifting %s", flag[0] ? ", " : "",
+                     s.drifting > 0 ? "up" : "down");
         /* A float parameter's steps can be far below 0.01: four significant digits. */
         fprintf(out,
                 q->is_float ? "%-*s %8s %9.4g %9.4g %9.4g %9.4g %8.4g  %-15s %s\n"
@@ -103,7 +119,9 @@ static const char STATUS_USAGE[] =
     "near 50% by construction and measures no strength), and a table of every tuned parameter: start value,\n"
     "current theta, mean theta over the last 10% of the completed batches (from history.csv),\n"
     "the smallest and largest theta of the run, the current perturbation c_k, the range, and\n"
-    "a flag for parameters that never moved or sit at a bound of their range.\n";
+    "a flag for parameters that never moved, sit at a bound of their range, or are still\n"
+    "drifting (the mean of the last 10% of the batches differs from the mean of the 10%\n"
+    "before them by at least half of c_end).\n";
 
 int status_main(int argc, char **argv)
 {

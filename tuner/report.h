@@ -16,7 +16,18 @@ typedef struct {
     double c_k;          /* the perturbation of the next iteration */
     bool never_moved;    /* theta never left its start */
     bool at_min, at_max; /* theta sits on a bound of its range */
+    int drifting;        /* +1 / -1: still moving up / down (report_drift), else 0 */
 } ParamSummary;
+
+/* The "still drifting" flag: the mean theta of the last 10% of the rows
+ * (recent) against the mean of the 10% before them (prev, over prev_rows
+ * rows): +1 or -1 when it moved by at least REPORT_DRIFT_CEND * c_end (half
+ * the final perturbation within a tenth of the run is a trend: the random
+ * walk of a parameter without a gradient, 30 of them over 100k batches,
+ * crosses a quarter of c_end several times but half of it rarely), 0
+ * otherwise or with fewer than 10 rows in either window. */
+#define REPORT_DRIFT_CEND 0.5
+int report_drift(double recent, double prev, uint64_t prev_rows, double c_end);
 
 void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary *out);
 /* The summary lines and the table of every tuned parameter. */
