@@ -164,13 +164,9 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
-int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+static int write_atomic_via(const char *path, const char *tmp, const char *data, size_t len, char *err,
+                            size_t errlen)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        errmsg(err, errlen, "path too long: '%s'", path);
-        return -1;
-    }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         errmsg(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
@@ -206,6 +202,22 @@ int rd_write_atomic(const char *path, const char *data, size_t len, char *err, s
         return -1;
     }
     return 0;
+}
+
+int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return errmsg(err, errlen, "path too long: '%s'", path);
+    return write_atomic_via(path, tmp, data, len, err, errlen);
+}
+
+int rd_write_atomic_private(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return errmsg(err, errlen, "path too long: '%s'", path);
+    return write_atomic_via(path, tmp, data, len, err, errlen);
 }
 
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)

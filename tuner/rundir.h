@@ -33,6 +33,9 @@ pid_t rd_lock_holder(const char *dir);
 
 /* Replace path with data atomically (path.tmp, fsync, rename, fsync dir). */
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
+/* The same through path.tmp.PID, for a file that two processes may replace
+ * at once (a run and `ratchet-tune report` both write DIR/report.html). */
+int rd_write_atomic_private(const char *path, const char *data, size_t len, char *err, size_t errlen);
 /* The whole file, NUL-terminated (free it), or NULL with a message. */
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Parse JSON text read from path (named in messages): malformed JSON is

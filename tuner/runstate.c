@@ -14,6 +14,7 @@
 /* The counters of a run.partial entry (PartialBatch), in its order. */
 static const char *const PARTIAL_FIELDS[] = { "k", "pairs", "wins", "losses", "draws", "time_losses", "crashes",
                                                "illegal" };
+const char *const runstate_engine_counts[ENG_NCOUNTS] = { "time_losses", "crashes", "illegal", "restarts" };
 
 void runstate_init(RunState *rs)
 {
@@ -61,6 +62,13 @@ cJSON *runstate_to_json(const RunState *rs)
          cJSON_AddNumberToObject(run, "elapsed_s", rs->elapsed) &&
          cJSON_AddNumberToObject(run, "sessions", (double)rs->sessions) &&
          cJSON_AddStringToObject(run, "engine", rs->engine) && cJSON_AddStringToObject(run, "tc", rs->tc);
+    cJSON *pe = ok ? cJSON_AddObjectToObject(run, "per_engine") : NULL;
+    ok = pe && cJSON_AddNumberToObject(pe, "since", (double)rs->per_engine_since);
+    for (int c = 0; ok && c < ENG_NCOUNTS; c++) {
+        cJSON *a = cJSON_AddArrayToObject(pe, runstate_engine_counts[c]);
+        ok = a && cJSON_AddItemToArray(a, cJSON_CreateNumber((double)rs->per_engine[c][0])) &&
+             cJSON_AddItemToArray(a, cJSON_CreateNumber((double)rs->per_engine[c][1]));
+    }
     cJSON *order = ok ? cJSON_AddArrayToObject(run, "spec_order") : NULL;
     ok = order != NULL;
     for (size_t i = 0; ok && i < rs->norder; i++)
@@ -250,6 +258,17 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
                            errlen) < 0 ||
         partial_from_json(rs, cJSON_GetObjectItemCaseSensitive(run, "partial"), origin, err, errlen) < 0)
         goto fail;
+    /* Absent in states of older builds: counted from now on. */
+    const cJSON *pe = cJSON_GetObjectItemCaseSensitive(run, "per_engine");
+    const cJSON *since = cJSON_GetObjectItemCaseSensitive(pe, "since");
+    rs->per_engine_since = cJSON_IsNumber(since) ? (uint64_t)since->valuedouble : rs->games;
+    for (int c = 0; c < ENG_NCOUNTS; c++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
+        for (int e = 0; e < 2 && cJSON_IsNumber(since); e++) {
+            const cJSON *v = cJSON_GetArrayItem(a, e);
+            rs->per_engine[c][e] = cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+        }
+    }
     get_str(run, "engine", rs->engine, sizeof rs->engine);
     get_str(run, "tc", rs->tc, sizeof rs->tc);
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(run, "spec_order");

@@ -10,13 +10,15 @@
  *              "tc", "spec_order": [names], "fixed": { name: value },
  *              "fixed_float": [names of the fixed float parameters],
  *              "engine_check": { "id_name", "path", "size", "mtime",
- *                                "mtime_nsec", "bench" (optional) } } }
+ *                                "mtime_nsec", "bench" (optional) },
+ *              "per_engine": { "time_losses": [+, -], "crashes": [+, -],
+ *                              "illegal": [+, -], "restarts": [+, -], "since": games } } }
  * (a state without "fixed_float" has none; a tuned float parameter has
  * "type": "float" in the SPSA state, spsa.h.  engine_check:
  * tuner/engcheck.h; absent in states of older builds)
  * and "partial": [{ "k", "pairs", "wins", "losses", "draws", "ptnml": [5],
  *                   "time_losses", "crashes", "illegal" }] (PartialBatch;
- * absent = none).
+ * absent = none).  A state without "per_engine" counts them from its games on.
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
@@ -32,6 +34,10 @@
 #include "spsa.h"
 
 #define STATE_FILE "state.json"
+
+/* The counters of RunState.per_engine, and their names in the file. */
+enum { ENG_TIME_LOSSES, ENG_CRASHES, ENG_ILLEGAL, ENG_RESTARTS, ENG_NCOUNTS };
+extern const char *const runstate_engine_counts[ENG_NCOUNTS];
 
 typedef struct {
     char name[SPSA_NAME_MAX];
@@ -59,6 +65,12 @@ typedef struct {
     uint64_t ptnml[5];      /* pentanomial counts of applied batches, from the `+` engine's view */
     uint64_t pairs_issued;  /* pairs handed out so far: the position in the opening order */
     uint64_t time_losses, crashes, illegal; /* engine failures in applied batches, both sides */
+    /* Per engine (0 = the `+` engine, 1 = the `-` engine): time losses,
+     * crashes, illegal moves, restarts in applied batches, counted since
+     * per_engine_since games (not 0 when an older build, which did not
+     * count them, started the run).  run.per_engine in the file. */
+    uint64_t per_engine[ENG_NCOUNTS][2];
+    uint64_t per_engine_since;
     double elapsed;         /* seconds of play over all sessions */
     uint64_t sessions;
     char engine[128];       /* the engine's `id name` */
