@@ -17,9 +17,9 @@ CPPFLAGS_EXTRA ?=
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
              -MMD -MP -Iengine -Ituner -I$(BUILD) $(CPPFLAGS_EXTRA) $(CFLAGS)
 # Resolved when a recipe runs, so `make test` can install the packages first.
-PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs gsl libcjson 2>/dev/null || echo -lgsl -lgslcblas -lcjson) -lpthread -lm
-TEST_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson plplot 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -lgsl -lgslcblas -lcjson -lplplot) -lpthread -lm
+TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
 TUNER_SRC  := $(filter-out tuner/main.c,$(wildcard tuner/*.c))

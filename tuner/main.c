@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "htmlreport.h"
 #include "match.h"
 #include "report.h"
 #include "run.h"
@@ -18,6 +19,7 @@ static void usage(FILE *out)
           "  resume     continue (or extend) a stopped run\n"
           "  status     where a run stands: games, and every parameter's start, current, range\n"
           "  export     the value file of a run (for bin/ratchet --params and make PARAMS=)\n"
+          "  report     the HTML report of a run (DIR/report.html: charts of every parameter, health)\n"
           /* ---- other engineers: list run, resume, export, status here ---- */
           ,
           out);
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
         return status_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
         return export_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report"))
+        return report_cmd(argc - 1, argv + 1);
     /* ---- other engineers: dispatch `run`, `resume`, `export`, `status` here, e.g.
      *      if (!strcmp(cmd, "run")) return run_main(argc - 1, argv + 1);
      * ---- */

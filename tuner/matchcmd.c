@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "duration.h"
 #include "errmsg.h"
+#include "htmlreport.h"
 #include "stats.h"
 
 void tally_add(MatchTally *t, const PairResult *r)
@@ -165,7 +166,19 @@ typedef struct {
     int64_t t0, last_progress;
     bool tty;
     bool progress_pending;      /* a TTY line without its newline */
+    const char *report;         /* -report FILE: the HTML page, or NULL */
+    MatchSeries series;
+    int64_t last_report;
 } PlainMatch;
+
+static void write_report(PlainMatch *m, bool live)
+{
+    char err[1200];
+    if (htmlreport_match(m->report, &m->cfg, &m->tally, &m->sprt, &m->stop, &m->series, live, err,
+                         sizeof err) < 0)
+        fprintf(stderr, "ratchet-tune: warning: -report: %s\n", err);
+    m->last_report = ep_now_ms();
+}
 
 static void progress(PlainMatch *m, bool force)
 {
@@ -244,6 +257,11 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
             decided = true;
         }
     }
+    if (m->report) {
+        match_series_add(&m->series, &m->tally, &m->sprt);
+        if (ep_now_ms() - m->last_report >= 1000 * REPORT_RELOAD_S)
+            write_report(m, true);
+    }
     progress(m, decided);
 }
 
@@ -295,7 +313,10 @@ static void usage(FILE *out)
           "                       an even N > 2 plays N/2 pairs per round\n"
           "  -repeat              the same as -games 2\n"
           "  -sprt elo0=X elo1=Y alpha=A beta=B   stop when the SPRT (normalized pentanomial model,\n"
-          "                       nElo) accepts H0 or H1\n",
+          "                       nElo) accepts H0 or H1\n"
+          "  -report FILE         (or file=FILE) an HTML page of the match (Elo with its interval and the SPRT LLR over\n"
+          "                       the games, the pentanomial counts), rewritten every minute while it\n"
+          "                       plays and at the end; self-contained, opens from disk\n",
           out);
     match_print_options(out);
     fputs("Ctrl-C or SIGTERM stops the match and prints the report of the finished games (twice: at once).\n"
@@ -342,6 +363,15 @@ int match_cmd(int argc, char **argv)
         if (cli_is_help(a)) {
             usage(stdout);
             return 0;
+        }
+        /* -report FILE or file=FILE is ours; fastchess's -report penta=... is accepted and ignored below */
+        if (!strcmp(a, "-report") && i + 1 < argc && argv[i + 1][0] != '-' &&
+            (!strchr(argv[i + 1], '=') || !strncmp(argv[i + 1], "file=", 5))) {
+            m.report = strncmp(argv[i + 1], "file=", 5) ? argv[i + 1] : argv[i + 1] + 5;
+            if (!m.report[0])
+                return usage_error("-report: needs a file name");
+            i += 2;
+            continue;
         }
         int rc = match_parse_option(&m.cfg, argc, argv, &i, err, sizeof err);
         if (rc < 0)
@@ -418,12 +448,13 @@ int match_cmd(int argc, char **argv)
     fflush(stdout);
 
     m.tty = isatty(STDOUT_FILENO);
-    m.t0 = m.last_progress = ep_now_ms();
+    m.t0 = m.last_progress = m.last_report = ep_now_ms();
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_play(&m.cfg, &hooks);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {
+        match_series_free(&m.series);
         match_config_free(&m.cfg);
         return 2;
     }
@@ -437,6 +468,11 @@ int match_cmd(int argc, char **argv)
         printf("Match stopped early (an engine could not be restarted): report of the %llu finished games\n",
                (unsigned long long)m.tally.games);
     match_report(stdout, &m.cfg, &m.tally, &m.sprt, &m.stop);
+    if (m.report) {
+        write_report(&m, false);
+        printf("Report: %s\n", m.report);
+    }
+    match_series_free(&m.series);
     cpu_line(&m.tally);
     printf("Finished match\n");
     fflush(stdout);

@@ -21,6 +21,7 @@
 #include "runhist.h"
 #include "match.h"
 #include "report.h"
+#include "reporter.h"
 #include "runconf.h"
 #include "rundir.h"
 #include "runsetup.h"
@@ -171,6 +172,7 @@ typedef struct {
     uint64_t w, l, d;
     uint64_t ptnml[5];
     uint64_t time_losses, crashes, illegal;
+    uint64_t per_engine[ENG_NCOUNTS][2];
 } Active;
 
 typedef struct {
@@ -364,6 +366,9 @@ static void complete_batch(Run *r, Active *a)
     rs->time_losses += a->time_losses;
     rs->crashes += a->crashes;
     rs->illegal += a->illegal;
+    for (int c = 0; c < ENG_NCOUNTS; c++)
+        for (int e = 0; e < 2; e++)
+            rs->per_engine[c][e] += a->per_engine[c][e];
     rs->elapsed = now_elapsed(r);
     keep_partials(r); /* this batch has all its pairs: it is not kept as partial */
     HistRow row = { .row = st->completed, .k = a->b.k, .games = rs->games, .wins = a->w, .losses = a->l,
@@ -409,6 +414,10 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
         a->time_losses += (uint64_t)res->time_losses[e];
         a->crashes += (uint64_t)res->crashes[e];
         a->illegal += (uint64_t)res->illegal[e];
+        a->per_engine[ENG_TIME_LOSSES][e] += (uint64_t)res->time_losses[e];
+        a->per_engine[ENG_CRASHES][e] += (uint64_t)res->crashes[e];
+        a->per_engine[ENG_ILLEGAL][e] += (uint64_t)res->illegal[e];
+        a->per_engine[ENG_RESTARTS][e] += (uint64_t)res->restarts[e];
     }
     if (++a->done == r->rs.spsa.cfg.pairs_per)
         complete_batch(r, a);
@@ -578,6 +587,7 @@ static int play(Run *r)
         msg_err("%s", err);
         return EXIT_FAILED;
     }
+    Reporter *rep = reporter_start(r->dir); /* DIR/report.html, from the files the saver writes */
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
     int mrc = match_play(r->mc, &hooks);
     if (saver_finish(r->saver, err, sizeof err) < 0) {
@@ -593,6 +603,7 @@ static int play(Run *r)
     bool saved_ok = !r->failed && runstate_save(rs, r->dir, err, sizeof err) == 0;
     if (!saved_ok && !r->failed)
         msg_err("%s", err);
+    reporter_finish(rep);
     if (mrc < 0) {
         msg_err("the run could not start its engines; nothing was played.  Fix the problem, then: %s resume %s",
                 setup_prog(), r->dir);
@@ -603,7 +614,8 @@ static int play(Run *r)
         if (r->tty && r->progress_shown)
             putchar('\n');
         print_final(r);
-        printf("\nexport the values with: %s export %s -o params/tuned/NAME.json\n", setup_prog(), r->dir);
+        printf("\nreport: %s/report.html\nexport the values with: %s export %s -o params/tuned/NAME.json\n", r->dir,
+               setup_prog(), r->dir);
         return EXIT_DONE;
     }
     progress(r, true);

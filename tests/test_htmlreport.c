@@ -1,0 +1,501 @@
+/* The HTML report: history decimation (extremes kept, tails exact, the same
+ * flags as `status`), charts from PLplot, pages of runs (also of older
+ * builds' states and of histories with more columns) and of matches, the
+ * live page of a run, `report` exit codes; and the pages of a real run of
+ * bin/ratchet and of a match rendered by headless chromium: no console
+ * errors, no reference outside the file, every chart there, a screenshot
+ * that is not blank. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "histscan.h"
+#include "htmlreport.h"
+#include "plot.h"
+#include "report.h"
+#include "run.h"
+#include "runhist.h"
+#include "rundir.h"
+#include "runstate.h"
+
+static char tmp[128];
+
+static void setup(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/ratchet-html-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void teardown(void)
+{
+    if (tmp[0] && !getenv("RATCHET_KEEP_TMP"))
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(htmlreport, .init = setup, .fini = teardown, .timeout = 240);
+
+static char *slurp_path(const char *path)
+{
+    char err[256];
+    char *t = rd_read_file(path, NULL, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    return t;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* ---- a synthetic run: state.json and history.csv written through the run's own code ---- */
+
+#define NP 3
+
+/* A run of `rows` batches of one pair: theta of P0 follows fn0(row), P1
+ * climbs steadily, P2 never moves.  Returns the state (saved in tmp). */
+static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
+{
+    SpsaParam p[NP];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < NP; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "P%d", i);
+        p[i].theta = p[i].start = 100;
+        p[i].min = 0;
+        p[i].max = 1000;
+        p[i].c_end = 4;
+        p[i].r_end = 0.002;
+    }
+    runstate_init(rs);
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2 * rows);
+    char err[512];
+    cr_assert_eq(spsa_init(&rs->spsa, p, NP, &cfg, 1, err, sizeof err), 0, "%s", err);
+    snprintf(rs->engine, sizeof rs->engine, "Synthetic 1.0");
+    snprintf(rs->tc, sizeof rs->tc, "1 nodes");
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &rs->spsa, 0, err, sizeof err), 0, "%s", err);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    for (uint64_t r = 1; r <= rows; r++) {
+        SpsaBatch b;
+        cr_assert_eq(spsa_batch_begin(&rs->spsa, &b), 1);
+        uint64_t w = r % 3 == 0, l = r % 3 == 1;
+        cr_assert_eq(spsa_batch_apply_wld(&rs->spsa, &b, w, l, 2 - w - l), 0);
+        rs->spsa.params[0].theta = fn0(r);
+        rs->spsa.params[1].theta = 100 + 0.01 * (double)r;
+        rs->spsa.params[2].theta = 100;
+        rs->games += 2;
+        rs->ptnml[r % 5]++;
+        HistRow row = { .row = r, .k = b.k, .games = rs->games, .wins = w, .losses = l, .draws = 2 - w - l,
+                        .elapsed = 0.5 * (double)r };
+        size_t n;
+        char *t = hist_format_row(&row, &rs->spsa, &b, &n);
+        fwrite(t, 1, n, m);
+        free(t);
+        spsa_batch_free(&b);
+    }
+    fclose(m);
+    cr_assert_eq(hist_write(&h, buf, len, err, sizeof err), 0, "%s", err);
+    free(buf);
+    hist_close(&h);
+    rs->elapsed = 0.5 * (double)rows;
+    rs->sessions = 1;
+    cr_assert_eq(conf_set(&rs->conf, "engine", "cmd", "/opt/synthetic", "test"), 0);
+    cr_assert_eq(conf_set(&rs->conf, "srand", "", "7", "test"), 0);
+    cr_assert_eq(runstate_save(rs, tmp, err, sizeof err), 0, "%s", err);
+}
+
+static double flat_with_spike(uint64_t r)
+{
+    return r == 5001 ? 999 : r == 7003 ? 3 : 100 + (double)(r % 7) * 0.1;
+}
+
+Test(htmlreport, decimation_keeps_extremes_and_tails_match_status)
+{
+    RunState rs;
+    synthetic_run(&rs, 10000, flat_with_spike);
+    HistScan h;
+    char err[512];
+    cr_assert_eq(histscan_read(tmp, &rs.spsa, rs.spsa.completed, 600, 0, &h, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(h.rows, 10000u);
+    cr_assert_leq(h.nb, 600u, "at most the buckets asked for");
+    cr_assert_eq(h.per, 17u, "ceil(10000 / 600) rows per bucket");
+    double top = -1, bottom = 1e9;
+    for (size_t b = 0; b < h.nb; b++) {
+        top = fmax(top, h.t_max[b * NP]);
+        bottom = fmin(bottom, h.t_min[b * NP]);
+    }
+    cr_assert_eq(top, 999, "a one-row spike survives decimation");
+    cr_assert_eq(bottom, 3, "a one-row dip survives decimation");
+    cr_assert(h.have_ck && h.have_wl);
+    cr_assert_eq(h.g_last[h.nb - 1], 20000, "the last bucket ends at the last row");
+
+    /* the same numbers as `status`, which reads every row */
+    HistData d;
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &d, err, sizeof err), 0, "%s", err);
+    for (size_t p = 0; p < NP; p++) {
+        ParamSummary s;
+        report_param(&rs, &d, p, &s);
+        cr_assert_eq(h.tail_rows, 1000u);
+        cr_assert_float_eq(h.tail_sum[p] / (double)h.tail_rows, s.recent, 1e-9, "P%zu", p);
+        int drift = report_drift(h.tail_sum[p] / (double)h.tail_rows, h.prev_sum[p] / (double)h.prev_rows,
+                                 h.prev_rows, rs.spsa.params[p].c_end);
+        cr_assert_eq(drift, s.drifting, "P%zu: the same drift flag as status", p);
+    }
+    ParamSummary s1, s2;
+    report_param(&rs, &d, 1, &s1);
+    report_param(&rs, &d, 2, &s2);
+    cr_assert_eq(s1.drifting, 1, "P1 climbs 10 between the windows: 2.5 c_end");
+    cr_assert_eq(s2.drifting, 0);
+    cr_assert(s2.never_moved);
+    hist_data_free(&d);
+    histscan_free(&h);
+    runstate_free(&rs);
+}
+
+static double climbing(uint64_t r)
+{
+    return 100 + 0.01 * (double)r;
+}
+
+Test(htmlreport, drift_flag)
+{
+    cr_assert_eq(report_drift(102, 100, 50, 4), 1, "half of c_end up");
+    cr_assert_eq(report_drift(98, 100, 50, 4), -1);
+    cr_assert_eq(report_drift(101.9, 100, 50, 4), 0, "less than half");
+    cr_assert_eq(report_drift(110, 100, 9, 4), 0, "too few rows to tell");
+    RunState rs;
+    synthetic_run(&rs, 3000, climbing);
+    HistData d;
+    char err[512];
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &d, err, sizeof err), 0, "%s", err);
+    ParamSummary s;
+    report_param(&rs, &d, 0, &s);
+    cr_assert_eq(s.drifting, 1, "0.01 per batch: 3 per 300 batches, 0.75 c_end");
+    report_param(&rs, &d, 2, &s);
+    cr_assert_eq(s.drifting, 0);
+    cr_assert(s.never_moved);
+    hist_data_free(&d);
+    runstate_free(&rs);
+}
+
+Test(htmlreport, chart_is_inline_svg_with_its_own_ids)
+{
+    double x[4] = { 0, 1, 2, 3 }, y[4] = { 1, NAN, 2, 3 }, lo[4] = { 0, 0, 1, 2 }, hi[4] = { 2, 2, 3, 4 };
+    PlotSeries s[3] = { { .kind = PLOT_BAND, .x = x, .y = lo, .y2 = hi, .n = 4, .rgb = 0x112233, .alpha = 0.2 },
+                        { .kind = PLOT_LINE, .x = x, .y = y, .n = 4, .rgb = 0x445566 },
+                        { .kind = PLOT_HLINE, .value = 1.5, .x0 = NAN, .x1 = NAN, .rgb = 0x778899 } };
+    PlotChart c = { .title = "t#1", .xlabel = "games", .ylabel = "v", .width = 400, .height = 200, .xmin = 0,
+                    .xmax = 3, .ymin = 0, .ymax = 4, .x_count = true, .s = s, .ns = 3 };
+    char err[256];
+    char *svg = plot_svg(&c, "zz9", err, sizeof err);
+    cr_assert_not_null(svg, "%s", err);
+    cr_assert(strncmp(svg, "<svg", 4) == 0, "no XML prologue: %.60s", svg);
+    cr_assert_null(strstr(svg, "<?xml"));
+    cr_assert_null(strstr(svg, "DOCTYPE"));
+    cr_assert(strstr(svg, "class=\"chart\""));
+    cr_assert(strstr(svg, "viewBox=\"0 0 400 200\""), "scales with the page");
+    cr_assert_null(strstr(svg, "pt\""), "no fixed size in points");
+    cr_assert_eq(count(svg, " id=\""), count(svg, " id=\"zz9-"), "every id prefixed");
+    cr_assert_eq(count(svg, "url(#"), count(svg, "url(#zz9-"), "every reference prefixed");
+    cr_assert(strstr(svg, "#112233") || strstr(svg, "#112233"), "the band's colour");
+    cr_assert(strstr(svg, "#445566"), "the line's colour");
+    free(svg);
+    char b[16];
+    plot_count_label(1500000, b, sizeof b);
+    cr_assert_str_eq(b, "1.5M");
+    plot_count_label(20000, b, sizeof b);
+    cr_assert_str_eq(b, "20k");
+    plot_count_label(950, b, sizeof b);
+    cr_assert_str_eq(b, "950");
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    char err[256];
+    cr_assert_eq(rd_write_atomic(path, text, strlen(text), err, sizeof err), 0, "%s", err);
+}
+
+Test(htmlreport, run_page_has_a_chart_per_parameter_and_reads_old_states)
+{
+    RunState rs;
+    synthetic_run(&rs, 300, climbing);
+    runstate_free(&rs);
+    char out[256], err[512];
+    snprintf(out, sizeof out, "%s/r.html", tmp);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp_path(out);
+    cr_assert_eq(count(page, "class=\"chart\""), NP + HTML_RUN_EXTRA_CHARTS, "charts: %zu",
+                 count(page, "class=\"chart\""));
+    cr_assert_null(strstr(page, "http-equiv=\"refresh\""), "a finished run's page does not reload");
+    cr_assert(strstr(page, "id=\"p-P0\"") && strstr(page, "id=\"p-P2\""));
+    cr_assert(strstr(page, "drifting up"), "P0 and P1 climb");
+    cr_assert(strstr(page, "never moved"), "P2 stays");
+    cr_assert(strstr(page, "Synthetic 1.0"), "the engine");
+    cr_assert(strstr(page, "export "), "the export command");
+    cr_assert(strstr(page, "make PARAMS="), "the bake command");
+    cr_assert_null(strstr(page, "chart not drawn"));
+    free(page);
+
+    /* A live page reloads itself. */
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_LIVE, err, sizeof err), 0, "%s", err);
+    page = slurp_path(out);
+    cr_assert(strstr(page, "http-equiv=\"refresh\""));
+    free(page);
+
+    /* A state from an older build (no per-engine counters) and a history with a
+     * column more (a newer build) both still give the page. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/state.json", tmp);
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "run"), "per_engine");
+    cr_assert_eq(rd_write_json(path, j, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    char *hist = slurp_path(path);
+    char *nl = strchr(hist, '\n');
+    *nl = '\0';
+    char *more = NULL;
+    size_t ml = 0;
+    FILE *m = open_memstream(&more, &ml);
+    fprintf(m, "%s,extra\n", hist);
+    for (char *line = nl + 1; *line;) {
+        char *e = strchr(line, '\n');
+        *e = '\0';
+        fprintf(m, "%s,42\n", line);
+        line = e + 1;
+    }
+    fclose(m);
+    write_text("history.csv", more);
+    free(more);
+    free(hist);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    page = slurp_path(out);
+    cr_assert_eq(count(page, "class=\"chart\""), NP + HTML_RUN_EXTRA_CHARTS);
+    cr_assert(strstr(page, "Per engine counted from game 600"), "the older state's counters are explained");
+    free(page);
+
+    /* history.csv gone: the page says so, the parameters are still listed. */
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    page = slurp_path(out);
+    cr_assert(strstr(page, "history.csv could not be read"));
+    cr_assert(strstr(page, "P1"));
+    free(page);
+}
+
+Test(htmlreport, report_command_exit_codes)
+{
+    char *argv_help[] = { "report", "--help", NULL };
+    cr_assert_eq(report_cmd(2, argv_help), 0);
+    char *argv_none[] = { "report", NULL };
+    cr_assert_eq(report_cmd(1, argv_none), 2);
+    char *argv_bad[] = { "report", tmp, "-x", NULL };
+    cr_assert_eq(report_cmd(3, argv_bad), 2);
+    char *argv_empty[] = { "report", tmp, NULL };
+    cr_assert_eq(report_cmd(2, argv_empty), 1, "no state.json: not a run");
+    RunState rs;
+    synthetic_run(&rs, 50, climbing);
+    runstate_free(&rs);
+    cr_assert_eq(report_cmd(2, argv_empty), 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/report.html", tmp);
+    cr_assert_eq(access(path, F_OK), 0, "DIR/report.html by default");
+    char out[256];
+    snprintf(out, sizeof out, "%s/sub/dir/page.html", tmp);
+    char *argv_o[] = { "report", tmp, "-o", out, NULL };
+    cr_assert_eq(report_cmd(4, argv_o), 0);
+    cr_assert_eq(access(out, F_OK), 0, "-o FILE, its directory created");
+}
+
+Test(htmlreport, match_series_stays_bounded)
+{
+    MatchSeries s = { 0 };
+    MatchTally t = { 0 };
+    SprtSpec sp = { .on = true, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+    for (int i = 0; i < 100000; i++) {
+        t.pairs++;
+        t.games += 2;
+        t.ptnml[i % 5]++;
+        t.wins += i % 5 >= 3;
+        t.losses += i % 5 <= 1;
+        t.draws += 2 - (i % 5 >= 3) - (i % 5 <= 1);
+        match_series_add(&s, &t, &sp);
+    }
+    cr_assert_leq(s.n, (size_t)MATCH_SERIES_MAX);
+    cr_assert_geq(s.n, (size_t)MATCH_SERIES_MAX / 2);
+    for (size_t i = 1; i < s.n; i++)
+        cr_assert_gt(s.p[i].games, s.p[i - 1].games, "in order of games");
+    cr_assert_eq(s.p[0].games, 2, "the first pair is kept");
+    cr_assert_geq(s.p[s.n - 1].games, 200000 - 2.0 * (double)s.every, "the last point is recent");
+    cr_assert(isfinite(s.p[s.n - 1].llr));
+    match_series_free(&s);
+}
+
+/* ---- in a real browser ------------------------------------------------------------ */
+
+static int sh(const char *cmd)
+{
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 1000;
+}
+
+typedef struct {
+    size_t width, height;
+    size_t distinct;   /* distinct colours among sampled pixels (capped) */
+    double nonwhite;   /* share of pixels neither white nor the colour of the top-left one */
+} PngStats;
+
+static void png_stats(const char *path, PngStats *st)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    cr_assert(png_image_begin_read_from_file(&img, path), "%s: %s", path, img.message);
+    img.format = PNG_FORMAT_RGB;
+    size_t n = PNG_IMAGE_SIZE(img);
+    unsigned char *px = malloc(n);
+    cr_assert(png_image_finish_read(&img, NULL, px, 0, NULL), "%s: %s", path, img.message);
+    st->width = img.width;
+    st->height = img.height;
+    uint32_t seen[256];
+    size_t ns = 0, other = 0, total = (size_t)img.width * img.height;
+    uint32_t bg = (uint32_t)px[0] << 16 | (uint32_t)px[1] << 8 | px[2];
+    for (size_t i = 0; i < total; i++) {
+        uint32_t c = (uint32_t)px[3 * i] << 16 | (uint32_t)px[3 * i + 1] << 8 | px[3 * i + 2];
+        other += c != bg && c != 0xffffff;
+        bool found = false;
+        for (size_t k = 0; k < ns && !found; k++)
+            found = seen[k] == c;
+        if (!found && ns < 256)
+            seen[ns++] = c;
+    }
+    st->distinct = ns;
+    st->nonwhite = (double)other / (double)total;
+    free(px);
+}
+
+/* Render page in headless chromium: the DOM as parsed, the console, a screenshot. */
+static void render(const char *page, const char *tag, char **dom, char **console, PngStats *shot)
+{
+    cr_assert_eq(sh("command -v chromium >/dev/null 2>&1"), 0,
+                 "chromium is not installed: `make test` installs it (tools/deps.sh), or apt-get install chromium");
+    static const char *const flags =
+        "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+        "--disable-component-update --disable-sync --host-resolver-rules='MAP * ~NOTFOUND' "
+        "--enable-logging=stderr --v=0";
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf prof-%s && timeout 90 chromium %s --user-data-dir=%s/prof-%s --dump-dom "
+             "--virtual-time-budget=2000 file://%s > %s.dom 2> %s.console",
+             tmp, tag, flags, tmp, tag, page, tag, tag);
+    cr_assert_eq(sh(cmd), 0, "chromium --dump-dom failed: see %s/%s.console", tmp, tag);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf prof-%s && timeout 90 chromium %s --user-data-dir=%s/prof-%s --hide-scrollbars "
+             "--window-size=1280,1600 --screenshot=%s/%s.png file://%s > /dev/null 2> %s.shot.log",
+             tmp, tag, flags, tmp, tag, tmp, tag, page, tag);
+    cr_assert_eq(sh(cmd), 0, "chromium --screenshot failed: see %s/%s.shot.log", tmp, tag);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.dom", tmp, tag);
+    *dom = slurp_path(path);
+    snprintf(path, sizeof path, "%s/%s.console", tmp, tag);
+    *console = slurp_path(path);
+    snprintf(path, sizeof path, "%s/%s.png", tmp, tag);
+    png_stats(path, shot);
+    /* the screenshot also goes next to the build, for a person to look at */
+    snprintf(cmd, sizeof cmd, "mkdir -p build/report-shots && cp %s/%s.png build/report-shots/%s.png", tmp, tag, tag);
+    sh(cmd);
+}
+
+/* What a page in the browser must show. */
+static void check_rendered(const char *tag, const char *dom, const char *console, const PngStats *shot,
+                           size_t charts)
+{
+    cr_assert_null(strstr(console, "CONSOLE"), "%s: the page wrote to the console:\n%s", tag, console);
+    cr_assert(strstr(dom, "</html>"), "%s: no DOM", tag);
+    cr_assert_eq(count(dom, "class=\"chart\""), charts, "%s: %zu charts in the DOM, %zu expected", tag,
+                 count(dom, "class=\"chart\""), charts);
+    /* nothing from outside the file: no src or href but in-page anchors */
+    for (const char *p = dom; (p = strstr(p, "src=")); p++)
+        cr_assert_fail("%s: the page loads something: %.80s", tag, p);
+    for (const char *p = dom; (p = strstr(p, "href=\"")); p++)
+        cr_assert(p[6] == '#', "%s: a link out of the page: %.80s", tag, p);
+    cr_assert_null(strstr(dom, "@import"));
+    cr_assert_null(strstr(dom, "url(http"));
+    cr_assert_eq(shot->width, 1280u);
+    cr_assert_gt(shot->distinct, 20u, "%s: the screenshot has %zu colours: blank", tag, shot->distinct);
+    cr_assert_gt(shot->nonwhite, 0.05, "%s: the screenshot is %.1f%% background: blank", tag,
+                 100 * (1 - shot->nonwhite));
+}
+
+Test(htmlreport, a_real_run_and_match_in_chromium, .timeout = 600)
+{
+    cr_assert(access("bin/ratchet", X_OK) == 0 && access("bin/ratchet-tune", X_OK) == 0,
+              "bin/ratchet and bin/ratchet-tune are needed: run make first");
+    char cmd[2048];
+    /* A short real run: 4 parameters of bin/ratchet, 60 games at 1000 nodes. */
+    snprintf(cmd, sizeof cmd,
+             "bin/ratchet-tune run -engine cmd=bin/ratchet -params file=params/engine.json "
+             "only=LmrQuietBase,LmpBase,FhrMargin,RfpMargin -each nodes=1000 "
+             "-openings file=openings/default.epd order=random -spsa games=60 -concurrency 2 -srand 3 "
+             "-out %s/run > %s/run.log 2>&1",
+             tmp, tmp);
+    cr_assert_eq(sh(cmd), 0, "the run failed: see %s/run.log", tmp);
+    char page[256];
+    snprintf(page, sizeof page, "%s/run/report.html", tmp);
+    cr_assert_eq(access(page, F_OK), 0, "the run wrote its report.html");
+    char *text = slurp_path(page);
+    cr_assert_null(strstr(text, "http-equiv=\"refresh\""), "the finished run's page stops reloading");
+    cr_assert(strstr(text, "<b>complete</b>"));
+    free(text);
+
+    snprintf(cmd, sizeof cmd,
+             "bin/ratchet-tune match -engine cmd=bin/ratchet name=a -engine cmd=bin/ratchet name=b "
+             "option.LmpBase=150 -each nodes=1000 -openings file=openings/default.epd order=random "
+             "-repeat -rounds 12 -concurrency 2 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 "
+             "-report %s/match.html > %s/match.log 2>&1",
+             tmp, tmp);
+    cr_assert_eq(sh(cmd), 0, "the match failed: see %s/match.log", tmp);
+    char mpage[256];
+    snprintf(mpage, sizeof mpage, "%s/match.html", tmp);
+    cr_assert_eq(access(mpage, F_OK), 0, "-report wrote the page");
+
+    if (getenv("RATCHET_SANITIZED")) /* the pages were written under ASan; the browser is the other build's job */
+        return;
+    char *dom, *console;
+    PngStats shot;
+    render(page, "run", &dom, &console, &shot);
+    check_rendered("run", dom, console, &shot, 4 + HTML_RUN_EXTRA_CHARTS);
+    free(dom);
+    free(console);
+    render(mpage, "match", &dom, &console, &shot);
+    check_rendered("match", dom, console, &shot, 3);
+    free(dom);
+    free(console);
+}
