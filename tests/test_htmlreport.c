@@ -499,3 +499,59 @@ Test(htmlreport, a_real_run_and_match_in_chromium, .timeout = 600)
     free(dom);
     free(console);
 }
+
+/* ---- the live page of a run ---------------------------------------------------------- */
+
+static pid_t start_tuner(char *const argv[], const char *log)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+Test(htmlreport, a_run_keeps_its_page_live_then_final)
+{
+    cr_assert(access("build/fake/fakespsa", X_OK) == 0 && access("bin/ratchet-tune", X_OK) == 0,
+              "bin/ratchet-tune and build/fake/fakespsa are needed");
+    char spec[256], book[256], out[256], log[256], page[256];
+    snprintf(spec, sizeof spec, "file=%s/spec.txt", tmp);
+    snprintf(book, sizeof book, "file=%s/book.epd", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(log, sizeof log, "%s/run.log", tmp);
+    snprintf(page, sizeof page, "%s/r/report.html", tmp);
+    write_text("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\nBeta, int, 50, 0, 100, 5, 0.002\n");
+    write_text("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n");
+    char *argv[] = { "bin/ratchet-tune", "run", "-engine", "cmd=build/fake/fakespsa", "args=--think 20", "-params",
+                     spec, "-each", "nodes=1", "-openings", book, "-maxmoves", "30", "-spsa", "games=400",
+                     "-concurrency", "2", "-srand", "5", "-out", out, NULL };
+    pid_t pid = start_tuner(argv, log);
+    char *text = NULL;
+    for (int i = 0; i < 200 && !text; i++) {
+        usleep(50000);
+        if (access(page, F_OK) == 0)
+            text = slurp_path(page);
+    }
+    cr_assert_not_null(text, "no report.html within 10 s of the start");
+    cr_assert(strstr(text, "http-equiv=\"refresh\""), "the page of a run in play reloads itself");
+    cr_assert(strstr(text, "<b>running</b>"));
+    free(text);
+    kill(pid, SIGTERM);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "stopped by SIGTERM: status %d", st);
+    text = slurp_path(page);
+    cr_assert_null(strstr(text, "http-equiv=\"refresh\""), "the page of a stopped run stays");
+    cr_assert(strstr(text, "<b>stopped</b>"), "the final page says the run stopped");
+    free(text);
+}
