@@ -625,3 +625,28 @@ bool cli_is_help(const char *arg)
 {
     return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");
 }
+
+int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, const char **out)
+{
+    *dir = *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-o") && i + 1 < argc)
+            *out = argv[++i];
+        else if (a[0] != '-' && !*dir)
+            *dir = a;
+        else {
+            fprintf(stderr, "ratchet-tune: %s: unexpected argument '%s'\n\n%s", argv[0], a, usage);
+            return 2;
+        }
+    }
+    if (!*dir) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    return -1;
+}

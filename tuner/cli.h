@@ -26,5 +26,9 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out);
 
 /* "--help", "-help" or "-h": every subcommand answers these with its usage. */
 bool cli_is_help(const char *arg);
+/* The arguments of a `COMMAND DIR [-o FILE]` subcommand (export, report).
+ * -1: parsed (*out NULL without -o); 0: --help was printed to stdout; 2: a
+ * usage error, printed to stderr with the usage. */
+int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, const char **out);
 
 #endif

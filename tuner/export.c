@@ -45,26 +45,10 @@ static const char EXPORT_USAGE[] =
 
 int export_main(int argc, char **argv)
 {
-    const char *dir = NULL, *outfile = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(EXPORT_USAGE, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "-o") && i + 1 < argc)
-            outfile = argv[++i];
-        else if (a[0] != '-' && !dir)
-            dir = a;
-        else {
-            fprintf(stderr, "ratchet-tune: export: unexpected argument '%s'\n\n%s", a, EXPORT_USAGE);
-            return 2;
-        }
-    }
-    if (!dir) {
-        fputs(EXPORT_USAGE, stderr);
-        return 2;
-    }
+    const char *dir, *outfile;
+    int rc0 = cli_dir_output(argc, argv, EXPORT_USAGE, &dir, &outfile);
+    if (rc0 >= 0)
+        return rc0;
     RunState rs;
     char err[1024];
     if (runstate_load(&rs, dir, err, sizeof err) < 0) {

@@ -75,15 +75,6 @@ static void page_head(FILE *f, const char *title, bool live)
     fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n", CSS);
 }
 
-static void page_foot(FILE *f, const char *what)
-{
-    char now[32];
-    rd_now_iso(now, sizeof now);
-    fprintf(f, "<footer>Written by ratchet-tune at %s from %s. Every chart is inline SVG drawn by PLplot; "
-               "the page needs no network.</footer>\n</body></html>\n",
-            now, what);
-}
-
 /* A chart into the page, or a note saying why it is missing. */
 static int chart(FILE *f, const PlotChart *c, int *counter)
 {
@@ -138,6 +129,24 @@ static int write_page(const char *out, char *text, size_t len, char *err, size_t
             return -1;
     }
     return rd_write_atomic_private(out, text, len, err, errlen);
+}
+
+/* Close the page (made from `what`), write it to out, free its text. */
+static int page_end(FILE *f, char **text, size_t *len, const char *what, const char *out, char *err, size_t errlen)
+{
+    char now[32];
+    rd_now_iso(now, sizeof now);
+    fprintf(f, "</main>\n<footer>Written by ratchet-tune at %s from %s. Every chart is inline SVG drawn by PLplot; "
+               "the page needs no network.</footer>\n</body></html>\n",
+            now, what);
+    int rc = -1;
+    if (fclose(f) != 0 || !*text)
+        errmsg(err, errlen, "out of memory writing the report");
+    else
+        rc = write_page(out, *text, *len, err, errlen);
+    free(*text);
+    *text = NULL;
+    return rc;
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
@@ -714,14 +723,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     health(f, &pg);
     config(f, &pg, abs);
     commands(f, &rs, abs);
-    fputs("</main>\n", f);
-    page_foot(f, "state.json and history.csv");
-    int rc = -1;
-    if (fclose(f) != 0 || !text)
-        errmsg(err, errlen, "out of memory writing the report");
-    else
-        rc = write_page(out, text, len, err, errlen);
-    free(text);
+    int rc = page_end(f, &text, &len, "state.json and history.csv", out, err, errlen);
     histscan_free(&h);
     runstate_free(&rs);
     cJSON_Delete(raw);
@@ -741,26 +743,10 @@ static const char REPORT_USAGE[] =
 
 int report_cmd(int argc, char **argv)
 {
-    const char *dir = NULL, *outfile = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(REPORT_USAGE, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "-o") && i + 1 < argc)
-            outfile = argv[++i];
-        else if (a[0] != '-' && !dir)
-            dir = a;
-        else {
-            fprintf(stderr, "ratchet-tune: report: unexpected argument '%s'\n\n%s", a, REPORT_USAGE);
-            return 2;
-        }
-    }
-    if (!dir) {
-        fputs(REPORT_USAGE, stderr);
-        return 2;
-    }
+    const char *dir, *outfile;
+    int rc0 = cli_dir_output(argc, argv, REPORT_USAGE, &dir, &outfile);
+    if (rc0 >= 0)
+        return rc0;
     char out[PATH_MAX], err[1024];
     if (outfile)
         snprintf(out, sizeof out, "%s", outfile);
@@ -775,14 +761,6 @@ int report_cmd(int argc, char **argv)
 }
 
 /* ---- the match ------------------------------------------------------------------------ */
-
-static void estimate(const MatchTally *t, EloEstimate *e)
-{
-    if (t->pairs > 0)
-        stats_from_ptnml(t->ptnml, e);
-    else
-        stats_from_wdl(t->wins, t->losses, t->draws, e);
-}
 
 void match_series_add(MatchSeries *s, const MatchTally *t, const SprtSpec *sprt)
 {
@@ -803,7 +781,7 @@ void match_series_add(MatchSeries *s, const MatchTally *t, const SprtSpec *sprt)
             return;
     }
     EloEstimate e;
-    estimate(t, &e);
+    match_estimate(t, &e);
     MatchPoint *p = &s->p[s->n++];
     p->games = (double)t->games;
     p->elo = e.elo;
@@ -834,7 +812,7 @@ int htmlreport_match(const char *out, const MatchConfig *cfg, const MatchTally *
     snprintf(title, sizeof title, "%s vs %s", cfg->eng[0].name, cfg->eng[1].name);
     page_head(f, title, live);
     EloEstimate e;
-    estimate(t, &e);
+    match_estimate(t, &e);
     if (fabs(e.elo) < 0.005) /* no "-0.00" */
         e.elo = 0;
     if (fabs(e.nelo) < 0.005)
@@ -965,13 +943,5 @@ int htmlreport_match(const char *out, const MatchConfig *cfg, const MatchTally *
         fputs("</pre></section>\n", f);
     }
     free(rep);
-    fputs("</main>\n", f);
-    page_foot(f, "the match's results");
-    int rc = -1;
-    if (fclose(f) != 0 || !text)
-        errmsg(err, errlen, "out of memory writing the report");
-    else
-        rc = write_page(out, text, len, err, errlen);
-    free(text);
-    return rc;
+    return page_end(f, &text, &len, "the match's results", out, err, errlen);
 }

@@ -59,7 +59,7 @@ int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lowe
     return 0;
 }
 
-static void estimate(const MatchTally *t, EloEstimate *e)
+void match_estimate(const MatchTally *t, EloEstimate *e)
 {
     if (t->pairs > 0)
         stats_from_ptnml(t->ptnml, e);
@@ -110,7 +110,7 @@ void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const 
     book = book ? book + 1 : cfg->book_path;
 
     EloEstimate e;
-    estimate(t, &e);
+    match_estimate(t, &e);
     double points = (double)t->wins + 0.5 * (double)t->draws;
     fprintf(out, "--------------------------------------------------\n");
     fprintf(out, "Results of %s vs %s (%s, %s%s%s%s):\n", cfg->eng[0].name, cfg->eng[1].name, tc, th, hash,
@@ -188,7 +188,7 @@ static void progress(PlainMatch *m, bool force)
     m->last_progress = now;
     const MatchTally *t = &m->tally;
     EloEstimate e;
-    estimate(t, &e);
+    match_estimate(t, &e);
     char line[320], eta[32] = "";
     int n = 0;
     uint64_t total = m->rounds * (uint64_t)m->games;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "match.h"
+#include "stats.h"
 
 typedef struct {
     bool on;
@@ -28,6 +29,8 @@ void tally_add(MatchTally *t, const PairResult *r);
 /* LLR of the tally (pentanomial when it holds pairs, else trinomial) and
  * the verdict: +1 H1 accepted, -1 H0 accepted, 0 continue. */
 int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper);
+/* Elo, nElo, LOS of the tally: pentanomial when it holds pairs, else trinomial. */
+void match_estimate(const MatchTally *t, EloEstimate *e);
 /* The verdict that stopped a match, as it stood when it was reached. */
 typedef struct {
     int verdict;        /* +1 H1, -1 H0, 0 not decided */
