@@ -73,13 +73,14 @@ static size_t count(const char *hay, const char *needle)
 #define NP 3
 
 /* A run of `rows` batches of one pair: theta of P0 follows fn0(row), P1
- * climbs steadily, P2 never moves.  Returns the state (saved in tmp). */
+ * climbs steadily, P2 never moves.  P1 is called "P 1": a name with a space,
+ * which history.csv quotes.  Returns the state (saved in tmp). */
 static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
 {
     SpsaParam p[NP];
     memset(p, 0, sizeof p);
     for (int i = 0; i < NP; i++) {
-        snprintf(p[i].name, sizeof p[i].name, "P%d", i);
+        snprintf(p[i].name, sizeof p[i].name, i == 1 ? "P %d" : "P%d", i);
         p[i].theta = p[i].start = 100;
         p[i].min = 0;
         p[i].max = 1000;
@@ -253,7 +254,8 @@ Test(htmlreport, run_page_has_a_chart_per_parameter_and_reads_old_states)
     cr_assert_eq(count(page, "class=\"chart\""), NP + HTML_RUN_EXTRA_CHARTS, "charts: %zu",
                  count(page, "class=\"chart\""));
     cr_assert_null(strstr(page, "http-equiv=\"refresh\""), "a finished run's page does not reload");
-    cr_assert(strstr(page, "id=\"p-P0\"") && strstr(page, "id=\"p-P2\""));
+    cr_assert(strstr(page, "id=\"p-0\"") && strstr(page, "id=\"p-2\"") && strstr(page, "href=\"#p-2\""));
+    cr_assert(strstr(page, "<h3>P 1"), "the quoted name's card");
     cr_assert(strstr(page, "drifting up"), "P0 and P1 climb");
     cr_assert(strstr(page, "never moved"), "P2 stays");
     cr_assert(strstr(page, "Synthetic 1.0"), "the engine");
@@ -306,7 +308,7 @@ Test(htmlreport, run_page_has_a_chart_per_parameter_and_reads_old_states)
     cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
     page = slurp_path(out);
     cr_assert(strstr(page, "history.csv could not be read"));
-    cr_assert(strstr(page, "P1"));
+    cr_assert(strstr(page, "P 1"));
     free(page);
 }
 

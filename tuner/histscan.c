@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "errmsg.h"
 #include "runhist.h"
 
@@ -36,21 +37,6 @@ static uint64_t count_rows(FILE *f)
         for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p))); p++)
             lines++;
     return lines ? lines - 1 : 0;
-}
-
-/* Split line (NUL-terminated, no newline) at commas, in place. */
-static size_t split(char *line, char **f, size_t max)
-{
-    size_t n = 0;
-    for (char *p = line; n < max;) {
-        f[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c)
-            break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
 }
 
 static bool num(const char *s, double *v)
@@ -104,7 +90,12 @@ int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t
         errmsg(err, errlen, "out of memory");
         goto done;
     }
-    size_t nf = split(line, fld, maxf);
+    int nfi = csv_split(line, fld, maxf);
+    if (nfi < 0) {
+        errmsg(err, errlen, "%s:1: malformed header", path);
+        goto done;
+    }
+    size_t nf = (size_t)nfi;
     /* col: k, games, wins, losses, elapsed_s, theta of each parameter, c_k of each */
     col[0] = find_col(fld, nf, "k");
     col[1] = find_col(fld, nf, "games");
@@ -154,7 +145,12 @@ int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t
         if (len <= 0 || line[len - 1] != '\n')
             break; /* a half-written last line */
         line[len - 1] = '\0';
-        size_t m = split(line, fld, maxf);
+        int mi = csv_split(line, fld, maxf);
+        if (mi < 0) {
+            errmsg(err, errlen, "%s:%llu: malformed row", path, (unsigned long long)i + 2);
+            goto done;
+        }
+        size_t m = (size_t)mi;
         double games, v;
         if ((size_t)col[1] >= m || !num(fld[col[1]], &games)) {
             errmsg(err, errlen, "%s:%llu: unreadable row", path, (unsigned long long)i + 2);

@@ -265,13 +265,11 @@ static void param_card(FILE *f, RunPage *pg, size_t p)
     const HistScan *h = pg->h;
     ParamSummary s;
     summary_of(pg, p, &s);
-    int value = spsa_value(st, p);
-    fprintf(f, "<div class=\"card\" id=\"p-");
-    html_esc(f, q->name);
-    fputs("\"><h3>", f);
+    double value = spsa_value(st, p);
+    fprintf(f, "<div class=\"card\" id=\"p-%zu\"><h3>", p); /* names may hold spaces: ids by index */
     html_esc(f, q->name);
     flags_html(f, &s);
-    fprintf(f, "</h3><div class=\"sub\">start %g &rarr; now %.2f &middot; last 10%% %.2f &middot; export %d "
+    fprintf(f, "</h3><div class=\"sub\">start %g &rarr; now %.2f &middot; last 10%% %.2f &middot; export %g "
                "&middot; range [%g, %g] &middot; c_k %.2f (c_end %g)</div>\n",
             q->start, q->theta, s.recent, value, q->min, q->max, s.c_k, q->c_end);
 
@@ -617,11 +615,9 @@ static void param_table(FILE *f, RunPage *pg)
         const SpsaParam *q = &st->params[p];
         ParamSummary s;
         summary_of(pg, p, &s);
-        fputs("<tr><td class=\"mono\"><a href=\"#p-", f);
+        fprintf(f, "<tr><td class=\"mono\"><a href=\"#p-%zu\">", p);
         html_esc(f, q->name);
-        fputs("\">", f);
-        html_esc(f, q->name);
-        fprintf(f, "</a></td><td>%g</td><td>%.2f</td><td>%.2f</td><td>%d</td><td>%+.2f</td><td>[%g, %g]</td>"
+        fprintf(f, "</a></td><td>%g</td><td>%.2f</td><td>%.2f</td><td>%g</td><td>%+.2f</td><td>[%g, %g]</td>"
                    "<td class=\"l\">",
                 q->start, q->theta, s.recent, spsa_value(st, p), (q->theta - q->start) / q->c_end, q->min, q->max);
         flags_html(f, &s);
