@@ -217,7 +217,6 @@ static void range_of(const double *v, size_t n, double *lo, double *hi)
 typedef struct {
     const RunState *rs;
     const HistScan *h;
-    const cJSON *raw;    /* the state file as read, for fields RunState does not hold */
     double games_max;    /* right end of the x axes */
     int charts;
 } RunPage;
@@ -540,12 +539,11 @@ static void config(FILE *f, const RunPage *pg, const char *dir)
     row(f, "run directory", dir);
     row(f, "engine", rs->engine);
     row(f, "engine command", conf_get(&rs->conf, "engine", "cmd"));
-    const cJSON *run = cJSON_GetObjectItemCaseSensitive(pg->raw, "run");
-    const cJSON *bench = cJSON_GetObjectItemCaseSensitive(run, "bench");
-    if (cJSON_IsNumber(bench))
-        snprintf(buf, sizeof buf, "%.0f", bench->valuedouble);
+    if (rs->engine_id.has_bench)
+        snprintf(buf, sizeof buf, "%llu", rs->engine_id.bench);
     else
-        snprintf(buf, sizeof buf, "%s", cJSON_IsString(bench) ? bench->valuestring : "not recorded");
+        snprintf(buf, sizeof buf, "%s", rs->engine_id.have ? "none (the engine has no bench command)"
+                                                            : "not recorded (an older build started the run)");
     row(f, "bench signature", buf);
     row(f, "time control", rs->tc);
     const char *book = conf_get(&rs->conf, "openings", "file");
@@ -668,7 +666,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     page_head(f, title, live);
 
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
-    RunPage pg = { .rs = &rs, .h = &h, .raw = raw };
+    RunPage pg = { .rs = &rs, .h = &h };
     pg.games_max = (double)(rs.games > 0 ? rs.games : 1);
     if (h.nb > 0)
         pg.games_max = fmax(pg.games_max, h.g_last[h.nb - 1]);
