@@ -374,13 +374,13 @@ static void overview(FILE *f, RunPage *pg)
                                   .rgb = plot_palette[p % PLOT_NCOLORS], .width = 1.4, .style = style_of(p) };
     }
     plot_pad_range(&lo, &hi, 0.05, 0.2);
-    PlotChart c = { .xlabel = "games", .ylabel = "(theta - start) / c_end", .width = 1000, .height = 400, .font = 1.05,
+    PlotChart c = { .xlabel = "games", .ylabel = "(theta - start) / c_end", .width = 1000, .height = 400, .font = 0.95,
                     .xmin = 0, .xmax = pg->games_max, .ymin = lo, .ymax = hi, .x_count = true, .s = ser, .ns = ns };
     chart(f, &c, &pg->charts);
     fputs("<div class=\"legend\">", f);
     for (size_t p = 0; p < st->nparams; p++) {
         char label[SPSA_NAME_MAX + 32];
-        snprintf(label, sizeof label, "%s %+.1f", st->params[p].name,
+        snprintf(label, sizeof label, "%s %+.2f", st->params[p].name,
                  (st->params[p].theta - st->params[p].start) / st->params[p].c_end);
         legend_item(f, plot_palette[p % PLOT_NCOLORS], style_of(p), 1.6, false, label);
     }
@@ -690,7 +690,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     html_esc(f, rs.tc);
     fputs(" &middot; state saved ", f);
     html_esc(f, rs.updated);
-    fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a>"
+    fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a><a href=\"#charts\">Each parameter</a>"
           "<a href=\"#health\">Health</a><a href=\"#config\">Configuration</a><a href=\"#commands\">Export</a></nav>"
           "\n<main>\n",
           f);
@@ -708,12 +708,17 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
           "the last 10% of the batches differs from the 10% before by at least half of c_end).</p>\n",
           f);
     param_table(f, &pg);
+    fputs("</section>\n", f);
+    overview(f, &pg);
+    fputs("<section id=\"charts\"><h2>Each parameter</h2>\n<p class=\"note\">theta against games in its "
+          "own units, inside the band of the values the two engines played; the overview above shows the "
+          "same moves scaled to c_end.</p>\n",
+          f);
     param_legend(f, &rs);
     fputs("<div class=\"grid\">\n", f);
     for (size_t p = 0; p < st->nparams; p++)
         param_card(f, &pg, p);
     fputs("</div></section>\n", f);
-    overview(f, &pg);
     health(f, &pg);
     config(f, &pg, abs);
     commands(f, &rs, abs);
