@@ -42,7 +42,7 @@ static const char CSS[] =
     "table{border-collapse:collapse;background:#fff;font-size:13px}"
     "td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:right}th{background:#eceff1}"
     "td.l,th.l{text-align:left;white-space:nowrap}"
-    "td.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;text-align:left;word-break:break-all}"
+    "td.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;text-align:left;overflow-wrap:anywhere}"
     ".card table{width:100%}"
     "pre{background:#263238;color:#eceff1;padding:10px 12px;border-radius:6px;overflow-x:auto;font-size:12.5px}"
     ".legend{font-size:12.5px;color:#333;margin:4px 0}.legend span{display:inline-block;margin-right:14px;"
@@ -437,7 +437,7 @@ static void health(FILE *f, RunPage *pg)
     /* the cumulative score of theta+c, with the +/- 2 sigma of equal engines */
     uint64_t g = st->wins + st->losses + st->draws;
     fputs("<div class=\"card\"><h3>cumulative score of theta+c against theta&minus;c</h3><div class=\"sub\">", f);
-    fprintf(f, "wins &minus; losses of the <i>+</i> engine: +%llu &minus;%llu =%llu (%.1f%%); the band is "
+    fprintf(f, "of the <i>+</i> engine: %llu wins, %llu losses, %llu draws (%.1f%%); the band is "
                "&plusmn;2&sigma; if the two sides were equal</div>\n",
             (unsigned long long)st->wins, (unsigned long long)st->losses, (unsigned long long)st->draws,
             g ? 100.0 * ((double)st->wins + 0.5 * (double)st->draws) / (double)g : 50.0);
@@ -593,7 +593,18 @@ static void commands(FILE *f, const RunState *rs, const char *dir)
     html_esc(f, name);
     fputs(" name=tuned -engine cmd=", f);
     html_esc(f, cmd ? cmd : "bin/ratchet");
-    fputs(" name=base \\\n    -each tc=8+0.08 -openings file=", f);
+    /* the verify match at the run's own time control */
+    fputs(" name=base \\\n    -each", f);
+    bool each = false;
+    for (size_t i = 0; i < rs->conf.n; i++)
+        if (strcmp(rs->conf.v[i].sec, "each") == 0 && strncmp(rs->conf.v[i].key, "option.", 7) != 0) {
+            fprintf(f, " %s=", rs->conf.v[i].key);
+            html_esc(f, rs->conf.v[i].val);
+            each = true;
+        }
+    if (!each)
+        fputs(" tc=8+0.08", f);
+    fputs(" -openings file=", f);
     html_esc(f, book ? book : "openings/default.epd");
     fputs(" order=random -repeat -rounds 20000 \\\n    -concurrency 2 -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"
           "</pre>\n<p class=\"note\">The export writes every parameter of the spec: the tuned ones at theta "
