@@ -22,7 +22,7 @@ PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -
 TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
-TUNER_SRC  := $(filter-out tuner/main.c,$(wildcard tuner/*.c))
+TUNER_SRC  := $(filter-out tuner/main.c tuner/mpi.c,$(wildcard tuner/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c)
 FAKE_SRC   := $(wildcard tests/fake/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
@@ -33,7 +33,12 @@ TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 FAKES      := $(FAKE_SRC:tests/fake/%.c=$(BUILD)/fake/%)
 TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
 
-PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS)
+# bin/ratchet-tune-mpi (tuner/mpi.c + the same dispatcher and library) is built
+# when Open MPI's mpicc is found; OMPI_CC makes mpicc use $(CC).
+MPICC    ?= mpicc
+MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune-mpi)
+
+PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
 
 .PHONY: all native deps test test-long unit-run tune bench clean
 .DEFAULT_GOAL := all
@@ -140,6 +145,19 @@ $(BINDIR)/ratchet-tune: $(BUILD)/tuner/main.o $(BUILD)/libtuner.a $(BUILD)/liben
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
+# The MPI build: tuner/main.c again, its main() renamed for tuner/mpi.c's main() to call.
+$(BUILD)/mpi/main.o: tuner/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -Dmain=ratchet_tune_main -c $< -o $@
+
+$(BUILD)/mpi/mpi.o: tuner/mpi.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
+
+$(BINDIR)/ratchet-tune-mpi: $(BUILD)/mpi/mpi.o $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
 $(BINDIR)/ratchet-%: $(BUILD)/tools/%.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
@@ -158,7 +176,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 test: deps
 	$(MAKE) all $(BUILD)/unit $(FAKES)
 	$(MAKE) baked-test-engines
-	RATCHET_LONG=0 $(BUILD)/unit --jobs=2
+	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2
 	$(MAKE) fuzz-replay
 	@echo "== sanitizer build (AddressSanitizer + UBSan) of the unit tests =="
 	$(MAKE) BUILD=build/san BINDIR=build/san/bin OPT=-O1 SAN="$(SANFLAGS)" build/san/unit

@@ -10,7 +10,8 @@ if [ "${1:-}" = --fuzz ]; then
 fi
 # libplplot-dev: the report's charts (PLplot's svg driver); chromium and libpng-dev: the
 # report's browser test (headless rendering, reading its screenshot).
-PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium $*"
+# libopenmpi-dev and openmpi-bin: bin/ratchet-tune-mpi and its tests.
+PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin $*"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -139,8 +139,12 @@ static void write_pgn(Worker *w, const PairJob *job, int white, const GameRecord
                      .date = start,
                      .comments = cfg->pgn_comments };
     w->pgn.len = 0;
-    if (pgn_format(&tags, rec, w->scratch.pos, &w->pgn) == 0)
+    if (pgn_format(&tags, rec, w->scratch.pos, &w->pgn) < 0)
+        return;
+    if (w->run->pgn)
         pgn_append(w->run->pgn, &w->pgn);
+    if (w->run->hooks->game_pgn)
+        w->run->hooks->game_pgn(w->run->hooks->ctx, job, w->pgn.s, w->pgn.len);
 }
 
 /* Game g of the pair with engine `white` as White.  0, or -1 when the game
@@ -151,7 +155,9 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
     const MatchConfig *cfg = R->cfg;
     GameRecord *rec = w->rec;
     time_t start = time(NULL);
-    const char *fen = cfg->book ? book_fen(cfg->book, job->opening % book_size(cfg->book)) : NULL;
+    const char *fen = job->fen[0]  ? job->fen
+                      : cfg->book ? book_fen(cfg->book, job->opening % book_size(cfg->book))
+                                  : NULL;
 
     /* Both engines ready, or the game is lost by the one that is not. */
     int idx_order[2] = { white, !white };
@@ -210,7 +216,7 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
                       (unsigned long long)job->id + 1, g + 1, cfg->eng[white].name, cfg->eng[!white].name,
                       game_result_text(rec->result), why, rec->nply);
     }
-    if (R->pgn)
+    if (R->pgn || R->hooks->game_pgn)
         write_pgn(w, job, white, rec, start);
     return 0;
 }
@@ -259,6 +265,7 @@ static void *worker_main(void *arg)
             w->job.nopts[0] = w->job.nopts[1] = 0;
             w->job.games = 0;
             w->job.swap = false;
+            w->job.fen[0] = '\0';
             more = R->hooks->next_pair(R->hooks->ctx, &w->job);
             if (!more)
                 R->done = true;
@@ -289,6 +296,8 @@ static void check_options(const MatchConfig *cfg, Worker *w)
                 fprintf(stderr, "ratchet-tune: warning: engine '%s' has no option '%s'\n", cfg->eng[i].name,
                         cfg->eng[i].opts[k].name);
 }
+
+int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks) = match_play;
 
 int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
 {

@@ -67,6 +67,8 @@ typedef struct {
     EngineOption opts[2][MAX_JOB_OPTS];
     int games;                    /* 2 (a pair; also when 0) or 1 (a single game) */
     bool swap;                    /* single game: engine 0 plays Black */
+    char fen[128];                /* "" = from cfg->book at `opening`; else this start position
+                                   * (the MPI workers have no book: rank 0 sends the FEN) */
 } PairJob;
 
 typedef struct {
@@ -90,6 +92,9 @@ typedef struct {
     void (*pair_done)(void *ctx, const PairJob *job, const PairResult *res);
     /* Optional (may be NULL): a pair handed out but not finished (stop flag, fatal error). */
     void (*pair_abandoned)(void *ctx, const PairJob *job);
+    /* Optional: each finished game's PGN text, from the thread that played it, without the
+     * lock (job is that thread's own); then the PGN is formatted even without -pgnout. */
+    void (*game_pgn)(void *ctx, const PairJob *job, const char *text, size_t len);
     void *ctx;
 } MatchHooks;
 
@@ -116,6 +121,11 @@ void match_print_options(FILE *out);
  * SIG_IGN if it was SIG_DFL: a write to an engine that just died must not
  * end the process. */
 int match_play(const MatchConfig *cfg, const MatchHooks *hooks);
+
+/* What `run`, `resume` and `match` play through: match_play, unless the MPI
+ * build (tuner/mpi.c) has put its distributed runner here, which hands the
+ * pairs to worker ranks and has the same contract. */
+extern int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks);
 
 /* `ratchet-tune match ...`: exit code 0 when the match ran, 2 on a usage error. */
 int match_cmd(int argc, char **argv);

@@ -450,7 +450,7 @@ int match_cmd(int argc, char **argv)
     m.tty = isatty(STDOUT_FILENO);
     m.t0 = m.last_progress = m.last_report = ep_now_ms();
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
-    int rc = match_play(&m.cfg, &hooks);
+    int rc = match_transport(&m.cfg, &hooks);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc < 0) {

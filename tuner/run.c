@@ -589,7 +589,7 @@ static int play(Run *r)
     }
     Reporter *rep = reporter_start(r->dir); /* DIR/report.html, from the files the saver writes */
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
-    int mrc = match_play(r->mc, &hooks);
+    int mrc = match_transport(r->mc, &hooks);
     if (saver_finish(r->saver, err, sizeof err) < 0) {
         msg_err("%s; the last saved state is whole", err);
         r->failed = true;

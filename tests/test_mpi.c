@@ -1,0 +1,570 @@
+/* bin/ratchet-tune-mpi under `mpirun -np 3` (rank 0 coordinates, two worker
+ * ranks play) with the fake engines: a distributed run whose state, history
+ * and PGN agree; SIGKILL of the whole job, then resume under mpirun, and
+ * resume with the MPI-free bin/ratchet-tune (and the reverse); SIGTERM to
+ * mpirun; a distributed SPRT match whose report is the tally that decided;
+ * engine crashes on the workers counted per engine.
+ *
+ * Needs mpirun and bin/ratchet-tune-mpi: `make test` installs Open MPI and
+ * builds both, and sets RATCHET_MPI=1 so that a missing one fails; elsewhere
+ * these tests are skipped.  Not run in the sanitizer build (the MPI binary
+ * there is the ordinary one). */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rundir.h"
+#include "runhist.h"
+#include "runstate.h"
+
+#define MPI_BIN "bin/ratchet-tune-mpi"
+#define LOCAL_BIN "bin/ratchet-tune"
+#define FAKESPSA "build/fake/fakespsa"
+#define FAKEUCI "build/fake/fakeuci"
+
+static char tmp[128];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static bool have_mpirun(void)
+{
+    return system("command -v mpirun >/dev/null 2>&1") == 0;
+}
+
+static void setup(void)
+{
+    tmp[0] = '\0';
+    if (getenv("RATCHET_SANITIZED"))
+        cr_skip_test("the MPI binary is not a sanitizer build");
+    bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
+    bool have = have_mpirun() && access(MPI_BIN, X_OK) == 0;
+    if (!have && need)
+        cr_assert_fail("RATCHET_MPI=1 but mpirun or %s is missing (make test installs Open MPI and builds it)",
+                       MPI_BIN);
+    if (!have)
+        cr_skip_test("no mpirun or %s: the MPI tests are skipped", MPI_BIN);
+    snprintf(tmp, sizeof tmp, "/tmp/ratchet-mpi-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
+                           "Beta, int, 50, 0, 100, 5, 0.002\n"
+                           "Gamma, int, 0, -50, 50, 5, 0.002\n");
+    write_file("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void teardown(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(mpi, .init = setup, .fini = teardown, .timeout = 180);
+
+/* ---- starting jobs ---------------------------------------------------------------- */
+
+typedef struct {
+    char *v[80];
+    int n;
+} Argv;
+
+static void add(Argv *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert_lt(a->n, 79);
+    a->v[a->n++] = strdup(buf);
+    a->v[a->n] = NULL;
+}
+
+static void argv_free(Argv *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    a->n = 0;
+}
+
+/* `mpirun ... -np 3 bin/ratchet-tune-mpi`, as CI runs it: as root, more ranks
+ * than cores, shared memory between the ranks (no network probing). */
+static Argv mpi_cmd(void)
+{
+    Argv a = { .n = 0 };
+    add(&a, "mpirun");
+    add(&a, "--oversubscribe");
+    add(&a, "--allow-run-as-root");
+    add(&a, "--mca");
+    add(&a, "btl");
+    add(&a, "self,vader");
+    add(&a, "-np");
+    add(&a, "3");
+    add(&a, "%s", MPI_BIN);
+    return a;
+}
+
+static Argv local_cmd(void)
+{
+    Argv a = { .n = 0 };
+    add(&a, "%s", LOCAL_BIN);
+    return a;
+}
+
+/* The `run` options of a run of the fake SPSA engine into tmp/dir. */
+static void run_opts(Argv *a, const char *dir, int games, int think_ms)
+{
+    add(a, "run");
+    add(a, "-engine");
+    add(a, "cmd=%s", FAKESPSA);
+    if (think_ms > 0)
+        add(a, "args=--think %d", think_ms);
+    add(a, "-params");
+    add(a, "file=%s/spec.txt", tmp);
+    add(a, "-each");
+    add(a, "nodes=1");
+    add(a, "-openings");
+    add(a, "file=%s/book.epd", tmp);
+    add(a, "order=random");
+    add(a, "-maxmoves");
+    add(a, "30");
+    add(a, "-spsa");
+    add(a, "games=%d", games);
+    add(a, "-concurrency");
+    add(a, "2");
+    add(a, "-srand");
+    add(a, "11");
+    add(a, "-pgnout");
+    add(a, "file=%s/%s.pgn", tmp, dir);
+    add(a, "-out");
+    add(a, "%s/%s", tmp, dir);
+}
+
+/* Start a command with stdout and stderr into tmp/log. */
+static pid_t start(Argv *a, const char *log)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, log);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            _exit(99);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, STDIN_FILENO);
+        execvp(a->v[0], a->v);
+        _exit(98);
+    }
+    return pid;
+}
+
+/* Exit code, or 1000 + signal. */
+static int wait_child(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}
+
+static char *slurp(const char *name)
+{
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    char *s = rd_read_file(path, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static int finish(Argv *a, const char *log)
+{
+    int rc = wait_child(start(a, log));
+    argv_free(a);
+    return rc;
+}
+
+/* SIGKILL to mpirun and to every rank it started, at once: the whole job dies
+ * (the engines follow their parents by their parent-death signal). */
+static void kill_job(pid_t mpirun)
+{
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *close_paren = strrchr(buf, ')');
+        int ppid = 0;
+        if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == mpirun)
+            kill(atoi(e->d_name), SIGKILL);
+    }
+    closedir(d);
+    kill(mpirun, SIGKILL);
+}
+
+/* ---- what a run directory must hold ------------------------------------------------- */
+
+static void load_state(const char *dir, RunState *rs)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    runstate_init(rs);
+    runstate_free(rs);
+    cr_assert_eq(runstate_load(rs, path, err, sizeof err), 0, "%s", err);
+}
+
+static int history_rows(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s/history.csv", tmp, dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int rows = -1, c, last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    (void)last;
+    return rows < 0 ? 0 : rows;
+}
+
+static void wait_rows(const char *dir, int n, pid_t child)
+{
+    for (;;) {
+        if (history_rows(dir) >= n)
+            return;
+        int st;
+        cr_assert_eq(waitpid(child, &st, WNOHANG), 0, "the job ended before %d batches were done", n);
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The run in tmp/dir played exactly `games` games: every iteration once in
+ * history.csv (read by the tuner's own reader), the state's counters adding
+ * up, the last history row's theta the state's theta, and the PGN holding
+ * every game of the finished batches (rank 0 wrote it from the workers' text)
+ * plus at most the games of batches that were replayed. */
+static void assert_complete(const char *dir, unsigned long long games, int sessions)
+{
+    RunState rs;
+    load_state(dir, &rs);
+    const SpsaState *st = &rs.spsa;
+    unsigned long long N = st->cfg.iterations, P = (unsigned long long)st->cfg.pairs_per;
+    cr_assert_eq(N * 2 * P, games);
+    cr_assert_eq(st->completed, N);
+    cr_assert_eq(st->ninflight, 0u);
+    cr_assert(spsa_done(st));
+    cr_assert_eq(rs.games, games);
+    cr_assert_eq(st->wins + st->losses + st->draws, games);
+    unsigned long long pairs = 0;
+    for (int i = 0; i < 5; i++)
+        pairs += rs.ptnml[i];
+    cr_assert_eq(pairs, games / 2);
+    cr_assert_eq(rs.sessions, (uint64_t)sessions);
+
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    HistData h;
+    cr_assert_eq(hist_read(path, st, N + 10, &h, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(h.nrows, N, "history.csv has %zu rows for %llu iterations", h.nrows, N);
+    char *seen = calloc(N + 1, 1);
+    for (size_t i = 0; i < h.nrows; i++) {
+        cr_assert(h.k[i] >= 1 && h.k[i] <= N, "iteration %llu out of range", (unsigned long long)h.k[i]);
+        cr_assert_not(seen[h.k[i]], "iteration %llu counted twice", (unsigned long long)h.k[i]);
+        seen[h.k[i]] = 1;
+    }
+    free(seen);
+    for (size_t p = 0; p < st->nparams; p++) {
+        double last = h.theta[(h.nrows - 1) * h.nparams + p];
+        cr_assert(fabs(last - st->params[p].theta) <= 1e-6 * (1 + fabs(last)), "%s: history %g, state %g",
+                  st->params[p].name, last, st->params[p].theta);
+    }
+    hist_data_free(&h);
+
+    char pgn[64];
+    snprintf(pgn, sizeof pgn, "%s.pgn", dir);
+    char *text = slurp(pgn);
+    int ngames = count(text, "[Event ");
+    cr_assert_eq(count(text, "[FEN \"rnbqkbnr/pppppppp/8/8/"), ngames, "every game from the book's openings");
+    free(text);
+    cr_assert_geq((unsigned long long)ngames, games, "the PGN has %d games of %llu", ngames, games);
+    cr_assert_leq((unsigned long long)ngames, games + (unsigned long long)(sessions - 1) * 64,
+                  "the PGN has %d games of %llu", ngames, games);
+    runstate_free(&rs);
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+Test(mpi, a_distributed_run_plays_exactly_its_games)
+{
+    Argv a = mpi_cmd();
+    run_opts(&a, "r", 60, 0);
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "the MPI run failed:\n%s", log);
+    cr_assert(strstr(log, "distributed: 2 worker ranks x concurrency 2"), "%s", log);
+    cr_assert(strstr(log, "last10%"), "the final table:\n%s", log);
+    free(log);
+    assert_complete("r", 60, 1);
+    /* rank 0 ran the ordinary run: the MPI-free build reads the directory */
+    Argv s = local_cmd();
+    add(&s, "status");
+    add(&s, "%s/r", tmp);
+    cr_assert_eq(finish(&s, "status"), 0);
+    log = slurp("status");
+    cr_assert(strstr(log, "60 of 60 games"), "%s", log);
+    free(log);
+}
+
+/* Kill the whole job after a few batches; 0 < batches saved < all. */
+static void killed_mpi_run(const char *dir, int games)
+{
+    Argv a = mpi_cmd();
+    run_opts(&a, dir, games, 2);
+    pid_t pid = start(&a, "log1");
+    wait_rows(dir, 8, pid);
+    kill_job(pid);
+    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
+    argv_free(&a);
+    RunState rs;
+    load_state(dir, &rs);
+    cr_assert(rs.spsa.completed >= 1 && rs.spsa.completed < rs.spsa.cfg.iterations, "completed %llu",
+              (unsigned long long)rs.spsa.completed);
+    cr_assert_eq(rs.games, rs.spsa.completed * 2, "the state counts only finished batches");
+    runstate_free(&rs);
+}
+
+static void resume(Argv *a, const char *dir)
+{
+    add(a, "resume");
+    add(a, "%s/%s", tmp, dir);
+    int rc = finish(a, "log2");
+    char *log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    free(log);
+}
+
+Test(mpi, sigkill_of_the_job_then_resume_under_mpirun)
+{
+    killed_mpi_run("r", 160);
+    Argv b = mpi_cmd();
+    resume(&b, "r");
+    assert_complete("r", 160, 2);
+}
+
+Test(mpi, a_killed_mpi_run_resumes_without_mpi)
+{
+    killed_mpi_run("r", 160);
+    Argv b = local_cmd();
+    resume(&b, "r");
+    assert_complete("r", 160, 2);
+}
+
+Test(mpi, a_killed_local_run_resumes_under_mpirun)
+{
+    Argv a = local_cmd();
+    run_opts(&a, "r", 160, 2);
+    pid_t pid = start(&a, "log1");
+    wait_rows("r", 8, pid);
+    kill(pid, SIGKILL);
+    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
+    argv_free(&a);
+    Argv b = mpi_cmd();
+    resume(&b, "r");
+    assert_complete("r", 160, 2);
+}
+
+Test(mpi, sigterm_to_mpirun_saves_and_prints_the_resume_command)
+{
+    Argv a = mpi_cmd();
+    run_opts(&a, "r", 400, 2);
+    pid_t pid = start(&a, "log1");
+    wait_rows("r", 8, pid);
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    argv_free(&a);
+    char *log = slurp("log1");
+    char want[300];
+    snprintf(want, sizeof want, "resume with: mpirun -np 3 %s resume %s/r\n", MPI_BIN, tmp);
+    cr_assert(strstr(log, want), "expected '%s' in\n%s", want, log);
+    free(log);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_lt(rs.spsa.completed, rs.spsa.cfg.iterations);
+    runstate_free(&rs);
+    Argv b = mpi_cmd();
+    resume(&b, "r");
+    assert_complete("r", 400, 2);
+}
+
+/* The progress lines (TTY or not: split at \r and \n) that carry an LLR. */
+typedef struct {
+    long games;
+    double llr, lo, up;
+} Progress;
+
+static int progress_lines(const char *log, Progress *out, int max)
+{
+    int n = 0;
+    const char *p = log;
+    while (*p && n < max) {
+        size_t len = strcspn(p, "\r\n");
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
+        const char *l = strstr(line, "LLR: ");
+        if (!strncmp(line, "Games: ", 7) && l &&
+            sscanf(l, "LLR: %lf (%lf, %lf)", &out[n].llr, &out[n].lo, &out[n].up) == 3) {
+            out[n].games = atol(line + 7);
+            n++;
+        }
+        p += len;
+        p += strspn(p, "\r\n");
+    }
+    return n;
+}
+
+/* The match stops when the SPRT decides, and its report is the tally that
+ * decided: pairs still in flight at the workers then (there are always some:
+ * each worker queues pairs ahead) are not counted into it. */
+Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
+{
+    Argv a = mpi_cmd();
+    add(&a, "match");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKEUCI);
+    add(&a, "name=A");
+    add(&a, "args=--seed 3");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKEUCI);
+    add(&a, "name=B");
+    add(&a, "args=--seed 4 --illegal-after 2");
+    add(&a, "-each");
+    add(&a, "nodes=10");
+    add(&a, "-openings");
+    add(&a, "file=%s/book.epd", tmp);
+    add(&a, "-rounds");
+    add(&a, "5000");
+    add(&a, "-concurrency");
+    add(&a, "3");
+    add(&a, "-sprt");
+    add(&a, "elo0=0");
+    add(&a, "elo1=10");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/m.pgn", tmp);
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "%s", log);
+    static Progress pr[20000];
+    int n = progress_lines(log, pr, 20000);
+    cr_assert_gt(n, 0, "no progress line:\n%s", log);
+    int first = -1;
+    for (int i = 0; i < n && first < 0; i++)
+        if (pr[i].llr >= pr[i].up || pr[i].llr <= pr[i].lo)
+            first = i;
+    cr_assert_geq(first, 0, "the SPRT never decided:\n%s", log);
+    cr_assert(pr[first].llr >= pr[first].up, "B loses every game by an illegal move: H1");
+    const char *rep = strstr(log, "Results of A vs B");
+    cr_assert_not_null(rep, "%s", log);
+    long games = atol(strstr(rep, "Games: ") + 7);
+    cr_assert_eq(games, pr[first].games, "the report counts %ld games, the SPRT decided at %ld:\n%s", games,
+                 pr[first].games, log);
+    cr_assert(games < 2000, "the match stopped early (%ld games)", games);
+    cr_assert(strstr(rep, "SPRT ([0.00, 10.00]) completed - H1 was accepted"), "%s", log);
+    char want[128];
+    snprintf(want, sizeof want, "LLR: %.2f (%.2f, %.2f) [0.00, 10.00]", pr[first].llr, pr[first].lo, pr[first].up);
+    cr_assert(strstr(rep, want), "expected '%s' in the report:\n%s", want, log);
+    free(log);
+    char *pgn = slurp("m.pgn");
+    cr_assert_geq(count(pgn, "[Event "), games, "every counted game is in the PGN");
+    free(pgn);
+}
+
+/* Engine faults on the workers: forfeits, restarts, counted per engine on rank 0. */
+Test(mpi, engine_crashes_on_the_workers_are_counted_per_engine)
+{
+    Argv a = mpi_cmd();
+    add(&a, "match");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKEUCI);
+    add(&a, "name=A");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKEUCI);
+    add(&a, "name=B");
+    add(&a, "args=--crash-after 3");
+    add(&a, "-each");
+    add(&a, "nodes=10");
+    add(&a, "-maxmoves");
+    add(&a, "20");
+    add(&a, "-rounds");
+    add(&a, "12");
+    add(&a, "-concurrency");
+    add(&a, "2");
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "Games: 24, Wins: 24, Losses: 0, Draws: 0"), "B crashes in every game:\n%s", log);
+    cr_assert(strstr(log, "Player: A\n  Time losses: 0\n  Crashes: 0\n  Illegal moves: 0\n  Restarts: 0"), "%s", log);
+    const char *b = strstr(log, "Player: B\n");
+    cr_assert_not_null(b, "%s", log);
+    unsigned long long crashes = 0, restarts = 0;
+    const char *c = strstr(b, "Crashes: "), *r = strstr(b, "Restarts: ");
+    cr_assert(c && r, "%s", log);
+    crashes = strtoull(c + 9, NULL, 10);
+    restarts = strtoull(r + 10, NULL, 10);
+    cr_assert_eq(crashes, 24, "%s", log);
+    cr_assert_geq(restarts, 20, "every crash restarts B on its worker:\n%s", log);
+    free(log);
+}
