@@ -4,6 +4,7 @@
 #   make test-long  the deep perft counts and other checks too slow for CI
 #   make tune       a real ten-minute SPSA run on the shipped defaults
 #   make bench      speed figures, each against a reference measured in the same run
+#   make bench-mpi  bin/ratchet-tune-mpi's scaling over 1..16 worker ranks
 #   make native     the same build with -march=native
 #   make CC=clang   any C11 compiler works
 
@@ -40,7 +41,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps test test-long unit-run tune bench clean
+.PHONY: all native deps test test-long unit-run tune bench bench-mpi clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -197,6 +198,11 @@ tune: deps
 bench: deps
 	$(MAKE) all
 	sh tools/bench.sh
+
+# bin/ratchet-tune-mpi's scaling over 1..16 worker ranks (a few minutes; see the script).
+bench-mpi: deps
+	$(MAKE) all
+	sh tools/bench-mpi.sh
 
 # ---- fuzzing (tests/fuzz/, tools/fuzz.sh) ----------------------------------
 #   make fuzz              every libFuzzer harness for FUZZ_SECONDS (default 60)

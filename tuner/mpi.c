@@ -67,7 +67,9 @@ enum {
 enum {
     PROTO_MAGIC = 0x52544d31,   /* "RTM1" in host order: a byte-order mismatch shows */
     POLL_MIN_US = 50,
-    POLL_MAX_US = 2000,         /* longest sleep between polls of a busy rank */
+    POLL_MAX_US = 2000,         /* rank 0's longest sleep between polls */
+    WORKER_POLL_MAX_US = 10000, /* a worker's (its threads have pairs queued ahead; a result
+                                 * is sent at once, without waiting for the poll) */
     IDLE_POLL_US = 20000,       /* a worker between sessions */
     STOP_WAIT_MS = 3000,        /* rank 0 after a stop: results and abandons still arriving */
     BYE_WAIT_MS = 10000
@@ -298,6 +300,7 @@ typedef struct {
     bool done;                  /* DONE seen */
     int rc;
     int credit;                 /* pairs it has room for */
+    int held;                   /* pairs it has (playing or queued) */
     char host[MPI_MAX_PROCESSOR_NAME];
 } Worker;
 
@@ -330,6 +333,7 @@ static Out *find_out(Coord *c, uint64_t seq)
 
 static void drop_out(Coord *c, Out *o)
 {
+    c->w[o->worker].held--;
     free(o->job);
     *o = c->out[--c->nout];
 }
@@ -380,14 +384,27 @@ static bool unpack_job(Rd *r, uint64_t *seq, PairJob *j)
     return !r->bad && r->pos == r->len;
 }
 
-/* Give worker w pairs while it has room and the hooks have pairs; END when
- * the hooks have none (a worker waiting for a pair must not wait for ever:
- * its runner holds its lock meanwhile).  True if anything was sent. */
-static bool hand_out(Coord *c, int w)
+static bool wants_pairs(const Worker *wk)
 {
-    Worker *wk = &c->w[w];
+    return wk->ready && wk->credit > 0 && !wk->ended && !wk->stopped && !wk->done;
+}
+
+/* Give pairs to the workers with room, one at a time to the one that holds
+ * the fewest (so that an idle worker is served before another queues ahead);
+ * END to a worker with room when the hooks have no pair (a worker waiting
+ * for a pair must not wait for ever: its runner holds its lock meanwhile).
+ * True if anything was sent. */
+static bool hand_out(Coord *c)
+{
     bool any = false;
-    while (wk->ready && wk->credit > 0 && !wk->ended && !wk->stopped && !wk->done) {
+    for (;;) {
+        int w = 0;
+        for (int i = 1; i < g_size; i++)
+            if (wants_pairs(&c->w[i]) && (w == 0 || c->w[i].held < c->w[w].held))
+                w = i;
+        if (w == 0)
+            return any;
+        Worker *wk = &c->w[w];
         PairJob *job = c->spare ? c->spare : malloc(sizeof *job);
         if (!job)
             die_oom();
@@ -398,10 +415,11 @@ static bool hand_out(Coord *c, int w)
         job->games = 0;
         job->swap = false;
         job->fen[0] = '\0';
+        any = true;
         if (!c->hooks->next_pair(c->hooks->ctx, job)) {
             post_empty(&c->ob, w, T_END);
             wk->ended = true;
-            return true;
+            continue;
         }
         const MatchConfig *cfg = c->cfg;
         if (!job->fen[0] && cfg->book)
@@ -423,9 +441,8 @@ static bool hand_out(Coord *c, int w)
         pack_job(&b, o->seq, job);
         post(&c->ob, w, T_JOB, &b);
         wk->credit--;
-        any = true;
+        wk->held++;
     }
-    return any;
 }
 
 static void stop_all(Coord *c)
@@ -639,8 +656,7 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         }
         bool any = coord_poll(&c, stopping);
         if (!stopping)
-            for (int w = 1; w < g_size; w++)
-                any |= hand_out(&c, w);
+            any |= hand_out(&c);
         /* After a stop the state is whole without the workers' last words;
          * results and abandons that come in time are still counted. */
         if (stopping && (c.nout == 0 || ep_now_ms() > stop_deadline))
@@ -1025,7 +1041,7 @@ static void worker_session(const Msg *cm, bool *quit)
             pthread_cond_timedwait(&s.main_cv, &s.mu, &ts);
         }
         pthread_mutex_unlock(&s.mu);
-        us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+        us = us * 2 > WORKER_POLL_MAX_US ? WORKER_POLL_MAX_US : us * 2;
     }
     pthread_join(th, NULL);
 
