@@ -24,7 +24,7 @@ TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcr
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
 TUNER_SRC  := $(filter-out tuner/main.c tuner/mpi.c,$(wildcard tuner/*.c))
-TEST_SRC   := $(wildcard tests/test_*.c)
+TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c
 FAKE_SRC   := $(wildcard tests/fake/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "rundir.h"
 #include "runhist.h"
 #include "runstate.h"
@@ -34,18 +35,6 @@
 #define LOCAL_BIN "bin/ratchet-tune"
 #define FAKESPSA "build/fake/fakespsa"
 #define FAKEUCI "build/fake/fakeuci"
-
-static char tmp[128];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "cannot create %s", path);
-    fputs(text, f);
-    fclose(f);
-}
 
 static bool have_mpirun(void)
 {
@@ -64,85 +53,42 @@ static void setup(void)
                        MPI_BIN);
     if (!have)
         cr_skip_test("no mpirun or %s: the MPI tests are skipped", MPI_BIN);
-    snprintf(tmp, sizeof tmp, "/tmp/ratchet-mpi-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
-                           "Beta, int, 50, 0, 100, 5, 0.002\n"
-                           "Gamma, int, 0, -50, 50, 5, 0.002\n");
-    write_file("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+    tmp_create("/tmp/ratchet-mpi-XXXXXX");
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
-static void teardown(void)
-{
-    if (tmp[0])
-        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(mpi, .init = setup, .fini = teardown, .timeout = 180);
+TestSuite(mpi, .init = setup, .fini = tmp_remove, .timeout = 180);
 
 /* ---- starting jobs ---------------------------------------------------------------- */
 
-typedef struct {
-    char *v[80];
-    int n;
-} Argv;
-
-static void add(Argv *a, const char *fmt, ...)
+/* Each blank-separated word of words as one argument. */
+static void add_words(Args *a, const char *words)
 {
     char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert_lt(a->n, 79);
-    a->v[a->n++] = strdup(buf);
-    a->v[a->n] = NULL;
-}
-
-static void argv_free(Argv *a)
-{
-    for (int i = 0; i < a->n; i++)
-        free(a->v[i]);
-    a->n = 0;
+    snprintf(buf, sizeof buf, "%s", words);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        add(a, "%s", w);
 }
 
 /* `mpirun ... -np 3 bin/ratchet-tune-mpi`, as CI runs it: as root, more ranks
  * than cores, shared memory between the ranks (no network probing). */
-static Argv mpi_cmd(void)
+static Args mpi_cmd(void)
 {
-    Argv a = { .n = 0 };
-    add(&a, "mpirun");
-    add(&a, "--oversubscribe");
-    add(&a, "--allow-run-as-root");
-    add(&a, "--mca");
-    add(&a, "btl");
-    add(&a, "self,vader");
-    add(&a, "-np");
-    add(&a, "3");
-    add(&a, "%s", MPI_BIN);
+    Args a = { .n = 0 };
+    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -np 3 " MPI_BIN);
     return a;
 }
 
-static Argv local_cmd(void)
+static Args local_cmd(void)
 {
-    Argv a = { .n = 0 };
+    Args a = { .n = 0 };
     add(&a, "%s", LOCAL_BIN);
     return a;
 }
 
 /* The `run` options of a run of the fake SPSA engine into tmp/dir. */
-static void run_opts(Argv *a, const char *dir, int games, int think_ms)
+static void run_opts(Args *a, const char *dir, int games, int think_ms)
 {
     add(a, "run");
     add(a, "-engine");
@@ -171,20 +117,13 @@ static void run_opts(Argv *a, const char *dir, int games, int think_ms)
 }
 
 /* Start a command with stdout and stderr into tmp/log. */
-static pid_t start(Argv *a, const char *log)
+static pid_t start(Args *a, const char *log)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, log);
     fflush(NULL);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(99);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
+        child_output(log);
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0)
             dup2(null, STDIN_FILENO);
@@ -194,28 +133,10 @@ static pid_t start(Argv *a, const char *log)
     return pid;
 }
 
-/* Exit code, or 1000 + signal. */
-static int wait_child(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
-}
-
-static char *slurp(const char *name)
-{
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    char *s = rd_read_file(path, NULL, err, sizeof err);
-    cr_assert_not_null(s, "%s", err);
-    return s;
-}
-
-static int finish(Argv *a, const char *log)
+static int finish(Args *a, const char *log)
 {
     int rc = wait_child(start(a, log));
-    argv_free(a);
+    args_free(a);
     return rc;
 }
 
@@ -350,7 +271,7 @@ static void assert_complete(const char *dir, unsigned long long games, int sessi
 
 Test(mpi, a_distributed_run_plays_exactly_its_games)
 {
-    Argv a = mpi_cmd();
+    Args a = mpi_cmd();
     run_opts(&a, "r", 60, 0);
     int rc = finish(&a, "log");
     char *log = slurp("log");
@@ -360,7 +281,7 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     free(log);
     assert_complete("r", 60, 1);
     /* rank 0 ran the ordinary run: the MPI-free build reads the directory */
-    Argv s = local_cmd();
+    Args s = local_cmd();
     add(&s, "status");
     add(&s, "%s/r", tmp);
     cr_assert_eq(finish(&s, "status"), 0);
@@ -369,25 +290,7 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     free(log);
 }
 
-/* Kill the whole job after a few batches; 0 < batches saved < all. */
-static void killed_mpi_run(const char *dir, int games)
-{
-    Argv a = mpi_cmd();
-    run_opts(&a, dir, games, 2);
-    pid_t pid = start(&a, "log1");
-    wait_rows(dir, 8, pid);
-    kill_job(pid);
-    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
-    argv_free(&a);
-    RunState rs;
-    load_state(dir, &rs);
-    cr_assert(rs.spsa.completed >= 1 && rs.spsa.completed < rs.spsa.cfg.iterations, "completed %llu",
-              (unsigned long long)rs.spsa.completed);
-    cr_assert_eq(rs.games, rs.spsa.completed * 2, "the state counts only finished batches");
-    runstate_free(&rs);
-}
-
-static void resume(Argv *a, const char *dir)
+static void resume(Args *a, const char *dir)
 {
     add(a, "resume");
     add(a, "%s/%s", tmp, dir);
@@ -397,45 +300,53 @@ static void resume(Argv *a, const char *dir)
     free(log);
 }
 
+/* A run of `games` games by `first` (mpi_cmd or local_cmd), killed with
+ * SIGKILL, the whole job at once, after a few batches; then `then` resumes it
+ * and plays exactly the games configured. */
+static void kill_and_resume(Args (*first)(void), Args (*then)(void), int games)
+{
+    Args a = first();
+    run_opts(&a, "r", games, 2);
+    pid_t pid = start(&a, "log1");
+    wait_rows("r", 8, pid);
+    kill_job(pid);
+    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
+    args_free(&a);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert(rs.spsa.completed >= 1 && rs.spsa.completed < rs.spsa.cfg.iterations, "completed %llu",
+              (unsigned long long)rs.spsa.completed);
+    cr_assert_eq(rs.games, rs.spsa.completed * 2, "the state counts only finished batches");
+    runstate_free(&rs);
+    Args b = then();
+    resume(&b, "r");
+    assert_complete("r", (unsigned long long)games, 2);
+}
+
 Test(mpi, sigkill_of_the_job_then_resume_under_mpirun)
 {
-    killed_mpi_run("r", 160);
-    Argv b = mpi_cmd();
-    resume(&b, "r");
-    assert_complete("r", 160, 2);
+    kill_and_resume(mpi_cmd, mpi_cmd, 160);
 }
 
 Test(mpi, a_killed_mpi_run_resumes_without_mpi)
 {
-    killed_mpi_run("r", 160);
-    Argv b = local_cmd();
-    resume(&b, "r");
-    assert_complete("r", 160, 2);
+    kill_and_resume(mpi_cmd, local_cmd, 160);
 }
 
 Test(mpi, a_killed_local_run_resumes_under_mpirun)
 {
-    Argv a = local_cmd();
-    run_opts(&a, "r", 160, 2);
-    pid_t pid = start(&a, "log1");
-    wait_rows("r", 8, pid);
-    kill(pid, SIGKILL);
-    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
-    argv_free(&a);
-    Argv b = mpi_cmd();
-    resume(&b, "r");
-    assert_complete("r", 160, 2);
+    kill_and_resume(local_cmd, mpi_cmd, 160);
 }
 
 Test(mpi, sigterm_to_mpirun_saves_and_prints_the_resume_command)
 {
-    Argv a = mpi_cmd();
+    Args a = mpi_cmd();
     run_opts(&a, "r", 400, 2);
     pid_t pid = start(&a, "log1");
     wait_rows("r", 8, pid);
     kill(pid, SIGTERM);
     wait_child(pid);
-    argv_free(&a);
+    args_free(&a);
     char *log = slurp("log1");
     char want[300];
     snprintf(want, sizeof want, "resume with: mpirun -np 3 %s resume %s/r\n", MPI_BIN, tmp);
@@ -445,9 +356,26 @@ Test(mpi, sigterm_to_mpirun_saves_and_prints_the_resume_command)
     load_state("r", &rs);
     cr_assert_lt(rs.spsa.completed, rs.spsa.cfg.iterations);
     runstate_free(&rs);
-    Argv b = mpi_cmd();
+    Args b = mpi_cmd();
     resume(&b, "r");
     assert_complete("r", 400, 2);
+}
+
+/* `mpirun ... match` of the fake engine as A and as B (with these args) at nodes=10. */
+static Args mpi_match(const char *args_a, const char *args_b)
+{
+    Args a = mpi_cmd();
+    add(&a, "match");
+    const char *args[2] = { args_a, args_b };
+    for (int e = 0; e < 2; e++) {
+        add(&a, "-engine");
+        add(&a, "cmd=%s", FAKEUCI);
+        add(&a, "name=%c", "AB"[e]);
+        if (args[e])
+            add(&a, "args=%s", args[e]);
+    }
+    add_words(&a, "-each nodes=10");
+    return a;
 }
 
 /* The progress lines (TTY or not: split at \r and \n) that carry an LLR. */
@@ -481,27 +409,10 @@ static int progress_lines(const char *log, Progress *out, int max)
  * each worker queues pairs ahead) are not counted into it. */
 Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
 {
-    Argv a = mpi_cmd();
-    add(&a, "match");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKEUCI);
-    add(&a, "name=A");
-    add(&a, "args=--seed 3");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKEUCI);
-    add(&a, "name=B");
-    add(&a, "args=--seed 4 --illegal-after 2");
-    add(&a, "-each");
-    add(&a, "nodes=10");
+    Args a = mpi_match("--seed 3", "--seed 4 --illegal-after 2");
+    add_words(&a, "-rounds 5000 -concurrency 3 -sprt elo0=0 elo1=10");
     add(&a, "-openings");
     add(&a, "file=%s/book.epd", tmp);
-    add(&a, "-rounds");
-    add(&a, "5000");
-    add(&a, "-concurrency");
-    add(&a, "3");
-    add(&a, "-sprt");
-    add(&a, "elo0=0");
-    add(&a, "elo1=10");
     add(&a, "-pgnout");
     add(&a, "file=%s/m.pgn", tmp);
     int rc = finish(&a, "log");
@@ -535,23 +446,8 @@ Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
 /* Engine faults on the workers: forfeits, restarts, counted per engine on rank 0. */
 Test(mpi, engine_crashes_on_the_workers_are_counted_per_engine)
 {
-    Argv a = mpi_cmd();
-    add(&a, "match");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKEUCI);
-    add(&a, "name=A");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKEUCI);
-    add(&a, "name=B");
-    add(&a, "args=--crash-after 3");
-    add(&a, "-each");
-    add(&a, "nodes=10");
-    add(&a, "-maxmoves");
-    add(&a, "20");
-    add(&a, "-rounds");
-    add(&a, "12");
-    add(&a, "-concurrency");
-    add(&a, "2");
+    Args a = mpi_match(NULL, "--crash-after 3");
+    add_words(&a, "-maxmoves 20 -rounds 12 -concurrency 2");
     int rc = finish(&a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "%s", log);

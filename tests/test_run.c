@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "helpers.h"
 #include "runhist.h"
 #include "report.h"
 #include "run.h"
@@ -30,74 +31,16 @@
 
 #define FAKE "build/fake/fakespsa"
 
-static char tmp[128];
-
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "cannot create %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/ratchet-run-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
-                           "Beta, int, 50, 0, 100, 5, 0.002\n"
-                           "Gamma, int, 0, -50, 50, 5, 0.002\n");
-    write_file("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+    tmp_create("/tmp/ratchet-run-XXXXXX");
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void teardown(void)
-{
-    if (tmp[0])
-        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(run, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(run, .init = setup, .fini = tmp_remove, .timeout = 120);
 
 /* ---- running subcommands in a child process -------------------------------------- */
 
 typedef int (*MainFn)(int, char **);
-
-typedef struct {
-    char *v[64];
-    int n;
-} Args;
-
-static void add(Args *a, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert_lt(a->n, 63);
-    a->v[a->n++] = strdup(buf);
-    a->v[a->n] = NULL;
-}
-
-static void args_free(Args *a)
-{
-    for (int i = 0; i < a->n; i++)
-        free(a->v[i]);
-    a->n = 0;
-}
 
 /* A run of `games` games of the fake engine into tmp/DIR. */
 static Args run_args(const char *dir, int games, int think_ms, int concurrency)
@@ -132,18 +75,11 @@ static Args run_args(const char *dir, int games, int think_ms, int concurrency)
 /* fork; the child runs fn with stdout and stderr into tmp/LOG. */
 static pid_t spawn(MainFn fn, Args *a, const char *log)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, log);
     fflush(NULL);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(99);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
+        child_output(log);
         int rc = fn(a->n, a->v);
         fflush(NULL);
         _exit(rc);
@@ -151,30 +87,11 @@ static pid_t spawn(MainFn fn, Args *a, const char *log)
     return pid;
 }
 
-/* Exit code, or 1000 + signal. */
-static int wait_child(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
-}
-
 static int run_to_end(MainFn fn, Args *a, const char *log)
 {
     int rc = wait_child(spawn(fn, a, log));
     args_free(a);
     return rc;
-}
-
-static char *slurp(const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    char err[256];
-    char *s = rd_read_file(path, NULL, err, sizeof err);
-    cr_assert_not_null(s, "%s", err);
-    return s;
 }
 
 /* ---- history.csv as the tests read it --------------------------------------------- */

@@ -186,19 +186,25 @@ static void die_oom(void)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* v (n elements used of *cap, each elem bytes) with room for one more. */
+static void *grow(void *v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return v;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *nv = realloc(v, c * elem);
+    if (!nv)
+        die_oom();
+    *cap = c;
+    return nv;
+}
+
 /* Send b's bytes to dest; b is emptied (the outbox owns the bytes now). */
 static void post(Outbox *o, int dest, int tag, Buf *b)
 {
     if (b->oom)
         die_oom();
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 16;
-        Pending *v = realloc(o->v, cap * sizeof *v);
-        if (!v)
-            die_oom();
-        o->v = v;
-        o->cap = cap;
-    }
+    o->v = grow(o->v, o->n, &o->cap, sizeof *o->v);
     Pending *p = &o->v[o->n++];
     p->buf = b->p;
     MPI_Isend(b->p ? b->p : "", (int)b->len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
@@ -424,14 +430,7 @@ static bool hand_out(Coord *c)
         const MatchConfig *cfg = c->cfg;
         if (!job->fen[0] && cfg->book)
             snprintf(job->fen, sizeof job->fen, "%s", book_fen(cfg->book, job->opening % book_size(cfg->book)));
-        if (c->nout == c->capout) {
-            size_t cap = c->capout ? c->capout * 2 : 64;
-            Out *o = realloc(c->out, cap * sizeof *o);
-            if (!o)
-                die_oom();
-            c->out = o;
-            c->capout = cap;
-        }
+        c->out = grow(c->out, c->nout, &c->capout, sizeof *c->out);
         Out *o = &c->out[c->nout++];
         o->seq = ++c->seq;
         o->worker = w;
@@ -566,12 +565,10 @@ static void outbox_flush(Outbox *o)
     }
 }
 
+/* match_transport under MPI (see the top of the file).  The configuration
+ * is checked by each worker's match_play, which then reports a failed start. */
 static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
 {
-    if (!cfg->finished || cfg->nengines != 2) {
-        fprintf(stderr, "ratchet-tune: match configuration incomplete (two -engine specs needed)\n");
-        return -1;
-    }
     Coord c;
     memset(&c, 0, sizeof c);
     c.cfg = cfg;
@@ -723,6 +720,11 @@ typedef struct {
 } QJob;
 
 typedef struct {
+    int tag;
+    Buf b;
+} QMsg;
+
+typedef struct {
     const PairJob *key;         /* the runner thread's job, while it plays it */
     uint64_t seq;
     PgnText pgn;
@@ -732,12 +734,11 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t jobs_cv;     /* runner threads wait for a pair */
     pthread_cond_t main_cv;     /* the main thread waits for something to send */
-    QJob *q;
-    size_t qhead, qn, qcap;
+    QJob *q;                    /* pairs from rank 0: q[qhead .. qend) */
+    size_t qhead, qend, qcap;
     Slot *slots;
     int nslots;
-    Buf *outq;                  /* packed messages for rank 0, with their tags */
-    int *outtag;
+    QMsg *outq;                 /* packed messages for rank 0 */
     size_t noutq, capoutq;
     bool started, end, match_done;
     int match_rc;
@@ -758,20 +759,8 @@ static void worker_on_signal(int sig)
 /* Queue a message for the main thread to send (under s->mu). */
 static void enqueue(Session *s, int tag, Buf *b)
 {
-    if (s->noutq == s->capoutq) {
-        size_t cap = s->capoutq ? s->capoutq * 2 : 16;
-        Buf *q = realloc(s->outq, cap * sizeof *q);
-        int *t = realloc(s->outtag, cap * sizeof *t);
-        if (q)
-            s->outq = q;
-        if (t)
-            s->outtag = t;
-        if (!q || !t)
-            die_oom();
-        s->capoutq = cap;
-    }
-    s->outq[s->noutq] = *b;
-    s->outtag[s->noutq++] = tag;
+    s->outq = grow(s->outq, s->noutq, &s->capoutq, sizeof *s->outq);
+    s->outq[s->noutq++] = (QMsg){ tag, *b };
     memset(b, 0, sizeof *b);
     pthread_cond_signal(&s->main_cv);
 }
@@ -792,13 +781,11 @@ static bool w_next(void *ctx, PairJob *job)
         s->started = true;
         pthread_cond_signal(&s->main_cv);
     }
-    while (s->qn == 0 && !s->end && !g_wstop)
+    while (s->qhead == s->qend && !s->end && !g_wstop)
         pthread_cond_wait(&s->jobs_cv, &s->mu);
-    bool got = s->qn > 0 && !g_wstop;
+    bool got = s->qhead < s->qend && !g_wstop;
     if (got) {
-        QJob *qj = &s->q[s->qhead];
-        s->qhead = (s->qhead + 1) % s->qcap;
-        s->qn--;
+        QJob *qj = &s->q[s->qhead++];
         PairJob *j = qj->job;
         job->id = j->id;
         job->opening = j->opening;
@@ -890,19 +877,13 @@ static void *w_runner(void *arg)
 static void push_job(Session *s, uint64_t seq, PairJob *job)
 {
     pthread_mutex_lock(&s->mu);
-    if (s->qn == s->qcap) {
-        size_t cap = s->qcap ? s->qcap * 2 : 16;
-        QJob *q = malloc(cap * sizeof *q);
-        if (!q)
-            die_oom();
-        for (size_t i = 0; i < s->qn; i++)
-            q[i] = s->q[(s->qhead + i) % s->qcap];
-        free(s->q);
-        s->q = q;
-        s->qcap = cap;
+    if (s->qhead > 0 && s->qend == s->qcap) {
+        memmove(s->q, s->q + s->qhead, (s->qend - s->qhead) * sizeof *s->q);
+        s->qend -= s->qhead;
         s->qhead = 0;
     }
-    s->q[(s->qhead + s->qn++) % s->qcap] = (QJob){ seq, job };
+    s->q = grow(s->q, s->qend, &s->qcap, sizeof *s->q);
+    s->q[s->qend++] = (QJob){ seq, job };
     pthread_cond_signal(&s->jobs_cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -985,18 +966,15 @@ static void worker_session(const Msg *cm, bool *quit)
             sent_want = true;
         }
         size_t n = s.noutq;
-        Buf *q = s.outq;
-        int *t = s.outtag;
+        QMsg *q = s.outq;
         s.outq = NULL;
-        s.outtag = NULL;
         s.noutq = s.capoutq = 0;
         done = s.match_done;
         pthread_mutex_unlock(&s.mu);
         bool any = n > 0;
         for (size_t i = 0; i < n; i++)
-            post(&ob, 0, t[i], &q[i]);
+            post(&ob, 0, q[i].tag, &q[i].b);
         free(q);
-        free(t);
         any |= outbox_progress(&ob);
         Msg m;
         while (poll_msg(0, &m)) {
@@ -1047,15 +1025,13 @@ static void worker_session(const Msg *cm, bool *quit)
 
     /* Whatever was still queued was not played; then the session's end. */
     Buf b = { 0 };
-    for (; s.qn > 0; s.qn--) {
-        QJob *qj = &s.q[s.qhead];
-        s.qhead = (s.qhead + 1) % s.qcap;
-        put_u64(&b, qj->seq);
+    for (; s.qhead < s.qend; s.qhead++) {
+        put_u64(&b, s.q[s.qhead].seq);
         post(&ob, 0, T_ABANDON, &b);
-        free(qj->job);
+        free(s.q[s.qhead].job);
     }
     for (size_t i = 0; i < s.noutq; i++)
-        post(&ob, 0, s.outtag[i], &s.outq[i]);
+        post(&ob, 0, s.outq[i].tag, &s.outq[i].b);
     put_i32(&b, s.match_rc);
     put_str(&b, g_host);
     post(&ob, 0, T_DONE, &b);
@@ -1067,7 +1043,6 @@ static void worker_session(const Msg *cm, bool *quit)
     free(s.slots);
     free(s.q);
     free(s.outq);
-    free(s.outtag);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.jobs_cv);
     pthread_cond_destroy(&s.main_cv);

@@ -1,0 +1,104 @@
+/* See helpers.h. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+char tmp[128];
+
+void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+void tmp_create(const char *template)
+{
+    snprintf(tmp, sizeof tmp, "%s", template);
+    cr_assert_not_null(mkdtemp(tmp));
+    write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
+                           "Beta, int, 50, 0, 100, 5, 0.002\n"
+                           "Gamma, int, 0, -50, 50, 5, 0.002\n");
+    write_file("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
+                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void tmp_remove(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *slurp(const char *name)
+{
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    char *s = rd_read_file(path, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+void add(Args *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert_lt(a->n, (int)(sizeof a->v / sizeof *a->v) - 1);
+    a->v[a->n++] = strdup(buf);
+    a->v[a->n] = NULL;
+}
+
+void args_free(Args *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    a->n = 0;
+}
+
+void child_output(const char *log)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, log);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        _exit(99);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+}
+
+int wait_child(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}

@@ -1,0 +1,31 @@
+/* What the tests that run whole subcommands share (test_run.c, test_mpi.c):
+ * a temporary directory per test with the fake SPSA engine's spec and a small
+ * book in it, argument lists, child processes and their logs. */
+#ifndef RATCHET_TEST_HELPERS_H
+#define RATCHET_TEST_HELPERS_H
+
+#include <sys/types.h>
+
+extern char tmp[128];                 /* the test's directory ("" = none) */
+
+/* mkdtemp(template) into tmp, then tmp/spec.txt (Alpha, Beta, Gamma as
+ * OpenBench lines, the options of build/fake/fakespsa) and tmp/book.epd
+ * (four openings). */
+void tmp_create(const char *template);
+void tmp_remove(void);                /* tmp and all in it; a suite's .fini */
+void write_file(const char *name, const char *text);  /* tmp/name */
+char *slurp(const char *name);        /* tmp/name, malloc'd; fails the test if unreadable */
+
+typedef struct {
+    char *v[80];
+    int n;
+} Args;
+void add(Args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void args_free(Args *a);
+
+/* In a forked child: stdout and stderr into tmp/log (exit 99 if it cannot). */
+void child_output(const char *log);
+/* Exit code, or 1000 + signal. */
+int wait_child(pid_t pid);
+
+#endif
