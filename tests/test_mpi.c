@@ -2,7 +2,7 @@
  * ranks play) with the fake engines: a distributed run whose state, history
  * and PGN agree; SIGKILL of the whole job, then resume under mpirun, and
  * resume with the MPI-free bin/ratchet-tune (and the reverse); SIGTERM to
- * mpirun; a distributed SPRT match whose report is the tally that decided;
+ * mpirun; a worker rank killed; a distributed SPRT match whose report is the tally that decided;
  * engine crashes on the workers counted per engine.
  *
  * Needs mpirun and bin/ratchet-tune-mpi: `make test` installs Open MPI and
@@ -31,7 +31,12 @@
 #include "runhist.h"
 #include "runstate.h"
 
-#define MPI_BIN "bin/ratchet-tune-mpi"
+/* RATCHET_MPI_BIN=path tries another build (e.g. one broken on purpose) */
+static const char *mpi_bin(void)
+{
+    const char *b = getenv("RATCHET_MPI_BIN");
+    return b && b[0] ? b : "bin/ratchet-tune-mpi";
+}
 #define LOCAL_BIN "bin/ratchet-tune"
 #define FAKESPSA "build/fake/fakespsa"
 #define FAKEUCI "build/fake/fakeuci"
@@ -47,12 +52,12 @@ static void setup(void)
     if (getenv("RATCHET_SANITIZED"))
         cr_skip_test("the MPI binary is not a sanitizer build");
     bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
-    bool have = have_mpirun() && access(MPI_BIN, X_OK) == 0;
+    bool have = have_mpirun() && access(mpi_bin(), X_OK) == 0;
     if (!have && need)
         cr_assert_fail("RATCHET_MPI=1 but mpirun or %s is missing (make test installs Open MPI and builds it)",
-                       MPI_BIN);
+                       mpi_bin());
     if (!have)
-        cr_skip_test("no mpirun or %s: the MPI tests are skipped", MPI_BIN);
+        cr_skip_test("no mpirun or %s: the MPI tests are skipped", mpi_bin());
     tmp_create("/tmp/ratchet-mpi-XXXXXX");
 }
 
@@ -76,7 +81,8 @@ static void add_words(Args *a, const char *words)
 static Args mpi_cmd(void)
 {
     Args a = { .n = 0 };
-    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -np 3 " MPI_BIN);
+    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -np 3");
+    add(&a, "%s", mpi_bin());
     return a;
 }
 
@@ -163,6 +169,41 @@ static void kill_job(pid_t mpirun)
     }
     closedir(d);
     kill(mpirun, SIGKILL);
+}
+
+/* The pid of rank `rank` of the job that mpirun started (0 if not found). */
+static pid_t rank_pid(pid_t mpirun, int rank)
+{
+    char want[64];
+    snprintf(want, sizeof want, "OMPI_COMM_WORLD_RANK=%d", rank);
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    pid_t found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        char path[300], buf[65536];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, 511, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *close_paren = strrchr(buf, ')');
+        int ppid = 0;
+        if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1 || ppid != mpirun)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+            if (!strcmp(buf + i, want))
+                found = atoi(e->d_name);
+    }
+    closedir(d);
+    return found;
 }
 
 /* ---- what a run directory must hold ------------------------------------------------- */
@@ -290,6 +331,37 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     free(log);
 }
 
+/* Results reach the batch they were played for: from a far start on the
+ * fake engine's sloped landscape, every parameter moves toward the optimum
+ * (as tests/test_run.c checks locally).  A result credited to another batch
+ * in flight, whose flips are independent, would leave theta where it was. */
+Test(mpi, results_update_the_batch_they_were_played_for)
+{
+    write_file("far.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
+                          "Beta, int, 70, 0, 100, 8, 0.05\n"
+                          "Gamma, int, -30, -50, 50, 8, 0.05\n");
+    Args a = mpi_cmd();
+    run_opts(&a, "r", 400, 0);
+    add(&a, "-engine");
+    add(&a, "args=--width 60 --target 70,30,10");
+    add_words(&a, "-maxmoves 100");
+    add(&a, "-params");
+    add(&a, "file=%s/far.txt", tmp);
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    RunState rs;
+    load_state("r", &rs);
+    static const double start[3] = { 30, 70, -30 }, target[3] = { 70, 30, 10 };
+    for (int i = 0; i < 3; i++) {
+        double theta = rs.spsa.params[i].theta, moved = (theta - start[i]) * (target[i] > start[i] ? 1 : -1);
+        cr_assert_gt(moved, 10, "%s: %g -> %g, the optimum is %g: not toward it by 10", rs.spsa.params[i].name,
+                     start[i], theta, target[i]);
+    }
+    runstate_free(&rs);
+}
+
 static void resume(Args *a, const char *dir)
 {
     add(a, "resume");
@@ -349,7 +421,7 @@ Test(mpi, sigterm_to_mpirun_saves_and_prints_the_resume_command)
     args_free(&a);
     char *log = slurp("log1");
     char want[300];
-    snprintf(want, sizeof want, "resume with: mpirun -np 3 %s resume %s/r\n", MPI_BIN, tmp);
+    snprintf(want, sizeof want, "resume with: mpirun -np 3 %s resume %s/r\n", mpi_bin(), tmp);
     cr_assert(strstr(log, want), "expected '%s' in\n%s", want, log);
     free(log);
     RunState rs;
@@ -376,6 +448,29 @@ static Args mpi_match(const char *args_a, const char *args_b)
     }
     add_words(&a, "-each nodes=10");
     return a;
+}
+
+/* A worker that dies aborts the job (Open MPI's default): rank 0's state is
+ * whole, and the resume loses no finished batch and counts none twice. */
+Test(mpi, a_dead_worker_aborts_the_job_and_the_resume_completes)
+{
+    Args a = mpi_cmd();
+    run_opts(&a, "r", 160, 2);
+    pid_t pid = start(&a, "log1");
+    wait_rows("r", 8, pid);
+    pid_t worker = rank_pid(pid, 2);
+    cr_assert_gt(worker, 0, "rank 2 not found");
+    kill(worker, SIGKILL);
+    cr_assert_neq(wait_child(pid), 0, "mpirun reports the dead rank");
+    args_free(&a);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_lt(rs.spsa.completed, rs.spsa.cfg.iterations);
+    cr_assert_eq(rs.games, rs.spsa.completed * 2);
+    runstate_free(&rs);
+    Args b = mpi_cmd();
+    resume(&b, "r");
+    assert_complete("r", 160, 2);
 }
 
 /* The progress lines (TTY or not: split at \r and \n) that carry an LLR. */

@@ -627,20 +627,21 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     }
     int rc = 0;
     char err[512];
-    if (failed > 0 || ready < g_size - 1) {
+    bool stopped = cfg->stop && *cfg->stop; /* a signal during the start-up: nothing played */
+    if (failed > 0) {
         rc = -1;
-    } else if (cfg->pgnout[0] && !(c.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
+    } else if (!stopped && cfg->pgnout[0] && !(c.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
         fprintf(stderr, "ratchet-tune: %s\n", err);
         rc = -1;
     }
-    if (rc == 0) {
+    if (rc == 0 && !stopped) {
         printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", g_size - 1,
                g_size == 2 ? "" : "s", cfg->concurrency, (g_size - 1) * cfg->concurrency);
         fflush(stdout);
     }
 
     /* Play: hand out while workers have room, collect, until every worker is done. */
-    bool stopping = rc < 0;
+    bool stopping = rc < 0 || stopped;
     if (stopping)
         stop_all(&c);
     int64_t stop_deadline = stopping ? ep_now_ms() + STOP_WAIT_MS : 0;
