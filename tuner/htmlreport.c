@@ -778,9 +778,11 @@ void match_series_add(MatchSeries *s, const MatchTally *t, const SprtSpec *sprt)
     match_estimate(t, &e);
     MatchPoint *p = &s->p[s->n++];
     p->games = (double)t->games;
-    p->elo = e.elo;
-    p->lo = e.elo - e.elo_err;
-    p->hi = e.elo + e.elo_err;
+    /* no point while there is no finite interval (too few games, or every pair alike) */
+    bool interval = e.elo_err > 0 && isfinite(e.elo_err);
+    p->elo = interval ? e.elo : NAN;
+    p->lo = interval ? e.elo - e.elo_err : NAN;
+    p->hi = interval ? e.elo + e.elo_err : NAN;
     p->llr = NAN;
     if (sprt && sprt->on) {
         double lo, up;
