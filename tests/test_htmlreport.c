@@ -126,6 +126,7 @@ static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
     rs->sessions = 1;
     cr_assert_eq(conf_set(&rs->conf, "engine", "cmd", "/opt/synthetic", "test"), 0);
     cr_assert_eq(conf_set(&rs->conf, "srand", "", "7", "test"), 0);
+    cr_assert_eq(conf_set(&rs->conf, "each", "nodes", "1", "test"), 0);
     cr_assert_eq(runstate_save(rs, tmp, err, sizeof err), 0, "%s", err);
 }
 
@@ -261,6 +262,9 @@ Test(htmlreport, run_page_has_a_chart_per_parameter_and_reads_old_states)
     cr_assert(strstr(page, "Synthetic 1.0"), "the engine");
     cr_assert(strstr(page, "export "), "the export command");
     cr_assert(strstr(page, "make PARAMS="), "the bake command");
+    cr_assert(strstr(page, "-each nodes=1 "), "the verify match at the run's own -each settings");
+    cr_assert(strstr(page, "id=\"overview\"") < strstr(page, "id=\"p-0\""), "the overview before the cards");
+    cr_assert(strstr(page, "href=\"#charts\""), "the cards have their place in the menu");
     cr_assert_null(strstr(page, "chart not drawn"));
     free(page);
 

@@ -91,6 +91,7 @@ cat <<EOF
 
 == next steps ==
   status:  $TUNE status $OUT
+  report:  $OUT/report.html   (open it in a browser; it was kept current during the run)
 EOF
 if [ $rc -ne 0 ]; then
     echo "  resume:  $TUNE resume $OUT"

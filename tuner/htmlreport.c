@@ -42,7 +42,7 @@ static const char CSS[] =
     "table{border-collapse:collapse;background:#fff;font-size:13px}"
     "td,th{border:1px solid #dde1e5;padding:3px 8px;text-align:right}th{background:#eceff1}"
     "td.l,th.l{text-align:left;white-space:nowrap}"
-    "td.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;text-align:left;word-break:break-all}"
+    "td.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;text-align:left;overflow-wrap:anywhere}"
     ".card table{width:100%}"
     "pre{background:#263238;color:#eceff1;padding:10px 12px;border-radius:6px;overflow-x:auto;font-size:12.5px}"
     ".legend{font-size:12.5px;color:#333;margin:4px 0}.legend span{display:inline-block;margin-right:14px;"
@@ -374,13 +374,13 @@ static void overview(FILE *f, RunPage *pg)
                                   .rgb = plot_palette[p % PLOT_NCOLORS], .width = 1.4, .style = style_of(p) };
     }
     plot_pad_range(&lo, &hi, 0.05, 0.2);
-    PlotChart c = { .xlabel = "games", .ylabel = "(theta - start) / c_end", .width = 1000, .height = 400, .font = 1.05,
+    PlotChart c = { .xlabel = "games", .ylabel = "(theta - start) / c_end", .width = 1000, .height = 400, .font = 0.95,
                     .xmin = 0, .xmax = pg->games_max, .ymin = lo, .ymax = hi, .x_count = true, .s = ser, .ns = ns };
     chart(f, &c, &pg->charts);
     fputs("<div class=\"legend\">", f);
     for (size_t p = 0; p < st->nparams; p++) {
         char label[SPSA_NAME_MAX + 32];
-        snprintf(label, sizeof label, "%s %+.1f", st->params[p].name,
+        snprintf(label, sizeof label, "%s %+.2f", st->params[p].name,
                  (st->params[p].theta - st->params[p].start) / st->params[p].c_end);
         legend_item(f, plot_palette[p % PLOT_NCOLORS], style_of(p), 1.6, false, label);
     }
@@ -437,7 +437,7 @@ static void health(FILE *f, RunPage *pg)
     /* the cumulative score of theta+c, with the +/- 2 sigma of equal engines */
     uint64_t g = st->wins + st->losses + st->draws;
     fputs("<div class=\"card\"><h3>cumulative score of theta+c against theta&minus;c</h3><div class=\"sub\">", f);
-    fprintf(f, "wins &minus; losses of the <i>+</i> engine: +%llu &minus;%llu =%llu (%.1f%%); the band is "
+    fprintf(f, "of the <i>+</i> engine: %llu wins, %llu losses, %llu draws (%.1f%%); the band is "
                "&plusmn;2&sigma; if the two sides were equal</div>\n",
             (unsigned long long)st->wins, (unsigned long long)st->losses, (unsigned long long)st->draws,
             g ? 100.0 * ((double)st->wins + 0.5 * (double)st->draws) / (double)g : 50.0);
@@ -593,7 +593,18 @@ static void commands(FILE *f, const RunState *rs, const char *dir)
     html_esc(f, name);
     fputs(" name=tuned -engine cmd=", f);
     html_esc(f, cmd ? cmd : "bin/ratchet");
-    fputs(" name=base \\\n    -each tc=8+0.08 -openings file=", f);
+    /* the verify match at the run's own time control */
+    fputs(" name=base \\\n    -each", f);
+    bool each = false;
+    for (size_t i = 0; i < rs->conf.n; i++)
+        if (strcmp(rs->conf.v[i].sec, "each") == 0 && strncmp(rs->conf.v[i].key, "option.", 7) != 0) {
+            fprintf(f, " %s=", rs->conf.v[i].key);
+            html_esc(f, rs->conf.v[i].val);
+            each = true;
+        }
+    if (!each)
+        fputs(" tc=8+0.08", f);
+    fputs(" -openings file=", f);
     html_esc(f, book ? book : "openings/default.epd");
     fputs(" order=random -repeat -rounds 20000 \\\n    -concurrency 2 -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05"
           "</pre>\n<p class=\"note\">The export writes every parameter of the spec: the tuned ones at theta "
@@ -690,7 +701,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     html_esc(f, rs.tc);
     fputs(" &middot; state saved ", f);
     html_esc(f, rs.updated);
-    fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a>"
+    fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a><a href=\"#charts\">Each parameter</a>"
           "<a href=\"#health\">Health</a><a href=\"#config\">Configuration</a><a href=\"#commands\">Export</a></nav>"
           "\n<main>\n",
           f);
@@ -708,12 +719,17 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
           "the last 10% of the batches differs from the 10% before by at least half of c_end).</p>\n",
           f);
     param_table(f, &pg);
+    fputs("</section>\n", f);
+    overview(f, &pg);
+    fputs("<section id=\"charts\"><h2>Each parameter</h2>\n<p class=\"note\">theta against games in its "
+          "own units, inside the band of the values the two engines played; the overview above shows the "
+          "same moves scaled to c_end.</p>\n",
+          f);
     param_legend(f, &rs);
     fputs("<div class=\"grid\">\n", f);
     for (size_t p = 0; p < st->nparams; p++)
         param_card(f, &pg, p);
     fputs("</div></section>\n", f);
-    overview(f, &pg);
     health(f, &pg);
     config(f, &pg, abs);
     commands(f, &rs, abs);

@@ -276,11 +276,11 @@ char *plot_svg(const PlotChart *c, const char *id, char *err, size_t errlen)
     if (!(ymax > ymin) || !isfinite(ymin) || !isfinite(ymax))
         plot_pad_range(&ymin, &ymax, 0, 1);
     bool titled = c->title && c->title[0];
-    /* margins in character heights (about 3.5 mm at scale 1 on a page of width mm) */
-    double ch = 3.5 * font / ((c->width > 0 ? c->width : 480) * 25.4 / 72);
-    double cv = 3.5 * font / ((c->height > 0 ? c->height : 300) * 25.4 / 72);
+    /* margins in character heights (3.5 mm at scale 1; the svg driver counts 90 units an inch) */
+    double ch = 3.5 * font / ((c->width > 0 ? c->width : 480) * 25.4 / 90);
+    double cv = 3.5 * font / ((c->height > 0 ? c->height : 300) * 25.4 / 90);
     bool ylab = c->ylabel && c->ylabel[0];
-    plvpor((ylab ? 6.2 : 4.6) * ch, 1 - 1.5 * ch, (c->xlabel && c->xlabel[0] ? 3.6 : 2.2) * cv,
+    plvpor((ylab ? 7.0 : 4.8) * ch, 1 - 1.5 * ch, (c->xlabel && c->xlabel[0] ? 4.5 : 2.4) * cv,
            1 - (titled ? 2.2 : 1.0) * cv);
     plwind(xmin, xmax, ymin, ymax);
     PlotChart cc = *c;
@@ -301,7 +301,7 @@ char *plot_svg(const PlotChart *c, const char *id, char *err, size_t errlen)
     escape_text(c->xlabel, t, sizeof t);
     plmtex("b", 2.9, 0.5, 0.5, t);
     escape_text(c->ylabel, t, sizeof t);
-    plmtex("l", 4.6, 0.5, 0.5, t);
+    plmtex("l", 5.0, 0.5, 0.5, t);
     if (titled) {
         escape_text(c->title, t, sizeof t);
         plmtex("t", 1.0, 0.0, 0.0, t);
