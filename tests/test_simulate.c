@@ -59,7 +59,7 @@ static void converges(const double *opt, double curvature, uint64_t games, int p
     double curv[NP], x[NP];
     for (int i = 0; i < NP; i++)
         curv[i] = curvature;
-    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.pairs_per = pairs_per;
@@ -116,7 +116,7 @@ Test(simulate, deterministic_for_a_seed)
     SpsaParam ps[NP];
     make_params(ps);
     double opt[NP] = {150, 245, 5, 75, 4, 6}, curv[NP] = {1, 1, 1, 1, 1, 1};
-    SimModel m = {NP, opt, curv, 0.3, 50.0, 3};
+    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 4000);
@@ -141,7 +141,7 @@ Test(simulate, no_signal_no_drift, .timeout = 120)
     for (int i = 0; i < NP; i++)
         opt[i] = ps[i].start;
     double curv[NP] = {1, 1, 1, 1, 1, 1}, x[NP];
-    SimModel m = {NP, opt, curv, 0.5, 0.0, 1};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 40000);
@@ -160,7 +160,7 @@ Test(simulate, elo_loss_formula)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 12.5, 1e-12);
 }
 

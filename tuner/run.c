@@ -46,14 +46,18 @@ static const char RUN_USAGE[] =
     "                        -params file=SPEC [only=NAME,NAME,...]\n"
     "                        -each nodes=N|depth=N|st=S|tc=...\n"
     "                        [-openings file=F [format=epd|pgn] [order=random|sequential]]\n"
-    "                        -spsa games=N [pairs-per=P] [A-ratio=0.1] [alpha=0.602] [gamma=0.101]\n"
+    "                        -spsa games=N [form=rms|adam|classic] [pairs-per=P] [A-ratio=0.1]\n"
+    "                              [alpha=0.602] [gamma=0.101] [eta=X] [average=F]\n"
     "                        -out DIR [-concurrency N] [-srand N] [-pgnout file=F]\n"
     "       ratchet-tune run -config file=run.json [options, which override the file key by key]\n"
     "\n"
-    "Tunes the UCI spin options listed in SPEC by SPSA in the classic fishtest/OpenBench form:\n"
-    "each iteration plays P game pairs (both games from one opening, colours swapped) between\n"
-    "the engine with theta + c_k*flip and the same engine with theta - c_k*flip; theta moves\n"
-    "by R_k*c_k*(wins-losses)*flip with the gains the batch was handed out with.\n"
+    "Tunes the UCI spin options listed in SPEC by SPSA: each iteration plays P game pairs (both\n"
+    "games from one opening, colours swapped) between the engine with theta + c_k*flip and the\n"
+    "same engine with theta - c_k*flip.  In the classic fishtest/OpenBench form theta moves by\n"
+    "R_k*c_k*(wins-losses)*flip with the gains the batch was handed out with.  The default form,\n"
+    "rms, probes at twice the classic c_k and moves theta by eta_k*c_end*(W-L)*flip/sqrt(v), v the\n"
+    "running mean of (W-L)^2: a step is a fraction of c_end whatever r_end is, with eta from the\n"
+    "budget and the parameter count (see README, \"SPSA forms\").\n"
     "\n"
     "  -params file=SPEC   a Ratchet spec (`bin/ratchet params`, params/engine.json) or\n"
     "                      OpenBench/fishtest lines `name, int, value, min, max, c_end, r_end`;\n"
@@ -66,7 +70,10 @@ static const char RUN_USAGE[] =
     "                      or in the current directory) in random order\n"
     "  -spsa games=N       total games (N/(2P) iterations, rounded up)\n"
     "      pairs-per=P     game pairs per iteration (default 1)\n"
+    "      form=NAME       rms (default), adam (rms with momentum 0.9) or classic\n"
     "      A-ratio=X alpha=X gamma=X   the schedule (defaults 0.1, 0.602, 0.101)\n"
+    "      eta=X           rms/adam: the step at the end of the run, as a fraction of c_end\n"
+    "                      (default: 0.025 * (8 / parameters) * sqrt(5000 / iterations))\n"
     "      average=F       also keep the mean of theta over the last fraction F of the run\n"
     "                      (reported and exported instead of theta; default 0 = off)\n"
     "  -out DIR            the run directory: must not exist or be empty\n"
@@ -101,7 +108,7 @@ static const char RUN_USAGE[] =
     "Game and engine options, as in `ratchet-tune match` (one -engine: both sides run it):\n";
 
 static const char RESUME_USAGE[] =
-    "usage: ratchet-tune resume DIR [-spsa games=N] [-concurrency N] [-force]\n"
+    "usage: ratchet-tune resume DIR [-spsa games=N] [form=NAME] [-concurrency N] [-force]\n"
     "\n"
     "Continues the run in DIR exactly where its state.json says: same engine, options,\n"
     "openings order, theta, iteration counter and random numbers.  Batches that were in\n"
@@ -116,6 +123,8 @@ static const char RESUME_USAGE[] =
     "                   if it had been started with N' iterations (c_k and R_k reach c_end and\n"
     "                   r_end at k = N').  Batches already in flight keep the gains they were\n"
     "                   handed out with.  N' may not be below the iterations already handed out.\n"
+    "                   In the rms and adam forms the step eta_k is recomputed the same way.\n"
+    "      form=NAME    checks the run's form: a run keeps the form it was started with\n"
     "  -concurrency N   play N games at once from now on\n"
     "  -force           continue even if the engine is not the one the run started with\n"
     "                   (state.json records its id name, program size and mtime, and bench\n"
@@ -702,7 +711,8 @@ int resume_main(int argc, char **argv)
     if (conf_parse_args(&over, argc - 2, argv + 2, RESUME_SECTIONS, err, sizeof err) < 0)
         goto fail;
     for (size_t i = 0; i < over.n; i++)
-        if (strcmp(over.v[i].sec, "spsa") == 0 && strcmp(over.v[i].key, "games") != 0) {
+        if (strcmp(over.v[i].sec, "spsa") == 0 && strcmp(over.v[i].key, "games") != 0 &&
+            strcmp(over.v[i].key, "form") != 0) {
             snprintf(err, sizeof err, "resume: only -spsa games=N can change (not spsa.%s)", over.v[i].key);
             goto fail;
         }
@@ -719,6 +729,18 @@ int resume_main(int argc, char **argv)
     if (runstate_load(&r.rs, r.dir, err, sizeof err) < 0)
         goto fail;
     RunState *rs = &r.rs;
+    if (conf_get(&over, "spsa", "form")) {
+        SpsaForm form;
+        if (spsa_form_from(&over, &form, err, sizeof err) < 0)
+            goto fail;
+        if (form != rs->spsa.cfg.form) {
+            snprintf(err, sizeof err,
+                     "resume: the run in %s uses -spsa form=%s; a run keeps its form (to try form=%s, "
+                     "start a new run from its exported values)",
+                     argv[1], spsa_form_name(rs->spsa.cfg.form), spsa_form_name(form));
+            goto fail;
+        }
+    }
     unsigned long long games = 0;
     if (conf_get(&over, "spsa", "games")) {
         if (conf_get_u64(&over, "spsa", "games", 2, 1000000000000ULL, &games, err, sizeof err) < 0 ||

@@ -334,6 +334,17 @@ static int absolutize(RunConf *c)
     return 0;
 }
 
+int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
+{
+    const char *name = conf_get(c, "spsa", "form");
+    *form = SPSA_FORM_DEFAULT;
+    if (name && spsa_form_parse(name, form) < 0) {
+        snprintf(err, errlen, "spsa.form: unknown form '%s' (classic, rms or adam)", name);
+        return -1;
+    }
+    return 0;
+}
+
 static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t errlen)
 {
     spsa_config_default(cfg);
@@ -347,7 +358,9 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
         conf_get_double(c, "spsa", "A-ratio", 0, 100, &cfg->A_ratio, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "alpha", 1e-6, 10, &cfg->alpha, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "gamma", 0, 10, &cfg->gamma, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "average", 0, 0.999999, &cfg->average, err, errlen) < 0)
+        conf_get_double(c, "spsa", "average", 0, 0.999999, &cfg->average, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "eta", 0, 10, &cfg->eta, err, errlen) < 0 ||
+        spsa_form_from(c, &cfg->form, err, errlen) < 0)
         return -1;
     cfg->pairs_per = (int)pp;
     spsa_config_set_games(cfg, games);

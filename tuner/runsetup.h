@@ -44,6 +44,9 @@ void setup_free_match(MatchConfig *mc);
  * integer, a decimal for a float parameter, or for a float parameter of a
  * spin option (rs->to_spin) v rounded with the batch's shared uniform. */
 void setup_value_text(const RunState *rs, const SpsaBatch *b, size_t i, double v, char *buf, size_t len);
+/* spsa.form of the settings (SPSA_FORM_DEFAULT when absent).  0, or -1
+ * with a message naming an unknown form. */
+int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen);
 /* The program's name as invoked, for the commands printed to the user. */
 const char *setup_prog(void);
 

@@ -27,6 +27,11 @@ double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
         double z = (x[i] - m->opt[i]) / params[i].c_end;
         loss += m->curv[i] * z * z;
     }
+    for (size_t j = 0; j < m->ncouplings; j++) {
+        const SimCoupling *c = &m->couplings[j];
+        loss += c->k * (x[c->a] - m->opt[c->a]) / params[c->a].c_end * (x[c->b] - m->opt[c->b]) /
+                params[c->b].c_end;
+    }
     return loss;
 }
 
@@ -79,8 +84,12 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
             size_t errlen)
 {
     memset(res, 0, sizeof *res);
+    bool bad_coupling = false;
+    for (size_t j = 0; j < m->ncouplings; j++)
+        bad_coupling |= m->couplings[j].a >= nparams || m->couplings[j].b >= nparams ||
+                        m->couplings[j].a == m->couplings[j].b;
     if (m->nparams != nparams || m->concurrency < 1 || !(m->draw_ratio >= 0) ||
-        m->draw_ratio > 1 || !(m->opening_bias >= 0)) {
+        m->draw_ratio > 1 || !(m->opening_bias >= 0) || bad_coupling) {
         errmsg(err, errlen, "simulate: bad model (parameters, concurrency >= 1, draw ratio in [0,1], opening bias >= 0)");
         return -1;
     }
@@ -104,6 +113,7 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
     for (size_t i = 0; i < nparams; i++)
         xp[i] = params[i].theta;
     res->start_loss = sim_elo_loss(m, params, xp);
+    res->games_to_1 = res->start_loss < 1.0 ? 0 : UINT64_MAX;
 
     for (;;) {
         while (nout < (size_t)m->concurrency) {
@@ -127,6 +137,11 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
         spsa_batch_free(&out[j]);
         out[j] = out[--nout];
         memset(&out[nout], 0, sizeof out[nout]);
+        if (res->games_to_1 == UINT64_MAX) {
+            estimate(&st, xm);
+            if (sim_elo_loss(m, params, xm) < 1.0)
+                res->games_to_1 = st.completed * 2 * (uint64_t)cfg->pairs_per;
+        }
         if (progress && st.completed % tenth == 0)
             print_progress(progress, &st, m, xp);
     }
@@ -295,6 +310,16 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.alpha) && o->cfg.alpha > 0;
                 else if (!strcmp(a, "-spsa") && KEY("gamma"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.gamma) && o->cfg.gamma >= 0;
+                else if (!strcmp(a, "-spsa") && KEY("form"))
+                    ok = !spsa_form_parse(v, &o->cfg.form);
+                else if (!strcmp(a, "-spsa") && KEY("eta"))
+                    ok = cli_parse_double(v, 0, 10, &o->cfg.eta);
+                else if (!strcmp(a, "-spsa") && KEY("decay"))
+                    ok = cli_parse_double(v, 0, 10, &o->cfg.decay);
+                else if (!strcmp(a, "-spsa") && KEY("beta1"))
+                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
+                else if (!strcmp(a, "-spsa") && KEY("beta2"))
+                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
                          o->cfg.average < 1;
@@ -424,9 +449,13 @@ static void print_report(const SpsaParam *ps, size_t n, const double *opt, const
 
 int simulate_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-suite"))
+            return simsuite_main(argc, argv);
     SimOptions o;
     memset(&o, 0, sizeof o);
     spsa_config_default(&o.cfg);
+    o.cfg.form = SPSA_FORM_DEFAULT;
     o.games = 100000;
     o.draw_ratio = 0.5;
     o.concurrency = 1;
@@ -471,12 +500,13 @@ int simulate_main(int argc, char **argv)
     if (rc)
         goto done;
 
-    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency};
+    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency, 0, NULL};
     printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
-           " iterations of %d pair(s), A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
+           " iterations of %d pair(s), form %s, A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
            "concurrency %d\n",
-           n, o.games, o.cfg.iterations, o.cfg.pairs_per, o.cfg.A_ratio, o.cfg.alpha,
-           o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "", o.draw_ratio, o.concurrency);
+           n, o.games, o.cfg.iterations, o.cfg.pairs_per, spsa_form_name(o.cfg.form),
+           o.cfg.A_ratio, o.cfg.alpha, o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "",
+           o.draw_ratio, o.concurrency);
     for (int s = 0; s < o.seeds; s++) {
         uint64_t seed = o.srand + (uint64_t)s;
         SimResult r;

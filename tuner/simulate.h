@@ -26,6 +26,14 @@
 
 #include "spsa.h"
 
+/* A cross term of the landscape: Elo loss += k * z_a * z_b, with z the
+ * distances from the optimum in units of c_end (|k| < 2 sqrt(curv_a curv_b)
+ * keeps the optimum unique). */
+typedef struct {
+    size_t a, b;
+    double k;
+} SimCoupling;
+
 typedef struct {
     size_t nparams;
     const double *opt;   /* optimum per parameter, inside [min, max] */
@@ -33,6 +41,8 @@ typedef struct {
     double draw_ratio;   /* draw probability of an even game, 0..1 */
     double opening_bias; /* std dev in Elo of an opening's White advantage */
     int concurrency;     /* batches in flight at once, >= 1 */
+    size_t ncouplings;   /* cross terms (0 = a separable landscape) */
+    const SimCoupling *couplings;
 } SimModel;
 
 typedef struct {
@@ -41,9 +51,11 @@ typedef struct {
     double loss;         /* Elo loss of the final estimate (real-valued) */
     double loss_int;     /* Elo loss of the final estimate rounded to integers (spsa_value) */
     uint64_t wins, losses, draws; /* of the `+` engine */
+    uint64_t games_to_1; /* games played when the estimate's loss first fell below 1 Elo
+                          * (0 if it started below; UINT64_MAX if it never did) */
 } SimResult;
 
-/* Elo loss (>= 0) of x in the model's landscape. */
+/* Elo loss (>= 0 with valid couplings) of x in the model's landscape. */
 double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x);
 
 /* One simulated tuning run from params (theta = start) with cfg and seed.
@@ -53,6 +65,10 @@ double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
 int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
             uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
             size_t errlen);
+
+/* `simulate -suite`: every form on every landscape of the suite (simsuite.c).
+ * Exit code as simulate_main. */
+int simsuite_main(int argc, char **argv);
 
 /* The command line: argv[0] is the command name ("simulate"), options start
  * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */

@@ -30,6 +30,29 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->alpha = 0.602;
     cfg->gamma = 0.101;
     cfg->average = 0.0;
+    cfg->form = SPSA_FORM_CLASSIC;
+    cfg->eta = 0.0;
+    cfg->decay = SPSA_DEFAULT_DECAY;
+    cfg->beta1 = SPSA_DEFAULT_BETA1;
+    cfg->beta2 = SPSA_DEFAULT_BETA2;
+    cfg->probe = SPSA_DEFAULT_PROBE;
+}
+
+static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "rms", "adam" };
+
+const char *spsa_form_name(SpsaForm f)
+{
+    return (unsigned)f < SPSA_FORM_COUNT ? FORM_NAMES[f] : "?";
+}
+
+int spsa_form_parse(const char *name, SpsaForm *out)
+{
+    for (int i = 0; i < SPSA_FORM_COUNT; i++)
+        if (!strcmp(name, FORM_NAMES[i])) {
+            *out = (SpsaForm)i;
+            return 0;
+        }
+    return -1;
 }
 
 uint64_t spsa_iterations_for_games(uint64_t games, int pairs_per)
@@ -57,17 +80,46 @@ static void compute_schedule(SpsaState *st)
     }
 }
 
-double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
+/* The classic c_k, before the probe factor of the other forms. */
+static double classic_c_k(const SpsaState *st, size_t p, uint64_t k)
 {
     double ck = st->params[p].c / pow((double)k, st->cfg.gamma);
     return ck < SPSA_MIN_C_INT && !st->params[p].is_float ? SPSA_MIN_C_INT : ck;
 }
 
+double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
+{
+    double ck = classic_c_k(st, p, k);
+    return st->cfg.form == SPSA_FORM_CLASSIC ? ck : st->cfg.probe * ck;
+}
+
 double spsa_R_k(const SpsaState *st, size_t p, uint64_t k)
 {
+    if (st->cfg.form != SPSA_FORM_CLASSIC)
+        return spsa_eta_k(st, k);
     double A = st->cfg.A_ratio * (double)st->cfg.iterations;
     double ck = spsa_c_k(st, p, k);
     return st->params[p].a / pow(A + (double)k, st->cfg.alpha) / (ck * ck);
+}
+
+double spsa_auto_eta(uint64_t iterations, size_t nparams)
+{
+    double n = nparams ? (double)nparams : 1.0, N = iterations ? (double)iterations : 1.0;
+    return SPSA_AUTO_ETA * pow(8.0 / n, SPSA_AUTO_ETA_NPOW) * pow(5000.0 / N, SPSA_AUTO_ETA_KPOW);
+}
+
+double spsa_eta(const SpsaState *st)
+{
+    if (st->cfg.eta > 0)
+        return st->cfg.eta;
+    return spsa_auto_eta(st->cfg.iterations, st->nparams);
+}
+
+double spsa_eta_k(const SpsaState *st, uint64_t k)
+{
+    double A = st->cfg.A_ratio * (double)st->cfg.iterations;
+    double n = (double)st->cfg.iterations;
+    return spsa_eta(st) * pow((A + n) / (A + (double)k), st->cfg.decay);
 }
 
 static bool is_integer(double x)
@@ -99,6 +151,30 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
     }
     if (!(c->average >= 0 && c->average < 1)) {
         errmsg(err, errlen, "spsa: average must be in [0, 1) (got %g)", c->average);
+        return -1;
+    }
+    if ((unsigned)c->form >= SPSA_FORM_COUNT) {
+        errmsg(err, errlen, "spsa: unknown form %d", (int)c->form);
+        return -1;
+    }
+    if (!(c->eta >= 0) || !isfinite(c->eta)) {
+        errmsg(err, errlen, "spsa: eta must be >= 0 (got %g)", c->eta);
+        return -1;
+    }
+    if (!(c->decay >= 0) || !isfinite(c->decay)) {
+        errmsg(err, errlen, "spsa: decay must be >= 0 (got %g)", c->decay);
+        return -1;
+    }
+    if (!(c->beta1 >= 0 && c->beta1 < 1)) {
+        errmsg(err, errlen, "spsa: beta1 must be in [0, 1) (got %g)", c->beta1);
+        return -1;
+    }
+    if (!(c->probe >= 1) || !isfinite(c->probe)) {
+        errmsg(err, errlen, "spsa: probe must be >= 1 (got %g)", c->probe);
+        return -1;
+    }
+    if (!(c->beta2 >= 0 && c->beta2 < 1)) {
+        errmsg(err, errlen, "spsa: beta2 must be in [0, 1) (got %g)", c->beta2);
         return -1;
     }
     return 0;
@@ -178,7 +254,9 @@ int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
     for (size_t i = 0; i < nparams; i++) {
         st->params[i].start = st->params[i].theta;
         st->params[i].avg = st->params[i].theta;
+        st->params[i].m = 0.0;
     }
+    st->v = (double)cfg->pairs_per; /* prior: W - L of an even pair has variance about 1 */
     compute_schedule(st);
     gsl_rng_set(st->rng, (unsigned long)seed);
     return 0;
@@ -251,10 +329,21 @@ static int inflight_push(SpsaState *st, const SpsaBatch *b)
     return 0;
 }
 
-/* The values of one parameter for both engines (see spsa.h). */
-static void perturb(const SpsaParam *p, double ck, int flip, double u, double *plus, double *minus)
+/* The point the two probes are placed around: theta in the classic form;
+ * in the others theta moved inside [min + c_k, max - c_k] when the range
+ * allows, so that a probe near a bound is not cut short on one side. */
+static double probe_centre(const SpsaState *st, const SpsaParam *p, double ck)
 {
-    double hi = p->theta + ck * flip, lo = p->theta - ck * flip;
+    if (st->cfg.form == SPSA_FORM_CLASSIC || p->max - p->min < 2 * ck)
+        return p->theta;
+    return spsa_clip(p->theta, p->min + ck, p->max - ck);
+}
+
+/* The values of one parameter for both engines (see spsa.h). */
+static void perturb(double centre, const SpsaParam *p, double ck, int flip, double u, double *plus,
+                    double *minus)
+{
+    double hi = centre + ck * flip, lo = centre - ck * flip;
     if (!p->is_float) {
         hi = floor(hi + u);
         lo = floor(lo + u);
@@ -278,8 +367,8 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
         /* Draw order per parameter: flip, then the rounding uniform. */
         b->flip[i] = gsl_rng_uniform_int(st->rng, 2) ? 1 : -1;
         b->u[i] = gsl_rng_uniform(st->rng);
-        perturb(&st->params[i], b->c_k[i], b->flip[i], b->u[i], &b->plus_values[i],
-                &b->minus_values[i]);
+        perturb(probe_centre(st, &st->params[i], b->c_k[i]), &st->params[i], b->c_k[i],
+                b->flip[i], b->u[i], &b->plus_values[i], &b->minus_values[i]);
     }
     if (inflight_push(st, b)) {
         spsa_batch_free(b);
@@ -303,6 +392,25 @@ static void fold_average(SpsaState *st, uint64_t k)
     }
 }
 
+/* The rms and adam forms (spsa.h, "Other forms"): the second moment of the
+ * result first (it includes this batch), then per parameter the momentum
+ * and the step of eta_k c_end m / sqrt(v). */
+static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
+{
+    double w = 1.0 / ((double)st->completed + 2.0);
+    if (w < 1.0 - st->cfg.beta2)
+        w = 1.0 - st->cfg.beta2;
+    st->v += (result * result - st->v) * w;
+    double beta1 = st->cfg.form == SPSA_FORM_RMS ? 0.0 : st->cfg.beta1;
+    double scale = st->v > 1e-300 ? 1.0 / sqrt(st->v) : 0.0; /* v = 0: every result was 0 */
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        p->m = beta1 * p->m + (1.0 - beta1) * result * b->flip[i];
+        double step = b->R_k[i] * p->c_end * p->m * scale;
+        p->theta = spsa_clip(p->theta + step, p->min, p->max);
+    }
+}
+
 int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses,
                          uint64_t draws)
 {
@@ -316,11 +424,14 @@ int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint6
         return -1;
     const SpsaBatch *own = &st->inflight[idx];
     double result = (double)wins - (double)losses;
-    for (size_t i = 0; i < st->nparams; i++) {
-        SpsaParam *p = &st->params[i];
-        double step = own->R_k[i] * own->c_k[i] * result * own->flip[i];
-        p->theta = spsa_clip(p->theta + step, p->min, p->max);
-    }
+    if (st->cfg.form == SPSA_FORM_CLASSIC)
+        for (size_t i = 0; i < st->nparams; i++) {
+            SpsaParam *p = &st->params[i];
+            double step = own->R_k[i] * own->c_k[i] * result * own->flip[i];
+            p->theta = spsa_clip(p->theta + step, p->min, p->max);
+        }
+    else
+        normalised_update(st, own, result);
     st->wins += wins;
     st->losses += losses;
     st->draws += draws;
@@ -381,7 +492,11 @@ double spsa_value(const SpsaState *st, size_t p)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
+/* Version 1: the classic form (the only one before forms existed; a file
+ * without "form" is classic).  Version 2: any other form, so that a build
+ * that knows only the classic form refuses it instead of resuming it wrongly. */
 #define SPSA_JSON_VERSION 1
+#define SPSA_JSON_VERSION_FORMS 2
 
 /* A double as a JSON number that reads back to exactly the same double:
  * cJSON's own printer compares with a tolerance and may drop the last bit,
@@ -507,7 +622,9 @@ cJSON *spsa_to_json(const SpsaState *st)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    bool ok = cJSON_AddNumberToObject(o, "version", SPSA_JSON_VERSION) != NULL;
+    bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
+    bool ok = cJSON_AddNumberToObject(o, "version", classic ? SPSA_JSON_VERSION
+                                                            : SPSA_JSON_VERSION_FORMS) != NULL;
 
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
@@ -516,7 +633,12 @@ cJSON *spsa_to_json(const SpsaState *st)
          add_num(cfg, "A_ratio", st->cfg.A_ratio) &&
          add_num(cfg, "alpha", st->cfg.alpha) &&
          add_num(cfg, "gamma", st->cfg.gamma) &&
-         add_num(cfg, "average", st->cfg.average);
+         add_num(cfg, "average", st->cfg.average) &&
+         cJSON_AddStringToObject(cfg, "form", spsa_form_name(st->cfg.form));
+    if (ok && !classic)
+        ok = add_num(cfg, "eta", st->cfg.eta) && add_num(cfg, "decay", st->cfg.decay) &&
+             add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
+             add_num(cfg, "probe", st->cfg.probe);
 
     cJSON *params = cJSON_AddArrayToObject(o, "params");
     ok = ok && params;
@@ -532,14 +654,16 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(q, "c_end", p->c_end) &&
              add_num(q, "r_end", p->r_end) &&
              add_num(q, "avg", p->avg) &&
-             (!p->is_float || cJSON_AddStringToObject(q, "type", "float"));
+             (!p->is_float || cJSON_AddStringToObject(q, "type", "float")) &&
+             (classic || add_num(q, "m", p->m));
         if (!q)
             ok = false;
     }
 
     ok = ok && add_u64(o, "k", st->k) && add_u64(o, "completed", st->completed) &&
          add_u64(o, "wins", st->wins) && add_u64(o, "losses", st->losses) &&
-         add_u64(o, "draws", st->draws) && add_u64(o, "avg_count", st->avg_count);
+         add_u64(o, "draws", st->draws) && add_u64(o, "avg_count", st->avg_count) &&
+         (classic || add_num(o, "v", st->v));
 
     if (ok) {
         cJSON *rng = cJSON_AddObjectToObject(o, "rng");
@@ -682,8 +806,8 @@ out:
     return rc;
 }
 
-static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, char *err,
-                            size_t errlen)
+static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, bool classic,
+                            char *err, size_t errlen)
 {
     if (!cJSON_IsArray(arr)) {
         errmsg(err, errlen, "spsa state: \"params\" missing or not an array");
@@ -723,7 +847,8 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, cha
             get_num(q, "max", where, &p->max, err, errlen) ||
             get_num(q, "c_end", where, &p->c_end, err, errlen) ||
             get_num(q, "r_end", where, &p->r_end, err, errlen) ||
-            get_num(q, "avg", where, &p->avg, err, errlen)) {
+            get_num(q, "avg", where, &p->avg, err, errlen) ||
+            (!classic && get_num(q, "m", where, &p->m, err, errlen))) {
             free(ps);
             return -1;
         }
@@ -744,9 +869,9 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     double version;
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
-    if (version != SPSA_JSON_VERSION) {
-        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d)",
-               version, SPSA_JSON_VERSION);
+    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS) {
+        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d and %d)",
+               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS);
         return -1;
     }
 
@@ -766,6 +891,24 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         get_num(c, "gamma", "config", &cfg.gamma, err, errlen) ||
         get_num(c, "average", "config", &cfg.average, err, errlen))
         return -1;
+    /* A state written before forms existed has no "form": it is classic. */
+    const cJSON *form = cJSON_GetObjectItemCaseSensitive(c, "form");
+    if (form && (!cJSON_IsString(form) || spsa_form_parse(form->valuestring, &cfg.form))) {
+        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, rms, adam");
+        return -1;
+    }
+    bool classic = cfg.form == SPSA_FORM_CLASSIC;
+    if ((version == SPSA_JSON_VERSION) != classic) {
+        errmsg(err, errlen, "spsa state: \"version\" %g does not go with form %s", version,
+               spsa_form_name(cfg.form));
+        return -1;
+    }
+    if (!classic && (get_num(c, "eta", "config", &cfg.eta, err, errlen) ||
+                     get_num(c, "decay", "config", &cfg.decay, err, errlen) ||
+                     get_num(c, "beta1", "config", &cfg.beta1, err, errlen) ||
+                     get_num(c, "beta2", "config", &cfg.beta2, err, errlen) ||
+                     get_num(c, "probe", "config", &cfg.probe, err, errlen)))
+        return -1;
     if (!is_integer(pairs_per)) {
         errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
         return -1;
@@ -774,8 +917,8 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
 
     SpsaParam *ps;
     size_t n;
-    if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), err,
-                         errlen))
+    if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), classic,
+                         err, errlen))
         return -1;
     /* spsa_init validates everything and resets start/avg: restore them after. */
     if (spsa_init(st, ps, n, &cfg, 0, err, errlen)) {
@@ -785,8 +928,15 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++) {
         st->params[i].start = ps[i].start;
         st->params[i].avg = ps[i].avg;
+        st->params[i].m = ps[i].m;
     }
     free(ps);
+    if (!classic && get_num(json, "v", "", &st->v, err, errlen))
+        goto fail;
+    if (!(st->v >= 0)) {
+        errmsg(err, errlen, "spsa state: \"v\" must be >= 0");
+        goto fail;
+    }
 
     if (get_u64(json, "k", "", &st->k, err, errlen) ||
         get_u64(json, "completed", "", &st->completed, err, errlen) ||

@@ -42,7 +42,7 @@
  * already in flight keep the gains they were handed out with.  N' must be at
  * least the number of iterations already handed out.
  *
- * Options (all off by default; the classic form is the default):
+ * Options (all off by default):
  *   average  fraction f in [0, 1): also keep theta_avg, the mean of theta after
  *            each completed batch over the last f of the schedule (batches
  *            with k > (1 - f) N).  Polyak-Ruppert iterate averaging; the
@@ -60,6 +60,33 @@
  *   `simulate` and changed nothing measurable (beta 0.5 and 0.9: same median
  *   loss at 30k, 40k, 60k and 400k games within 2%), so it is not offered;
  *   without the (1 - beta) it is only a larger r_end.
+ *
+ * Other forms (cfg.form; `-spsa form=NAME`).  The classic form above is
+ * SPSA_FORM_CLASSIC and is unchanged, bit for bit.  The others keep its
+ * flips, shared-uniform rounding, asynchronous batches and averaging, and
+ * change the probe and the step (measured with `simulate -suite`, README):
+ *   probe    c_k = probe * (the classic c_k), probe = 2 by default: in a
+ *            quadratic landscape the signal of a pair grows with c_k and its
+ *            noise does not, so a larger probe buys the same travel for less
+ *            wander.  The probes are placed around theta moved inside
+ *            [min + c_k, max - c_k] (when the range is at least 2 c_k), so a
+ *            probe near a bound is never cut short on one side; the update
+ *            still moves theta itself, which may rest on the bound.
+ *   eta_k    the step as a fraction of c_end, whatever r_end is (r_end is
+ *            not used): eta_k = eta * ((A + N) / (A + k))^decay, decay =
+ *            0.602 by default.  eta = 0 (the default) takes it from the budget
+ *            and the parameter count: eta = 0.025 * (8 / n) * sqrt(5000 / N).
+ *            R_k in batches and history.csv holds eta_k.
+ *   v        the running second moment of r = W - L per batch, shared by all
+ *            parameters (|r flip_i| is the same for every i, so a per-
+ *            parameter second moment would be n copies of one number):
+ *            v starts at P (W - L of an even pair has a variance near 1) and
+ *            v += (r^2 - v) * max(1 / (completed + 2), 1 - beta2) with this
+ *            batch's r, before the step; beta2 = 0.999.
+ *   rms      m_i = r flip_i; theta_i = clip(theta_i + eta_k c_end_i m_i / sqrt(v))
+ *   adam     the same with momentum: m_i = beta1 m_i + (1 - beta1) r flip_i,
+ *            beta1 = 0.9.
+ * m_i and v are part of the state (state.json), so a resume continues them.
  *
  * Threading: none inside; the caller serializes access (the match runner
  * calls its hooks under its lock).
@@ -81,10 +108,31 @@
     "c = c_end * N'^gamma and a = r_end * c_end^2 * (A + N')^alpha per parameter;\n"  \
     "theta is kept and the iteration counter k continues, so the run goes on as if\n" \
     "it had been started with N' iterations (c_k, R_k reach c_end, r_end at k = N').\n" \
+    "In the rms and adam forms eta (from the budget) and eta_k are recomputed too.\n" \
     "Batches in flight keep the gains they were handed out with.\n"
 
 #define SPSA_NAME_MAX 64
+
+/* The forms of the update (-spsa form=NAME).  SPSA_FORM_CLASSIC is the
+ * fishtest/OpenBench form above, unchanged; the others are described under
+ * "Other forms" at the top of this file. */
+typedef enum {
+    SPSA_FORM_CLASSIC = 0,
+    SPSA_FORM_RMS,
+    SPSA_FORM_ADAM,
+    SPSA_FORM_COUNT
+} SpsaForm;
 #define SPSA_MIN_C_INT 0.5 /* c_k is clamped to at least this (integer parameters) */
+
+/* Defaults of the non-classic forms (measured with `simulate -suite`). */
+#define SPSA_FORM_DEFAULT SPSA_FORM_RMS
+#define SPSA_DEFAULT_DECAY 0.602
+#define SPSA_DEFAULT_BETA1 0.9
+#define SPSA_DEFAULT_BETA2 0.999
+#define SPSA_DEFAULT_PROBE 2.0
+#define SPSA_AUTO_ETA 0.025
+#define SPSA_AUTO_ETA_NPOW 1.0
+#define SPSA_AUTO_ETA_KPOW 0.5
 
 /* One tuned parameter: the spec plus the moving value and schedule. */
 typedef struct {
@@ -96,6 +144,7 @@ typedef struct {
     double c, a;         /* schedule constants derived from N (spsa_init / spsa_extend) */
     double avg;          /* theta_avg when the `average` option is on, else theta */
     bool is_float;       /* an OpenBench `float` parameter: never rounded */
+    double m;            /* non-classic forms: running mean of the signed result (momentum) */
 } SpsaParam;
 
 typedef struct {
@@ -106,6 +155,12 @@ typedef struct {
     double alpha;        /* default 0.602 */
     double gamma;        /* default 0.101 */
     double average;      /* option: iterate averaging over the last fraction; 0 = off */
+    SpsaForm form;       /* SPSA_FORM_CLASSIC unless told otherwise */
+    double eta;          /* non-classic: the step at k = N as a fraction of c_end; 0 = from the budget */
+    double decay;        /* non-classic: eta_k = eta * ((A + N) / (A + k))^decay */
+    double beta1;        /* non-classic: momentum of the signed result (0 = none) */
+    double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
+    double probe;        /* non-classic: c_k is this many times the classic c_k */
 } SpsaConfig;
 
 /* One batch handed out: the k it was issued at, and per parameter the gains,
@@ -129,6 +184,7 @@ typedef struct {
     uint64_t completed;  /* batches applied */
     uint64_t wins, losses, draws; /* totals over applied batches (draws: spsa_batch_apply_wld) */
     uint64_t avg_count;  /* batches folded into theta_avg */
+    double v;            /* non-classic forms: running second moment of W - L per batch */
     gsl_rng *rng;        /* gsl_rng_mt19937: flips and rounding uniforms */
     size_t ninflight;    /* batches handed out and not yet applied, oldest first */
     SpsaBatch *inflight;
@@ -150,6 +206,15 @@ void spsa_config_set_games(SpsaConfig *cfg, uint64_t games);
 int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
               const SpsaConfig *cfg, uint64_t seed, char *err, size_t errlen);
 void spsa_free(SpsaState *st);
+
+/* "classic", "rms", "adam"; spsa_form_parse: 0, or -1 for an unknown name. */
+const char *spsa_form_name(SpsaForm f);
+int spsa_form_parse(const char *name, SpsaForm *out);
+/* The non-classic forms' step: eta at k = N (cfg.eta, or spsa_auto_eta of
+ * the budget when cfg.eta is 0), and eta_k at iteration k. */
+double spsa_auto_eta(uint64_t iterations, size_t nparams);
+double spsa_eta(const SpsaState *st);
+double spsa_eta_k(const SpsaState *st, uint64_t k);
 
 /* Gains of parameter p at iteration k (exposed for reports and tests). */
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k);

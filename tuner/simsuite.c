@@ -1,0 +1,399 @@
+/* `ratchet-tune simulate -suite`: every SPSA form on a fixed set of synthetic
+ * landscapes, medians over seeds.  The landscapes (all parameters have
+ * c_end 10 in [0, 1000]; z is the distance from the optimum in c_end):
+ *
+ *   far8    8 parameters, curvatures (Elo lost at 1 c_end) spread 16x
+ *           geometrically, the start 3 to 15 c_end from the optimum, each in
+ *           a random direction per seed; 117 Elo lost at the start
+ *   opt8    far8 started at the optimum
+ *   flat8   far8 with one parameter that has no Elo effect at all
+ *   pair8   far8 with a cross term 1.5 sqrt(curv_a curv_b) z_a z_b between the
+ *           two parameters of highest curvature (an interacting pair)
+ *   bound8  far8 with the optimum of four parameters at a bound of their range
+ *   far30   30 parameters shaped like far8 (the same loss per parameter)
+ *   opt30   far30 started at the optimum
+ *
+ * For each form and landscape: the median over the seeds of the games until
+ * the estimate first loses less than 1 Elo (in the longest budget's run), and
+ * of the loss left after runs of each budget (2k, 10k and 50k games; the
+ * schedule of every form depends on the budget, so each is its own run).
+ * Then the curve of each form at 10k games: far8 loss against opt8 loss as
+ * the gain is scaled. */
+#include "simulate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "cli.h"
+
+/* Measured on bin/ratchet at nodes=5000 (history.csv of a 600-game run, see
+ * README "SPSA forms"): draws and the correlation of the two games of a pair. */
+#define SUITE_DRAW_RATIO 0.25
+#define SUITE_OPENING_BIAS 80.0
+
+#define START_LOSS_PER_PARAM (117.0 / 8.0)
+#define C_END 10.0
+#define MID 500.0
+
+enum { FAR, OPT, FLAT, PAIR, BOUND };
+
+typedef struct {
+    const char *name;
+    size_t n;
+    int kind;
+} Landscape;
+
+static const Landscape LANDSCAPES[] = {
+    {"far8", 8, FAR},   {"opt8", 8, OPT},     {"flat8", 8, FLAT}, {"pair8", 8, PAIR},
+    {"bound8", 8, BOUND}, {"far30", 30, FAR}, {"opt30", 30, OPT},
+};
+#define NLAND (sizeof LANDSCAPES / sizeof *LANDSCAPES)
+
+/* One way of running SPSA: a form with its settings.  r_end and eta scale
+ * the gains (r_end = 0 keeps the spec's 0.002; eta = 0 the budget's). */
+typedef struct {
+    char label[48];
+    SpsaConfig cfg;
+    double r_end;
+} Variant;
+
+typedef struct {
+    const Landscape *land;
+    SpsaParam *ps;
+    double *opt, *curv;
+    SimCoupling cpl;
+    SimModel m;
+} Built;
+
+/* The landscape of seed s: deterministic for (landscape, seed). */
+static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ratio,
+                 double bias, Built *b)
+{
+    size_t n = l->n;
+    memset(b, 0, sizeof *b);
+    b->land = l;
+    b->ps = calloc(n, sizeof *b->ps);
+    b->opt = calloc(n, sizeof *b->opt);
+    b->curv = calloc(n, sizeof *b->curv);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!b->ps || !b->opt || !b->curv || !r) {
+        if (r)
+            gsl_rng_free(r);
+        return -1;
+    }
+    gsl_rng_set(r, (unsigned long)(seed * 1000003u + n * 31u + (unsigned)l->kind));
+    /* distances 3..15 c_end spread over the parameters, curvatures 16x */
+    double *z = calloc(n, sizeof *z), sum = 0;
+    if (!z) {
+        gsl_rng_free(r);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        z[i] = 3.0 + 12.0 * (double)((i * 5) % n) / (double)(n - 1);
+        b->curv[i] = pow(16.0, (double)i / (double)(n - 1));
+        sum += b->curv[i] * z[i] * z[i];
+    }
+    double scale = START_LOSS_PER_PARAM * (double)n / sum;
+    for (size_t i = 0; i < n; i++) {
+        SpsaParam *p = &b->ps[i];
+        snprintf(p->name, sizeof p->name, "P%02zu", i);
+        p->min = 0;
+        p->max = 1000;
+        p->c_end = C_END;
+        p->r_end = r_end > 0 ? r_end : 0.002;
+        b->curv[i] *= scale;
+        double sign = gsl_rng_uniform_int(r, 2) ? 1.0 : -1.0;
+        b->opt[i] = MID;
+        p->theta = l->kind == OPT ? MID : MID + sign * z[i] * C_END;
+        if (l->kind == BOUND && i % 2 == 0) { /* optimum at the bound the start lies towards */
+            b->opt[i] = sign > 0 ? p->max : p->min;
+            p->theta = b->opt[i] - sign * z[i] * C_END;
+        }
+        p->start = p->theta;
+    }
+    if (l->kind == FLAT)
+        b->curv[n / 2] = 0; /* no Elo effect */
+    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL};
+    if (l->kind == PAIR) {
+        b->cpl = (SimCoupling){n - 1, n - 2, 1.5 * sqrt(b->curv[n - 1] * b->curv[n - 2])};
+        b->m.ncouplings = 1;
+        b->m.couplings = &b->cpl;
+    }
+    free(z);
+    gsl_rng_free(r);
+    return 0;
+}
+
+static void unbuild(Built *b)
+{
+    free(b->ps);
+    free(b->opt);
+    free(b->curv);
+}
+
+static double median(double *v, size_t n)
+{
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+typedef struct {
+    double games_to_1;  /* median; INFINITY if most seeds never got there */
+    double loss[3];     /* median loss after each budget */
+} Cell;
+
+static const uint64_t BUDGETS[3] = {2000, 10000, 50000};
+
+static int run_cell(const Variant *v, const Landscape *l, int seeds, double draw_ratio,
+                    double bias, const uint64_t *budgets, int nbudgets, Cell *out)
+{
+    double *g1 = calloc((size_t)seeds, sizeof *g1), *ls = calloc((size_t)seeds, sizeof *ls);
+    char err[512];
+    int rc = -1;
+    if (!g1 || !ls)
+        goto done;
+    for (int bi = 0; bi < nbudgets; bi++) {
+        for (int s = 0; s < seeds; s++) {
+            Built b;
+            if (build(l, (uint64_t)s + 1, v->r_end, draw_ratio, bias, &b)) {
+                unbuild(&b);
+                goto done;
+            }
+            SpsaConfig cfg = v->cfg;
+            spsa_config_set_games(&cfg, budgets[bi]);
+            SimResult r;
+            double x[64];
+            int e = sim_run(b.ps, l->n, &cfg, &b.m, (uint64_t)s + 1, l->n <= 64 ? x : NULL, &r,
+                            NULL, err, sizeof err);
+            if (!e && getenv("SUITE_DEBUG") && l->n <= 64) {
+                fprintf(stderr, "%s %s %" PRIu64 " seed %d:", v->label, l->name, budgets[bi], s + 1);
+                for (size_t i = 0; i < l->n; i++)
+                    fprintf(stderr, " %.2f", b.curv[i] * pow((x[i] - b.opt[i]) / C_END, 2));
+                fprintf(stderr, "\n");
+            }
+            unbuild(&b);
+            if (e) {
+                fprintf(stderr, "simulate: %s\n", err);
+                goto done;
+            }
+            ls[s] = r.loss;
+            g1[s] = r.games_to_1 == UINT64_MAX ? INFINITY : (double)r.games_to_1;
+        }
+        out->loss[bi] = median(ls, (size_t)seeds);
+        if (bi == nbudgets - 1)
+            out->games_to_1 = median(g1, (size_t)seeds);
+    }
+    rc = 0;
+done:
+    free(g1);
+    free(ls);
+    return rc;
+}
+
+static void fmt_games(double g, char *buf, size_t len)
+{
+    if (isinf(g))
+        snprintf(buf, len, "never");
+    else
+        snprintf(buf, len, "%.0f", g);
+}
+
+static const char USAGE[] =
+    "usage: ratchet-tune simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
+    "                                    [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
+    "\n"
+    "Runs every SPSA form (or only the one -spsa describes, beside the classic form)\n"
+    "on the suite's landscapes: far8 opt8 flat8 pair8 bound8 far30 opt30.  For each it\n"
+    "prints the median over K seeds (default 25) of the games until the loss first\n"
+    "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
+    "10k and 50k games; then each form's curve at 10k games (far8 against opt8 as\n"
+    "the gain is scaled) and the targets of issue 10.  Draw ratio and opening bias\n"
+    "default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "simulate -suite: %s\n(see ratchet-tune simulate -suite --help)\n", what);
+    return 2;
+}
+
+static bool land_selected(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && !strncmp(p, name, len))
+            return true;
+        p += l + (e != NULL);
+    }
+    return false;
+}
+
+static void variant(Variant *v, const char *label, SpsaForm form, double r_end, double eta)
+{
+    memset(v, 0, sizeof *v);
+    snprintf(v->label, sizeof v->label, "%s", label);
+    spsa_config_default(&v->cfg);
+    v->cfg.form = form;
+    v->cfg.eta = eta;
+    v->r_end = r_end;
+}
+
+int simsuite_main(int argc, char **argv)
+{
+    int seeds = 25;
+    double draw_ratio = SUITE_DRAW_RATIO, bias = SUITE_OPENING_BIAS;
+    const char *lands = NULL;
+    bool custom = false;
+    Variant cv;
+    variant(&cv, "custom", SPSA_FORM_DEFAULT, 0, 0);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-suite"))
+            continue;
+        if (!strcmp(a, "-spsa")) {
+            custom = true;
+            while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '=')) {
+                const char *kv = argv[++i], *val = strchr(kv, '=') + 1;
+                bool ok;
+                if (!strncmp(kv, "form=", 5))
+                    ok = !spsa_form_parse(val, &cv.cfg.form);
+                else if (!strncmp(kv, "eta=", 4))
+                    ok = cli_parse_double(val, 0, 10, &cv.cfg.eta);
+                else if (!strncmp(kv, "decay=", 6))
+                    ok = cli_parse_double(val, 0, 10, &cv.cfg.decay);
+                else if (!strncmp(kv, "beta1=", 6))
+                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.beta1);
+                else if (!strncmp(kv, "beta2=", 6))
+                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.beta2);
+                else if (!strncmp(kv, "average=", 8))
+                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.average);
+                else if (!strncmp(kv, "A-ratio=", 8))
+                    ok = cli_parse_double(val, 0, 100, &cv.cfg.A_ratio);
+                else if (!strncmp(kv, "probe=", 6))
+                    ok = cli_parse_double(val, 1, 100, &cv.cfg.probe);
+                else if (!strncmp(kv, "gamma=", 6))
+                    ok = cli_parse_double(val, 0, 10, &cv.cfg.gamma);
+                else if (!strncmp(kv, "alpha=", 6))
+                    ok = cli_parse_double(val, 1e-6, 10, &cv.cfg.alpha);
+                else if (!strncmp(kv, "r_end=", 6))
+                    ok = cli_parse_double(val, 1e-9, 10, &cv.r_end);
+                else
+                    return usage_error("-spsa: unknown key (form eta decay beta1 beta2 probe average A-ratio alpha gamma r_end)");
+                if (!ok)
+                    return usage_error("-spsa: bad value");
+            }
+            snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage_error("an option needs a value");
+        const char *v = argv[++i];
+        bool ok = true;
+        if (!strcmp(a, "-seeds")) {
+            double d;
+            ok = cli_parse_double(v, 1, 100000, &d) && d == floor(d);
+            seeds = (int)d;
+        } else if (!strcmp(a, "-draw-ratio"))
+            ok = cli_parse_double(v, 0, 1, &draw_ratio);
+        else if (!strcmp(a, "-opening-bias"))
+            ok = cli_parse_double(v, 0, 1000, &bias);
+        else if (!strcmp(a, "-landscapes"))
+            lands = v;
+        else
+            return usage_error("unknown option");
+        if (!ok)
+            return usage_error("bad value");
+    }
+
+    Variant vs[4];
+    int nv = 0;
+    variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
+    if (custom)
+        vs[nv++] = cv;
+    else {
+        variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
+        variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
+    }
+
+    printf("simulate -suite: %d seeds, draw ratio %g, opening bias %g Elo; medians over seeds\n",
+           seeds, draw_ratio, bias);
+    printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
+           "loss@50k");
+    Cell far8[4], opt8[4];
+    bool have_far8 = false, have_opt8 = false;
+    for (size_t li = 0; li < NLAND; li++) {
+        const Landscape *l = &LANDSCAPES[li];
+        if (!land_selected(lands, l->name))
+            continue;
+        for (int vi = 0; vi < nv; vi++) {
+            Cell c;
+            if (run_cell(&vs[vi], l, seeds, draw_ratio, bias, BUDGETS, 3, &c))
+                return 1;
+            char g[32];
+            fmt_games(c.games_to_1, g, sizeof g);
+            printf("%-8s %-22s %9s %9.2f %9.2f %9.2f\n", l->name, vs[vi].label, g, c.loss[0],
+                   c.loss[1], c.loss[2]);
+            fflush(stdout);
+            if (l->kind == FAR && l->n == 8)
+                far8[vi] = c, have_far8 = true;
+            if (l->kind == OPT && l->n == 8)
+                opt8[vi] = c, have_opt8 = true;
+        }
+    }
+    if (have_far8 && have_opt8) {
+        printf("\ntargets at 10k games (far8 <= 0.2 x classic's %.2f = %.2f, opt8 <= 3):\n",
+               far8[0].loss[1], 0.2 * far8[0].loss[1]);
+        for (int vi = 1; vi < nv; vi++)
+            printf("  %-22s far8 %6.2f (%.2fx classic) %s   opt8 %5.2f %s\n", vs[vi].label,
+                   far8[vi].loss[1], far8[vi].loss[1] / far8[0].loss[1],
+                   far8[vi].loss[1] <= 0.2 * far8[0].loss[1] ? "met" : "MISSED", opt8[vi].loss[1],
+                   opt8[vi].loss[1] <= 3 ? "met" : "MISSED");
+    }
+
+    if (land_selected(lands, "far8") && land_selected(lands, "opt8")) {
+        printf("\ncurves at 10k games: loss from the far8 start against loss from the optimum (opt8)\n");
+        printf("%-22s %12s %10s %10s\n", "form", "gain", "far8", "opt8");
+        static const double R_END[] = {0.002, 0.005, 0.01, 0.02, 0.025, 0.03, 0.04};
+        static const double MULT[] = {0.25, 0.5, 1, 2, 4};
+        uint64_t b10[1] = {10000};
+        for (int vi = 0; vi < nv; vi++) {
+            bool classic = vs[vi].cfg.form == SPSA_FORM_CLASSIC;
+            size_t np = classic ? sizeof R_END / sizeof *R_END : sizeof MULT / sizeof *MULT;
+            for (size_t k = 0; k < np; k++) {
+                Variant w = vs[vi];
+                char gain[32];
+                if (classic) {
+                    w.r_end = R_END[k];
+                    snprintf(gain, sizeof gain, "r_end %g", R_END[k]);
+                } else {
+                    double base = w.cfg.eta > 0 ? w.cfg.eta : spsa_auto_eta(5000, 8);
+                    w.cfg.eta = base * MULT[k];
+                    snprintf(gain, sizeof gain, "eta %.4g", w.cfg.eta);
+                }
+                Cell cf, co;
+                if (run_cell(&w, &LANDSCAPES[0], seeds, draw_ratio, bias, b10, 1, &cf) ||
+                    run_cell(&w, &LANDSCAPES[1], seeds, draw_ratio, bias, b10, 1, &co))
+                    return 1;
+                printf("%-22s %12s %10.2f %10.2f\n", vs[vi].label, gain, cf.loss[0], co.loss[0]);
+                fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
