@@ -5,6 +5,7 @@
 #   make tune       a real ten-minute SPSA run on the shipped defaults
 #   make bench      speed figures, each against a reference measured in the same run
 #   make bench-mpi  bin/ratchet-tune-mpi's scaling over 1..16 worker ranks
+#   make bench-spsa the SPSA forms on simulate's landscape suite
 #   make native     the same build with -march=native
 #   make CC=clang   any C11 compiler works
 
@@ -41,7 +42,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps test test-long unit-run tune bench bench-mpi clean
+.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -244,6 +245,12 @@ fuzz-replay: $(REPLAYS)
 	    files=$$(ls tests/fuzz/corpus/$$n/* tests/fuzz/regressions/$$n/* 2>/dev/null); \
 	    printf '%s: ' $$n; $(BUILD)/fuzz-replay/$$n $$files || exit 1; \
 	done
+
+# The SPSA forms on the landscape suite (simulate -suite, 25 seeds; under a
+# minute on one core).  Also part of `make bench`.
+bench-spsa: deps
+	$(MAKE) all
+	sh tools/bench/spsa_suite.sh
 
 clean:
 	rm -rf build bin

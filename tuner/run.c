@@ -340,9 +340,14 @@ static bool next_pair(void *ctx, PairJob *job)
         }
         r->nact++;
     }
+    /* The opening of pair j of batch k is number (k - 1) P + j of the order:
+     * a batch replayed after a resume plays the openings it had, so the run
+     * continues as if it had never stopped. */
+    uint64_t pair_index = (a->b.k - 1) * (uint64_t)P + (uint64_t)a->handed;
     a->handed++;
     job->id = a->b.k - 1; /* the PGN Round is id + 1 = k */
-    job->opening = book_pick(r->mc->book, r->rs.pairs_issued++);
+    r->rs.pairs_issued++;
+    job->opening = book_pick(r->mc->book, pair_index);
     job->games = 2;
     int n = (int)a->b.nparams;
     job->nopts[0] = job->nopts[1] = n;

@@ -12,6 +12,9 @@
  * optimum wins material and mates more often than one far from it.
  *
  *   --seed N            random seed (default: the process id)
+ *   --seed-each-game    restart the random numbers from the seed at every
+ *                       ucinewgame: a game then depends only on the options,
+ *                       the opening and the moves, not on earlier games
  *   --target A,B,G      the optimum of Alpha, Beta, Gamma
  *   --width W           the distance unit (default 20); a larger W gives a landscape
  *                       with a slope far from the optimum (for runs from a far start)
@@ -44,6 +47,7 @@ static long think_ms;
 static double width = 20;
 static bool no_gamma, more_options;
 static const char *option_log;
+static bool seed_each_game;
 
 static void sleep_ms(long ms)
 {
@@ -177,6 +181,8 @@ int main(int argc, char **argv)
             more_options = true;
         else if (!strcmp(argv[i], "--option-log") && i + 1 < argc)
             option_log = argv[++i];
+        else if (!strcmp(argv[i], "--seed-each-game"))
+            seed_each_game = true;
         else {
             fprintf(stderr, "fakespsa: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -206,6 +212,9 @@ int main(int argc, char **argv)
                        "option name Move  Overhead type spin default 10 min 0 max 5000\n"
                        "option name Slow Mover type string default 0.8\n");
             printf("option name Ponder type check default false\nuciok\n");
+        } else if (!strcmp(line, "ucinewgame")) {
+            if (seed_each_game)
+                gsl_rng_set(rng, seed);
         } else if (!strcmp(line, "isready")) {
             printf("readyok\n");
         } else if (!strncmp(line, "setoption name ", 15)) {

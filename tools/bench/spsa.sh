@@ -13,6 +13,9 @@
 # Second figure: the median Elo loss after 400000 games (the noise floor that
 # r_end sets), classic against the option.
 #
+# Every figure here is of the classic form (form=classic); the other forms are
+# compared on the landscape suite by tools/bench/spsa_suite.sh (make bench-spsa).
+#
 # Env: RATCHET_TUNE (default bin/ratchet-tune), SPSA_BENCH_SEEDS (default 25).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -30,7 +33,7 @@ fi
 median_loss() {
     g=$1
     shift
-    "$RT" simulate -quiet -seeds "$SEEDS" -spsa games="$g" "$@" |
+    "$RT" simulate -quiet -seeds "$SEEDS" -spsa form=classic games="$g" "$@" |
         sed -n 's/^median over [0-9]* seeds: Elo loss \([0-9.]*\).*/\1/p'
 }
 
