@@ -321,7 +321,7 @@ int simsuite_main(int argc, char **argv)
             return usage_error("bad value");
     }
 
-    Variant vs[4];
+    Variant vs[5];
     int nv = 0;
     variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
     if (custom)
@@ -329,13 +329,19 @@ int simsuite_main(int argc, char **argv)
     else {
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
+        /* what the probe buys: rms with the classic probe */
+        variant(&vs[nv], "rms probe=1", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.probe = 1.0;
+        /* what iterate averaging buys on top */
+        variant(&vs[nv], "rms average=0.25", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.average = 0.25;
     }
 
     printf("simulate -suite: %d seeds, draw ratio %g, opening bias %g Elo; medians over seeds\n",
            seeds, draw_ratio, bias);
     printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
            "loss@50k");
-    Cell far8[4], opt8[4];
+    Cell far8[5], opt8[5];
     bool have_far8 = false, have_opt8 = false;
     for (size_t li = 0; li < NLAND; li++) {
         const Landscape *l = &LANDSCAPES[li];
