@@ -643,7 +643,7 @@ Test(spsa_forms, probes_stay_symmetric_at_a_bound)
         cr_assert_geq(b.plus_values[0] < b.minus_values[0] ? b.plus_values[0] : b.minus_values[0], 0);
         if (i == 0) {
             cr_assert_eq(centre, 40.0);
-            cr_assert_eq(abs(b.plus_values[0] - b.minus_values[0]), 80, "not cut short by the bound");
+            cr_assert_eq(fabs(b.plus_values[0] - b.minus_values[0]), 80.0, "not cut short by the bound");
         }
         /* the side that plays the lower value wins: theta is pushed down */
         cr_assert_eq(spsa_batch_apply_wld(&st, &b, b.flip[0] < 0 ? 2 : 0, b.flip[0] < 0 ? 0 : 2, 0), 0);
@@ -839,9 +839,9 @@ Test(spsa_forms, old_run_directory_state_loads)
     cr_assert_eq(rs.spsa.nparams, 8);
     cr_assert_eq(rs.spsa.completed, 300);
     cr_assert_str_eq(rs.spsa.params[2].name, "LmpBase");
-    int v;
-    cr_assert_eq(runstate_value(&rs, "LmpBase", &v), 0);
-    cr_assert_eq(v, 213); /* theta 213.12773998637218 */
+    double v;
+    cr_assert_eq(runstate_value(&rs, "LmpBase", &v, NULL), 0);
+    cr_assert_eq(v, 213.0); /* theta 213.12773998637218 */
     runstate_free(&rs);
 }
 
