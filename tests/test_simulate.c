@@ -205,6 +205,35 @@ Test(simulate, cli_usage_errors, .init = quiet)
     cr_assert_eq(run_cli(a6, 2), 2);
     const char *a7[] = {"-spsa"};
     cr_assert_eq(run_cli(a7, 1), 2);
+    const char *a8[] = {"-suite", "-landscapes", "far9"};
+    cr_assert_eq(run_cli(a8, 3), 2);
+    const char *a9[] = {"-landscapes", "far8"};
+    cr_assert_eq(run_cli(a9, 2), 2);
+    const char *a10[] = {"-spsa", "form=lion"};
+    cr_assert_eq(run_cli(a10, 2), 2);
+}
+
+/* The wiring of -suite (the suite itself is a benchmark: make bench-spsa):
+ * one landscape, one seed, the -spsa form beside the classic one. */
+Test(simulate, cli_suite_runs_a_form, .init = cr_redirect_stdout, .timeout = 60)
+{
+    const char *a[] = {"-suite", "-seeds", "1", "-landscapes", "opt8", "-spsa", "form=adam"};
+    cr_assert_eq(run_cli(a, 7), 0);
+    fflush(stdout);
+    FILE *out = cr_get_redirected_stdout();
+    char line[512];
+    int rows = 0;
+    while (fgets(line, sizeof line, out)) {
+        char land[16], form[32];
+        double l2, l10, l50;
+        if (sscanf(line, "%15s %31s %*s %lf %lf %lf", land, form, &l2, &l10, &l50) == 5 &&
+            !strcmp(land, "opt8")) {
+            cr_assert(!strcmp(form, "classic") || !strcmp(form, "adam"), "%s", line);
+            cr_assert(l2 >= 0 && l10 >= 0 && l50 >= 0, "%s", line);
+            rows++;
+        }
+    }
+    cr_assert_eq(rows, 2, "a row for classic and one for adam");
 }
 
 Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)

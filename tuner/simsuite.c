@@ -21,7 +21,6 @@
  * the gain is scaled. */
 #include "simulate.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -33,12 +32,6 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "cli.h"
-
-/* Measured on bin/ratchet at nodes=5000 (history.csv of a 600-game run, see
- * README "SPSA forms"): draws and the correlation of the two games of a pair. */
-#define SUITE_DRAW_RATIO 0.25
-#define SUITE_OPENING_BIAS 80.0
 
 #define START_LOSS_PER_PARAM (117.0 / 8.0)
 #define C_END 10.0
@@ -207,24 +200,6 @@ static void fmt_games(double g, char *buf, size_t len)
         snprintf(buf, len, "%.0f", g);
 }
 
-static const char USAGE[] =
-    "usage: ratchet-tune simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
-    "                                    [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
-    "\n"
-    "Runs every SPSA form (or only the one -spsa describes, beside the classic form)\n"
-    "on the suite's landscapes: far8 opt8 flat8 pair8 bound8 far30 opt30.  For each it\n"
-    "prints the median over K seeds (default 25) of the games until the loss first\n"
-    "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
-    "10k and 50k games; then each form's curve at 10k games (far8 against opt8 as\n"
-    "the gain is scaled) and the targets of issue 10.  Draw ratio and opening bias\n"
-    "default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n";
-
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "simulate -suite: %s\n(see ratchet-tune simulate -suite --help)\n", what);
-    return 2;
-}
-
 static bool land_selected(const char *list, const char *name)
 {
     if (!list)
@@ -240,6 +215,22 @@ static bool land_selected(const char *list, const char *name)
     return false;
 }
 
+/* Every name of the list is a landscape of the suite. */
+static bool lands_known(const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        bool found = false;
+        for (size_t i = 0; i < NLAND; i++)
+            found |= strlen(LANDSCAPES[i].name) == l && !strncmp(p, LANDSCAPES[i].name, l);
+        if (!found)
+            return false;
+        p += l + (e != NULL);
+    }
+    return true;
+}
+
 static void variant(Variant *v, const char *label, SpsaForm form, double r_end, double eta)
 {
     memset(v, 0, sizeof *v);
@@ -250,75 +241,19 @@ static void variant(Variant *v, const char *label, SpsaForm form, double r_end, 
     v->r_end = r_end;
 }
 
-int simsuite_main(int argc, char **argv)
+int simsuite_run(const SimSuiteOptions *o)
 {
-    int seeds = 25;
-    double draw_ratio = SUITE_DRAW_RATIO, bias = SUITE_OPENING_BIAS;
-    const char *lands = NULL;
-    bool custom = false;
+    int seeds = o->seeds;
+    double draw_ratio = o->draw_ratio, bias = o->opening_bias;
+    const char *lands = o->landscapes;
+    bool custom = o->custom;
     Variant cv;
-    variant(&cv, "custom", SPSA_FORM_DEFAULT, 0, 0);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(USAGE, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "-suite"))
-            continue;
-        if (!strcmp(a, "-spsa")) {
-            custom = true;
-            while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '=')) {
-                const char *kv = argv[++i], *val = strchr(kv, '=') + 1;
-                bool ok;
-                if (!strncmp(kv, "form=", 5))
-                    ok = !spsa_form_parse(val, &cv.cfg.form);
-                else if (!strncmp(kv, "eta=", 4))
-                    ok = cli_parse_double(val, 0, 10, &cv.cfg.eta);
-                else if (!strncmp(kv, "decay=", 6))
-                    ok = cli_parse_double(val, 0, 10, &cv.cfg.decay);
-                else if (!strncmp(kv, "beta1=", 6))
-                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.beta1);
-                else if (!strncmp(kv, "beta2=", 6))
-                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.beta2);
-                else if (!strncmp(kv, "average=", 8))
-                    ok = cli_parse_double(val, 0, 0.999999, &cv.cfg.average);
-                else if (!strncmp(kv, "A-ratio=", 8))
-                    ok = cli_parse_double(val, 0, 100, &cv.cfg.A_ratio);
-                else if (!strncmp(kv, "probe=", 6))
-                    ok = cli_parse_double(val, 1, 100, &cv.cfg.probe);
-                else if (!strncmp(kv, "gamma=", 6))
-                    ok = cli_parse_double(val, 0, 10, &cv.cfg.gamma);
-                else if (!strncmp(kv, "alpha=", 6))
-                    ok = cli_parse_double(val, 1e-6, 10, &cv.cfg.alpha);
-                else if (!strncmp(kv, "r_end=", 6))
-                    ok = cli_parse_double(val, 1e-9, 10, &cv.r_end);
-                else
-                    return usage_error("-spsa: unknown key (form eta decay beta1 beta2 probe average A-ratio alpha gamma r_end)");
-                if (!ok)
-                    return usage_error("-spsa: bad value");
-            }
-            snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
-            continue;
-        }
-        if (i + 1 >= argc)
-            return usage_error("an option needs a value");
-        const char *v = argv[++i];
-        bool ok = true;
-        if (!strcmp(a, "-seeds")) {
-            double d;
-            ok = cli_parse_double(v, 1, 100000, &d) && d == floor(d);
-            seeds = (int)d;
-        } else if (!strcmp(a, "-draw-ratio"))
-            ok = cli_parse_double(v, 0, 1, &draw_ratio);
-        else if (!strcmp(a, "-opening-bias"))
-            ok = cli_parse_double(v, 0, 1000, &bias);
-        else if (!strcmp(a, "-landscapes"))
-            lands = v;
-        else
-            return usage_error("unknown option");
-        if (!ok)
-            return usage_error("bad value");
+    variant(&cv, "", SPSA_FORM_DEFAULT, o->r_end, 0);
+    cv.cfg = o->cfg;
+    snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
+    if (!lands_known(lands)) {
+        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30\n", lands);
+        return 2;
     }
 
     Variant vs[5];

@@ -203,7 +203,7 @@ static const char USAGE[] =
     "  -params file=SPEC          Ratchet spec JSON or OpenBench lines\n"
     "                             (name, int, value, min, max, c_end, r_end);\n"
     "                             default: a built-in 6-parameter landscape\n"
-    "  -spsa games=N pairs-per=P A-ratio=X alpha=X gamma=X average=F\n"
+    "  -spsa games=N pairs-per=P A-ratio=X alpha=X gamma=X average=F form=NAME\n"
     "                             games (default 100000); one iteration is one\n"
     "                             batch of P game pairs (default 1), N = games/2P;\n"
     "                             A = A-ratio*N (0.1), alpha 0.602, gamma 0.101;\n"
@@ -221,7 +221,22 @@ static const char USAGE[] =
     "  -srand N                   seed (1)\n"
     "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
     "  -quiet                     no progress lines\n"
-    "  --help                     this text\n";
+    "  -suite                     every form on the landscape suite instead (below)\n"
+    "  --help                     this text\n"
+    "\n"
+    "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
+    "beta1=X, beta2=X, probe=X (the forms' settings, spsa.h) and r_end=X (every\n"
+    "parameter's r_end, for the classic form).\n"
+    "\n"
+    "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
+    "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
+    "Runs every form (or only the one -spsa describes, beside the classic form) on\n"
+    "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 (tuner/simsuite.c) and\n"
+    "prints the median over K seeds (default 25) of the games until the loss first\n"
+    "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
+    "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"
+    "games (far8 against opt8 as the gain is scaled).  The draw ratio and opening\n"
+    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n";
 
 typedef struct {
     const char *spec_file;
@@ -236,6 +251,10 @@ typedef struct {
     uint64_t srand;
     int seeds;
     bool quiet;
+    bool suite, custom;              /* -suite; a -spsa key beyond games, pairs-per */
+    bool draw_set, bias_set, seeds_set;
+    double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
+    const char *landscapes;          /* -landscapes (the suite) */
 } SimOptions;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -289,6 +308,10 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             o->quiet = true;
             continue;
         }
+        if (!strcmp(a, "-suite")) {
+            o->suite = true;
+            continue;
+        }
         if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
             if (i + 1 >= argc || !is_kv(argv[i + 1]))
                 return usage_error("%s needs key=value arguments", a);
@@ -298,6 +321,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 size_t klen = (size_t)(v - 1 - kv);
 #define KEY(k) (klen == strlen(k) && !strncmp(kv, k, klen))
                 bool ok = true;
+                if (!strcmp(a, "-spsa") && !KEY("games") && !KEY("pairs-per"))
+                    o->custom = true;
                 if (!strcmp(a, "-params") && KEY("file"))
                     o->spec_file = v;
                 else if (!strcmp(a, "-spsa") && KEY("games"))
@@ -320,6 +345,10 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
                 else if (!strcmp(a, "-spsa") && KEY("beta2"))
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
+                else if (!strcmp(a, "-spsa") && KEY("probe"))
+                    ok = cli_parse_double(v, 1, 100, &o->cfg.probe);
+                else if (!strcmp(a, "-spsa") && KEY("r_end"))
+                    ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
                          o->cfg.average < 1;
@@ -345,15 +374,17 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         const char *v = argv[++i];
         bool ok;
         if (!strcmp(a, "-draw-ratio"))
-            ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->draw_ratio) && o->draw_ratio >= 0 && o->draw_ratio <= 1;
+            ok = (o->draw_set = cli_parse_double(v, 0, 1, &o->draw_ratio));
         else if (!strcmp(a, "-opening-bias"))
-            ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->opening_bias) && o->opening_bias >= 0;
+            ok = (o->bias_set = cli_parse_double(v, 0, 10000, &o->opening_bias));
+        else if (!strcmp(a, "-landscapes"))
+            o->landscapes = v;
         else if (!strcmp(a, "-concurrency"))
             ok = !parse_int(v, 1, 4096, &o->concurrency);
         else if (!strcmp(a, "-srand"))
             ok = !parse_u64(v, &o->srand);
         else if (!strcmp(a, "-seeds"))
-            ok = !parse_int(v, 1, 100000, &o->seeds);
+            ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
         else
             return usage_error("unknown option \"%s\"", a);
         if (!ok)
@@ -449,9 +480,6 @@ static void print_report(const SpsaParam *ps, size_t n, const double *opt, const
 
 int simulate_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-suite"))
-            return simsuite_main(argc, argv);
     SimOptions o;
     memset(&o, 0, sizeof o);
     spsa_config_default(&o.cfg);
@@ -464,6 +492,16 @@ int simulate_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (o.suite) {
+        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
+                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
+                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.landscapes};
+        return simsuite_run(&so);
+    }
+    if (o.landscapes)
+        return usage_error("-landscapes goes with -suite");
     spsa_config_set_games(&o.cfg, o.games);
 
     char err[1024];
@@ -488,6 +526,8 @@ int simulate_main(int argc, char **argv)
         return 2;
     }
 
+    for (size_t i = 0; o.r_end > 0 && i < n; i++)
+        ps[i].r_end = o.r_end;
     double *opt = calloc(n, sizeof *opt), *curv = calloc(n, sizeof *curv);
     double *x = calloc(n, sizeof *x);
     double *losses = calloc((size_t)o.seeds, sizeof *losses);

@@ -20,6 +20,7 @@
 #ifndef RATCHET_SIMULATE_H
 #define RATCHET_SIMULATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,9 +67,27 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
             uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
             size_t errlen);
 
-/* `simulate -suite`: every form on every landscape of the suite (simsuite.c).
- * Exit code as simulate_main. */
-int simsuite_main(int argc, char **argv);
+/* `simulate -suite` (simsuite.c): every form on every landscape of the
+ * suite, or only `cfg` (beside the classic form) when `custom`.  r_end > 0
+ * replaces the spec's 0.002 (classic); landscapes: a comma list of names, or
+ * NULL for all.  Exit code as simulate_main. */
+typedef struct {
+    SpsaConfig cfg;
+    bool custom;
+    double r_end;
+    int seeds;
+    double draw_ratio, opening_bias;
+    const char *landscapes;
+} SimSuiteOptions;
+
+/* The suite's defaults, measured on bin/ratchet at nodes=5000 (a 600-game
+ * history.csv, README "SPSA forms"): draws, and the opening bias that gives
+ * the share of win-and-loss pairs seen there. */
+#define SIM_SUITE_SEEDS 25
+#define SIM_SUITE_DRAW_RATIO 0.25
+#define SIM_SUITE_OPENING_BIAS 80.0
+
+int simsuite_run(const SimSuiteOptions *o);
 
 /* The command line: argv[0] is the command name ("simulate"), options start
  * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */
