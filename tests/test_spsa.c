@@ -315,6 +315,21 @@ static void play_some(SpsaState *st, int rounds, SpsaBatch *left_out)
     cr_assert_eq(spsa_batch_begin(st, left_out), 1);
 }
 
+/* *out = the state as it reads back after printing it as state.json holds it. */
+static void copy_through_text(const SpsaState *st, SpsaState *out)
+{
+    cJSON *j = spsa_to_json(st);
+    cr_assert_not_null(j);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    cJSON *back = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(back);
+    char err[256] = "";
+    cr_assert_eq(spsa_from_json(out, back, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(back);
+}
+
 static void assert_same_batch(const SpsaBatch *x, const SpsaBatch *y)
 {
     cr_assert_eq(x->k, y->k);
@@ -347,17 +362,8 @@ Test(spsa, json_round_trip)
     cr_assert_eq(st.ninflight, 2);
     cr_assert_gt(st.avg_count, 0);
 
-    cJSON *j = spsa_to_json(&st);
-    cr_assert_not_null(j);
-    char *text = cJSON_Print(j);
-    cJSON_Delete(j);
-    cJSON *back = cJSON_Parse(text);
-    free(text);
-    cr_assert_not_null(back);
     SpsaState st2;
-    char err[256] = "";
-    cr_assert_eq(spsa_from_json(&st2, back, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(back);
+    copy_through_text(&st, &st2);
 
     cr_assert_eq(st2.k, st.k);
     cr_assert_eq(st2.completed, st.completed);
@@ -696,20 +702,11 @@ static void make3(SpsaParam ps[3])
     ps[2] = param("C", 95, 20, 100, 10, 0.002);
 }
 
-/* The state after printing it as state.json would hold it and reading it back. */
+/* *st replaced by what it reads back as after state.json's text. */
 static void through_text(SpsaState *st)
 {
-    cJSON *j = spsa_to_json(st);
-    cr_assert_not_null(j);
-    char *text = cJSON_Print(j);
-    cJSON_Delete(j);
-    cJSON *back = cJSON_Parse(text);
-    free(text);
-    cr_assert_not_null(back);
     SpsaState st2;
-    char err[256] = "";
-    cr_assert_eq(spsa_from_json(&st2, back, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(back);
+    copy_through_text(st, &st2);
     spsa_free(st);
     *st = st2;
 }
