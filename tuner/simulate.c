@@ -372,7 +372,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         if (i + 1 >= argc)
             return usage_error("%s needs a value", a);
         const char *v = argv[++i];
-        bool ok;
+        bool ok = true;
         if (!strcmp(a, "-draw-ratio"))
             ok = (o->draw_set = cli_parse_double(v, 0, 1, &o->draw_ratio));
         else if (!strcmp(a, "-opening-bias"))
