@@ -246,8 +246,8 @@ fuzz-replay: $(REPLAYS)
 	    printf '%s: ' $$n; $(BUILD)/fuzz-replay/$$n $$files || exit 1; \
 	done
 
-# The SPSA forms on the landscape suite (simulate -suite, 25 seeds; under a
-# minute on one core).  Also part of `make bench`.
+# The SPSA forms on the landscape suite (simulate -suite, 25 seeds; about 40 s
+# of one core).  Also part of `make bench`.
 bench-spsa: deps
 	$(MAKE) all
 	sh tools/bench/spsa_suite.sh
