@@ -1,4 +1,4 @@
-/* Quiet move history, killers and countermoves. */
+/* Move history (butterfly, continuation, capture), killers and countermoves. */
 #include "history.h"
 
 #include <string.h>
@@ -15,11 +15,58 @@ int history_bonus(int depth)
     return b < HistBonusMax ? b : HistBonusMax;
 }
 
-int history_score(const History *h, const Position *p, Move m)
+int history_score(const History *h, const Position *p, const ContTables *ct, Move m)
 {
-    if (!HistEnabled)
+    int score = HistEnabled ? h->butterfly[p->side][move_from(m)][move_to(m)] : 0;
+    if (HistContEnabled && ct) {
+        int pc = pos_piece_on(p, move_from(m)), to = move_to(m);
+        if (ct->ply1)
+            score += (*ct->ply1)[pc][to];
+        if (ct->ply2)
+            score += (*ct->ply2)[pc][to];
+    }
+    return score;
+}
+
+/* The captured piece type of a noisy move; KING (never captured) for a
+ * promotion that captures nothing. */
+static int captured_type(const Position *p, Move m)
+{
+    if (move_flag(m) == MF_EP)
+        return PAWN;
+    return move_is_capture(m) ? piece_type(pos_piece_on(p, move_to(m))) : KING;
+}
+
+static int16_t *capture_entry(History *h, const Position *p, Move m)
+{
+    return &h->capture[pos_piece_on(p, move_from(m))][move_to(m)][captured_type(p, m)];
+}
+
+int history_capture(const History *h, const Position *p, Move m)
+{
+    if (!HistCaptureEnabled)
         return 0;
-    return h->butterfly[p->side][move_from(m)][move_to(m)];
+    return h->capture[pos_piece_on(p, move_from(m))][move_to(m)][captured_type(p, m)];
+}
+
+ContTable *history_cont_table(History *h, const Position *p, Move m)
+{
+    return &h->cont[pos_piece_on(p, move_from(m))][move_to(m)];
+}
+
+/* Bonus (or, negative, malus) for a quiet move: butterfly and continuation
+ * entries, each through the one gravity update. */
+static void quiet_update(History *h, const Position *p, const ContTables *ct, Move m, int bonus)
+{
+    if (HistEnabled)
+        history_gravity(&h->butterfly[p->side][move_from(m)][move_to(m)], bonus);
+    if (HistContEnabled && ct) {
+        int pc = pos_piece_on(p, move_from(m)), to = move_to(m);
+        if (ct->ply1)
+            history_gravity(&(*ct->ply1)[pc][to], bonus);
+        if (ct->ply2)
+            history_gravity(&(*ct->ply2)[pc][to], bonus);
+    }
 }
 
 /* The prior move, if it was a real move (not the root, not a null move). */
@@ -45,22 +92,28 @@ void history_killers(const History *h, int ply, Move out[2])
     out[1] = KillerEnabled ? h->killers[ply][1] : MOVE_NONE;
 }
 
-void history_on_cutoff(History *h, const Position *p, int ply, int depth, Move best,
-                       const Move *tried, int ntried)
+void history_on_cutoff(History *h, const Position *p, const ContTables *ct, int ply, int depth, Move best,
+                       const Move *quiets, int nquiets, const Move *noisy, int nnoisy)
 {
-    if (KillerEnabled && h->killers[ply][0] != best) {
-        h->killers[ply][1] = h->killers[ply][0];
-        h->killers[ply][0] = best;
+    int bonus = history_bonus(depth);
+    if (!move_is_noisy(best)) {
+        if (KillerEnabled && h->killers[ply][0] != best) {
+            h->killers[ply][1] = h->killers[ply][0];
+            h->killers[ply][0] = best;
+        }
+        Move prior;
+        int piece;
+        if (CounterEnabled && prior_move(p, &prior, &piece))
+            h->counter[piece][move_to(prior)] = best;
+        quiet_update(h, p, ct, best, bonus);
+        for (int i = 0; i < nquiets; i++)
+            if (quiets[i] != best)
+                quiet_update(h, p, ct, quiets[i], -bonus);
+    } else if (HistCaptureEnabled) {
+        history_gravity(capture_entry(h, p, best), bonus);
     }
-    Move prior;
-    int piece;
-    if (CounterEnabled && prior_move(p, &prior, &piece))
-        h->counter[piece][move_to(prior)] = best;
-    if (HistEnabled) {
-        int bonus = history_bonus(depth), us = p->side;
-        history_gravity(&h->butterfly[us][move_from(best)][move_to(best)], bonus);
-        for (int i = 0; i < ntried; i++)
-            if (tried[i] != best)
-                history_gravity(&h->butterfly[us][move_from(tried[i])][move_to(tried[i])], -bonus);
-    }
+    if (HistCaptureEnabled)
+        for (int i = 0; i < nnoisy; i++)
+            if (noisy[i] != best)
+                history_gravity(capture_entry(h, p, noisy[i]), -bonus);
 }

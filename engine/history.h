@@ -1,6 +1,7 @@
-/* What the search learns about quiet moves as it goes: the butterfly
- * history (with the gravity update, written in one place), two killers per
- * ply and the countermove table. */
+/* What the search learns about moves as it goes: the butterfly history,
+ * continuation history (a quiet move's score after the moves one and two
+ * plies back), capture history (all with the gravity update, written in
+ * one place), two killers per ply and the countermove table. */
 #ifndef RATCHET_HISTORY_H
 #define RATCHET_HISTORY_H
 
@@ -12,8 +13,20 @@
 /* History values stay within +/-HIST_MAX. */
 #define HIST_MAX 16384
 
+/* A continuation table: a quiet move's score by [moving piece][to] after
+ * one particular earlier move. */
+typedef int16_t ContTable[12][64];
+
+/* The continuation tables of the moves one and two plies back (the search
+ * stack's), NULL where there is no such move (root, null move). */
+typedef struct {
+    ContTable *ply1, *ply2;
+} ContTables;
+
 typedef struct {
     int16_t butterfly[2][64][64];   /* [side][from][to], persists across searches */
+    ContTable cont[12][64];         /* [earlier moved piece][earlier to], persists */
+    int16_t capture[12][64][6];     /* [moving piece][to][captured type], persists */
     Move counter[12][64];           /* [prior moved piece][prior to], persists */
     Move killers[MAX_PLY + 2][2];   /* reset per search */
 } History;
@@ -39,16 +52,24 @@ static inline void history_gravity(int16_t *entry, int bonus)
 /* The bonus for a cutoff at `depth`: min(HistBonusMax, HistBonusScale * depth^2). */
 int history_bonus(int depth);
 
-/* The quiet history score of m for the side to move (0 when disabled). */
-int history_score(const History *h, const Position *p, Move m);
+/* The quiet history score of m for the side to move: butterfly plus the
+ * continuation histories (each part 0 when its switch is off). */
+int history_score(const History *h, const Position *p, const ContTables *ct, Move m);
+/* The capture history of a capture or promotion m (0 when disabled). */
+int history_capture(const History *h, const Position *p, Move m);
+/* The continuation table that follows move m (about to be played in p). */
+ContTable *history_cont_table(History *h, const Position *p, Move m);
 /* The countermove to the prior move, or MOVE_NONE. */
 Move history_counter(const History *h, const Position *p);
 /* The killers of a ply (MOVE_NONE when disabled). */
 void history_killers(const History *h, int ply, Move out[2]);
 
-/* A quiet move `best` caused a beta cutoff at `depth` after the quiet moves
- * `tried[0..ntried)` failed: update killers, countermove and history. */
-void history_on_cutoff(History *h, const Position *p, int ply, int depth, Move best,
-                       const Move *tried, int ntried);
+/* `best` caused a beta cutoff at `depth` after the quiet moves
+ * `quiets[0..nquiets)` and the noisy moves `noisy[0..nnoisy)` failed.  A
+ * quiet best updates killers, countermove, butterfly and continuation
+ * history (bonus for it, malus for the quiets tried); any best gives the
+ * noisy moves tried a capture-history malus, and a noisy best its bonus. */
+void history_on_cutoff(History *h, const Position *p, const ContTables *ct, int ply, int depth, Move best,
+                       const Move *quiets, int nquiets, const Move *noisy, int nnoisy);
 
 #endif

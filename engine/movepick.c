@@ -12,11 +12,12 @@ enum {
     ST_DONE
 };
 
-void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *hist,
+void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *hist, const ContTables *ct,
              const LbrStore *lbr, int ply)
 {
     mp->p = p;
     mp->hist = hist;
+    mp->ct = ct;
     mp->stage = ST_TT;
     mp->tt_move = tt_move != MOVE_NONE && pos_is_legal(p, tt_move) ? tt_move : MOVE_NONE;
     mp->killers[0] = mp->killers[1] = mp->counter = MOVE_NONE;
@@ -30,7 +31,7 @@ void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *his
 
 void mp_init_qsearch(MovePicker *mp, const Position *p, Move tt_move)
 {
-    mp_init(mp, p, MOVE_NONE, NULL, NULL, 0);
+    mp_init(mp, p, MOVE_NONE, NULL, NULL, NULL, 0);
     mp->stage = ST_QS_TT;
     if (tt_move != MOVE_NONE && move_is_noisy(tt_move) && pos_is_legal(p, tt_move))
         mp->tt_move = tt_move;
@@ -60,10 +61,12 @@ static void generate(MovePicker *mp, int kind)
         int score;
         if (kind == GEN_NOISY) {
             score = noisy_score(mp->p, m);
+            if (mp->hist)
+                score += history_capture(mp->hist, mp->p, m) / HistCaptureDivisor;
         } else {
             if (m == mp->killers[0] || m == mp->killers[1] || m == mp->counter)
                 continue;
-            score = mp->hist ? history_score(mp->hist, mp->p, m) : 0;
+            score = mp->hist ? history_score(mp->hist, mp->p, mp->ct, m) : 0;
         }
         if (m == mp->lbr)
             score += LbrBonus;

@@ -1,6 +1,7 @@
 /* Staged move ordering: hash move; captures and promotions by MVV-LVA,
- * winning or equal ones by SEE first; two killers; the countermove; quiet
- * moves by history (the last best reply gets LbrBonus on top); losing
+ * plus capture history, winning or equal ones by SEE first; two killers;
+ * the countermove; quiet moves by butterfly plus continuation history (the
+ * last best reply gets LbrBonus on top); losing
  * captures last.  The quiescence variant yields the hash move and the
  * captures and queen promotions only. */
 #ifndef RATCHET_MOVEPICK_H
@@ -13,6 +14,7 @@
 typedef struct {
     const Position *p;
     const History *hist;         /* NULL: no history scores */
+    const ContTables *ct;        /* continuation tables, or NULL */
     int stage;
     Move tt_move, killers[2], counter, lbr;
     Move moves[MAX_MOVES];
@@ -22,8 +24,9 @@ typedef struct {
     int bad_count, bad_next;
 } MovePicker;
 
-/* Main search.  hist and lbr may be NULL (no killers, counter, LBR). */
-void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *hist,
+/* Main search.  hist, ct and lbr may be NULL (no killers, counter,
+ * histories, LBR). */
+void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *hist, const ContTables *ct,
              const LbrStore *lbr, int ply);
 /* Quiescence search, not in check: captures and queen promotions only. */
 void mp_init_qsearch(MovePicker *mp, const Position *p, Move tt_move);

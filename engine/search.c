@@ -23,8 +23,15 @@
  * cut nodes. */
 enum { NODE_PV, NODE_CUT, NODE_ALL };
 
+/* The search stack: per ply, the node's static eval and the move being
+ * searched from it with its moving piece and the continuation table that
+ * follows it (NULL for a null move), so that a node sees the moves one and
+ * two plies back. */
 typedef struct {
     int static_eval;  /* SCORE_NONE when in check */
+    Move move;        /* MOVE_NONE before the first move, MOVE_NULL for a null move */
+    int piece;        /* the moving piece, NO_PIECE for a null move */
+    ContTable *cont;
 } Frame;
 
 struct Searcher {
@@ -210,7 +217,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
 
     MovePicker mp;
     if (in_check)
-        mp_init(&mp, p, tt_hit ? tt.move : MOVE_NONE, NULL, NULL, ply);
+        mp_init(&mp, p, tt_hit ? tt.move : MOVE_NONE, NULL, NULL, NULL, ply);
     else
         mp_init_qsearch(&mp, p, tt_hit ? tt.move : MOVE_NONE);
 
@@ -319,6 +326,9 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             && has_non_pawn_material(p, p->side)) {
             int eval_r = (eval - beta) / NmpEvalScale;
             int r = NmpBase + depth / NmpDepthDivisor + (eval_r < NmpEvalCap ? eval_r : NmpEvalCap);
+            f->move = MOVE_NULL;
+            f->piece = NO_PIECE;
+            f->cont = NULL;
             pos_make_null(p);
             int score = -search(s, -beta, -beta + 1, depth - r, ply + 1, NODE_ALL);
             pos_unmake_null(p);
@@ -353,11 +363,12 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         depth = depth < 1 ? 1 : depth;
     }
 
+    const ContTables ct = {ply >= 1 ? s->stack[ply - 1].cont : NULL, ply >= 2 ? s->stack[ply - 2].cont : NULL};
     MovePicker mp;
-    mp_init(&mp, p, tt_move, &s->hist, &s->lbr, ply);
+    mp_init(&mp, p, tt_move, &s->hist, &ct, &s->lbr, ply);
     const int old_alpha = alpha;
-    int best = -SCORE_INF, played = 0, nquiets = 0;
-    Move m, best_move = MOVE_NONE, quiets[64];
+    int best = -SCORE_INF, played = 0, nquiets = 0, nnoisy = 0;
+    Move m, best_move = MOVE_NONE, quiets[64], noisy[32];
 
     while ((m = mp_next(&mp)) != MOVE_NONE) {
         if (root && s->restrict_root && !root_allows(s->lim, m))
@@ -403,10 +414,13 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             if (!improving)
                 c += LmrImprovingAdj;
             if (quiet)
-                c -= history_score(&s->hist, p, m) * 100 / LmrHistDivisor;
+                c -= history_score(&s->hist, p, &ct, m) * 100 / LmrHistDivisor;
             r = clampi(c / 100, 0, new_depth - 1);
         }
 
+        f->move = m;
+        f->piece = pos_piece_on(p, move_from(m));
+        f->cont = history_cont_table(&s->hist, p, m);
         pos_make(p, m);
         int score = -SCORE_INF;
         const Move root_best_before = s->root_best;
@@ -447,14 +461,16 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         }
         if (quiet && m != best_move && nquiets < 64)
             quiets[nquiets++] = m;
+        else if (!quiet && m != best_move && nnoisy < 32)
+            noisy[nnoisy++] = m;
     }
 
     /* No legal move: mate or stalemate. */
     if (played == 0)
         return in_check ? score_mated_in(ply) : SCORE_DRAW;
 
-    if (best >= beta && !move_is_noisy(best_move))
-        history_on_cutoff(&s->hist, p, ply, depth, best_move, quiets, nquiets);
+    if (best >= beta)
+        history_on_cutoff(&s->hist, p, &ct, ply, depth, best_move, quiets, nquiets, noisy, nnoisy);
     if (best_move != MOVE_NONE)
         lbr_store(&s->lbr, p, ply, best_move);
 

@@ -1,0 +1,113 @@
+/* Move history: the one gravity update keeps entries bounded; a cutoff
+ * gives the best quiet move a bonus in the butterfly and both continuation
+ * tables and the quiet moves tried before it a malus; capture history
+ * rewards the capture that cut and punishes the captures tried before; the
+ * switches take each part out of the scores. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "board.h"
+#include "history.h"
+#include "params.h"
+#include "uci.h"
+
+static History *h;
+static Position *pos;
+
+static void setup(void)
+{
+    engine_init();
+    h = calloc(1, sizeof *h);
+    pos = malloc(sizeof *pos);
+    cr_assert(h && pos);
+}
+
+static void teardown(void)
+{
+    free(h);
+    free(pos);
+    char err[128];
+    param_set(PARAM_ID_HistContEnabled, 1, err, sizeof err);
+    param_set(PARAM_ID_HistCaptureEnabled, 1, err, sizeof err);
+}
+
+TestSuite(history, .init = setup, .fini = teardown);
+
+static Move move(const char *uci)
+{
+    Move m = parse_uci(pos, uci);
+    cr_assert_neq(m, MOVE_NONE, "%s is not legal here", uci);
+    return m;
+}
+
+Test(history, gravity_keeps_entries_within_the_bound)
+{
+    int16_t e = 0;
+    for (int i = 0; i < 1000; i++)
+        history_gravity(&e, 4000);
+    cr_expect_leq(e, HIST_MAX);
+    cr_expect_geq(e, HIST_MAX * 9 / 10, "saturates near the bound: %d", e);
+    for (int i = 0; i < 1000; i++)
+        history_gravity(&e, -HIST_MAX * 4);
+    cr_expect_geq(e, -HIST_MAX);
+    cr_expect_leq(e, -HIST_MAX * 9 / 10, "%d", e);
+}
+
+Test(history, a_quiet_cutoff_updates_butterfly_and_both_continuations)
+{
+    pos_startpos(pos);
+    Move e4 = move("e2e4");
+    ContTable *two_back = history_cont_table(h, pos, e4);
+    pos_make(pos, e4);
+    Move e5 = move("e7e5");
+    ContTable *one_back = history_cont_table(h, pos, e5);
+    pos_make(pos, e5);
+
+    ContTables ct = {one_back, two_back};
+    Move nf3 = move("g1f3"), d4 = move("d2d4");
+    Move tried[] = {d4};
+    int depth = 6, bonus = history_bonus(depth);
+    cr_assert_gt(bonus, 0);
+    history_on_cutoff(h, pos, &ct, 2, depth, nf3, tried, 1, NULL, 0);
+
+    int wn = piece_make(WHITE, KNIGHT), wp = piece_make(WHITE, PAWN);
+    cr_expect_eq(h->butterfly[WHITE][move_from(nf3)][move_to(nf3)], bonus);
+    cr_expect_eq((*one_back)[wn][move_to(nf3)], bonus);
+    cr_expect_eq((*two_back)[wn][move_to(nf3)], bonus);
+    cr_expect_eq((*one_back)[wp][move_to(d4)], -bonus);
+    cr_expect_eq((*two_back)[wp][move_to(d4)], -bonus);
+    /* The tables of other earlier moves are untouched. */
+    cr_expect_eq(h->cont[wp][move_to(d4)][wn][move_to(nf3)], 0);
+
+    cr_expect_eq(history_score(h, pos, &ct, nf3), 3 * bonus);
+    cr_expect_eq(history_score(h, pos, &ct, d4), -3 * bonus);
+    ContTables only_one = {one_back, NULL};
+    cr_expect_eq(history_score(h, pos, &only_one, nf3), 2 * bonus);
+    cr_expect_eq(history_score(h, pos, NULL, nf3), bonus);
+    cr_expect_eq(h->killers[2][0], nf3);
+
+    char err[128];
+    cr_assert_eq(param_set(PARAM_ID_HistContEnabled, 0, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(history_score(h, pos, &ct, nf3), bonus, "continuation history switched off");
+}
+
+Test(history, capture_history_rewards_the_cutting_capture)
+{
+    /* White can take on d5 with the pawn or the knight. */
+    char err[256];
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3pp3/4P3/2N5/8/4K3 w - - 0 1", err, sizeof err), 0, "%s", err);
+    Move pxd5 = move("e4d5"), nxd5 = move("c3d5"), quiet = move("e1f2");
+    Move noisy[] = {pxd5};
+    int depth = 5, bonus = history_bonus(depth);
+    history_on_cutoff(h, pos, NULL, 1, depth, nxd5, NULL, 0, noisy, 1);
+    cr_expect_eq(history_capture(h, pos, nxd5), bonus);
+    cr_expect_eq(history_capture(h, pos, pxd5), -bonus);
+    cr_expect_eq(h->killers[1][0], MOVE_NONE, "a capture is no killer");
+
+    /* A quiet cutoff punishes the captures tried before it. */
+    history_on_cutoff(h, pos, NULL, 1, depth, quiet, NULL, 0, noisy, 1);
+    cr_expect_lt(history_capture(h, pos, pxd5), -bonus);
+
+    cr_assert_eq(param_set(PARAM_ID_HistCaptureEnabled, 0, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(history_capture(h, pos, nxd5), 0, "capture history switched off");
+}
