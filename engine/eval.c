@@ -107,8 +107,49 @@ static Bitboard pawn_attacks_all(Bitboard pawns, int color)
 
 static int relative_rank(int color, int sq) { return color == WHITE ? sq_rank(sq) : 7 - sq_rank(sq); }
 
-/* Pawn structure of one side: doubled, isolated and passed pawns. */
-static void eval_pawns(const Position *p, int us, int *mg, int *eg)
+/* What the terms of one evaluation share: the squares each side attacks
+ * (by piece type and in all), the king zones and the attack units on them,
+ * and the passed pawns (scored once the attacks are known). */
+typedef struct {
+    Bitboard attacked[2][6]; /* [colour][piece type] */
+    Bitboard all[2];
+    Bitboard king_zone[2];   /* the king's square and its neighbours */
+    int ks_units[2];         /* attack units of [colour] on the other king's zone */
+    int ks_attackers[2];     /* pieces of [colour] attacking the other king's zone */
+    Bitboard passed[2];
+} EvalInfo;
+
+/* King safety: attack units per attacked king-zone square, by attacker. */
+static const int ks_weight[6] = {0, 2, 2, 3, 5, 0};
+enum { KS_MAX = 500 }; /* the largest king-danger penalty, centipawns */
+
+/* Threats against one side's pieces (per piece, mg and eg). */
+enum {
+    THREAT_PAWN_MG = 45, THREAT_PAWN_EG = 30,   /* a piece attacked by a pawn */
+    THREAT_MINOR_MG = 35, THREAT_MINOR_EG = 25, /* a rook or queen attacked by a minor */
+    THREAT_ROOK_MG = 35, THREAT_ROOK_EG = 25,   /* a queen attacked by a rook */
+    HANGING_MG = 30, HANGING_EG = 20            /* a piece attacked and undefended */
+};
+
+/* Passed pawns beyond their rank bonus, weighted by passed_weight[rank]:
+ * the path to promotion free of pieces, free of enemy attacks, and the
+ * kings' distances to the square in front. */
+static const int passed_weight[8] = {0, 0, 0, 1, 3, 5, 8, 0};
+enum { PASSED_FREE = 5, PASSED_SAFE = 7, PASSED_KING_THEIRS = 5, PASSED_KING_OURS = 2 };
+
+/* Mop-up: a rook's worth of pieces ahead against a pawnless side, drive
+ * the defending king to the edge and bring the other one close. */
+enum { MOPUP_EDGE = 20, MOPUP_CLOSE = 8 };
+
+static int king_distance(int a, int b)
+{
+    int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
+    return df > dr ? df : dr;
+}
+
+/* Pawn structure of one side: doubled, isolated, and passed pawns by rank
+ * (the rest of the passed-pawn terms wait for the attack maps). */
+static void eval_pawns(const Position *p, int us, EvalInfo *ei, int *mg, int *eg)
 {
     Bitboard ours = pos_pieces(p, us, PAWN), theirs = pos_pieces(p, !us, PAWN);
     for (int f = 0; f < 8; f++) {
@@ -118,6 +159,7 @@ static void eval_pawns(const Position *p, int us, int *mg, int *eg)
             *eg -= 20 * (n - 1);
         }
     }
+    ei->passed[us] = 0;
     Bitboard b = ours;
     while (b) {
         int sq = bb_pop(&b);
@@ -129,20 +171,54 @@ static void eval_pawns(const Position *p, int us, int *mg, int *eg)
             int rr = relative_rank(us, sq);
             *mg += passed_mg[rr];
             *eg += passed_eg[rr];
+            ei->passed[us] |= bb_sq(sq);
         }
     }
 }
 
-/* Mobility, rooks on open files and the king's pawn shelter of one side. */
-static void eval_pieces(const Position *p, int us, int *mg, int *eg)
+/* Passed pawns of one side: free and safe path, king distances. */
+static void eval_passed(const Position *p, int us, const EvalInfo *ei, int *eg)
+{
+    Bitboard occ = pos_occ(p), b = ei->passed[us];
+    while (b) {
+        int sq = bb_pop(&b), w = passed_weight[relative_rank(us, sq)];
+        if (!w)
+            continue;
+        int block = us == WHITE ? sq + 8 : sq - 8;
+        Bitboard path = file_mask[sq_file(sq)] & passed_span[us][sq];
+        if (!(path & occ))
+            *eg += w * PASSED_FREE;
+        if (!(path & ei->all[!us]))
+            *eg += w * PASSED_SAFE;
+        int theirs = king_distance(p->king_sq[!us], block), ours = king_distance(p->king_sq[us], block);
+        *eg += w * (PASSED_KING_THEIRS * (theirs < 5 ? theirs : 5) - PASSED_KING_OURS * (ours < 5 ? ours : 5));
+    }
+}
+
+/* One piece's attacks: recorded, and counted against the enemy king zone. */
+static void note_attacks(EvalInfo *ei, int us, int type, Bitboard a)
+{
+    ei->attacked[us][type] |= a;
+    Bitboard zone = a & ei->king_zone[!us];
+    if (zone) {
+        ei->ks_attackers[us]++;
+        ei->ks_units[us] += ks_weight[type] * bb_count(zone);
+    }
+}
+
+/* Mobility, rooks on open files and the king's pawn shelter of one side;
+ * records the side's attacks in ei. */
+static void eval_pieces(const Position *p, int us, EvalInfo *ei, int *mg, int *eg)
 {
     Bitboard occ = pos_occ(p);
     Bitboard own_pawns = pos_pieces(p, us, PAWN), their_pawns = pos_pieces(p, !us, PAWN);
-    Bitboard safe = ~p->by_color[us] & ~pawn_attacks_all(their_pawns, !us);
+    Bitboard safe = ~p->by_color[us] & ~ei->attacked[!us][PAWN];
 
     Bitboard b = pos_pieces(p, us, KNIGHT);
     while (b) {
-        int n = bb_count(attacks_knight(bb_pop(&b)) & safe);
+        Bitboard a = attacks_knight(bb_pop(&b));
+        note_attacks(ei, us, KNIGHT, a);
+        int n = bb_count(a & safe);
         *mg += 4 * (n - 4);
         *eg += 4 * (n - 4);
     }
@@ -152,14 +228,18 @@ static void eval_pieces(const Position *p, int us, int *mg, int *eg)
         *eg += BISHOP_PAIR_EG;
     }
     while (b) {
-        int n = bb_count(attacks_bishop(bb_pop(&b), occ) & safe);
+        Bitboard a = attacks_bishop(bb_pop(&b), occ);
+        note_attacks(ei, us, BISHOP, a);
+        int n = bb_count(a & safe);
         *mg += 5 * (n - 6);
         *eg += 5 * (n - 6);
     }
     b = pos_pieces(p, us, ROOK);
     while (b) {
         int sq = bb_pop(&b);
-        int n = bb_count(attacks_rook(sq, occ) & safe);
+        Bitboard a = attacks_rook(sq, occ);
+        note_attacks(ei, us, ROOK, a);
+        int n = bb_count(a & safe);
         *mg += 2 * (n - 7);
         *eg += 4 * (n - 7);
         Bitboard file = file_mask[sq_file(sq)];
@@ -173,7 +253,9 @@ static void eval_pieces(const Position *p, int us, int *mg, int *eg)
     }
     b = pos_pieces(p, us, QUEEN);
     while (b) {
-        int n = bb_count(attacks_queen(bb_pop(&b), occ) & safe);
+        Bitboard a = attacks_queen(bb_pop(&b), occ);
+        note_attacks(ei, us, QUEEN, a);
+        int n = bb_count(a & safe);
         *mg += n - 13;
         *eg += 2 * (n - 13);
     }
@@ -187,11 +269,70 @@ static void eval_pieces(const Position *p, int us, int *mg, int *eg)
     }
 }
 
+/* King danger of side us: the enemy's attack units on its king zone, once
+ * at least two pieces take part (or the queen does), growing with their
+ * square; midgame only. */
+static void eval_king_danger(const Position *p, int us, const EvalInfo *ei, int *mg)
+{
+    int them = !us, units = ei->ks_units[them];
+    if (ei->ks_attackers[them] < 2 && !(ei->attacked[them][QUEEN] & ei->king_zone[us]))
+        return;
+    /* Zone squares the enemy attacks that only our king defends. */
+    Bitboard ours = ei->all[us] & ~ei->attacked[us][KING];
+    units += bb_count(ei->king_zone[us] & ei->all[them] & ~ours);
+    if (!pos_pieces(p, them, QUEEN))
+        units /= 2;
+    int danger = units * units / 2;
+    *mg -= danger < KS_MAX ? danger : KS_MAX;
+}
+
+/* Threats against side us's pieces: attacked by a cheaper piece, or
+ * attacked and undefended. */
+static void eval_threats(const Position *p, int us, const EvalInfo *ei, int *mg, int *eg)
+{
+    int them = !us;
+    Bitboard minors = pos_pieces(p, us, KNIGHT) | pos_pieces(p, us, BISHOP);
+    Bitboard majors = pos_pieces(p, us, ROOK) | pos_pieces(p, us, QUEEN);
+    Bitboard pieces = minors | majors;
+    int n = bb_count(pieces & ei->attacked[them][PAWN]);
+    *mg -= n * THREAT_PAWN_MG;
+    *eg -= n * THREAT_PAWN_EG;
+    n = bb_count(majors & (ei->attacked[them][KNIGHT] | ei->attacked[them][BISHOP]));
+    *mg -= n * THREAT_MINOR_MG;
+    *eg -= n * THREAT_MINOR_EG;
+    n = bb_count(pos_pieces(p, us, QUEEN) & ei->attacked[them][ROOK]);
+    *mg -= n * THREAT_ROOK_MG;
+    *eg -= n * THREAT_ROOK_EG;
+    n = bb_count(pieces & ei->all[them] & ~ei->all[us]);
+    *mg -= n * HANGING_MG;
+    *eg -= n * HANGING_EG;
+}
+
+/* Mop-up for the side `strong` that has at least a rook's worth more
+ * pieces against a pawnless side: the defending king to the edge, the
+ * attacking king close to it.  The endgame part only. */
+static int mop_up(const Position *p, int strong)
+{
+    int weak_king = p->king_sq[!strong];
+    return MOPUP_EDGE * center_distance(weak_king)
+           + MOPUP_CLOSE * (7 - king_distance(p->king_sq[strong], weak_king));
+}
+
 int evaluate(const Position *p)
 {
     int mg[2] = {0, 0}, eg[2] = {0, 0}, phase = 0;
     int nonpawn[2] = {0, 0};
+    EvalInfo ei;
 
+    for (int c = WHITE; c <= BLACK; c++) {
+        int ksq = p->king_sq[c];
+        for (int t = PAWN; t <= QUEEN; t++)
+            ei.attacked[c][t] = 0;
+        ei.attacked[c][PAWN] = pawn_attacks_all(pos_pieces(p, c, PAWN), c);
+        ei.attacked[c][KING] = attacks_king(ksq);
+        ei.king_zone[c] = ei.attacked[c][KING] | bb_sq(ksq);
+        ei.ks_units[c] = ei.ks_attackers[c] = 0;
+    }
     for (int c = WHITE; c <= BLACK; c++) {
         for (int t = PAWN; t <= KING; t++) {
             Bitboard b = pos_pieces(p, c, t);
@@ -205,8 +346,18 @@ int evaluate(const Position *p)
                     nonpawn[c] += piece_value[t];
             }
         }
-        eval_pawns(p, c, &mg[c], &eg[c]);
-        eval_pieces(p, c, &mg[c], &eg[c]);
+        eval_pawns(p, c, &ei, &mg[c], &eg[c]);
+        eval_pieces(p, c, &ei, &mg[c], &eg[c]);
+    }
+    for (int c = WHITE; c <= BLACK; c++) {
+        ei.all[c] = 0;
+        for (int t = PAWN; t <= KING; t++)
+            ei.all[c] |= ei.attacked[c][t];
+    }
+    for (int c = WHITE; c <= BLACK; c++) {
+        eval_passed(p, c, &ei, &eg[c]);
+        eval_king_danger(p, c, &ei, &mg[c]);
+        eval_threats(p, c, &ei, &mg[c], &eg[c]);
     }
 
     if (phase > PHASE_MAX)
@@ -217,6 +368,9 @@ int evaluate(const Position *p)
     int strong = egs >= 0 ? WHITE : BLACK;
     if (!pos_pieces(p, strong, PAWN) && nonpawn[strong] - nonpawn[!strong] <= piece_value[BISHOP])
         egs /= 4;
+    /* A won pawnless ending: mop up. */
+    else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK])
+        egs += strong == WHITE ? mop_up(p, WHITE) : -mop_up(p, BLACK);
 
     int score = (mgs * phase + egs * (PHASE_MAX - phase)) / PHASE_MAX;
     return (p->side == WHITE ? score : -score) + TEMPO;

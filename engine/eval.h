@@ -1,8 +1,11 @@
 /* Static evaluation: tapered (midgame/endgame) material and piece-square
- * tables plus a few cheap terms (mobility, pawn structure, bishop pair,
- * rooks on open files, king shelter).  Scores are centipawns from the side
- * to move's point of view.  The search is the subject of this engine; the
- * evaluation only has to be sound. */
+ * tables plus cheap terms: mobility, pawn structure, bishop pair, rooks on
+ * open files, king shelter, king danger (attack units on the king zone),
+ * threats (pieces attacked by cheaper ones, hanging pieces), passed pawns
+ * by rank, free and safe path and king distances, and mop-up in won
+ * pawnless endings.  Scores are centipawns from the side to move's point
+ * of view.  The search is the subject of this engine; the evaluation only
+ * has to be sound. */
 #ifndef RATCHET_EVAL_H
 #define RATCHET_EVAL_H
 

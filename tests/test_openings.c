@@ -61,7 +61,8 @@ Test(openings, default_book_every_line_legal_and_distinct)
 /* A sample is balanced by the engine's own search at the stated depth.  The
  * book was filtered with the search of its day; later search changes move
  * some scores, so the test asks for nine in ten of the sample inside the
- * window and every one within twice the window. */
+ * window (at most one in ten outside, rounded up: one of the sanitizer
+ * build's eight) and every one within twice the window. */
 Test(openings, default_book_sample_is_balanced, .timeout = 300)
 {
     engine_init();
@@ -86,8 +87,8 @@ Test(openings, default_book_sample_is_balanced, .timeout = 300)
         cr_expect_leq(abs(res.score), 2 * BOOK_WINDOW, "line %zu scores %d", i + 1, res.score);
         inside += abs(res.score) <= BOOK_WINDOW;
     }
-    cr_expect_geq(inside * 10, sample * 9, "only %d of %d sampled positions within %d cp", inside, sample,
-                  BOOK_WINDOW);
+    cr_expect_leq(sample - inside, (sample + 9) / 10, "only %d of %d sampled positions within %d cp", inside,
+                  sample, BOOK_WINDOW);
     searcher_free(s);
     free(p);
     book_free(b);
