@@ -6,7 +6,7 @@
 #include "see.h"
 
 enum {
-    ST_TT, ST_GEN_NOISY, ST_GOOD_NOISY, ST_KILLER1, ST_KILLER2, ST_COUNTER,
+    ST_TT, ST_GEN_NOISY, ST_GOOD_NOISY, ST_LBR, ST_KILLER1, ST_KILLER2, ST_COUNTER,
     ST_GEN_QUIET, ST_QUIET, ST_BAD_NOISY,
     ST_QS_TT, ST_QS_GEN, ST_QS_NOISY,
     ST_DONE
@@ -26,6 +26,7 @@ void mp_init(MovePicker *mp, const Position *p, Move tt_move, const History *his
         mp->counter = history_counter(hist, p);
     }
     mp->lbr = lbr ? lbr_probe(lbr, p, ply) : MOVE_NONE;
+    mp->lbr_early = false;
     mp->count = mp->next = mp->bad_count = mp->bad_next = 0;
 }
 
@@ -36,6 +37,9 @@ void mp_init_qsearch(MovePicker *mp, const Position *p, Move tt_move)
     if (tt_move != MOVE_NONE && move_is_noisy(tt_move) && pos_is_legal(p, tt_move))
         mp->tt_move = tt_move;
 }
+
+/* Was m already returned as the early last best reply? */
+static bool is_early_lbr(const MovePicker *mp, Move m) { return mp->lbr_early && m == mp->lbr; }
 
 /* MVV-LVA: the most valuable victim first, the cheapest attacker among equals. */
 static int noisy_score(const Position *p, Move m)
@@ -59,6 +63,8 @@ static void generate(MovePicker *mp, int kind)
         if (m == mp->tt_move)
             continue;
         int score;
+        if (is_early_lbr(mp, m))
+            continue;
         if (kind == GEN_NOISY) {
             score = noisy_score(mp->p, m);
             if (mp->hist)
@@ -122,21 +128,32 @@ Move mp_next(MovePicker *mp)
             }
             return m;
         }
+        mp->stage = ST_LBR;
+        /* fall through */
+    case ST_LBR:
+        /* LbrBeforeKillers: a quiet last best reply comes before the
+         * killers and the countermove, instead of heading the quiet moves
+         * by its bonus. */
         mp->stage = ST_KILLER1;
+        if (LbrBeforeKillers && usable_quiet(mp, mp->lbr)) {
+            mp->lbr_early = true;
+            return mp->lbr;
+        }
         /* fall through */
     case ST_KILLER1:
         mp->stage = ST_KILLER2;
-        if (usable_quiet(mp, mp->killers[0]))
+        if (!is_early_lbr(mp, mp->killers[0]) && usable_quiet(mp, mp->killers[0]))
             return mp->killers[0];
         /* fall through */
     case ST_KILLER2:
         mp->stage = ST_COUNTER;
-        if (mp->killers[1] != mp->killers[0] && usable_quiet(mp, mp->killers[1]))
+        if (mp->killers[1] != mp->killers[0] && !is_early_lbr(mp, mp->killers[1]) && usable_quiet(mp, mp->killers[1]))
             return mp->killers[1];
         /* fall through */
     case ST_COUNTER:
         mp->stage = ST_GEN_QUIET;
-        if (mp->counter != mp->killers[0] && mp->counter != mp->killers[1] && usable_quiet(mp, mp->counter))
+        if (mp->counter != mp->killers[0] && mp->counter != mp->killers[1] && !is_early_lbr(mp, mp->counter)
+            && usable_quiet(mp, mp->counter))
             return mp->counter;
         /* fall through */
     case ST_GEN_QUIET:

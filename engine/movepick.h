@@ -1,7 +1,8 @@
 /* Staged move ordering: hash move; captures and promotions by MVV-LVA,
  * plus capture history, winning or equal ones by SEE first; two killers;
  * the countermove; quiet moves by butterfly plus continuation history (the
- * last best reply gets LbrBonus on top); losing
+ * last best reply gets LbrBonus on top, or with LbrBeforeKillers comes
+ * before the killers when it is quiet); losing
  * captures last.  The quiescence variant yields the hash move and the
  * captures and queen promotions only. */
 #ifndef RATCHET_MOVEPICK_H
@@ -17,6 +18,7 @@ typedef struct {
     const ContTables *ct;        /* continuation tables, or NULL */
     int stage;
     Move tt_move, killers[2], counter, lbr;
+    bool lbr_early;              /* lbr was returned before the killers */
     Move moves[MAX_MOVES];
     int scores[MAX_MOVES];
     int count, next;

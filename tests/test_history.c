@@ -2,12 +2,15 @@
  * gives the best quiet move a bonus in the butterfly and both continuation
  * tables and the quiet moves tried before it a malus; capture history
  * rewards the capture that cut and punishes the captures tried before; the
- * switches take each part out of the scores. */
+ * switches take each part out of the scores; the picker puts the last best
+ * reply before or after the killers by LbrBeforeKillers. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
 #include "board.h"
 #include "history.h"
+#include "lbr.h"
+#include "movepick.h"
 #include "params.h"
 #include "uci.h"
 
@@ -110,4 +113,36 @@ Test(history, capture_history_rewards_the_cutting_capture)
 
     cr_assert_eq(param_set(PARAM_ID_HistCaptureEnabled, 0, err, sizeof err), 0, "%s", err);
     cr_expect_eq(history_capture(h, pos, nxd5), 0, "capture history switched off");
+}
+
+/* The move picker's place for the last best reply: by default first among
+ * the quiet moves (after the killer), with LbrBeforeKillers before the
+ * killer; either way every legal move comes exactly once. */
+Test(history, last_best_reply_before_or_after_the_killers)
+{
+    LbrStore *lbr = calloc(1, sizeof *lbr);
+    cr_assert_not_null(lbr);
+    pos_startpos(pos);
+    pos_make(pos, move("e2e4"));
+    Move nf6 = move("g8f6"), nc6 = move("b8c6");
+    lbr_store(lbr, pos, 1, nf6);
+    history_on_cutoff(h, pos, NULL, 1, 4, nc6, NULL, 0, NULL, 0);
+    char err[128];
+    for (int early = 0; early <= 1; early++) {
+        cr_assert_eq(param_set(PARAM_ID_LbrBeforeKillers, early, err, sizeof err), 0, "%s", err);
+        MovePicker mp;
+        mp_init(&mp, pos, MOVE_NONE, h, NULL, lbr, 1);
+        Move order[MAX_MOVES], m;
+        int n = 0;
+        while ((m = mp_next(&mp)) != MOVE_NONE)
+            order[n++] = m;
+        cr_expect_eq(n, 20, "LbrBeforeKillers=%d: %d moves", early, n);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                cr_expect_neq(order[i], order[j], "a move came twice");
+        cr_expect_eq(order[0], early ? nf6 : nc6, "LbrBeforeKillers=%d", early);
+        cr_expect_eq(order[1], early ? nc6 : nf6, "LbrBeforeKillers=%d", early);
+    }
+    cr_assert_eq(param_set(PARAM_ID_LbrBeforeKillers, 0, err, sizeof err), 0, "%s", err);
+    free(lbr);
 }
