@@ -621,6 +621,30 @@ Test(search, evaluation_is_colour_symmetric)
     free(mirror);
 }
 
+/* Threat terms: the same knight, once attacked by a pawn and undefended,
+ * once not; the pawn's square scores the same in the tables, and the
+ * knight's mobility favours the attacked case by one square. */
+Test(search, evaluation_counts_a_piece_attacked_by_a_pawn)
+{
+    load("4k3/2p5/8/3N4/8/8/3P4/4K3 w - - 0 1");
+    int safe = evaluate(pos);
+    load("4k3/8/2p5/3N4/8/8/3P4/4K3 w - - 0 1");
+    int attacked = evaluate(pos);
+    cr_expect_gt(safe - attacked, 30, "knight safe %d, attacked by a pawn %d", safe, attacked);
+}
+
+/* Passed pawn terms: a pawn on the sixth with the defending king far away
+ * (free, safe path) against the king in front of it; the king's square
+ * table alone favours the blockade by 30 cp. */
+Test(search, evaluation_rewards_a_free_passed_pawn_far_from_the_king)
+{
+    load("k7/8/4P3/8/8/8/8/4K3 w - - 0 1");
+    int free_path = evaluate(pos);
+    load("4k3/8/4P3/8/8/8/8/4K3 w - - 0 1");
+    int blockaded = evaluate(pos);
+    cr_expect_gt(free_path - blockaded, 60, "free path %d, blockaded %d", free_path, blockaded);
+}
+
 Test(search, threat_is_the_most_valuable_piece_in_danger)
 {
     load("4k3/8/8/3q4/4P3/8/8/4K3 b - - 0 1"); /* a pawn attacks Black's queen */
