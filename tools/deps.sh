@@ -11,7 +11,8 @@ fi
 # libplplot-dev: the report's charts (PLplot's svg driver); chromium and libpng-dev: the
 # report's browser test (headless rendering, reading its screenshot).
 # libopenmpi-dev and openmpi-bin: bin/ratchet-tune-mpi and its tests.
-PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin $*"
+# stockfish: the third-party engine of tests/test_thirdparty.c and tools/bench/stockfish.sh.
+PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin stockfish $*"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
