@@ -16,17 +16,14 @@
  * moves theta the wrong way ends at 0. */
 #include <criterion/criterion.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "export.h"
+#include "helpers.h"
 #include "report.h"
 #include "run.h"
 #include "rundir.h"
@@ -36,29 +33,12 @@
 #define GAMES 400
 #define MIN_END 5
 
-static char tmp[128];
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void setup(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/ratchet-sf-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
+    tmp_create("/tmp/ratchet-sf-XXXXXX");
 }
 
-static void teardown(void)
-{
-    if (tmp[0])
-        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(thirdparty, .init = setup, .fini = teardown, .timeout = 600);
+TestSuite(thirdparty, .init = setup, .fini = tmp_remove, .timeout = 600);
 
 static const char *stockfish(void)
 {
@@ -72,8 +52,6 @@ static const char *stockfish(void)
  * the exit code and the output (malloc'd) in *out. */
 static int run_child(int (*fn)(int, char **), char **argv, const char *log, char **out)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", tmp, log);
     int argc = 0;
     while (argv[argc])
         argc++;
@@ -81,23 +59,14 @@ static int run_child(int (*fn)(int, char **), char **argv, const char *log, char
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            _exit(99);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
+        child_output(log);
         int rc = fn(argc, argv);
         fflush(NULL);
         _exit(rc);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    char err[256];
-    *out = rd_read_file(path, NULL, err, sizeof err);
-    cr_assert_not_null(*out, "%s", err);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+    int rc = wait_child(pid);
+    *out = slurp(log);
+    return rc;
 }
 
 Test(thirdparty, stockfish_skill_level_rises)
