@@ -1115,3 +1115,45 @@ Test(run, values_sent_for_int_float_and_rounded_float)
     spsa_batch_free(&b);
     runstate_free(&rs);
 }
+
+Test(run, a_state_from_before_floats_reads_as_integers)
+{
+    /* A run directory written before float parameters existed has no
+     * "type" in its SPSA parameters and no run.fixed_float: every parameter
+     * is an integer, and it resumes. */
+    Args a = run_args("r", 8, 0, 1);
+    add(&a, "-params");
+    add(&a, "only=Alpha");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r/state.json", tmp);
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
+    cr_assert(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(run, "fixed_float")));
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "fixed_float");
+    cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "spsa"), "params"))
+        cr_assert_null(cJSON_GetObjectItemCaseSensitive(p, "type"), "an int parameter is written as before");
+    cr_assert_eq(rd_write_json(path, j, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+    RunState rs;
+    load_state("r", &rs);
+    cr_assert_not(rs.spsa.params[0].is_float);
+    cr_assert_eq(rs.nfixed, 2u);
+    cr_assert_not(rs.fixed[0].is_float || rs.fixed[1].is_float);
+    runstate_free(&rs);
+    Args r = { .n = 0 };
+    add(&r, "resume");
+    add(&r, "%s/r", tmp);
+    add(&r, "-spsa");
+    add(&r, "games=12");
+    rc = run_to_end(resume_main, &r, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    assert_complete("r", 12);
+}
