@@ -261,7 +261,7 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
                      p->name, spec_file, o->type, spec->name, p->is_float ? " or a string option" : "");
             rc = -1;
         } else if (spin && ((o->has_min && p->min < (double)o->min) || (o->has_max && p->max > (double)o->max))) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%g, %g] is outside the engine's [%lld, %lld]",
+            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%.10g, %.10g] is outside the engine's [%lld, %lld]",
                      p->name, spec_file, p->min, p->max, o->min, o->max);
             rc = -1;
         } else if (spin && p->is_float) {
