@@ -34,7 +34,7 @@ start=$(date +%s)
     -out "$T/skill" > "$T/run1.log" 2>&1
 echo "($(($(date +%s) - start)) s)"
 "$RT" status "$T/skill" | sed -n '/^parameter/,$p'
-"$RT" export "$T/skill" 2>/dev/null | sed -n 's/^ *\("Skill Level".*\)/export: \1/p'
+"$RT" export "$T/skill" 2>/dev/null | sed -n 's/^[[:space:]]*\("Skill Level".*\)/export: \1/p'
 
 echo
 echo "-- 2. Skill Level 1, c_end 2, r_end 0.02, 400 games, $SEEDS seeds --"
