@@ -949,6 +949,21 @@ static bool is_integer_text(const char *v) { return v[strspn(v, "-0123456789")] 
 static bool is_decimal_text(const char *v) { return strchr(v, '.') && !strpbrk(v, "eE"); }
 static bool is_true(const char *v) { return strcmp(v, "true") == 0; }
 
+/* resume DIR -spsa games=GAMES, which must complete. */
+static void resume_to_the_end(const char *dir, int games)
+{
+    Args r = { .n = 0 };
+    add(&r, "resume");
+    add(&r, "%s/%s", tmp, dir);
+    add(&r, "-spsa");
+    add(&r, "games=%d", games);
+    int rc = run_to_end(resume_main, &r, "resume.log");
+    char *log = slurp("resume.log");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    free(log);
+    assert_complete(dir, (unsigned long long)games);
+}
+
 Test(run, names_with_spaces_and_floats_end_to_end)
 {
     Args a = run_args_more("r", 20);
@@ -1011,16 +1026,7 @@ Test(run, names_with_spaces_and_floats_end_to_end)
     cr_assert(strstr(st, "\nSkill Level ") && strstr(st, "\nSlow Mover "), "status:\n%s", st);
     cr_assert_null(strstr(st, "warning"), "status:\n%s", st);
     free(st);
-    Args r = { .n = 0 };
-    add(&r, "resume");
-    add(&r, "%s/r", tmp);
-    add(&r, "-spsa");
-    add(&r, "games=30");
-    rc = run_to_end(resume_main, &r, "log2");
-    log = slurp("log2");
-    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
-    free(log);
-    assert_complete("r", 30);
+    resume_to_the_end("r", 30);
 }
 
 Test(run, a_float_for_a_spin_option_is_rounded_and_said_once)
@@ -1146,14 +1152,5 @@ Test(run, a_state_from_before_floats_reads_as_integers)
     cr_assert_eq(rs.nfixed, 2u);
     cr_assert_not(rs.fixed[0].is_float || rs.fixed[1].is_float);
     runstate_free(&rs);
-    Args r = { .n = 0 };
-    add(&r, "resume");
-    add(&r, "%s/r", tmp);
-    add(&r, "-spsa");
-    add(&r, "games=12");
-    rc = run_to_end(resume_main, &r, "log2");
-    log = slurp("log2");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-    assert_complete("r", 12);
+    resume_to_the_end("r", 12);
 }
