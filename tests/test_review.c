@@ -279,7 +279,12 @@ Test(review, one_ctrl_c_after_a_disk_error_is_not_a_second)
     /* The next checkpoint cannot create its temporary file. */
     char tmpfile[PATH_MAX + 40];
     snprintf(tmpfile, sizeof tmpfile, "%s.tmp", state);
-    cr_assert_eq(mkdir(tmpfile, 0755), 0);
+    /* The saver may be writing its own temporary file this very moment: wait
+     * for its rename, then take the name. */
+    int made = -1;
+    for (int tries = 0; tries < 2000 && (made = mkdir(tmpfile, 0755)) != 0 && errno == EEXIST; tries++)
+        usleep(1000);
+    cr_assert_eq(made, 0, "mkdir %s: %s", tmpfile, strerror(errno));
     bool stopping = read_until(&c, "stopping the run", 30000);
     if (stopping)
         kill(c.pid, SIGINT);
