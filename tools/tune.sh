@@ -97,11 +97,9 @@ if [ $rc -ne 0 ]; then
     echo "  resume:  $TUNE resume $OUT"
 fi
 cat <<EOF
-  export:  $TUNE export $OUT -o params/tuned/$NAME.json
-  bake:    make PARAMS=params/tuned/$NAME.json BAKED_BIN=bin/ratchet-$NAME BAKED_DIR=build/baked-$NAME
-           (make PARAMS=params/tuned/$NAME.json bakes the values into bin/ratchet itself)
-  verify:  $TUNE match -engine cmd=bin/ratchet-$NAME name=tuned -engine cmd=bin/ratchet name=base \\
-               -each nodes=$NODES -openings file=$BOOK order=random -repeat -rounds 20000 \\
-               -concurrency $CONCURRENCY -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05
+  verify:  $TUNE verify $OUT
+           (exports the values, bakes them into an engine of their own and plays an SPRT,
+            elo0=0 elo1=5, against the start values at $NODES nodes; the verdict goes to
+            $OUT/verify.json, which status shows; stopped, it continues when run again)
 EOF
 exit $rc

@@ -8,6 +8,7 @@
 #include "report.h"
 #include "run.h"
 #include "simulate.h"
+#include "verify.h"
 
 static void usage(FILE *out)
 {
@@ -20,6 +21,7 @@ static void usage(FILE *out)
           "  status     where a run stands: games, and every parameter's start, current, range\n"
           "  export     the value file of a run (for bin/ratchet --params and make PARAMS=)\n"
           "  report     the HTML report of a run (DIR/report.html: charts of every parameter, health)\n"
+          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n"
           /* ---- other engineers: list run, resume, export, status here ---- */
           ,
           out);
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         return export_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return report_cmd(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify"))
+        return verify_main(argc - 1, argv + 1);
     /* ---- other engineers: dispatch `run`, `resume`, `export`, `status` here, e.g.
      *      if (!strcmp(cmd, "run")) return run_main(argc - 1, argv + 1);
      * ---- */

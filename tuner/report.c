@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rundir.h"
+#include "verify.h"
 
 int report_drift(double recent, double prev, uint64_t prev_rows, double c_end)
 {
@@ -127,7 +128,8 @@ static const char STATUS_USAGE[] =
     "the smallest and largest theta of the run, the current perturbation c_k, the range, and\n"
     "a flag for parameters that never moved, sit at a bound of their range, or are still\n"
     "drifting (the mean of the last 10% of the batches differs from the mean of the 10%\n"
-    "before them by at least half of c_end).\n";
+    "before them by at least half of c_end).  After `ratchet-tune verify DIR`: its verdict,\n"
+    "Elo and pentanomial counts (DIR/verify.json).\n";
 
 int status_main(int argc, char **argv)
 {
@@ -163,6 +165,7 @@ int status_main(int argc, char **argv)
         printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
                rs.spsa.ninflight == 1 ? "" : "es");
     report_table(stdout, &rs, &h);
+    verify_print_status(stdout, dir, &rs);
     hist_data_free(&h);
     runstate_free(&rs);
     return 0;

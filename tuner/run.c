@@ -632,6 +632,7 @@ static int play(Run *r)
         print_final(r);
         printf("\nreport: %s/report.html\nexport the values with: %s export %s -o params/tuned/NAME.json\n", r->dir,
                setup_prog(), r->dir);
+        printf("verify them (export, bake, SPRT against the start values) with: %s verify %s\n", setup_prog(), r->dir);
         return EXIT_DONE;
     }
     progress(r, true);

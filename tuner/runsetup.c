@@ -61,7 +61,7 @@ static void section_origin(const RunConf *c, const char *sec, char *buf, size_t 
 
 /* The shipped book: openings/default.epd beside the program's bin/ directory
  * (so it is found from any working directory), else in the current one. */
-static bool default_book(char *path, size_t len)
+bool setup_default_book(char *path, size_t len)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -150,7 +150,7 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         }
     }
     conf_free_argv(argc, argv);
-    if (!mc->book_path[0] && default_book(mc->book_path, sizeof mc->book_path)) {
+    if (!mc->book_path[0] && setup_default_book(mc->book_path, sizeof mc->book_path)) {
         mc->book_random = true;
         fprintf(stderr, "openings: none given, using the default book %s in random order\n", mc->book_path);
     }

@@ -47,6 +47,9 @@ void setup_value_text(const RunState *rs, const SpsaBatch *b, size_t i, double v
 /* spsa.form of the settings (SPSA_FORM_DEFAULT when absent).  0, or -1
  * with a message naming an unknown form. */
 int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen);
+/* The shipped book, openings/default.epd, beside the program's bin/
+ * directory or in the current one: true with its path, else false. */
+bool setup_default_book(char *path, size_t len);
 /* The program's name as invoked, for the commands printed to the user. */
 const char *setup_prog(void);
 

@@ -1,0 +1,1160 @@
+/* `ratchet-tune verify`: export, bake, SPRT against the start values, the
+ * verdict in DIR/verify.json; see verify.h. */
+#include "verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "cli.h"
+#include "errmsg.h"
+#include "export.h"
+#include "match.h"
+#include "matchcmd.h"
+#include "rundir.h"
+#include "runsetup.h"
+#include "stats.h"
+
+#define VERIFY_SUBDIR "verify"
+
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { BAKE_AUTO, BAKE_YES, BAKE_NO };
+
+static const char VERIFY_USAGE[] =
+    "usage: ratchet-tune verify DIR [-sprt elo0=X elo1=Y alpha=A beta=B | -sprt off] [-rounds N]\n"
+    "                               [-bake auto|yes|no] [-restart] [match options]\n"
+    "\n"
+    "Checks what the run in DIR gained, in one step:\n"
+    "  1. exports the run's values (as `export` does) to DIR/verify/tuned.json, and its start\n"
+    "     values to DIR/verify/base.json;\n"
+    "  2. for bin/ratchet, bakes each into an engine of its own (make PARAMS=... BAKED_BIN=\n"
+    "     DIR/verify/ratchet-tuned, and ratchet-base; the build log is DIR/verify/bake-*.log);\n"
+    "     any other engine plays with the values sent as UCI options;\n"
+    "  3. plays game pairs, tuned against base, until the SPRT decides (normalized pentanomial\n"
+    "     model, as `match -sprt`), with the run's time control, book, adjudication and\n"
+    "     concurrency unless the match options below say otherwise;\n"
+    "  4. writes the verdict, Elo, nElo, LOS and the pentanomial counts to DIR/verify.json\n"
+    "     (after every pair, atomically); `ratchet-tune status DIR` shows them.\n"
+    "\n"
+    "  -sprt elo0=X elo1=Y alpha=A beta=B   the test (default elo0=0 elo1=5 alpha=0.05 beta=0.05);\n"
+    "                      -sprt off plays exactly -rounds pairs and reports the Elo\n"
+    "  -rounds N           at most N pairs (default: until the SPRT decides)\n"
+    "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
+    "                      source tree; no: send the values as options (no build)\n"
+    "  -restart            discard DIR/verify.json and start over\n"
+    "  match options       -each (tc=, nodes=, st=, depth= replace the run's limit), -openings,\n"
+    "                      -draw, -resign, -maxmoves, -concurrency, -srand, -pgnout, -log\n"
+    "\n"
+    "Stopped (Ctrl-C, SIGTERM, a kill), it continues where it was when started again with the\n"
+    "same options (or none).  Different options with an unfinished or finished verify are refused\n"
+    "unless -restart is given; if the run has moved on since (resume), a new verify starts.\n"
+    "\n"
+    "Exit codes: 0 finished (the verdict is in DIR/verify.json); 1 stopped by an error (a bake\n"
+    "that failed, an engine that cannot be restarted); 2 bad usage or run directory (nothing\n"
+    "played); 128+N stopped by signal N.\n";
+
+/* The sections of the match options verify takes, and those it inherits from the run. */
+static const char *const VERIFY_SECTIONS[] = { "each",        "openings", "draw",   "resign", "maxmoves",
+                                               "concurrency", "srand",    "pgnout", "log",    NULL };
+static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "maxmoves", "concurrency", NULL };
+/* The keys that set an engine's limit: one given to verify replaces all the run's. */
+static const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", NULL };
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, s))
+            return true;
+    return false;
+}
+
+typedef struct {
+    char dir[PATH_MAX];
+    char path[PATH_MAX + 32];      /* DIR/verify.json */
+    char sub[PATH_MAX + 32];       /* DIR/verify */
+    RunState rs;
+    cJSON *tuned, *base;           /* the two value files */
+    /* settings */
+    char **args;                   /* the match options as given, without -concurrency and -restart */
+    int nargs;
+    SprtSpec sprt;
+    uint64_t rounds;               /* 0 = until the SPRT decides */
+    int bake;
+    bool baked;
+    unsigned long long seed;
+    MatchConfig mc;
+    bool mc_init;
+    char tc[96];
+    /* progress */
+    MatchTally tally;
+    uint64_t next_round;
+    uint64_t *pending;             /* rounds in flight when the last session ended: replayed first */
+    size_t npending, nextpending;
+    uint64_t *inflight;
+    size_t ninflight, capinflight;
+    int verdict;                   /* +1 H1, -1 H0, 0 not (yet) */
+    SprtStop stop;                 /* the verdict as it stood when it was reached (this session) */
+    uint64_t sessions;
+    double elapsed0;
+    int64_t t0, last_progress;
+    bool tty, line_open;
+    bool failed;
+    char created[32];
+} Verify;
+
+static atomic_int g_stop;
+static atomic_int g_signal;
+
+static void on_signal(int sig)
+{
+    if (g_stop) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_stop = 1;
+    g_signal = sig;
+    static const char msg[] = "\nratchet-tune: verify: stopping: abandoning the games in flight and saving "
+                              "(again to quit at once)\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
+/* ---- settings ------------------------------------------------------------------ */
+
+static int push_arg(Verify *v, const char *s)
+{
+    char **na = realloc(v->args, (size_t)(v->nargs + 2) * sizeof *na);
+    if (!na)
+        return -1;
+    v->args = na;
+    if (!(v->args[v->nargs] = strdup(s)))
+        return -1;
+    v->args[++v->nargs] = NULL;
+    return 0;
+}
+
+/* argv[i], with the file of -openings, -pgnout and -log made absolute, so
+ * that the stored options mean the same from any directory. */
+static int push_arg_abs(Verify *v, char **argv, int i)
+{
+    const char *a = argv[i];
+    const char *opt = NULL;
+    for (int k = i - 1; k >= 2 && !opt; k--)
+        if (argv[k][0] == '-')
+            opt = argv[k];
+    bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log"));
+    if (!file_opt || a[0] == '-')
+        return push_arg(v, a);
+    const char *path = NULL;
+    if (!strncmp(a, "file=", 5))
+        path = a + 5;
+    else if (!strchr(a, '=') && strcmp(opt, "-openings") != 0 && argv[i - 1] == opt && strcmp(a, "min") != 0)
+        path = a; /* -pgnout FILE */
+    if (!path || !path[0] || path[0] == '/')
+        return push_arg(v, a);
+    char abs[PATH_MAX], word[PATH_MAX + 8];
+    rd_abs_path(path, abs, sizeof abs);
+    snprintf(word, sizeof word, "%s%s", path == a ? "" : "file=", abs);
+    return push_arg(v, word);
+}
+
+static void free_args(Verify *v)
+{
+    for (int i = 0; i < v->nargs; i++)
+        free(v->args[i]);
+    free(v->args);
+    v->args = NULL;
+    v->nargs = 0;
+}
+
+static int kv_sprt(void *ctx, const char *opt, const char *key, const char *val, char *err, size_t errlen)
+{
+    (void)opt;
+    SprtSpec *s = ctx;
+    double d;
+    if (!strcmp(key, "model"))
+        return strcmp(val, "normalized") ? errmsg(err, errlen, "-sprt: model=%s is not supported (normalized)", val)
+                                         : 0;
+    if (!cli_parse_double(val, -1000, 1000, &d))
+        return errmsg(err, errlen, "-sprt: bad %s='%s'", key, val);
+    if (!strcmp(key, "elo0"))
+        s->elo0 = d;
+    else if (!strcmp(key, "elo1"))
+        s->elo1 = d;
+    else if (!strcmp(key, "alpha"))
+        s->alpha = d;
+    else if (!strcmp(key, "beta"))
+        s->beta = d;
+    else
+        return errmsg(err, errlen, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta; or -sprt off)", key);
+    return 0;
+}
+
+/* v->args into the verify options and the match settings `over`. */
+static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
+{
+    v->sprt = (SprtSpec){ .on = true, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+    v->rounds = 0;
+    v->bake = BAKE_AUTO;
+    int n = 0;
+    char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
+    if (!rest)
+        return errmsg(err, errlen, "out of memory");
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < v->nargs;) {
+        const char *a = v->args[i];
+        if (!strcmp(a, "-sprt")) {
+            if (i + 1 < v->nargs && !strcmp(v->args[i + 1], "off")) {
+                v->sprt.on = false;
+                i += 2;
+            } else {
+                v->sprt.on = true;
+                rc = cli_key_values(v->nargs, v->args, &i, kv_sprt, &v->sprt, err, errlen) < 0 ? -1 : 0;
+            }
+        } else if (!strcmp(a, "-rounds")) {
+            int64_t r;
+            if (cli_int_value(v->nargs, v->args, &i, 1, INT64_MAX / 4, &r, err, errlen) < 0)
+                rc = -1;
+            else
+                v->rounds = (uint64_t)r;
+        } else if (!strcmp(a, "-bake")) {
+            const char *b = i + 1 < v->nargs ? v->args[i + 1] : "";
+            if (!strcmp(b, "auto"))
+                v->bake = BAKE_AUTO;
+            else if (!strcmp(b, "yes"))
+                v->bake = BAKE_YES;
+            else if (!strcmp(b, "no"))
+                v->bake = BAKE_NO;
+            else
+                rc = errmsg(err, errlen, "-bake needs auto, yes or no, not '%s'", b);
+            i += 2;
+        } else if (!strcmp(a, "-engine")) {
+            rc = errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
+                                     "engine options come from the run");
+        } else {
+            rest[n++] = v->args[i++];
+        }
+    }
+    if (rc == 0 && v->sprt.on &&
+        !(v->sprt.alpha > 0 && v->sprt.alpha < 1 && v->sprt.beta > 0 && v->sprt.beta < 1 && v->sprt.elo1 > v->sprt.elo0))
+        rc = errmsg(err, errlen, "-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
+    if (rc == 0 && !v->sprt.on && v->rounds == 0)
+        rc = errmsg(err, errlen, "-sprt off needs -rounds N (the number of pairs to play)");
+    if (rc == 0 && conf_parse_args(over, n, rest, VERIFY_SECTIONS, err, errlen) < 0)
+        rc = -1;
+    free(rest);
+    return rc;
+}
+
+/* The match settings: the run's (INHERITED sections) with `over` on top;
+ * a limit in `over` replaces every limit of the run. */
+static int merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over)
+{
+    *limit_over = false;
+    for (size_t i = 0; i < over->n; i++)
+        if (!strcmp(over->v[i].sec, "each") && in_list(LIMIT_KEYS, over->v[i].key))
+            *limit_over = true;
+    for (size_t i = 0; i < rs->conf.n; i++) {
+        const ConfItem *it = &rs->conf.v[i];
+        if (!in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && in_list(LIMIT_KEYS, it->key)))
+            continue;
+        if (conf_set(out, it->sec, it->key, it->val, it->origin) < 0)
+            return -1;
+    }
+    return conf_merge(out, over);
+}
+
+/* ---- the value files -------------------------------------------------------------- */
+
+/* The run's start values: tuned parameters at their start, the others at their spec value. */
+static cJSON *start_values(const RunState *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *params = o ? cJSON_AddObjectToObject(o, "params") : NULL;
+    bool ok = params != NULL;
+    for (size_t i = 0; ok && i < rs->norder; i++) {
+        const char *name = rs->order[i];
+        double v = 0;
+        bool found = false;
+        for (size_t k = 0; k < rs->spsa.nparams && !found; k++)
+            if (!strcmp(rs->spsa.params[k].name, name)) {
+                const SpsaParam *q = &rs->spsa.params[k];
+                v = q->is_float ? q->start : (double)lround(q->start);
+                found = true;
+            }
+        if (!found && runstate_value(rs, name, &v, NULL) < 0)
+            continue;
+        ok = cJSON_AddNumberToObject(params, name, v) != NULL;
+    }
+    ok = ok && cJSON_AddStringToObject(o, "source", "ratchet-tune verify: the run's start values") &&
+         cJSON_AddStringToObject(o, "engine", rs->engine);
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static const cJSON *params_of(const cJSON *values)
+{
+    return cJSON_GetObjectItemCaseSensitive(values, "params");
+}
+
+static bool same_params(const cJSON *a, const cJSON *b)
+{
+    return a && b && cJSON_Compare(a, b, true);
+}
+
+/* ---- verify.json ------------------------------------------------------------------ */
+
+static cJSON *u64_array(const uint64_t *v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+static const char *verdict_name(const Verify *v)
+{
+    if (!v->sprt.on)
+        return "none";
+    return v->verdict > 0 ? "H1" : v->verdict < 0 ? "H0" : "undecided";
+}
+
+static double elapsed_now(const Verify *v)
+{
+    return v->elapsed0 + (v->t0 ? (double)(ep_now_ms() - v->t0) / 1000.0 : 0);
+}
+
+static cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
+{
+    const MatchTally *t = &v->tally;
+    EloEstimate e;
+    stats_from_ptnml(t->ptnml, &e);
+    char now[32];
+    rd_now_iso(now, sizeof now);
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL;
+#define NUM(k, x) (ok = ok && cJSON_AddNumberToObject(o, k, (double)(x)) != NULL)
+#define STR(k, x) (ok = ok && cJSON_AddStringToObject(o, k, x) != NULL)
+#define ADD(k, x) (ok = ok && cJSON_AddItemToObject(o, k, x))
+    NUM("version", 1);
+    STR("status", status);
+    STR("verdict", verdict);
+    NUM("games", t->games);
+    NUM("wins", t->wins);
+    NUM("losses", t->losses);
+    NUM("draws", t->draws);
+    NUM("pairs", t->pairs);
+    ADD("ptnml", u64_array(t->ptnml, 5));
+    NUM("elo", e.elo);
+    NUM("elo_err", e.elo_err);
+    NUM("nelo", e.nelo);
+    NUM("nelo_err", e.nelo_err);
+    NUM("los", e.los);
+    if (v->sprt.on) {
+        double llr, lo, up;
+        sprt_check(t, &v->sprt, &llr, &lo, &up);
+        cJSON *s = cJSON_CreateObject();
+        ok = ok && s && cJSON_AddNumberToObject(s, "elo0", v->sprt.elo0) && cJSON_AddNumberToObject(s, "elo1", v->sprt.elo1) &&
+             cJSON_AddNumberToObject(s, "alpha", v->sprt.alpha) && cJSON_AddNumberToObject(s, "beta", v->sprt.beta) &&
+             cJSON_AddNumberToObject(s, "llr", llr) && cJSON_AddNumberToObject(s, "lower", lo) &&
+             cJSON_AddNumberToObject(s, "upper", up);
+        ADD("sprt", s);
+    }
+    NUM("rounds", v->rounds);
+    STR("tc", v->tc);
+    STR("book", v->mc.book_path);
+    NUM("seed", v->seed);
+    cJSON *eng = cJSON_CreateObject();
+    ok = ok && eng && cJSON_AddStringToObject(eng, "mode", v->baked ? "baked" : "options") &&
+         cJSON_AddStringToObject(eng, "tuned", v->mc.eng[0].cmd) && cJSON_AddStringToObject(eng, "base", v->mc.eng[1].cmd);
+    ADD("engines", eng);
+    NUM("run_games", v->rs.games);
+    ADD("tuned", cJSON_Duplicate(params_of(v->tuned), true));
+    ADD("base", cJSON_Duplicate(params_of(v->base), true));
+    ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
+    NUM("next_round", v->next_round);
+    /* Rounds to replay: those in flight now, and those not yet replayed from the last session. */
+    size_t np = v->ninflight + (v->npending - v->nextpending);
+    uint64_t *pend = malloc((np + 1) * sizeof *pend);
+    ok = ok && pend;
+    if (pend) {
+        memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
+        memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
+        ADD("pending", u64_array(pend, np));
+        free(pend);
+    }
+    NUM("penta_wl", t->penta_wl);
+    NUM("penta_dd", t->penta_dd);
+    NUM("plies", t->plies);
+    ADD("time_losses", u64_array(t->time_losses, 2));
+    ADD("crashes", u64_array(t->crashes, 2));
+    ADD("illegal", u64_array(t->illegal, 2));
+    ADD("restarts", u64_array(t->restarts, 2));
+    NUM("sessions", v->sessions);
+    NUM("elapsed_s", elapsed_now(v));
+    STR("created", v->created[0] ? v->created : now);
+    STR("updated", now);
+#undef NUM
+#undef STR
+#undef ADD
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen)
+{
+    cJSON *j = verify_to_json(v, status, verdict);
+    if (!j)
+        return errmsg(err, errlen, "out of memory writing %s", v->path);
+    int rc = rd_write_json(v->path, j, err, errlen);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static bool get_u64(const cJSON *o, const char *k, uint64_t *out)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(x) || x->valuedouble < 0)
+        return false;
+    *out = (uint64_t)x->valuedouble;
+    return true;
+}
+
+static bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(x) || x->valuedouble < 0)
+            return false;
+        out[i] = (uint64_t)x->valuedouble;
+    }
+    return true;
+}
+
+/* The progress of an unfinished verify from its file. */
+static int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
+{
+    MatchTally *t = &v->tally;
+    memset(t, 0, sizeof *t);
+    uint64_t seed = 0;
+    bool ok = get_u64(j, "games", &t->games) && get_u64(j, "wins", &t->wins) && get_u64(j, "losses", &t->losses) &&
+              get_u64(j, "draws", &t->draws) && get_u64(j, "pairs", &t->pairs) && get_u64_array(j, "ptnml", t->ptnml, 5) &&
+              get_u64(j, "penta_wl", &t->penta_wl) && get_u64(j, "penta_dd", &t->penta_dd) &&
+              get_u64(j, "plies", &t->plies) && get_u64_array(j, "time_losses", t->time_losses, 2) &&
+              get_u64_array(j, "crashes", t->crashes, 2) && get_u64_array(j, "illegal", t->illegal, 2) &&
+              get_u64_array(j, "restarts", t->restarts, 2) && get_u64(j, "next_round", &v->next_round) &&
+              get_u64(j, "sessions", &v->sessions) && get_u64(j, "seed", &seed);
+    const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
+    const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created");
+    ok = ok && cJSON_IsNumber(el) && cJSON_IsArray(pend) && cJSON_IsString(cr);
+    if (!ok)
+        return errmsg(err, errlen, "%s: a field is missing or malformed; start over with -restart", v->path);
+    v->seed = seed;
+    v->elapsed0 = el->valuedouble;
+    snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
+    size_t n = (size_t)cJSON_GetArraySize(pend);
+    v->pending = calloc(n + 1, sizeof *v->pending);
+    if (!v->pending)
+        return errmsg(err, errlen, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(pend, (int)i);
+        if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (uint64_t)x->valuedouble >= v->next_round)
+            return errmsg(err, errlen, "%s: pending: a round that was never handed out; start over with -restart",
+                          v->path);
+        v->pending[i] = (uint64_t)x->valuedouble;
+    }
+    v->npending = n;
+    return 0;
+}
+
+/* ---- baking ------------------------------------------------------------------------- */
+
+/* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
+static bool ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len)
+{
+    char real[PATH_MAX];
+    if (strncmp(rs->engine, "Ratchet", 7) != 0 || strstr(rs->engine, "baked") || !realpath(cmd, real))
+        return false;
+    char *slash = strrchr(real, '/');
+    if (!slash || strcmp(slash + 1, "ratchet") != 0)
+        return false;
+    *slash = '\0';
+    slash = strrchr(real, '/');
+    if (!slash || strcmp(slash + 1, "bin") != 0)
+        return false;
+    *slash = '\0';
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/Makefile", real);
+    if (access(probe, R_OK) != 0)
+        return false;
+    snprintf(probe, sizeof probe, "%s/engine/params.def", real);
+    if (access(probe, R_OK) != 0)
+        return false;
+    snprintf(root, len, "%s", real[0] ? real : "/");
+    return true;
+}
+
+/* Start `make -C root ...` with its output into log; the pid, or -1. */
+static pid_t start_make(const char *root, const char *log, char *const words[])
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        _exit(126);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    /* A make above us (make test) must not lend us its jobserver. */
+    unsetenv("MAKEFLAGS");
+    unsetenv("MFLAGS");
+    unsetenv("MAKELEVEL");
+    unsetenv("MAKEOVERRIDES");
+    char *argv[16];
+    int n = 0;
+    argv[n++] = "make";
+    argv[n++] = "--no-print-directory";
+    argv[n++] = "-C";
+    argv[n++] = (char *)root;
+    for (int i = 0; words[i] && n < 15; i++)
+        argv[n++] = words[i];
+    argv[n] = NULL;
+    execvp("make", argv);
+    fprintf(stderr, "cannot run make: %s\n", strerror(errno));
+    _exit(127);
+}
+
+static int wait_make(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The last lines of a log, for a failed build's message. */
+static void log_tail(const char *log, char *buf, size_t len)
+{
+    char e[64];
+    size_t n = 0;
+    char *text = rd_read_file(log, &n, e, sizeof e);
+    buf[0] = '\0';
+    if (!text)
+        return;
+    size_t lines = 0, start = n;
+    while (start > 0 && lines < 6)
+        if (text[--start] == '\n' && start + 1 < n)
+            lines++;
+    snprintf(buf, len, "%s", text + start + (text[start] == '\n'));
+    free(text);
+}
+
+/* make PARAMS=DIR/verify/{tuned,base}.json BAKED_BIN=DIR/verify/ratchet-{tuned,base}, both at once. */
+static int bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen)
+{
+    static const char *const which[2] = { "tuned", "base" };
+    char vars[2][3][PATH_MAX + 64], target[2][PATH_MAX + 64], log[2][PATH_MAX + 64];
+    pid_t pid[2];
+    printf("baking the tuned and the start values into %s/ratchet-tuned and ratchet-base (make -C %s PARAMS=...)\n",
+           v->sub, root);
+    fflush(stdout);
+    /* The baking tool first, alone: two makes must not build the same files at once. */
+    char blog[PATH_MAX + 64];
+    snprintf(blog, sizeof blog, "%s/bake-tool.log", v->sub);
+    char *tool[] = { "bin/ratchet-bake", NULL };
+    int rc = wait_make(start_make(root, blog, tool));
+    if (rc != 0) {
+        char tail[1024];
+        log_tail(blog, tail, sizeof tail);
+        return errmsg(err, errlen, "bake: `make -C %s bin/ratchet-bake` failed (exit %d; %s):\n%s", root, rc, blog,
+                      tail);
+    }
+    for (int e = 0; e < 2; e++) {
+        snprintf(target[e], sizeof target[e], "%s/ratchet-%s", v->sub, which[e]);
+        snprintf(vars[e][0], sizeof vars[e][0], "PARAMS=%s/%s.json", v->sub, which[e]);
+        snprintf(vars[e][1], sizeof vars[e][1], "BAKED_BIN=%s", target[e]);
+        snprintf(vars[e][2], sizeof vars[e][2], "BAKED_DIR=%s/build-%s", v->sub, which[e]);
+        snprintf(log[e], sizeof log[e], "%s/bake-%s.log", v->sub, which[e]);
+        char *words[] = { vars[e][0], vars[e][1], vars[e][2], target[e], NULL };
+        pid[e] = start_make(root, log[e], words);
+    }
+    int res[2];
+    for (int e = 0; e < 2; e++)
+        res[e] = pid[e] < 0 ? -1 : wait_make(pid[e]);
+    for (int e = 0; e < 2; e++) {
+        if (res[e] != 0) {
+            char tail[1024];
+            log_tail(log[e], tail, sizeof tail);
+            return errmsg(err, errlen, "bake: building %s failed (exit %d; the log is %s):\n%s(-bake no plays the "
+                          "values as UCI options instead)", target[e], res[e], log[e], tail);
+        }
+        snprintf(cmd[e], sizeof cmd[e], "%s", target[e]);
+    }
+    return 0;
+}
+
+/* ---- the match ---------------------------------------------------------------------- */
+
+static bool is_param(const RunState *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->norder; i++)
+        if (!strcasecmp(rs->order[i], name))
+            return true;
+    return false;
+}
+
+/* The -engine words of one side: the run's engine section, cmd and name, and
+ * (options mode) every parameter's value as option.NAME=V. */
+static int engine_words(const Verify *v, const char *name, const char *cmd, const cJSON *values, bool limit_over,
+                        int *argc, char ***argv)
+{
+    if (conf_argv_push(argc, argv, "-engine") < 0)
+        return -1;
+    const RunConf *c = &v->rs.conf;
+    char kv[PATH_MAX + 64];
+    for (size_t i = 0; i < c->n; i++) {
+        const ConfItem *it = &c->v[i];
+        if (strcmp(it->sec, "engine") != 0 || !strcmp(it->key, "name") || !strcmp(it->key, "cmd") ||
+            (limit_over && in_list(LIMIT_KEYS, it->key)) ||
+            (!strncmp(it->key, "option.", 7) && is_param(&v->rs, it->key + 7)))
+            continue;
+        snprintf(kv, sizeof kv, "%s=%s", it->key, it->val);
+        if (conf_argv_push(argc, argv, kv) < 0)
+            return -1;
+    }
+    snprintf(kv, sizeof kv, "cmd=%s", cmd);
+    if (conf_argv_push(argc, argv, kv) < 0)
+        return -1;
+    snprintf(kv, sizeof kv, "name=%s", name);
+    if (conf_argv_push(argc, argv, kv) < 0)
+        return -1;
+    if (v->baked)
+        return 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params_of(values))
+    {
+        snprintf(kv, sizeof kv, "option.%s=%.12g", p->string, p->valuedouble);
+        if (conf_argv_push(argc, argv, kv) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+                       size_t errlen)
+{
+    int argc = 0;
+    char **argv = NULL;
+    int rc = 0;
+    if (engine_words(v, "tuned", cmd[0], v->tuned, limit_over, &argc, &argv) < 0 ||
+        engine_words(v, "base", cmd[1], v->base, limit_over, &argc, &argv) < 0)
+        rc = errmsg(err, errlen, "out of memory");
+    for (const char *const *s = VERIFY_SECTIONS; rc == 0 && *s; s++)
+        if (strcmp(*s, "srand") != 0 && conf_section_argv(settings, *s, NULL, &argc, &argv) < 0)
+            rc = errmsg(err, errlen, "out of memory");
+    match_config_init(&v->mc);
+    v->mc_init = true;
+    for (int i = 0; rc == 0 && i < argc;) {
+        const char *opt = argv[i];
+        char e2[768] = "";
+        int r = match_parse_option(&v->mc, argc, argv, &i, e2, sizeof e2);
+        if (r != 1)
+            rc = errmsg(err, errlen, "%s: %s", opt, r == 0 ? "unknown option" : e2);
+    }
+    conf_free_argv(argc, argv);
+    if (rc < 0)
+        return -1;
+    v->mc.seed = v->seed;
+    v->mc.seed_set = true;
+    if (!v->mc.book_path[0] && setup_default_book(v->mc.book_path, sizeof v->mc.book_path))
+        v->mc.book_random = true;
+    char e2[768];
+    if (match_config_finish(&v->mc, e2, sizeof e2) < 0)
+        return errmsg(err, errlen, "%s", e2);
+    tc_format(&v->mc.eng[0].tc, v->tc, sizeof v->tc);
+    return 0;
+}
+
+static void progress(Verify *v, bool force)
+{
+    int64_t now = ep_now_ms();
+    if (!force && now - v->last_progress < (v->tty ? 500 : 10000))
+        return;
+    v->last_progress = now;
+    const MatchTally *t = &v->tally;
+    EloEstimate e;
+    stats_from_ptnml(t->ptnml, &e);
+    char line[320];
+    int n = snprintf(line, sizeof line, "verify: Games: %llu (+%llu -%llu =%llu)  Elo: %.1f +/- %.1f",
+                     (unsigned long long)t->games, (unsigned long long)t->wins, (unsigned long long)t->losses,
+                     (unsigned long long)t->draws, e.elo, e.elo_err);
+    if (v->sprt.on && n > 0 && (size_t)n < sizeof line) {
+        double llr, lo, up;
+        sprt_check(t, &v->sprt, &llr, &lo, &up);
+        n += snprintf(line + n, sizeof line - (size_t)n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
+    }
+    if (v->rounds && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "  pairs %llu/%llu", (unsigned long long)t->pairs,
+                 (unsigned long long)v->rounds);
+    if (v->tty) {
+        printf("\r%s\033[K", line);
+        v->line_open = true;
+    } else {
+        printf("%s\n", line);
+    }
+    fflush(stdout);
+}
+
+static bool verify_next(void *ctx, PairJob *job)
+{
+    Verify *v = ctx;
+    if (v->failed || g_stop || v->verdict != 0)
+        return false;
+    uint64_t id;
+    if (v->nextpending < v->npending)
+        id = v->pending[v->nextpending++];
+    else if (v->rounds && v->next_round >= v->rounds)
+        return false;
+    else
+        id = v->next_round++;
+    if (v->ninflight == v->capinflight) {
+        size_t cap = v->capinflight ? 2 * v->capinflight : 16;
+        uint64_t *n = realloc(v->inflight, cap * sizeof *n);
+        if (!n) {
+            v->failed = true;
+            g_stop = 1;
+            return false;
+        }
+        v->inflight = n;
+        v->capinflight = cap;
+    }
+    v->inflight[v->ninflight++] = id;
+    job->id = id;
+    job->opening = book_pick(v->mc.book, id);
+    job->games = 2;
+    return true;
+}
+
+static bool drop_inflight(Verify *v, uint64_t id)
+{
+    for (size_t i = 0; i < v->ninflight; i++)
+        if (v->inflight[i] == id) {
+            v->inflight[i] = v->inflight[--v->ninflight];
+            return true;
+        }
+    return false;
+}
+
+static void verify_done(void *ctx, const PairJob *job, const PairResult *res)
+{
+    Verify *v = ctx;
+    if (!drop_inflight(v, job->id))
+        return;
+    tally_add(&v->tally, res);
+    if (v->sprt.on && v->verdict == 0) {
+        double llr, lo, up;
+        v->verdict = sprt_check(&v->tally, &v->sprt, &llr, &lo, &up);
+        if (v->verdict != 0)
+            v->stop = (SprtStop){ .verdict = v->verdict, .games = v->tally.games, .llr = llr };
+    }
+    char err[PATH_MAX + 128];
+    if (!v->failed && verify_save(v, "running", verdict_name(v), err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: verify: %s; stopping\n", err);
+        v->failed = true;
+        g_stop = 1;
+    }
+    progress(v, false);
+}
+
+/* Abandoned: it stays in flight, so the next session plays it again. */
+static void verify_abandoned(void *ctx, const PairJob *job)
+{
+    (void)ctx;
+    (void)job;
+}
+
+static void print_verdict(FILE *out, const cJSON *j, const char *dir)
+{
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(j, "verdict");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tc");
+    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(eng, "mode");
+    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
+    uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
+    get_u64_array(j, "ptnml", ptnml, 5);
+    get_u64(j, "games", &games);
+    get_u64(j, "run_games", &run_games);
+    const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
+    const char *st = cJSON_IsString(status) ? status->valuestring : "?";
+    fprintf(out, "verify: the values after %llu games against the start values, %s, %s engines: ",
+            (unsigned long long)run_games, cJSON_IsString(tc) ? tc->valuestring : "?",
+            cJSON_IsString(mode) ? mode->valuestring : "?");
+    if (!strcmp(vs, "identical")) {
+        fprintf(out, "the tuned values are the start values: nothing to verify\n");
+        return;
+    }
+    if (!strcmp(st, "done")) {
+        if (!strcmp(vs, "H1") || !strcmp(vs, "H0"))
+            fprintf(out, "SPRT %s accepted", vs);
+        else if (!strcmp(vs, "undecided"))
+            fprintf(out, "SPRT undecided at the round limit");
+        else
+            fprintf(out, "played (no SPRT)");
+    } else {
+        fprintf(out, "%s (continue with: %s verify %s)", st, setup_prog(), dir);
+    }
+    EloEstimate e;
+    stats_from_ptnml(ptnml, &e);
+    fprintf(out, "\n  %llu games, Elo %.2f +/- %.2f, nElo %.2f +/- %.2f, LOS %.1f%%, Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
+            (unsigned long long)games, e.elo, e.elo_err, e.nelo, e.nelo_err, 100 * e.los, (unsigned long long)ptnml[0],
+            (unsigned long long)ptnml[1], (unsigned long long)ptnml[2], (unsigned long long)ptnml[3],
+            (unsigned long long)ptnml[4]);
+    if (cJSON_IsObject(sprt)) {
+        const cJSON *llr = cJSON_GetObjectItemCaseSensitive(sprt, "llr"), *lo = cJSON_GetObjectItemCaseSensitive(sprt, "lower"),
+                    *up = cJSON_GetObjectItemCaseSensitive(sprt, "upper"), *e0 = cJSON_GetObjectItemCaseSensitive(sprt, "elo0"),
+                    *e1 = cJSON_GetObjectItemCaseSensitive(sprt, "elo1");
+        if (cJSON_IsNumber(llr) && cJSON_IsNumber(lo) && cJSON_IsNumber(up) && cJSON_IsNumber(e0) && cJSON_IsNumber(e1))
+            fprintf(out, ", LLR %.2f (%.2f, %.2f) [%.2f, %.2f]", llr->valuedouble, lo->valuedouble, up->valuedouble,
+                    e0->valuedouble, e1->valuedouble);
+    }
+    fputc('\n', out);
+}
+
+void verify_print_status(FILE *out, const char *dir, const RunState *rs)
+{
+    char path[PATH_MAX + 32], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, VERIFY_FILE);
+    if (access(path, F_OK) != 0)
+        return;
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    fputc('\n', out);
+    if (!j) {
+        fprintf(out, "verify: %s\n", err);
+        return;
+    }
+    print_verdict(out, j, dir);
+    uint64_t run_games = 0;
+    get_u64(j, "run_games", &run_games);
+    cJSON *now = rs ? export_values(rs, "") : NULL;
+    if (now && !same_params(params_of(now), cJSON_GetObjectItemCaseSensitive(j, "tuned")))
+        fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",
+                (unsigned long long)rs->games, (unsigned long long)run_games, setup_prog(), dir);
+    cJSON_Delete(now);
+    cJSON_Delete(j);
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static void verify_free(Verify *v)
+{
+    if (v->mc_init)
+        match_config_free(&v->mc);
+    runstate_free(&v->rs);
+    cJSON_Delete(v->tuned);
+    cJSON_Delete(v->base);
+    free(v->pending);
+    free(v->inflight);
+    free_args(v);
+}
+
+static bool same_args(const cJSON *stored, const Verify *v)
+{
+    if (!cJSON_IsArray(stored) || cJSON_GetArraySize(stored) != v->nargs)
+        return false;
+    for (int i = 0; i < v->nargs; i++) {
+        const cJSON *s = cJSON_GetArrayItem(stored, i);
+        if (!cJSON_IsString(s) || strcmp(s->valuestring, v->args[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+static int load_args(Verify *v, const cJSON *stored)
+{
+    free_args(v);
+    const cJSON *s;
+    cJSON_ArrayForEach(s, stored)
+    {
+        if (!cJSON_IsString(s) || push_arg(v, s->valuestring) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Play; returns the exit code. */
+static int play(Verify *v)
+{
+    char err[PATH_MAX + 1024];
+    v->sessions++;
+    if (v->created[0] == '\0')
+        rd_now_iso(v->created, sizeof v->created);
+    if (verify_save(v, "running", verdict_name(v), err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: verify: %s\n", err);
+        return EXIT_FAILED;
+    }
+    printf("verify: tuned (%s) against base (%s), %s, ", v->mc.eng[0].cmd, v->mc.eng[1].cmd, v->tc);
+    if (v->sprt.on)
+        printf("SPRT [%.2f, %.2f] alpha %.2f beta %.2f%s", v->sprt.elo0, v->sprt.elo1, v->sprt.alpha, v->sprt.beta,
+               v->rounds ? ", at most" : "");
+    if (v->rounds)
+        printf("%s%llu pairs", v->sprt.on ? " " : "", (unsigned long long)v->rounds);
+    printf(", concurrency %d, %zu openings from %s\n", v->mc.concurrency, book_size(v->mc.book), v->mc.book_path);
+    if (v->tally.games || v->npending)
+        printf("continuing: %llu games played, %zu pair%s to replay\n", (unsigned long long)v->tally.games,
+               v->npending, v->npending == 1 ? "" : "s");
+    fflush(stdout);
+
+    g_stop = 0;
+    g_signal = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    v->mc.stop = &g_stop;
+    v->tty = isatty(STDOUT_FILENO);
+    v->t0 = v->last_progress = ep_now_ms();
+    MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
+                         .ctx = v };
+    int mrc = match_play(&v->mc, &hooks);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+
+    bool done = !v->failed && !g_stop && mrc == 0 && v->ninflight == 0 &&
+                (v->verdict != 0 || (v->rounds && v->tally.pairs >= v->rounds));
+    if (v->tally.games)
+        progress(v, true);
+    if (v->line_open)
+        putchar('\n');
+    const char *status = done ? "done" : "stopped";
+    bool saved = verify_save(v, status, verdict_name(v), err, sizeof err) == 0;
+    if (!saved)
+        fprintf(stderr, "ratchet-tune: verify: %s\n", err);
+    if (mrc < 0) {
+        fprintf(stderr, "ratchet-tune: verify: the engines could not be started; nothing was played\n");
+        return EXIT_FAILED;
+    }
+    match_report(stdout, &v->mc, &v->tally, v->sprt.on ? &v->sprt : NULL, &v->stop);
+    cJSON *j = verify_to_json(v, status, verdict_name(v));
+    if (j)
+        print_verdict(stdout, j, v->dir);
+    cJSON_Delete(j);
+    printf("%s %s\n", saved ? "written to" : "could not write", v->path);
+    fflush(stdout);
+    if (done && saved)
+        return EXIT_DONE;
+    if (g_signal && !v->failed && mrc == 0)
+        return 128 + g_signal;
+    return EXIT_FAILED;
+}
+
+int verify_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(VERIFY_USAGE, stdout);
+            match_print_options(stdout);
+            return EXIT_DONE;
+        }
+    if (argc < 2 || argv[1][0] == '-') {
+        fputs(VERIFY_USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    rules_init();
+    static Verify v; /* large (the match configuration); one per process */
+    memset(&v, 0, sizeof v);
+    runstate_init(&v.rs);
+    char err[PATH_MAX + 2048];
+    int rc = EXIT_USAGE, lockfd = -1;
+    bool restart = false;
+    const char *concurrency = NULL;
+    RunConf over, settings;
+    conf_init(&over);
+    conf_init(&settings);
+    cJSON *old = NULL;
+
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-restart"))
+            restart = true;
+        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
+            concurrency = argv[++i];
+        else if (push_arg_abs(&v, argv, i) < 0)
+            goto oom;
+    }
+    rd_abs_path(argv[1], v.dir, sizeof v.dir);
+    snprintf(v.path, sizeof v.path, "%s/%s", v.dir, VERIFY_FILE);
+    snprintf(v.sub, sizeof v.sub, "%s/%s", v.dir, VERIFY_SUBDIR);
+    struct stat sb;
+    if (stat(v.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
+        goto fail;
+    }
+    char sp[PATH_MAX + 32];
+    snprintf(sp, sizeof sp, "%s/%s", v.dir, STATE_FILE);
+    if (access(sp, F_OK) != 0) {
+        snprintf(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
+        goto fail;
+    }
+    if ((lockfd = rd_lock(v.dir, err, sizeof err)) < 0)
+        goto fail;
+    runstate_free(&v.rs);
+    if (runstate_load(&v.rs, v.dir, err, sizeof err) < 0)
+        goto fail;
+    if (!(v.tuned = export_values(&v.rs, "verify")) || !(v.base = start_values(&v.rs)))
+        goto oom;
+
+    /* An earlier verify: continue it, or refuse to mix settings, or start over. */
+    bool resume = false;
+    if (!restart && access(v.path, F_OK) == 0) {
+        if (!(old = rd_read_json(v.path, err, sizeof err))) {
+            snprintf(err + strlen(err), sizeof err - strlen(err), "; start over with: %s verify %s -restart",
+                     setup_prog(), argv[1]);
+            goto fail;
+        }
+        const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
+        if (v.nargs == 0 && cJSON_IsArray(oargs)) {
+            if (load_args(&v, oargs) < 0)
+                goto oom;
+        } else if (!same_args(oargs, &v)) {
+            char *was = cJSON_PrintUnformatted(oargs);
+            snprintf(err, sizeof err, "verify: %s holds a verify with other options (%s); run `%s verify %s` to "
+                     "continue or show it, or add -restart to start over with the new options", v.path,
+                     was ? was : "?", setup_prog(), argv[1]);
+            free(was);
+            goto fail;
+        }
+        if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
+            !same_params(params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
+            uint64_t then = 0;
+            get_u64(old, "run_games", &then);
+            printf("verify: the run has moved on since %s (%llu games then, %llu now): starting a new verify\n",
+                   v.path, (unsigned long long)then, (unsigned long long)v.rs.games);
+        } else {
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
+            if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
+                print_verdict(stdout, old, argv[1]);
+                printf("(finished earlier; -restart plays it again)\n");
+                rc = EXIT_DONE;
+                goto out;
+            }
+            resume = true;
+        }
+    }
+    if (parse_args(&v, &over, err, sizeof err) < 0)
+        goto fail;
+    if (concurrency && conf_set(&over, "concurrency", "", concurrency, "command line") < 0)
+        goto oom;
+    if (resume && verify_progress_from(&v, old, err, sizeof err) < 0)
+        goto fail;
+    if (!resume) {
+        const char *seed = conf_get(&over, "srand", "");
+        unsigned long long s = 0;
+        if (seed && conf_get_u64(&over, "srand", "", 0, ULLONG_MAX, &s, err, sizeof err) < 0)
+            goto fail;
+        v.seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
+    }
+    bool limit_over;
+    if (merge_settings(&v.rs, &over, &settings, &limit_over) < 0)
+        goto oom;
+
+    /* The value files and the engines. */
+    char tp[PATH_MAX + 64], bp[PATH_MAX + 64];
+    snprintf(tp, sizeof tp, "%s/tuned.json", v.sub);
+    snprintf(bp, sizeof bp, "%s/base.json", v.sub);
+    if (rd_mkdir_p(v.sub, err, sizeof err) < 0 || rd_write_json(tp, v.tuned, err, sizeof err) < 0 ||
+        rd_write_json(bp, v.base, err, sizeof err) < 0) {
+        rc = EXIT_FAILED;
+        goto fail;
+    }
+    const char *cmd = conf_get(&v.rs.conf, "engine", "cmd");
+    if (!cmd) {
+        snprintf(err, sizeof err, "verify: %s has no engine.cmd", sp);
+        goto fail;
+    }
+    char root[PATH_MAX], engines[2][PATH_MAX + 64];
+    bool bakeable = v.bake != BAKE_NO && !conf_get(&v.rs.conf, "engine", "dir") && ratchet_root(&v.rs, cmd, root, sizeof root);
+    if (v.bake == BAKE_YES && !bakeable) {
+        snprintf(err, sizeof err, "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
+                 "tree; use -bake no to send the values as options", cmd, v.rs.engine);
+        goto fail;
+    }
+    if (cJSON_Compare(params_of(v.tuned), params_of(v.base), true)) {
+        v.baked = bakeable;
+        snprintf(v.mc.eng[0].cmd, sizeof v.mc.eng[0].cmd, "%s", cmd);
+        snprintf(v.mc.eng[1].cmd, sizeof v.mc.eng[1].cmd, "%s", cmd);
+        snprintf(v.tc, sizeof v.tc, "%s", v.rs.tc);
+        const char *book = conf_get(&settings, "openings", "file");
+        if (book)
+            snprintf(v.mc.book_path, sizeof v.mc.book_path, "%s", book);
+        else
+            setup_default_book(v.mc.book_path, sizeof v.mc.book_path);
+        rd_now_iso(v.created, sizeof v.created);
+        if (verify_save(&v, "done", "identical", err, sizeof err) < 0) {
+            rc = EXIT_FAILED;
+            goto fail;
+        }
+        printf("verify: the tuned values of %s are its start values: nothing to verify (written to %s)\n", argv[1],
+               v.path);
+        rc = EXIT_DONE;
+        goto out;
+    }
+    if (bakeable) {
+        v.baked = true;
+        if (bake_engines(&v, root, engines, err, sizeof err) < 0) {
+            rc = EXIT_FAILED;
+            goto fail;
+        }
+    } else {
+        snprintf(engines[0], sizeof engines[0], "%s", cmd);
+        snprintf(engines[1], sizeof engines[1], "%s", cmd);
+    }
+    if (build_match(&v, &settings, limit_over, engines, err, sizeof err) < 0)
+        goto fail;
+    if (!v.mc.book) {
+        snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
+                 "give -openings file=F");
+        goto fail;
+    }
+    rc = play(&v);
+    goto out;
+oom:
+    snprintf(err, sizeof err, "out of memory");
+    rc = EXIT_FAILED;
+fail:
+    fprintf(stderr, "ratchet-tune: %s\n", err);
+out:
+    cJSON_Delete(old);
+    conf_free(&over);
+    conf_free(&settings);
+    verify_free(&v);
+    if (lockfd >= 0)
+        rd_unlock(lockfd);
+    return rc;
+}
