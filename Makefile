@@ -7,6 +7,7 @@
 #   make bench-mpi  bin/ratchet-tune-mpi's scaling over 1..16 worker ranks
 #   make bench-spsa the SPSA forms on simulate's landscape suite
 #   make bench-strength  bin/ratchet against Stockfish UCI_Elo (ELO= GAMES= TC= CONCURRENCY=)
+#   make bench-recover  how much of a detune SPSA recovers on bin/ratchet (hours; see README)
 #   make native     the same build with -march=native
 #   make CC=clang   any C11 compiler works
 
@@ -43,7 +44,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength clean
+.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -211,6 +212,10 @@ bench-strength: deps
 	$(MAKE) all
 	STRENGTH_ELO=$(or $(ELO),2400) STRENGTH_GAMES=$(or $(GAMES),200) STRENGTH_TC=$(or $(TC),10+0.1) \
 	    STRENGTH_CONCURRENCY=$(or $(CONCURRENCY),1) sh tools/bench/strength.sh
+
+bench-recover: deps
+	$(MAKE) all
+	sh tools/bench/recover.sh
 
 # ---- fuzzing (tests/fuzz/, tools/fuzz.sh) ----------------------------------
 #   make fuzz              every libFuzzer harness for FUZZ_SECONDS (default 60)

@@ -1538,3 +1538,44 @@ Test(verify, bakes_bin_ratchet)
     cr_assert(!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(j, "tuned"), cJSON_GetObjectItemCaseSensitive(j, "base"), 1));
     cJSON_Delete(j);
 }
+
+/* -base FILE: the base engine plays the file's values, the start values
+ * where the file is silent; a file with a name the run lacks or a value out
+ * of range is refused. */
+Test(verify, plays_against_a_base_file)
+{
+    short_run("r", 20);
+    write_file("base.json", "{\"params\": {\"Alpha\": 55}}\n");
+    Args a = verify_args("r");
+    add(&a, "-base");
+    add(&a, "%s/base.json", tmp);
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "1");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 55, "from the file");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70, "the start value");
+    cr_assert(strstr(jstr(j, "base_file"), "base.json"));
+    cJSON_Delete(j);
+
+    write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
+    write_file("far.json", "{\"params\": {\"Beta\": 500}}\n");
+    const char *files[2] = { "bad.json", "far.json" }, *expect[2] = { "'Delta' is not a parameter", "outside its range" };
+    for (int i = 0; i < 2; i++) {
+        a = verify_args("r");
+        add(&a, "-restart");
+        add(&a, "-base");
+        add(&a, "%s/%s", tmp, files[i]);
+        rc = run_to_end(verify_main, &a, "vlog");
+        log = slurp("vlog");
+        cr_assert_eq(rc, 2, "%s", log);
+        cr_assert(strstr(log, files[i]) && strstr(log, expect[i]), "%s", log);
+        free(log);
+    }
+}

@@ -7,6 +7,7 @@ for b in tools/bench/*.sh; do
     [ -f "$b" ] || continue
     # Hours of games against Stockfish: its own target, make bench-strength.
     [ "$(basename "$b")" = strength.sh ] && continue
+    case "$b" in */recover.sh) continue ;; esac   # hours: make bench-recover
     echo "== $(basename "$b" .sh) =="
     sh "$b"
     echo

@@ -33,7 +33,7 @@ enum { BAKE_AUTO, BAKE_YES, BAKE_NO };
 
 static const char VERIFY_USAGE[] =
     "usage: ratchet-tune verify DIR [-sprt elo0=X elo1=Y alpha=A beta=B | -sprt off] [-rounds N]\n"
-    "                               [-bake auto|yes|no] [-restart] [match options]\n"
+    "                               [-base FILE.json] [-bake auto|yes|no] [-restart] [match options]\n"
     "\n"
     "Checks what the run in DIR gained, in one step:\n"
     "  1. exports the run's values (as `export` does) to DIR/verify/tuned.json, and its start\n"
@@ -50,6 +50,8 @@ static const char VERIFY_USAGE[] =
     "  -sprt elo0=X elo1=Y alpha=A beta=B   the test (default elo0=0 elo1=5 alpha=0.05 beta=0.05);\n"
     "                      -sprt off plays exactly -rounds pairs and reports the Elo\n"
     "  -rounds N           at most N pairs (default: until the SPRT decides)\n"
+    "  -base FILE.json     play against these values instead of the start values (a value file\n"
+    "                      as `export` writes; parameters it leaves out keep their start value)\n"
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
     "                      source tree; no: send the values as options (no build)\n"
     "  -restart            discard DIR/verify.json and start over\n"
@@ -91,6 +93,7 @@ typedef struct {
     SprtSpec sprt;
     uint64_t rounds;               /* 0 = until the SPRT decides */
     int bake;
+    char base_file[PATH_MAX];      /* -base: "" = the start values */
     bool baked;
     unsigned long long seed;
     MatchConfig mc;
@@ -154,14 +157,15 @@ static int push_arg_abs(Verify *v, char **argv, int i)
     for (int k = i - 1; k >= 2 && !opt; k--)
         if (argv[k][0] == '-')
             opt = argv[k];
-    bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log"));
+    bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log") ||
+                            !strcmp(opt, "-base"));
     if (!file_opt || a[0] == '-')
         return push_arg(v, a);
     const char *path = NULL;
     if (!strncmp(a, "file=", 5))
         path = a + 5;
     else if (!strchr(a, '=') && strcmp(opt, "-openings") != 0 && argv[i - 1] == opt && strcmp(a, "min") != 0)
-        path = a; /* -pgnout FILE */
+        path = a; /* -pgnout FILE, -base FILE */
     if (!path || !path[0] || path[0] == '/')
         return push_arg(v, a);
     char abs[PATH_MAX], word[PATH_MAX + 8];
@@ -240,6 +244,12 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
             else
                 rc = errmsg(err, errlen, "-bake needs auto, yes or no, not '%s'", b);
             i += 2;
+        } else if (!strcmp(a, "-base")) {
+            if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
+                rc = errmsg(err, errlen, "-base needs a value file (FILE.json)");
+            else
+                snprintf(v->base_file, sizeof v->base_file, "%s", v->args[i + 1]);
+            i += 2;
         } else if (!strcmp(a, "-engine")) {
             rc = errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
                                      "engine options come from the run");
@@ -304,6 +314,47 @@ static cJSON *start_values(const RunState *rs)
         return o;
     cJSON_Delete(o);
     return NULL;
+}
+
+/* -base FILE: its values replace the start values in base; every name must
+ * be a parameter of the run and every value an integer in its range. */
+static int overlay_base(const RunState *rs, cJSON *base, const char *file, char *err, size_t errlen)
+{
+    char e2[PATH_MAX + 256];
+    cJSON *j = rd_read_json(file, e2, sizeof e2);
+    if (!j)
+        return errmsg(err, errlen, "-base: %s", e2);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *p;
+    cJSON *dst = cJSON_GetObjectItemCaseSensitive(base, "params");
+    int rc = 0;
+    if (!cJSON_IsObject(params))
+        rc = errmsg(err, errlen, "-base: %s: no \"params\" object (a value file is {\"params\": {NAME: value, ...}})",
+                    file);
+    const cJSON *each = rc == 0 ? params : NULL;
+    cJSON_ArrayForEach(p, each)
+    {
+        const cJSON *cur = cJSON_GetObjectItemCaseSensitive(dst, p->string);
+        if (!cur) {
+            rc = errmsg(err, errlen, "-base: %s: '%s' is not a parameter of the run", file, p->string);
+            break;
+        }
+        if (!cJSON_IsNumber(p) || p->valuedouble != floor(p->valuedouble)) {
+            rc = errmsg(err, errlen, "-base: %s: %s is not an integer", file, p->string);
+            break;
+        }
+        for (size_t k = 0; k < rs->spsa.nparams; k++) {
+            const SpsaParam *q = &rs->spsa.params[k];
+            if (!strcmp(q->name, p->string) && (p->valuedouble < q->min || p->valuedouble > q->max))
+                rc = errmsg(err, errlen, "-base: %s: %s = %g is outside its range [%g, %g]", file, p->string,
+                            p->valuedouble, q->min, q->max);
+        }
+        if (rc < 0 || !cJSON_ReplaceItemInObjectCaseSensitive(dst, p->string, cJSON_CreateNumber(p->valuedouble))) {
+            rc = rc < 0 ? rc : errmsg(err, errlen, "out of memory");
+            break;
+        }
+    }
+    cJSON_Delete(j);
+    return rc;
 }
 
 static const cJSON *params_of(const cJSON *values)
@@ -386,6 +437,7 @@ static cJSON *verify_to_json(const Verify *v, const char *status, const char *ve
          cJSON_AddStringToObject(eng, "tuned", v->mc.eng[0].cmd) && cJSON_AddStringToObject(eng, "base", v->mc.eng[1].cmd);
     ADD("engines", eng);
     NUM("run_games", v->rs.games);
+    STR("base_file", v->base_file);
     ADD("tuned", cJSON_Duplicate(params_of(v->tuned), true));
     ADD("base", cJSON_Duplicate(params_of(v->base), true));
     ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
@@ -395,8 +447,10 @@ static cJSON *verify_to_json(const Verify *v, const char *status, const char *ve
     uint64_t *pend = malloc((np + 1) * sizeof *pend);
     ok = ok && pend;
     if (pend) {
-        memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
-        memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
+        if (v->ninflight)
+            memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
+        if (v->npending > v->nextpending)
+            memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
         ADD("pending", u64_array(pend, np));
         free(pend);
     }
@@ -812,8 +866,10 @@ static void print_verdict(FILE *out, const cJSON *j, const char *dir)
     get_u64(j, "run_games", &run_games);
     const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
     const char *st = cJSON_IsString(status) ? status->valuestring : "?";
-    fprintf(out, "verify: the values after %llu games against the start values, %s, %s engines: ",
-            (unsigned long long)run_games, cJSON_IsString(tc) ? tc->valuestring : "?",
+    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(j, "base_file");
+    fprintf(out, "verify: the values after %llu games against %s, %s, %s engines: ", (unsigned long long)run_games,
+            cJSON_IsString(bf) && bf->valuestring[0] ? bf->valuestring : "the start values",
+            cJSON_IsString(tc) ? tc->valuestring : "?",
             cJSON_IsString(mode) ? mode->valuestring : "?");
     if (!strcmp(vs, "identical")) {
         fprintf(out, "the tuned values are the start values: nothing to verify\n");
@@ -1050,11 +1106,18 @@ int verify_main(int argc, char **argv)
             free(was);
             goto fail;
         }
+    }
+    if (parse_args(&v, &over, err, sizeof err) < 0)
+        goto fail;
+    if (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0)
+        goto fail;
+    if (old) {
         if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
             !same_params(params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
             uint64_t then = 0;
             get_u64(old, "run_games", &then);
-            printf("verify: the run has moved on since %s (%llu games then, %llu now): starting a new verify\n",
+            printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
+                   "the -base file changed): starting a new verify\n",
                    v.path, (unsigned long long)then, (unsigned long long)v.rs.games);
         } else {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
@@ -1067,8 +1130,6 @@ int verify_main(int argc, char **argv)
             resume = true;
         }
     }
-    if (parse_args(&v, &over, err, sizeof err) < 0)
-        goto fail;
     if (concurrency && conf_set(&over, "concurrency", "", concurrency, "command line") < 0)
         goto oom;
     if (resume && verify_progress_from(&v, old, err, sizeof err) < 0)

@@ -19,7 +19,8 @@
  *     "sprt": { "elo0", "elo1", "alpha", "beta", "llr", "lower", "upper" } (absent without SPRT),
  *     "rounds" (pairs to play, 0 = until the SPRT decides), "tc", "book", "seed",
  *     "engines": { "mode": "baked"|"options", "tuned": cmd, "base": cmd },
- *     "run_games", "tuned": { NAME: value }, "base": { NAME: value },
+ *     "run_games", "base_file" (-base, "" = the start values), "tuned": { NAME: value },
+ *     "base": { NAME: value },
  *     "args": [the match options verify was given], "next_round", "pending": [rounds to replay],
  *     "penta_wl", "penta_dd", "plies", "time_losses": [2], "crashes": [2], "illegal": [2],
  *     "restarts": [2], "sessions", "elapsed_s", "created", "updated" }
