@@ -276,7 +276,7 @@ static void on_sigint(int sig)
     stop_play = 1;
 }
 
-static int kv_sprt(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
+int sprt_kv(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
 {
     (void)opt;
     SprtSpec *s = ctx;
@@ -396,7 +396,7 @@ int match_cmd(int argc, char **argv)
             m.games = 2;
         } else if (!strcmp(a, "-sprt")) {
             m.sprt.on = true;
-            if (cli_key_values(argc, argv, &i, kv_sprt, &m.sprt, err, sizeof err) < 0)
+            if (cli_key_values(argc, argv, &i, sprt_kv, &m.sprt, err, sizeof err) < 0)
                 return usage_error(err);
         } else {
             snprintf(err, sizeof err, "unknown option '%s'", a);

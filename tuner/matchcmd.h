@@ -29,6 +29,9 @@ void tally_add(MatchTally *t, const PairResult *r);
 /* LLR of the tally (pentanomial when it holds pairs, else trinomial) and
  * the verdict: +1 H1 accepted, -1 H0 accepted, 0 continue. */
 int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper);
+/* One key=value of -sprt (elo0, elo1, alpha, beta, model=normalized) into
+ * the SprtSpec ctx, for cli_key_values. */
+int sprt_kv(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen);
 /* Elo, nElo, LOS of the tally: pentanomial when it holds pairs, else trinomial. */
 void match_estimate(const MatchTally *t, EloEstimate *e);
 /* The verdict that stopped a match, as it stood when it was reached. */

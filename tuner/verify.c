@@ -183,29 +183,6 @@ static void free_args(Verify *v)
     v->nargs = 0;
 }
 
-static int kv_sprt(void *ctx, const char *opt, const char *key, const char *val, char *err, size_t errlen)
-{
-    (void)opt;
-    SprtSpec *s = ctx;
-    double d;
-    if (!strcmp(key, "model"))
-        return strcmp(val, "normalized") ? errmsg(err, errlen, "-sprt: model=%s is not supported (normalized)", val)
-                                         : 0;
-    if (!cli_parse_double(val, -1000, 1000, &d))
-        return errmsg(err, errlen, "-sprt: bad %s='%s'", key, val);
-    if (!strcmp(key, "elo0"))
-        s->elo0 = d;
-    else if (!strcmp(key, "elo1"))
-        s->elo1 = d;
-    else if (!strcmp(key, "alpha"))
-        s->alpha = d;
-    else if (!strcmp(key, "beta"))
-        s->beta = d;
-    else
-        return errmsg(err, errlen, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta; or -sprt off)", key);
-    return 0;
-}
-
 /* v->args into the verify options and the match settings `over`. */
 static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
 {
@@ -225,7 +202,7 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
                 i += 2;
             } else {
                 v->sprt.on = true;
-                rc = cli_key_values(v->nargs, v->args, &i, kv_sprt, &v->sprt, err, errlen) < 0 ? -1 : 0;
+                rc = cli_key_values(v->nargs, v->args, &i, sprt_kv, &v->sprt, err, errlen) < 0 ? -1 : 0;
             }
         } else if (!strcmp(a, "-rounds")) {
             int64_t r;
