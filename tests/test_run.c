@@ -1297,7 +1297,7 @@ Test(verify, accepts_a_run_that_moved_toward_the_optimum)
  * counted once, none lost. */
 Test(verify, continues_after_sigkill_and_sigterm)
 {
-    short_run("r", 20);
+    short_run("r", 40);
     Args a = verify_args("r");
     add(&a, "-sprt");
     add(&a, "off");
@@ -1343,7 +1343,7 @@ Test(verify, continues_after_sigkill_and_sigterm)
  * run that moved on since gets a new verify. */
 Test(verify, keeps_its_options_and_follows_the_run)
 {
-    short_run("r", 20);
+    short_run("r", 40);
     Args a = verify_args("r");
     add(&a, "-sprt");
     add(&a, "off");
@@ -1382,7 +1382,7 @@ Test(verify, keeps_its_options_and_follows_the_run)
     cr_assert_eq(run_to_end(verify_main, &a, "v4"), 0);
     j = verify_json("r");
     assert_counts(j, 3);
-    cr_assert_eq(jnum(j, "run_games"), 20);
+    cr_assert_eq(jnum(j, "run_games"), 40);
     cJSON_Delete(j);
 
     /* The run goes on; its values change; verify checks the new ones. */
@@ -1390,7 +1390,7 @@ Test(verify, keeps_its_options_and_follows_the_run)
     add(&r, "resume");
     add(&r, "%s/r", tmp);
     add(&r, "-spsa");
-    add(&r, "games=40");
+    add(&r, "games=80");
     cr_assert_eq(run_to_end(resume_main, &r, "rlog"), 0);
     RunState rs;
     load_state("r", &rs);
@@ -1405,7 +1405,7 @@ Test(verify, keeps_its_options_and_follows_the_run)
         cr_assert(strstr(log, "moved on"), "%s", log);
         free(log);
         j = verify_json("r");
-        cr_assert_eq(jnum(j, "run_games"), 40);
+        cr_assert_eq(jnum(j, "run_games"), 80);
         cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1));
         assert_counts(j, 3);
         cJSON_Delete(j);
@@ -1439,7 +1439,7 @@ Test(verify, refuses_a_bad_or_missing_run_directory)
     verify_refused("bad", "state.json:2:");
 
     /* A run in progress holds the lock: verify waits for it to end. */
-    short_run("r", 20);
+    short_run("r", 40);
     char dir[256], err[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     int fd = rd_lock(dir, err, sizeof err);
@@ -1544,7 +1544,7 @@ Test(verify, bakes_bin_ratchet)
  * of range is refused. */
 Test(verify, plays_against_a_base_file)
 {
-    short_run("r", 20);
+    short_run("r", 40);
     write_file("base.json", "{\"params\": {\"Alpha\": 55}}\n");
     Args a = verify_args("r");
     add(&a, "-base");

@@ -16,14 +16,17 @@
 #      bar propagated from both matches' intervals.
 #
 # Every step is kept in OUT: started again, the script skips what is done and
-# resumes a stopped run or verify.  ARMS picks and orders the steps.  With the
+# resumes a stopped run or verify.  ARMS picks and orders the steps (ARM/run
+# or ARM/verify for one half of an arm).  bin/ratchet's bench signature is
+# recorded at the start and checked before every step, so a rebuilt engine
+# cannot slip into the figures.  With the
 # defaults it plays 2 x 2000 + 3 x (10000 + 2000) = 40000 games: about two
 # hours on two idle cores (a game at nodes=5000 takes about 0.18 s per core).
 # Fixed-node results do not depend on the machine's load.
 #
 # Env (all optional):
 #   NODES=5000  CONCURRENCY=2  GAMES=10000  LOSS_ROUNDS=1000  VERIFY_ROUNDS=1000
-#   DETUNE=10   (c_end units)  SEED=20261126
+#   DETUNE=13   (c_end units)  SEED=20261126
 #   SET=LmrQuietBase,LmrQuietDivisor,LmrNoisyDivisor,LmpBase,LmpScale,FhrMargin,
 #       NmpEvalScale,RfpMargin,FutilityMargin,SeeQuietMargin
 #   FORM=       the default form's name for the record ("" = the tuner's default)
@@ -37,7 +40,7 @@ CONCURRENCY=${CONCURRENCY:-2}
 GAMES=${GAMES:-10000}
 LOSS_ROUNDS=${LOSS_ROUNDS:-1000}
 VERIFY_ROUNDS=${VERIFY_ROUNDS:-1000}
-DETUNE=${DETUNE:-10}
+DETUNE=${DETUNE:-13}
 SEED=${SEED:-20261126}
 SET=${SET:-LmrQuietBase,LmrQuietDivisor,LmrNoisyDivisor,LmpBase,LmpScale,FhrMargin,NmpEvalScale,RfpMargin,FutilityMargin,SeeQuietMargin}
 FORM=${FORM:-}
@@ -50,6 +53,13 @@ for f in bin/ratchet $RT $BOOK; do
     [ -e "$f" ] || { echo "bench-recover: $f is missing (run make)" >&2; exit 1; }
 done
 mkdir -p "$OUT"
+sig=$(bin/ratchet bench 2>/dev/null | tail -1 | cut -d' ' -f1)
+[ -f "$OUT/signature.txt" ] || echo "$sig" > "$OUT/signature.txt"
+if [ "$sig" != "$(cat "$OUT/signature.txt")" ]; then
+    echo "bench-recover: bin/ratchet's bench signature is $sig, but $OUT was started with $(cat "$OUT/signature.txt"):" >&2
+    echo "               the engine changed; use another OUT" >&2
+    exit 1
+fi
 stamp() { date -u +%H:%M:%S; }
 log() { echo "[$(stamp)] $*"; }
 
@@ -133,14 +143,18 @@ verify_run() {
     grep -A1 '^verify: the values' "$OUT/$1.verify.log" | tail -2
 }
 
-for arm in $ARMS; do
+for step in $ARMS; do
+    arm=${step%/*}
+    half=${step#"$arm"}
     case "$arm" in
-    loss) loss_match ;;
-    detuned-default) spsa_run "$arm" "$OUT/spec-detuned.txt" "$FORM_SPSA" && verify_run "$arm" ;;
-    detuned-classic) spsa_run "$arm" "$OUT/spec-detuned.txt" "$CLASSIC_SPSA" && verify_run "$arm" ;;
-    defaults-default) spsa_run "$arm" "$OUT/spec-defaults.txt" "$FORM_SPSA" && verify_run "$arm" ;;
+    loss) loss_match; continue ;;
+    detuned-default) spec="$OUT/spec-detuned.txt" spsa="$FORM_SPSA" ;;
+    detuned-classic) spec="$OUT/spec-detuned.txt" spsa="$CLASSIC_SPSA" ;;
+    defaults-default) spec="$OUT/spec-defaults.txt" spsa="$FORM_SPSA" ;;
     *) echo "bench-recover: unknown arm '$arm'" >&2; exit 2 ;;
     esac
+    [ "$half" = /verify ] || spsa_run "$arm" "$spec" "$spsa"
+    [ "$half" = /run ] || verify_run "$arm"
 done
 
 # ---- the table ----------------------------------------------------------------------
