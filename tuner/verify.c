@@ -315,8 +315,11 @@ static int overlay_base(const RunState *rs, cJSON *base, const char *file, char 
             rc = errmsg(err, errlen, "-base: %s: '%s' is not a parameter of the run", file, p->string);
             break;
         }
-        if (!cJSON_IsNumber(p) || p->valuedouble != floor(p->valuedouble)) {
-            rc = errmsg(err, errlen, "-base: %s: %s is not an integer", file, p->string);
+        double now;
+        bool is_float = false;
+        runstate_value(rs, p->string, &now, &is_float);
+        if (!cJSON_IsNumber(p) || (!is_float && p->valuedouble != floor(p->valuedouble))) {
+            rc = errmsg(err, errlen, "-base: %s: %s is not %s", file, p->string, is_float ? "a number" : "an integer");
             break;
         }
         for (size_t k = 0; k < rs->spsa.nparams; k++) {

@@ -8,8 +8,8 @@
 #   3. SPSA runs of GAMES games: the default form from the detuned start,
 #      the classic form (-spsa form=classic) from the detuned start, and the
 #      default form from the shipped defaults; the same -srand for all;
-#   4. each result against the defaults: ratchet-tune verify DIR
-#      -base defaults.json -sprt off -rounds VERIFY_ROUNDS (the same -srand,
+#   4. each result against the defaults: ratchet-tune verify DIR -base
+#      defaults.json -sprt off -rounds VERIFY_ROUNDS -bake no (the same -srand,
 #      so the same openings, for every match);
 #   5. the table: Elo against the defaults, and the fraction of the lost Elo
 #      each form recovered, 1 - elo_result / elo_detuned, with a 95% error
@@ -17,9 +17,11 @@
 #
 # Every step is kept in OUT: started again, the script skips what is done and
 # resumes a stopped run or verify.  ARMS picks and orders the steps (ARM/run
-# or ARM/verify for one half of an arm).  bin/ratchet's bench signature is
-# recorded at the start and checked before every step, so a rebuilt engine
-# cannot slip into the figures.  With the
+# or ARM/verify for one half of an arm).  bin/ratchet is copied into OUT at
+# the first start and every step plays that copy (its bench signature is in
+# OUT/signature.txt), so a rebuilt engine cannot slip into the figures; the
+# verify matches send the values as options (-bake no): at a fixed node
+# count a baked build plays the same moves.  With the
 # defaults it plays 2 x 2000 + 3 x (10000 + 2000) = 40000 games: about two
 # hours on two idle cores (a game at nodes=5000 takes about 0.18 s per core).
 # Fixed-node results do not depend on the machine's load.
@@ -53,18 +55,21 @@ for f in bin/ratchet $RT $BOOK; do
     [ -e "$f" ] || { echo "bench-recover: $f is missing (run make)" >&2; exit 1; }
 done
 mkdir -p "$OUT"
-sig=$(bin/ratchet bench 2>/dev/null | tail -1 | cut -d' ' -f1)
-[ -f "$OUT/signature.txt" ] || echo "$sig" > "$OUT/signature.txt"
-if [ "$sig" != "$(cat "$OUT/signature.txt")" ]; then
-    echo "bench-recover: bin/ratchet's bench signature is $sig, but $OUT was started with $(cat "$OUT/signature.txt"):" >&2
-    echo "               the engine changed; use another OUT" >&2
-    exit 1
+# The engine is frozen in OUT at the first start: every step plays the same
+# build, even if bin/ratchet is rebuilt meanwhile.
+ENGINE=$OUT/ratchet
+if [ ! -x "$ENGINE" ]; then
+    cp -p bin/ratchet "$ENGINE"
+    echo "bin/ratchet of $(git rev-parse --short HEAD 2>/dev/null || echo '?'), copied $(date -u +%FT%TZ)" > "$OUT/engine.txt"
 fi
+ENGINE=$(cd "$OUT" && pwd)/ratchet
+sig=$("$ENGINE" bench 2>/dev/null | tail -1 | cut -d' ' -f1)
+[ -f "$OUT/signature.txt" ] || echo "$sig" > "$OUT/signature.txt"
 stamp() { date -u +%H:%M:%S; }
 log() { echo "[$(stamp)] $*"; }
 
 # ---- 1. the detune ----------------------------------------------------------------
-bin/ratchet spsa > "$OUT/spec-defaults.txt"
+"$ENGINE" spsa > "$OUT/spec-defaults.txt"
 awk -F', *' -v set="$SET" -v k="$DETUNE" -v out="$OUT" '
     BEGIN { n = split(set, names, ","); for (i = 1; i <= n; i++) want[names[i]] = 1 }
     {
@@ -109,8 +114,8 @@ loss_match() {
     fi
     log "loss: detuned against defaults, $LOSS_ROUNDS pairs at nodes=$NODES"
     # shellcheck disable=SC2046
-    $RT match -engine cmd=bin/ratchet name=detuned $(cat "$OUT/detuned.opts") \
-        -engine cmd=bin/ratchet name=defaults -each nodes="$NODES" \
+    $RT match -engine cmd="$ENGINE" name=detuned $(cat "$OUT/detuned.opts") \
+        -engine cmd="$ENGINE" name=defaults -each nodes="$NODES" \
         -openings file="$BOOK" order=random $ADJ -rounds "$LOSS_ROUNDS" -repeat \
         -concurrency "$CONCURRENCY" -srand "$SEED" > "$f.part" 2>&1
     mv "$f.part" "$f"
@@ -131,14 +136,14 @@ spsa_run() {
     fi
     log "$1: SPSA, $GAMES games at nodes=$NODES ${3:-(the default form)}"
     # shellcheck disable=SC2086
-    $RT run -engine cmd=bin/ratchet -params file="$2" only="$SET" -each nodes="$NODES" \
+    $RT run -engine cmd="$ENGINE" -params file="$2" only="$SET" -each nodes="$NODES" \
         -openings file="$BOOK" order=random $ADJ -spsa games="$GAMES" $3 \
         -concurrency "$CONCURRENCY" -srand "$SEED" -out "$dir" > "$dir.log" 2>&1
 }
 
 verify_run() {
     log "$1: verify against the defaults, $VERIFY_ROUNDS pairs"
-    $RT verify "$OUT/$1" -base "$OUT/defaults.json" -sprt off -rounds "$VERIFY_ROUNDS" \
+    $RT verify "$OUT/$1" -base "$OUT/defaults.json" -sprt off -rounds "$VERIFY_ROUNDS" -bake no \
         -srand "$SEED" > "$OUT/$1.verify.log" 2>&1
     grep -A1 '^verify: the values' "$OUT/$1.verify.log" | tail -2
 }
