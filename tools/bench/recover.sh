@@ -36,7 +36,7 @@
 #   OUT=runs/bench-recover
 set -eu
 cd "$(dirname "$0")/../.."
-RT=bin/ratchet-tune
+RT=${RT:-bin/ratchet-tune}
 NODES=${NODES:-5000}
 CONCURRENCY=${CONCURRENCY:-2}
 GAMES=${GAMES:-10000}
