@@ -353,6 +353,11 @@ Test(run, moves_every_parameter_toward_the_optimum)
     assert_moves_toward_the_optimum(NULL);
 }
 
+Test(run, moves_every_parameter_toward_the_optimum_in_the_classic_form)
+{
+    assert_moves_toward_the_optimum("classic");
+}
+
 /* history.csv without the elapsed_s column (the one thing a stop may change). */
 static char *history_without_time(const char *dir)
 {
