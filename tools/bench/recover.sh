@@ -32,7 +32,7 @@
 #   SET=LmrQuietBase,LmrQuietDivisor,LmrNoisyDivisor,LmpBase,LmpScale,FhrMargin,
 #       NmpEvalScale,RfpMargin,FutilityMargin,SeeQuietMargin
 #   FORM=       the default form's name for the record ("" = the tuner's default)
-#   ARMS="loss detuned-default detuned-classic defaults-default"
+#   ARMS="loss detuned-default detuned-classic defaults-default"  (ARMS= prints the table only)
 #   OUT=runs/bench-recover
 set -eu
 cd "$(dirname "$0")/../.."
@@ -46,7 +46,7 @@ DETUNE=${DETUNE:-13}
 SEED=${SEED:-20261126}
 SET=${SET:-LmrQuietBase,LmrQuietDivisor,LmrNoisyDivisor,LmpBase,LmpScale,FhrMargin,NmpEvalScale,RfpMargin,FutilityMargin,SeeQuietMargin}
 FORM=${FORM:-}
-ARMS=${ARMS:-loss detuned-default detuned-classic defaults-default}
+ARMS=${ARMS-loss detuned-default detuned-classic defaults-default}
 OUT=${OUT:-runs/bench-recover}
 BOOK=openings/default.epd
 ADJ="-draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true"
