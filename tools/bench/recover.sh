@@ -181,8 +181,7 @@ for arm in detuned-default detuned-classic defaults-default; do
     err=$(vj "$arm" elo_err)
     vg=$(vj "$arm" games)
     form=$(awk -F'"' '/"form":/ { print $4; exit }' "$OUT/$arm/state.json" 2>/dev/null)
-    [ -n "$form" ] || form=${CLASSIC_SPSA:+default}
-    [ -n "$form" ] || form=classic
+    [ -n "$form" ] || form=classic   # a state without a form: a build that had only the classic one
     g=$(awk -F'[:,]' '/"games":/ { gsub(/[ \t]/, "", $2); print $2; exit }' "$OUT/$arm/state.json")
     case "$arm" in
     detuned-*)
