@@ -77,11 +77,14 @@ static void add_words(Args *a, const char *words)
 }
 
 /* `mpirun ... -np 3 bin/ratchet-tune-mpi`, as CI runs it: as root, more ranks
- * than cores, shared memory between the ranks (no network probing). */
+ * than cores, shared memory between the ranks (no network probing), copied
+ * through the shared segment (containers may forbid the cross-process
+ * single-copy mechanism, CMA). */
 static Args mpi_cmd(void)
 {
     Args a = { .n = 0 };
-    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -np 3");
+    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                   "--mca btl_vader_single_copy_mechanism none -np 3");
     add(&a, "%s", mpi_bin());
     return a;
 }

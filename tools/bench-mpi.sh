@@ -32,7 +32,7 @@ FAKE=build/fake/fakeuci
 MPI_BIN=bin/ratchet-tune-mpi
 command -v mpirun >/dev/null 2>&1 || { echo "bench-mpi: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)" >&2; exit 1; }
 make -s "$FAKE" "$MPI_BIN" >/dev/null
-MPIRUN="mpirun --oversubscribe --allow-run-as-root --mca btl self,vader"
+MPIRUN="mpirun --oversubscribe --allow-run-as-root --mca btl self,vader --mca btl_vader_single_copy_mechanism none"
 OUT=$(mktemp -d /tmp/ratchet-bench-mpi-XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
