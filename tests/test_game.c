@@ -495,3 +495,31 @@ Test(game, time_control_texts)
     tc_format_pgn(&t, buf, sizeof buf);
     cr_assert_str_eq(buf, "1/0.5");
 }
+
+/* Found by fuzz_engine_output: `score mate 2147483648` overflowed the
+ * mate-score arithmetic (undefined behaviour; a wrapped, negative score in
+ * practice), and a huge cp wrapped around.  Out-of-range numbers are
+ * clamped to the mate range, keeping their sign. */
+Test(game, info_scores_out_of_range_are_clamped)
+{
+    static const struct {
+        const char *line;
+        int sign;
+    } cases[] = {
+        { "info depth 1 score mate 2147483648", 1 },
+        { "info depth 1 score mate 99999999999999999999", 1 },
+        { "info depth 1 score mate -2147483649", -1 },
+        { "info depth 1 score cp 4294967295", 1 },
+        { "info depth 1 score cp -4294967297", -1 },
+        { "info depth 99999 score cp 5", 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t score = 0;
+        int16_t depth = 0;
+        const char *bm;
+        cr_assert_not(game_engine_line(cases[i].line, &score, &depth, &bm));
+        cr_expect(cases[i].sign > 0 ? score > 0 : score < 0, "%s: score %d", cases[i].line, (int)score);
+        cr_expect(score >= -32000 && score <= 32000, "%s: score %d", cases[i].line, (int)score);
+        cr_expect_geq(depth, 1, "%s: depth %d", cases[i].line, (int)depth);
+    }
+}

@@ -593,18 +593,20 @@ Test(uci, go_ponder_is_refused_and_the_search_ends_by_itself)
 
 Test(uci, a_mated_or_stalemated_root_prints_an_info_line)
 {
-    static char seen[1 << 12];
-    char line[256];
-    seen[0] = '\0';
-    send("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"); /* checkmated */
-    send("go depth 3");
-    expect_prefix("bestmove", line, sizeof line, seen, sizeof seen);
-    cr_expect_str_eq(line, "bestmove 0000");
-    cr_expect(strstr(seen, "info depth 0 score mate 0\n") != NULL, "%s", seen);
-    seen[0] = '\0';
-    send("position fen 8/8/8/8/8/2k5/1r6/K7 w - - 0 1"); /* stalemate */
-    send("go wtime 1000 btime 1000");
-    expect_prefix("bestmove", line, sizeof line, seen, sizeof seen);
-    cr_expect_str_eq(line, "bestmove 0000");
-    cr_expect(strstr(seen, "info depth 0 score cp 0\n") != NULL, "%s", seen);
+    static const struct {
+        const char *fen, *go, *info;
+    } cases[] = {
+        { "R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", "go depth 3", "info depth 0 score mate 0\n" }, /* checkmated */
+        { "8/8/8/8/8/2k5/1r6/K7 w - - 0 1", "go wtime 1000 btime 1000", "info depth 0 score cp 0\n" }, /* stalemate */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static char seen[1 << 12];
+        char line[256];
+        seen[0] = '\0';
+        send("position fen %s", cases[i].fen);
+        send("%s", cases[i].go);
+        expect_prefix("bestmove", line, sizeof line, seen, sizeof seen);
+        cr_expect_str_eq(line, "bestmove 0000");
+        cr_expect(strstr(seen, cases[i].info) != NULL, "%s", seen);
+    }
 }

@@ -9,6 +9,7 @@
 enum {
     GRACE_MS = 1000,      /* after a forfeit on time: how long `stop` may take */
     MATE_CP = 32000,
+    MATE_MAX = 1000,      /* longest mate distance read from an engine, moves */
     GO_MAX = 256          /* room for the "\ngo ...\n" tail */
 };
 
@@ -223,21 +224,25 @@ Move game_bestmove(const Position *pos, const char **bm, size_t *mlen)
     return parse_uci(pos, text);
 }
 
+static long clampl(long v, long lo, long hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Numbers out of range (an engine may print anything) are clamped, keeping
+ * their signs: a cp score to the mate range, a mate distance to MATE_MAX. */
 static void parse_info(const char *s, int32_t *score, int16_t *depth)
 {
     const char *p = strstr(s, " score ");
     if (p) {
         p += 7;
         if (strncmp(p, "cp ", 3) == 0) {
-            *score = (int32_t)strtol(p + 3, NULL, 10);
+            *score = (int32_t)clampl(strtol(p + 3, NULL, 10), -MATE_CP, MATE_CP);
         } else if (strncmp(p, "mate ", 5) == 0) {
-            long n = strtol(p + 5, NULL, 10);
-            *score = n > 0 ? MATE_CP - (int32_t)n : -MATE_CP - (int32_t)n;
+            long n = clampl(strtol(p + 5, NULL, 10), -MATE_MAX, MATE_MAX);
+            *score = (int32_t)(n > 0 ? MATE_CP - n : -MATE_CP - n);
         }
     }
     p = strstr(s, " depth ");
     if (p)
-        *depth = (int16_t)strtol(p + 7, NULL, 10);
+        *depth = (int16_t)clampl(strtol(p + 7, NULL, 10), 0, INT16_MAX);
 }
 
 /* Write "\ngo ...\n" at buf; returns its length. */

@@ -4,18 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "paramfile.h"
 #include "params.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     int values[PARAM_COUNT];
     bool given[PARAM_COUNT];
     char err[1024], tag[PARAMFILE_TAG_LEN];

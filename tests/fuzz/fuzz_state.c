@@ -7,9 +7,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "fuzz.h"
 #include "runstate.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "uci.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool costly(const char *line, size_t n)
 {
