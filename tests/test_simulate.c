@@ -59,7 +59,7 @@ static void converges(const double *opt, double curvature, uint64_t games, int p
     double curv[NP], x[NP];
     for (int i = 0; i < NP; i++)
         curv[i] = curvature;
-    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.pairs_per = pairs_per;
@@ -116,7 +116,7 @@ Test(simulate, deterministic_for_a_seed)
     SpsaParam ps[NP];
     make_params(ps);
     double opt[NP] = {150, 245, 5, 75, 4, 6}, curv[NP] = {1, 1, 1, 1, 1, 1};
-    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL};
+    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 4000);
@@ -141,7 +141,7 @@ Test(simulate, no_signal_no_drift, .timeout = 120)
     for (int i = 0; i < NP; i++)
         opt[i] = ps[i].start;
     double curv[NP] = {1, 1, 1, 1, 1, 1}, x[NP];
-    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 40000);
@@ -160,8 +160,23 @@ Test(simulate, elo_loss_formula)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 12.5, 1e-12);
+}
+
+Test(simulate, elo_loss_skewed)
+{
+    /* skew 0.6 on the first (above its optimum: curvature 2 * 1.6), -0.5 on
+     * the second (below its optimum: 3 * (1 + 0.5)): 3.2 * 0.25 + 4.5 * 4 */
+    SpsaParam ps[2];
+    memset(ps, 0, sizeof ps);
+    ps[0].c_end = 10;
+    ps[1].c_end = 1;
+    double opt[2] = {100, 4}, curv[2] = {2, 3}, skew[2] = {0.6, -0.5}, x[2] = {105, 2};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, skew};
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.8 + 18.0, 1e-12);
+    x[0] = 95, x[1] = 6; /* the other sides: 2 * 0.4 * 0.25 + 3 * 0.5 * 4 */
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.2 + 6.0, 1e-12);
 }
 
 /* ---- command line --------------------------------------------------------- */

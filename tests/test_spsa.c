@@ -676,7 +676,10 @@ Test(spsa_forms, gains_from_the_budget)
     assert_close(spsa_eta_k(&st, 100), eta, 1e-14);
     assert_close(spsa_eta_k(&st, 1), eta * 110.0 / 11.0, 1e-14);
     assert_close(spsa_R_k(&st, 0, 100), eta, 1e-14);
-    assert_close(spsa_c_k(&st, 0, 100), 4.0, 1e-14); /* probe 2 * c_end 2 */
+    assert_close(spsa_c_k(&st, 0, 100), 4.0, 1e-14); /* form_config's probe 2 * c_end 2 */
+    SpsaConfig def;
+    spsa_config_default(&def);
+    cr_assert_eq(def.probe, 4.0, "the default probe is 4 x the classic c_k (README, suite)");
     /* extending recomputes the budget's eta: N' = 400 */
     char err[256];
     cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);

@@ -12,6 +12,12 @@
  *   bound8  far8 with the optimum of four parameters at a bound of their range
  *   far30   30 parameters shaped like far8 (the same loss per parameter)
  *   opt30   far30 started at the optimum
+ *   asym8   far8 with each parameter's curvature 4x steeper on one side of
+ *           the optimum than on the other (1.6 and 0.4 times curv, the side
+ *           random per seed), scaled to the same 117 Elo at the start
+ *   aopt8   asym8 started at the optimum: a wide probe pair straddling an
+ *           asymmetric optimum measures a slope that is not zero there, so
+ *           this is where a large probe pays for its signal
  *
  * For each form and landscape: the median over the seeds of the games until
  * the estimate first loses less than 1 Elo (in the longest budget's run), and
@@ -36,8 +42,9 @@
 #define START_LOSS_PER_PARAM (117.0 / 8.0)
 #define C_END 10.0
 #define MID 500.0
+#define SKEW 0.6 /* curvatures 1.6 and 0.4 times curv: 4x */
 
-enum { FAR, OPT, FLAT, PAIR, BOUND };
+enum { FAR, OPT, FLAT, PAIR, BOUND, ASYM, AOPT };
 
 typedef struct {
     const char *name;
@@ -48,6 +55,7 @@ typedef struct {
 static const Landscape LANDSCAPES[] = {
     {"far8", 8, FAR},   {"opt8", 8, OPT},     {"flat8", 8, FLAT}, {"pair8", 8, PAIR},
     {"bound8", 8, BOUND}, {"far30", 30, FAR}, {"opt30", 30, OPT},
+    {"asym8", 8, ASYM}, {"aopt8", 8, AOPT},
 };
 #define NLAND (sizeof LANDSCAPES / sizeof *LANDSCAPES)
 
@@ -62,7 +70,7 @@ typedef struct {
 typedef struct {
     const Landscape *land;
     SpsaParam *ps;
-    double *opt, *curv;
+    double *opt, *curv, *skew;
     SimCoupling cpl;
     SimModel m;
 } Built;
@@ -77,16 +85,19 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
     b->ps = calloc(n, sizeof *b->ps);
     b->opt = calloc(n, sizeof *b->opt);
     b->curv = calloc(n, sizeof *b->curv);
+    b->skew = calloc(n, sizeof *b->skew);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!b->ps || !b->opt || !b->curv || !r) {
+    if (!b->ps || !b->opt || !b->curv || !b->skew || !r) {
         if (r)
             gsl_rng_free(r);
         return -1;
     }
     gsl_rng_set(r, (unsigned long)(seed * 1000003u + n * 31u + (unsigned)l->kind));
     /* distances 3..15 c_end spread over the parameters, curvatures 16x */
-    double *z = calloc(n, sizeof *z), sum = 0;
-    if (!z) {
+    double *z = calloc(n, sizeof *z), *sides = calloc(n, sizeof *sides), sum = 0;
+    if (!z || !sides) {
+        free(z);
+        free(sides);
         gsl_rng_free(r);
         return -1;
     }
@@ -105,8 +116,11 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
         p->r_end = r_end > 0 ? r_end : 0.002;
         b->curv[i] *= scale;
         double sign = gsl_rng_uniform_int(r, 2) ? 1.0 : -1.0;
+        sides[i] = sign;
         b->opt[i] = MID;
-        p->theta = l->kind == OPT ? MID : MID + sign * z[i] * C_END;
+        p->theta = l->kind == OPT || l->kind == AOPT ? MID : MID + sign * z[i] * C_END;
+        if (l->kind == ASYM || l->kind == AOPT)
+            b->skew[i] = gsl_rng_uniform_int(r, 2) ? SKEW : -SKEW;
         if (l->kind == BOUND && i % 2 == 0) { /* optimum at the bound the start lies towards */
             b->opt[i] = sign > 0 ? p->max : p->min;
             p->theta = b->opt[i] - sign * z[i] * C_END;
@@ -115,13 +129,23 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
     }
     if (l->kind == FLAT)
         b->curv[n / 2] = 0; /* no Elo effect */
-    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL};
+    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL};
+    if (l->kind == ASYM || l->kind == AOPT) {
+        /* the same loss as far8 at the far start (the side it lies on: sides) */
+        double start = 0;
+        for (size_t i = 0; i < n; i++)
+            start += b->curv[i] * (1.0 + sides[i] * b->skew[i]) * z[i] * z[i];
+        for (size_t i = 0; i < n; i++)
+            b->curv[i] *= START_LOSS_PER_PARAM * (double)n / start;
+        b->m.skew = b->skew;
+    }
     if (l->kind == PAIR) {
         b->cpl = (SimCoupling){n - 1, n - 2, 1.5 * sqrt(b->curv[n - 1] * b->curv[n - 2])};
         b->m.ncouplings = 1;
         b->m.couplings = &b->cpl;
     }
     free(z);
+    free(sides);
     gsl_rng_free(r);
     return 0;
 }
@@ -131,6 +155,7 @@ static void unbuild(Built *b)
     free(b->ps);
     free(b->opt);
     free(b->curv);
+    free(b->skew);
 }
 
 static double median(double *v, size_t n)
@@ -252,11 +277,11 @@ int simsuite_run(const SimSuiteOptions *o)
     cv.cfg = o->cfg;
     snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
     if (!lands_known(lands)) {
-        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30\n", lands);
+        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8\n", lands);
         return 2;
     }
 
-    Variant vs[5];
+    Variant vs[7];
     int nv = 0;
     variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
     if (custom)
@@ -264,9 +289,15 @@ int simsuite_run(const SimSuiteOptions *o)
     else {
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
-        /* what the probe buys: rms with the classic probe */
-        variant(&vs[nv], "rms probe=1", SPSA_FORM_RMS, 0, 0);
-        vs[nv++].cfg.probe = 1.0;
+        /* what the probe buys: rms with the classic probe, the 2x of the
+         * first rms default, and a wider one than the default's 4x */
+        static const double PROBES[] = {1, 2, 6};
+        for (size_t i = 0; i < sizeof PROBES / sizeof *PROBES; i++) {
+            char label[32];
+            snprintf(label, sizeof label, "rms probe=%g", PROBES[i]);
+            variant(&vs[nv], label, SPSA_FORM_RMS, 0, 0);
+            vs[nv++].cfg.probe = PROBES[i];
+        }
         /* what iterate averaging buys on top */
         variant(&vs[nv], "rms average=0.25", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.average = 0.25;
@@ -276,7 +307,7 @@ int simsuite_run(const SimSuiteOptions *o)
            seeds, draw_ratio, bias);
     printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
            "loss@50k");
-    Cell far8[5], opt8[5];
+    Cell far8[7], opt8[7];
     bool have_far8 = false, have_opt8 = false;
     for (size_t li = 0; li < NLAND; li++) {
         const Landscape *l = &LANDSCAPES[li];

@@ -5,7 +5,8 @@
  * The model.  A quadratic Elo landscape with a known optimum:
  *     Elo(x) = - sum_i curv_i * ((x_i - opt_i) / c_end_i)^2
  * i.e. curv_i is the Elo lost by parameter i sitting c_end_i away from its
- * optimum.  A game pair between the `+` values x+ and the `-` values x- (the
+ * optimum (with `skew`, a different curvature on each side of it, where a
+ * wide probe pair straddling the optimum no longer cancels).  A game pair between the `+` values x+ and the `-` values x- (the
  * integers the engines would play) has the Elo difference
  * d = Elo(x+) - Elo(x-); each game's expected score is the logistic
  * s = 1 / (1 + 10^(-d'/400)) with d' = d + b for the game where `+` has White
@@ -44,6 +45,9 @@ typedef struct {
     int concurrency;     /* batches in flight at once, >= 1 */
     size_t ncouplings;   /* cross terms (0 = a separable landscape) */
     const SimCoupling *couplings;
+    const double *skew;  /* per parameter, or NULL: an asymmetric landscape, the
+                          * curvature curv_i (1 + skew_i) above the optimum and
+                          * curv_i (1 - skew_i) below it, -1 < skew_i < 1 */
 } SimModel;
 
 typedef struct {

@@ -65,10 +65,13 @@
  * SPSA_FORM_CLASSIC and is unchanged, bit for bit.  The others keep its
  * flips, shared-uniform rounding, asynchronous batches and averaging, and
  * change the probe and the step (measured with `simulate -suite`, README):
- *   probe    c_k = probe * (the classic c_k), probe = 2 by default: in a
+ *   probe    c_k = probe * (the classic c_k), probe = 4 by default: in a
  *            quadratic landscape the signal of a pair grows with c_k and its
  *            noise does not, so a larger probe buys the same travel for less
- *            wander.  The probes are placed around theta moved inside
+ *            wander; where the curvature differs on the two sides of the
+ *            optimum (the suite's asym8/aopt8) a wide pair straddling it
+ *            measures a slope that is not zero there, and beyond 4 that
+ *            costs more than the signal buys.  The probes are placed around theta moved inside
  *            [min + c_k, max - c_k] (when the range is at least 2 c_k), so a
  *            probe near a bound is never cut short on one side; the update
  *            still moves theta itself, which may rest on the bound.
@@ -129,7 +132,7 @@ typedef enum {
 #define SPSA_DEFAULT_DECAY 0.602
 #define SPSA_DEFAULT_BETA1 0.9
 #define SPSA_DEFAULT_BETA2 0.999
-#define SPSA_DEFAULT_PROBE 2.0
+#define SPSA_DEFAULT_PROBE 4.0
 #define SPSA_AUTO_ETA 0.025
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5

@@ -11,6 +11,8 @@
 #   4. each result against the defaults: ratchet-tune verify DIR -base
 #      defaults.json -sprt off -rounds VERIFY_ROUNDS -bake no (the same -srand,
 #      so the same openings, for every match);
+#      (every game of a run is kept as OUT/ARM.pgn: positions labelled with
+#      results, e.g. for fitting an evaluation);
 #   5. the table: Elo against the defaults, and the fraction of the lost Elo
 #      each form recovered, 1 - elo_result / elo_detuned, with a 95% error
 #      bar propagated from both matches' intervals.
@@ -138,7 +140,7 @@ spsa_run() {
     # shellcheck disable=SC2086
     $RT run -engine cmd="$ENGINE" -params file="$2" only="$SET" -each nodes="$NODES" \
         -openings file="$BOOK" order=random $ADJ -spsa games="$GAMES" $3 \
-        -concurrency "$CONCURRENCY" -srand "$SEED" -out "$dir" > "$dir.log" 2>&1
+        -concurrency "$CONCURRENCY" -srand "$SEED" -pgnout file="$dir.pgn" -out "$dir" > "$dir.log" 2>&1
 }
 
 verify_run() {
