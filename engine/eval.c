@@ -1,75 +1,179 @@
 /* Tapered evaluation.  The piece-square tables are built from a few simple
- * shapes (centralisation, advancement, king shelter) rather than typed in. */
+ * shapes (centralisation, advancement, king shelter) rather than typed in.
+ * Every weight comes from eval_weights.h (bin/ratchet-texel fits them).
+ *
+ * Compiled twice: as the engine's evaluate(), and with -DEVAL_TRACE as
+ * eval_trace() (eval_trace.h), which also records the count each linear
+ * weight is multiplied by.  Every linear term goes through TERM(), so the
+ * two cannot disagree on a term. */
 #include "eval.h"
+#include "eval_trace.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
+#ifndef EVAL_TRACE
 const int piece_value[7] = {100, 320, 330, 500, 950, 0, 0};
+#endif
 
-static const int material_mg[6] = {90, 320, 335, 470, 960, 0};
-static const int material_eg[6] = {110, 290, 310, 520, 940, 0};
+/* The weights: the linear ones as tables indexed by EW_Name (constant
+ * indices fold to constants), the shape constants by name. */
+static const int w_mg[EVAL_NWEIGHTS] = {
+#define EVAL_W(name, mg, eg, what) mg,
+#define EVAL_REF EVAL_W
+#define EVAL_FLAT(name, value, what) value,
+#define EVAL_SHAPE(name, value, what)
+#include "eval_weights.h"
+#undef EVAL_W
+#undef EVAL_REF
+#undef EVAL_FLAT
+#undef EVAL_SHAPE
+};
+static const int w_eg[EVAL_NWEIGHTS] = {
+#define EVAL_W(name, mg, eg, what) eg,
+#define EVAL_REF EVAL_W
+#define EVAL_FLAT(name, value, what) value,
+#define EVAL_SHAPE(name, value, what)
+#include "eval_weights.h"
+#undef EVAL_W
+#undef EVAL_REF
+#undef EVAL_FLAT
+#undef EVAL_SHAPE
+};
+enum {
+#define EVAL_W(name, mg, eg, what)
+#define EVAL_REF EVAL_W
+#define EVAL_FLAT(name, value, what)
+#define EVAL_SHAPE(name, value, what) name = (value),
+#include "eval_weights.h"
+#undef EVAL_W
+#undef EVAL_REF
+#undef EVAL_FLAT
+#undef EVAL_SHAPE
+};
+
 static const int phase_weight[6] = {0, 1, 1, 2, 4, 0};
-#define PHASE_MAX 24
+#define PHASE_MAX EVAL_PHASE_MAX
 
-/* Material plus placement, from White's point of view, a1 = 0. */
-static int pst_mg[6][64], pst_eg[6][64];
+typedef struct {
+    int mg, eg;
+} Score;
+
+/* Where the terms of one evaluation go: a score per side and, in the
+ * trace build, the counts. */
+typedef struct {
+    Score s[2];
+#ifdef EVAL_TRACE
+    EvalTrace *t; /* NULL while building tables */
+#endif
+} Acc;
+
+/* Side c's score gets weight i times n. */
+static inline void term(Acc *a, int c, int i, int n)
+{
+    a->s[c].mg += w_mg[i] * n;
+    a->s[c].eg += w_eg[i] * n;
+#ifdef EVAL_TRACE
+    if (a->t)
+        a->t->count[i][c] += n;
+#endif
+}
+#define TERM(a, c, name, n) term((a), (c), EW_##name, (n))
+
+/* A midgame term that is not linear in any weight (king danger). */
+static inline void nonlinear_mg(Acc *a, int c, int v)
+{
+    a->s[c].mg += v;
+#ifdef EVAL_TRACE
+    a->t->nonlinear_mg[c] += v;
+#endif
+}
 
 /* Pawn structure masks. */
 static Bitboard file_mask[8], adjacent_files[8];
 static Bitboard passed_span[2][64]; /* squares in front on the same and adjacent files */
 
-static const int passed_mg[8] = {0, 5, 10, 15, 25, 40, 60, 0};
-static const int passed_eg[8] = {0, 10, 15, 25, 45, 70, 110, 0};
-
-enum { TEMPO = 12, BISHOP_PAIR_MG = 30, BISHOP_PAIR_EG = 50 };
+static const int pawn_rank_w[8] = {-1, -1, EW_PawnRank3, EW_PawnRank4, EW_PawnRank5, EW_PawnRank6, EW_PawnRank7, -1};
+static const int passed_rank_w[8] = {-1, EW_PassedRank2, EW_PassedRank3, EW_PassedRank4,
+                                     EW_PassedRank5, EW_PassedRank6, EW_PassedRank7, -1};
+static const int king_home_w[8] = {EW_KingHomeA, EW_KingHomeB, EW_KingHomeC, EW_KingHomeD,
+                                   EW_KingHomeE, EW_KingHomeF, EW_KingHomeG, EW_KingHomeH};
 
 static int center_distance(int sq) /* Manhattan distance to the four centre squares, 0..6 */
 {
     return (abs(2 * sq_file(sq) - 7) + abs(2 * sq_rank(sq) - 7)) / 2 - 1;
 }
 
-static void build_pst(void)
+/* Material and placement of a piece of type t of side c on sq, which is
+ * the square from c's side (a1 = its queen's rook's corner). */
+static void pst_terms(Acc *a, int c, int t, int sq)
 {
-    static const int pawn_rank_mg[8] = {0, 0, 0, 5, 15, 30, 55, 0};
-    static const int pawn_rank_eg[8] = {0, 0, 0, 5, 15, 30, 50, 0};
-    static const int king_home_mg[8] = {15, 25, 10, -5, 0, -5, 25, 15};
+    int f = sq_file(sq), r = sq_rank(sq), md = center_distance(sq);
+    bool central_file = f == 3 || f == 4, near_file = f == 2 || f == 5;
+    bool diagonal = f == r || f + r == 7;
 
-    for (int sq = 0; sq < 64; sq++) {
-        int f = sq_file(sq), r = sq_rank(sq), md = center_distance(sq);
-        bool central_file = f == 3 || f == 4, near_file = f == 2 || f == 5;
-        bool diagonal = f == r || f + r == 7;
-
-        int pm = pawn_rank_mg[r], pe = pawn_rank_eg[r];
+    switch (t) {
+    case PAWN:
+        TERM(a, c, PawnValue, 1);
+        if (pawn_rank_w[r] >= 0)
+            term(a, c, pawn_rank_w[r], 1);
         if ((r == 3 || r == 4) && central_file)
-            pm += 15;
+            TERM(a, c, PawnCentre, 1);
         else if ((r == 3 || r == 4) && near_file)
-            pm += 5;
+            TERM(a, c, PawnNearCentre, 1);
         if (r == 1 && central_file)
-            pm -= 5;
-        pst_mg[PAWN][sq] = pm;
-        pst_eg[PAWN][sq] = pe;
-
-        pst_mg[KNIGHT][sq] = 12 - 8 * md + (r >= 3 && r <= 5 ? 5 : 0);
-        pst_eg[KNIGHT][sq] = 10 - 6 * md;
-
-        pst_mg[BISHOP][sq] = 10 - 4 * md + (diagonal ? 8 : 0);
-        pst_eg[BISHOP][sq] = 8 - 4 * md;
-
-        pst_mg[ROOK][sq] = (r == 6 ? 20 : 0) + (central_file ? 8 : 0);
-        pst_eg[ROOK][sq] = r == 6 ? 10 : 0;
-
-        pst_mg[QUEEN][sq] = 4 - 2 * md;
-        pst_eg[QUEEN][sq] = 12 - 4 * md;
-
-        pst_mg[KING][sq] = r == 0 ? king_home_mg[f] : -15 * r - 10;
-        pst_eg[KING][sq] = 30 - 10 * md;
-
-        for (int t = PAWN; t <= KING; t++) {
-            pst_mg[t][sq] += material_mg[t];
-            pst_eg[t][sq] += material_eg[t];
+            TERM(a, c, PawnCentreHome, 1);
+        break;
+    case KNIGHT:
+        TERM(a, c, KnightValue, 1);
+        TERM(a, c, KnightPstBase, 1);
+        TERM(a, c, KnightCentreDistance, md);
+        TERM(a, c, KnightAdvanced, r >= 3 && r <= 5);
+        break;
+    case BISHOP:
+        TERM(a, c, BishopValue, 1);
+        TERM(a, c, BishopPstBase, 1);
+        TERM(a, c, BishopCentreDistance, md);
+        TERM(a, c, BishopLongDiagonal, diagonal);
+        break;
+    case ROOK:
+        TERM(a, c, RookValue, 1);
+        TERM(a, c, RookSeventh, r == 6);
+        TERM(a, c, RookCentralFile, central_file);
+        break;
+    case QUEEN:
+        TERM(a, c, QueenValue, 1);
+        TERM(a, c, QueenPstBase, 1);
+        TERM(a, c, QueenCentreDistance, md);
+        break;
+    default:
+        if (r == 0) {
+            term(a, c, king_home_w[f], 1);
+        } else {
+            TERM(a, c, KingOffHome, 1);
+            TERM(a, c, KingAdvance, r);
         }
+        TERM(a, c, KingPstBase, 1);
+        TERM(a, c, KingCentreDistance, md);
+        break;
     }
 }
+
+#ifndef EVAL_TRACE
+/* Material plus placement, from White's point of view, a1 = 0. */
+static int pst_mg[6][64], pst_eg[6][64];
+
+static void build_pst(void)
+{
+    for (int t = PAWN; t <= KING; t++)
+        for (int sq = 0; sq < 64; sq++) {
+            Acc a = {{{0, 0}, {0, 0}}};
+            pst_terms(&a, WHITE, t, sq);
+            pst_mg[t][sq] = a.s[WHITE].mg;
+            pst_eg[t][sq] = a.s[WHITE].eg;
+        }
+}
+#endif
 
 static void build_masks(void)
 {
@@ -91,11 +195,13 @@ static void build_masks(void)
     }
 }
 
+#ifndef EVAL_TRACE
 void eval_init(void)
 {
     build_pst();
     build_masks();
 }
+#endif
 
 static Bitboard pawn_attacks_all(Bitboard pawns, int color)
 {
@@ -107,10 +213,11 @@ static Bitboard pawn_attacks_all(Bitboard pawns, int color)
 
 static int relative_rank(int color, int sq) { return color == WHITE ? sq_rank(sq) : 7 - sq_rank(sq); }
 
-/* What the terms of one evaluation share: the squares each side attacks
- * (by piece type and in all), the king zones and the attack units on them,
- * and the passed pawns (scored once the attacks are known). */
+/* What the terms of one evaluation share: the scores, the squares each
+ * side attacks (by piece type and in all), the king zones and the attack
+ * units on them, and the passed pawns (scored once the attacks are known). */
 typedef struct {
+    Acc acc;
     Bitboard attacked[2][6]; /* [colour][piece type] */
     Bitboard all[2];
     Bitboard king_zone[2];   /* the king's square and its neighbours */
@@ -120,26 +227,11 @@ typedef struct {
 } EvalInfo;
 
 /* King safety: attack units per attacked king-zone square, by attacker. */
-static const int ks_weight[6] = {0, 2, 2, 3, 5, 0};
-enum { KS_MAX = 500 }; /* the largest king-danger penalty, centipawns */
+static const int ks_weight[6] = {0, KingAttackKnight, KingAttackBishop, KingAttackRook, KingAttackQueen, 0};
 
-/* Threats against one side's pieces (per piece, mg and eg). */
-enum {
-    THREAT_PAWN_MG = 45, THREAT_PAWN_EG = 30,   /* a piece attacked by a pawn */
-    THREAT_MINOR_MG = 35, THREAT_MINOR_EG = 25, /* a rook or queen attacked by a minor */
-    THREAT_ROOK_MG = 35, THREAT_ROOK_EG = 25,   /* a queen attacked by a rook */
-    HANGING_MG = 30, HANGING_EG = 20            /* a piece attacked and undefended */
-};
-
-/* Passed pawns beyond their rank bonus, weighted by passed_weight[rank]:
- * the path to promotion free of pieces, free of enemy attacks, and the
- * kings' distances to the square in front. */
-static const int passed_weight[8] = {0, 0, 0, 1, 3, 5, 8, 0};
-enum { PASSED_FREE = 5, PASSED_SAFE = 7, PASSED_KING_THEIRS = 5, PASSED_KING_OURS = 2 };
-
-/* Mop-up: a rook's worth of pieces ahead against a pawnless side, drive
- * the defending king to the edge and bring the other one close. */
-enum { MOPUP_EDGE = 20, MOPUP_CLOSE = 8 };
+/* Passed pawns beyond their rank bonus: the path and king terms are
+ * weighted by passed_scale[rank]. */
+static const int passed_scale[8] = {0, 0, 0, PassedScaleRank4, PassedScaleRank5, PassedScaleRank6, PassedScaleRank7, 0};
 
 static int king_distance(int a, int b)
 {
@@ -149,49 +241,44 @@ static int king_distance(int a, int b)
 
 /* Pawn structure of one side: doubled, isolated, and passed pawns by rank
  * (the rest of the passed-pawn terms wait for the attack maps). */
-static void eval_pawns(const Position *p, int us, EvalInfo *ei, int *mg, int *eg)
+static void eval_pawns(const Position *p, int us, EvalInfo *ei)
 {
     Bitboard ours = pos_pieces(p, us, PAWN), theirs = pos_pieces(p, !us, PAWN);
     for (int f = 0; f < 8; f++) {
         int n = bb_count(ours & file_mask[f]);
-        if (n > 1) {
-            *mg -= 10 * (n - 1);
-            *eg -= 20 * (n - 1);
-        }
+        if (n > 1)
+            TERM(&ei->acc, us, DoubledPawn, n - 1);
     }
     ei->passed[us] = 0;
     Bitboard b = ours;
     while (b) {
         int sq = bb_pop(&b);
-        if (!(ours & adjacent_files[sq_file(sq)])) {
-            *mg -= 10;
-            *eg -= 12;
-        }
+        if (!(ours & adjacent_files[sq_file(sq)]))
+            TERM(&ei->acc, us, IsolatedPawn, 1);
         if (!(theirs & passed_span[us][sq])) {
-            int rr = relative_rank(us, sq);
-            *mg += passed_mg[rr];
-            *eg += passed_eg[rr];
+            term(&ei->acc, us, passed_rank_w[relative_rank(us, sq)], 1);
             ei->passed[us] |= bb_sq(sq);
         }
     }
 }
 
 /* Passed pawns of one side: free and safe path, king distances. */
-static void eval_passed(const Position *p, int us, const EvalInfo *ei, int *eg)
+static void eval_passed(const Position *p, int us, EvalInfo *ei)
 {
     Bitboard occ = pos_occ(p), b = ei->passed[us];
     while (b) {
-        int sq = bb_pop(&b), w = passed_weight[relative_rank(us, sq)];
+        int sq = bb_pop(&b), w = passed_scale[relative_rank(us, sq)];
         if (!w)
             continue;
         int block = us == WHITE ? sq + 8 : sq - 8;
         Bitboard path = file_mask[sq_file(sq)] & passed_span[us][sq];
         if (!(path & occ))
-            *eg += w * PASSED_FREE;
+            TERM(&ei->acc, us, PassedFreePath, w);
         if (!(path & ei->all[!us]))
-            *eg += w * PASSED_SAFE;
+            TERM(&ei->acc, us, PassedSafePath, w);
         int theirs = king_distance(p->king_sq[!us], block), ours = king_distance(p->king_sq[us], block);
-        *eg += w * (PASSED_KING_THEIRS * (theirs < 5 ? theirs : 5) - PASSED_KING_OURS * (ours < 5 ? ours : 5));
+        TERM(&ei->acc, us, PassedKingTheirs, w * (theirs < 5 ? theirs : 5));
+        TERM(&ei->acc, us, PassedKingOurs, w * (ours < 5 ? ours : 5));
     }
 }
 
@@ -208,56 +295,44 @@ static void note_attacks(EvalInfo *ei, int us, int type, Bitboard a)
 
 /* Mobility, rooks on open files and the king's pawn shelter of one side;
  * records the side's attacks in ei. */
-static void eval_pieces(const Position *p, int us, EvalInfo *ei, int *mg, int *eg)
+static void eval_pieces(const Position *p, int us, EvalInfo *ei)
 {
     Bitboard occ = pos_occ(p);
     Bitboard own_pawns = pos_pieces(p, us, PAWN), their_pawns = pos_pieces(p, !us, PAWN);
     Bitboard safe = ~p->by_color[us] & ~ei->attacked[!us][PAWN];
+    Acc *acc = &ei->acc;
 
     Bitboard b = pos_pieces(p, us, KNIGHT);
     while (b) {
         Bitboard a = attacks_knight(bb_pop(&b));
         note_attacks(ei, us, KNIGHT, a);
-        int n = bb_count(a & safe);
-        *mg += 4 * (n - 4);
-        *eg += 4 * (n - 4);
+        TERM(acc, us, KnightMobility, bb_count(a & safe) - KnightMobilityCentre);
     }
     b = pos_pieces(p, us, BISHOP);
-    if (bb_count(b) >= 2) {
-        *mg += BISHOP_PAIR_MG;
-        *eg += BISHOP_PAIR_EG;
-    }
+    if (bb_count(b) >= 2)
+        TERM(acc, us, BishopPair, 1);
     while (b) {
         Bitboard a = attacks_bishop(bb_pop(&b), occ);
         note_attacks(ei, us, BISHOP, a);
-        int n = bb_count(a & safe);
-        *mg += 5 * (n - 6);
-        *eg += 5 * (n - 6);
+        TERM(acc, us, BishopMobility, bb_count(a & safe) - BishopMobilityCentre);
     }
     b = pos_pieces(p, us, ROOK);
     while (b) {
         int sq = bb_pop(&b);
         Bitboard a = attacks_rook(sq, occ);
         note_attacks(ei, us, ROOK, a);
-        int n = bb_count(a & safe);
-        *mg += 2 * (n - 7);
-        *eg += 4 * (n - 7);
+        TERM(acc, us, RookMobility, bb_count(a & safe) - RookMobilityCentre);
         Bitboard file = file_mask[sq_file(sq)];
-        if (!(file & (own_pawns | their_pawns))) {
-            *mg += 25;
-            *eg += 10;
-        } else if (!(file & own_pawns)) {
-            *mg += 12;
-            *eg += 6;
-        }
+        if (!(file & (own_pawns | their_pawns)))
+            TERM(acc, us, RookOpenFile, 1);
+        else if (!(file & own_pawns))
+            TERM(acc, us, RookSemiOpenFile, 1);
     }
     b = pos_pieces(p, us, QUEEN);
     while (b) {
         Bitboard a = attacks_queen(bb_pop(&b), occ);
         note_attacks(ei, us, QUEEN, a);
-        int n = bb_count(a & safe);
-        *mg += n - 13;
-        *eg += 2 * (n - 13);
+        TERM(acc, us, QueenMobility, bb_count(a & safe) - QueenMobilityCentre);
     }
 
     int ksq = p->king_sq[us];
@@ -265,14 +340,14 @@ static void eval_pieces(const Position *p, int us, EvalInfo *ei, int *mg, int *e
         Bitboard shelter = (file_mask[sq_file(ksq)] | adjacent_files[sq_file(ksq)]) & passed_span[us][ksq];
         Bitboard near = us == WHITE ? 0xFFFFULL << (8 * (sq_rank(ksq) + 1)) : 0xFFFFULL << (8 * (sq_rank(ksq) >= 2 ? sq_rank(ksq) - 2 : 0));
         int n = bb_count(shelter & near & own_pawns);
-        *mg += 12 * (n < 3 ? n : 3);
+        TERM(acc, us, KingShelter, n < 3 ? n : 3);
     }
 }
 
 /* King danger of side us: the enemy's attack units on its king zone, once
  * at least two pieces take part (or the queen does), growing with their
  * square; midgame only. */
-static void eval_king_danger(const Position *p, int us, const EvalInfo *ei, int *mg)
+static void eval_king_danger(const Position *p, int us, EvalInfo *ei)
 {
     int them = !us, units = ei->ks_units[them];
     if (ei->ks_attackers[them] < 2 && !(ei->attacked[them][QUEEN] & ei->king_zone[us]))
@@ -283,46 +358,45 @@ static void eval_king_danger(const Position *p, int us, const EvalInfo *ei, int 
     if (!pos_pieces(p, them, QUEEN))
         units /= 2;
     int danger = units * units / 2;
-    *mg -= danger < KS_MAX ? danger : KS_MAX;
+    nonlinear_mg(&ei->acc, us, -(danger < KingDangerMax ? danger : KingDangerMax));
 }
 
 /* Threats against side us's pieces: attacked by a cheaper piece, or
  * attacked and undefended. */
-static void eval_threats(const Position *p, int us, const EvalInfo *ei, int *mg, int *eg)
+static void eval_threats(const Position *p, int us, EvalInfo *ei)
 {
     int them = !us;
     Bitboard minors = pos_pieces(p, us, KNIGHT) | pos_pieces(p, us, BISHOP);
     Bitboard majors = pos_pieces(p, us, ROOK) | pos_pieces(p, us, QUEEN);
     Bitboard pieces = minors | majors;
-    int n = bb_count(pieces & ei->attacked[them][PAWN]);
-    *mg -= n * THREAT_PAWN_MG;
-    *eg -= n * THREAT_PAWN_EG;
-    n = bb_count(majors & (ei->attacked[them][KNIGHT] | ei->attacked[them][BISHOP]));
-    *mg -= n * THREAT_MINOR_MG;
-    *eg -= n * THREAT_MINOR_EG;
-    n = bb_count(pos_pieces(p, us, QUEEN) & ei->attacked[them][ROOK]);
-    *mg -= n * THREAT_ROOK_MG;
-    *eg -= n * THREAT_ROOK_EG;
-    n = bb_count(pieces & ei->all[them] & ~ei->all[us]);
-    *mg -= n * HANGING_MG;
-    *eg -= n * HANGING_EG;
+    TERM(&ei->acc, us, ThreatByPawn, bb_count(pieces & ei->attacked[them][PAWN]));
+    TERM(&ei->acc, us, ThreatByMinor, bb_count(majors & (ei->attacked[them][KNIGHT] | ei->attacked[them][BISHOP])));
+    TERM(&ei->acc, us, ThreatByRook, bb_count(pos_pieces(p, us, QUEEN) & ei->attacked[them][ROOK]));
+    TERM(&ei->acc, us, Hanging, bb_count(pieces & ei->all[them] & ~ei->all[us]));
 }
 
 /* Mop-up for the side `strong` that has at least a rook's worth more
  * pieces against a pawnless side: the defending king to the edge, the
- * attacking king close to it.  The endgame part only. */
-static int mop_up(const Position *p, int strong)
+ * attacking king close to it. */
+static void mop_up(const Position *p, int strong, Acc *a)
 {
     int weak_king = p->king_sq[!strong];
-    return MOPUP_EDGE * center_distance(weak_king)
-           + MOPUP_CLOSE * (7 - king_distance(p->king_sq[strong], weak_king));
+    TERM(a, strong, MopupEdge, center_distance(weak_king));
+    TERM(a, strong, MopupKingsClose, 7 - king_distance(p->king_sq[strong], weak_king));
 }
 
-int evaluate(const Position *p)
+/* The evaluation of both builds; tr is the trace (trace build only). */
+static int eval_common(const Position *p, EvalTrace *tr)
 {
-    int mg[2] = {0, 0}, eg[2] = {0, 0}, phase = 0;
+    int phase = 0;
     int nonpawn[2] = {0, 0};
     EvalInfo ei;
+    ei.acc = (Acc){{{0, 0}, {0, 0}}};
+#ifdef EVAL_TRACE
+    ei.acc.t = tr;
+#else
+    (void)tr;
+#endif
 
     for (int c = WHITE; c <= BLACK; c++) {
         int ksq = p->king_sq[c];
@@ -339,15 +413,19 @@ int evaluate(const Position *p)
             while (b) {
                 int sq = bb_pop(&b);
                 int idx = c == WHITE ? sq : sq ^ 56;
-                mg[c] += pst_mg[t][idx];
-                eg[c] += pst_eg[t][idx];
+#ifdef EVAL_TRACE
+                pst_terms(&ei.acc, c, t, idx);
+#else
+                ei.acc.s[c].mg += pst_mg[t][idx];
+                ei.acc.s[c].eg += pst_eg[t][idx];
+#endif
                 phase += phase_weight[t];
                 if (t != PAWN && t != KING)
                     nonpawn[c] += piece_value[t];
             }
         }
-        eval_pawns(p, c, &ei, &mg[c], &eg[c]);
-        eval_pieces(p, c, &ei, &mg[c], &eg[c]);
+        eval_pawns(p, c, &ei);
+        eval_pieces(p, c, &ei);
     }
     for (int c = WHITE; c <= BLACK; c++) {
         ei.all[c] = 0;
@@ -355,26 +433,52 @@ int evaluate(const Position *p)
             ei.all[c] |= ei.attacked[c][t];
     }
     for (int c = WHITE; c <= BLACK; c++) {
-        eval_passed(p, c, &ei, &eg[c]);
-        eval_king_danger(p, c, &ei, &mg[c]);
-        eval_threats(p, c, &ei, &mg[c], &eg[c]);
+        eval_passed(p, c, &ei);
+        eval_king_danger(p, c, &ei);
+        eval_threats(p, c, &ei);
     }
 
     if (phase > PHASE_MAX)
         phase = PHASE_MAX;
-    int mgs = mg[WHITE] - mg[BLACK], egs = eg[WHITE] - eg[BLACK];
+    const Score *s = ei.acc.s;
+    int mgs = s[WHITE].mg - s[BLACK].mg, egs = s[WHITE].eg - s[BLACK].eg, eg_div = 1;
 
     /* A side without pawns and at most a minor piece ahead rarely wins. */
     int strong = egs >= 0 ? WHITE : BLACK;
-    if (!pos_pieces(p, strong, PAWN) && nonpawn[strong] - nonpawn[!strong] <= piece_value[BISHOP])
-        egs /= 4;
+    if (!pos_pieces(p, strong, PAWN) && nonpawn[strong] - nonpawn[!strong] <= piece_value[BISHOP]) {
+        eg_div = 4;
+        egs /= eg_div;
+    }
     /* A won pawnless ending: mop up. */
-    else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK])
-        egs += strong == WHITE ? mop_up(p, WHITE) : -mop_up(p, BLACK);
+    else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK]) {
+        mop_up(p, strong, &ei.acc);
+        mgs = s[WHITE].mg - s[BLACK].mg;
+        egs = s[WHITE].eg - s[BLACK].eg;
+    }
 
     int score = (mgs * phase + egs * (PHASE_MAX - phase)) / PHASE_MAX;
-    return (p->side == WHITE ? score : -score) + TEMPO;
+    TERM(&ei.acc, p->side, Tempo, 1);
+    int v = (p->side == WHITE ? score : -score) + w_mg[EW_Tempo];
+#ifdef EVAL_TRACE
+    tr->phase = phase;
+    tr->eg_div = eg_div;
+    tr->eval = v;
+#else
+    (void)eg_div;
+#endif
+    return v;
 }
+
+#ifdef EVAL_TRACE
+void eval_trace(const Position *p, EvalTrace *t)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_masks);
+    *t = (EvalTrace){0};
+    eval_common(p, t);
+}
+#else
+int evaluate(const Position *p) { return eval_common(p, NULL); }
 
 bool has_non_pawn_material(const Position *p, int side)
 {
@@ -427,3 +531,4 @@ int eval_threat(const Position *p)
         return piece_value[PAWN];
     return 0;
 }
+#endif
