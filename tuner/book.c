@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "board.h"
+#include "pgnscan.h"
 
 struct Book {
     char *text;          /* the FENs, each NUL-terminated, back to back */
@@ -204,19 +205,13 @@ static long load_epd(Loader *L, FILE *fp)
 }
 
 /* ------------------------------------------------------------------ */
-/* PGN                                                                  */
-
-typedef struct {
-    const char *s, *end;
-    long line;
-} Lex;
+/* PGN (read by pgnscan.c)                                              */
 
 /* One game while it is read. */
 typedef struct {
+    Loader *L;
     int number;          /* 1-based, for messages */
     long line;           /* where it started */
-    bool any;            /* has tags or moves */
-    bool in_moves;       /* movetext begun: the next tag starts a new game */
     char fen[256];
     bool has_fen, setup0;
     long fen_line;
@@ -226,17 +221,16 @@ typedef struct {
     int applied;
 } Game;
 
-static void game_reset(Game *g, int number)
+/* The first event of game `number` starts it afresh. */
+static void game_touch(Game *g, int number, long line)
 {
-    memset(g, 0, sizeof *g);
-    g->number = number;
-}
-
-static void game_touch(Game *g, long line)
-{
-    if (!g->any)
+    if (g->number != number) {
+        Loader *L = g->L;
+        memset(g, 0, sizeof *g);
+        g->L = L;
+        g->number = number;
         g->line = line;
-    g->any = true;
+    }
 }
 
 /* Sets up the game's start position; false (and the game skipped) on a bad
@@ -259,10 +253,11 @@ static bool game_start(Loader *L, Game *g)
     return true;
 }
 
-static void game_move(Loader *L, Game *g, const char *tok, size_t len, long line)
+static void on_move(void *ctx, int number, const char *tok, size_t len, long line)
 {
-    game_touch(g, line);
-    g->in_moves = true;
+    Game *g = ctx;
+    Loader *L = g->L;
+    game_touch(g, number, line);
     if (g->stopped || !game_start(L, g))
         return;
     if (L->plies > 0 && g->applied >= L->plies) {
@@ -288,222 +283,46 @@ static void game_move(Loader *L, Game *g, const char *tok, size_t len, long line
     g->applied++;
 }
 
-static void game_finish(Loader *L, Game *g)
+static void on_end(void *ctx, int number, const char *result, long line)
 {
-    L->games += g->any;
-    if (g->any && !g->skip && game_start(L, g)) {
+    (void)result;
+    Game *g = ctx;
+    Loader *L = g->L;
+    game_touch(g, number, line);
+    L->games++;
+    if (!g->skip && !L->oom && game_start(L, g)) {
         char what[64];
         snprintf(what, sizeof what, "game %d's position", g->number);
         add_position(L, g->line, what);
     }
-    game_reset(g, g->number + (g->any ? 1 : 0));
 }
 
-/* Reads `[Name "value"]` starting at '['. */
-static void pgn_tag(Loader *L, Lex *x, Game *g)
+static void on_tag(void *ctx, int number, const char *name, const char *value, long line)
 {
-    long line = x->line;
-    const char *s = x->s + 1;
-    while (s < x->end && (*s == ' ' || *s == '\t'))
-        s++;
-    const char *name = s;
-    while (s < x->end && (isalnum((unsigned char)*s) || *s == '_'))
-        s++;
-    size_t nlen = (size_t)(s - name);
-    while (s < x->end && (*s == ' ' || *s == '\t'))
-        s++;
-    char value[256];
-    size_t vlen = 0;
-    bool ok = nlen > 0 && s < x->end && *s == '"';
-    if (ok) {
-        for (s++; s < x->end && *s != '"' && *s != '\n'; s++) {
-            if (*s == '\\' && s + 1 < x->end && s[1] != '\n')
-                s++;
-            if (vlen < sizeof value - 1)
-                value[vlen++] = *s;
-        }
-        ok = s < x->end && *s == '"';
-        if (ok)
-            s++;
-        while (s < x->end && (*s == ' ' || *s == '\t'))
-            s++;
-        ok = ok && s < x->end && *s == ']';
-    }
-    value[vlen] = '\0';
-    if (!ok) {
-        warn(L, line, "game %d: malformed tag; ignored", g->number);
-        while (s < x->end && *s != '\n' && *s != ']')
-            s++;
-        if (s < x->end && *s == ']')
-            s++;
-        x->s = s;
-        return;
-    }
-    x->s = s + 1;
-    game_touch(g, line);
-    if (nlen == 3 && !strncmp(name, "FEN", 3)) {
+    Game *g = ctx;
+    game_touch(g, number, line);
+    if (!strcmp(name, "FEN")) {
         snprintf(g->fen, sizeof g->fen, "%s", value);
         g->has_fen = true;
         g->fen_line = line;
-    } else if (nlen == 5 && !strncmp(name, "SetUp", 5)) {
+    } else if (!strcmp(name, "SetUp")) {
         g->setup0 = !strcmp(value, "0");
     }
 }
 
-static bool is_result(const char *t, size_t len)
+static void on_warn(void *ctx, long line, const char *msg)
 {
-    return (len == 3 && (!strncmp(t, "1-0", 3) || !strncmp(t, "0-1", 3))) ||
-           (len == 7 && !strncmp(t, "1/2-1/2", 7)) || (len == 1 && *t == '*');
-}
-
-/* A movetext symbol: a move, a move number, a result or an annotation. */
-static void pgn_symbol(Loader *L, Game *g, const char *t, size_t len, long line)
-{
-    if (is_result(t, len)) {
-        game_touch(g, line);
-        game_finish(L, g);
-        return;
-    }
-    /* A move number "12." or "12..." (possibly glued to the move: "12.e4");
-     * "0-0" is castling, not a number. */
-    if (isdigit((unsigned char)*t) && strncmp(t, "0-0", 3) != 0) {
-        size_t i = 0;
-        while (i < len && isdigit((unsigned char)t[i]))
-            i++;
-        while (i < len && t[i] == '.')
-            i++;
-        t += i;
-        len -= i;
-    }
-    while (len && *t == '.')
-        t++, len--;
-    size_t core = 0; /* ignore tokens that are only annotation glyphs */
-    for (size_t i = 0; i < len; i++)
-        core += t[i] != '!' && t[i] != '?';
-    if (core)
-        game_move(L, g, t, len, line);
-}
-
-static bool symbol_char(char c)
-{
-    return isalnum((unsigned char)c) || strchr("_+#=:-/!?.", c);
+    const Game *g = ctx;
+    warn(g->L, line, "%s", msg);
 }
 
 /* Returns the number of games read, or -1 if memory ran out. */
 static long load_pgn(Loader *L, const char *buf, size_t n)
 {
-    Lex x = {buf, buf + n, 1};
-    Game g;
-    game_reset(&g, 1);
-    int depth = 0;           /* variation nesting */
-    long var_line = 0;
-    bool bol = true;         /* at the beginning of a line */
-    if (n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
-        x.s += 3;
-
-    while (x.s < x.end && !L->oom) {
-        char c = *x.s;
-        if (c == '\n') {
-            x.line++;
-            x.s++;
-            bol = true;
-            continue;
-        }
-        bool at_bol = bol;
-        bol = false;
-        if (isspace((unsigned char)c)) {
-            x.s++;
-            bol = at_bol;
-        } else if (c == '%' && at_bol) {
-            while (x.s < x.end && *x.s != '\n')
-                x.s++;
-        } else if (c == ';') {
-            while (x.s < x.end && *x.s != '\n')
-                x.s++;
-        } else if (c == '{') {
-            long line = x.line;
-            while (x.s < x.end && *x.s != '}')
-                x.line += *x.s++ == '\n';
-            if (x.s == x.end)
-                warn(L, line, "game %d: comment never closed", g.number);
-            else
-                x.s++;
-        } else if (c == '(') {
-            if (depth++ == 0)
-                var_line = x.line;
-            x.s++;
-        } else if (c == ')') {
-            if (depth > 0)
-                depth--;
-            else
-                warn(L, x.line, "game %d: ')' without '('; ignored", g.number);
-            x.s++;
-        } else if (c == '[' && at_bol && depth > 0) {
-            /* A tag line inside a variation: the variation was never closed;
-             * do not let it swallow the following games. */
-            warn(L, var_line, "game %d: variation never closed", g.number);
-            depth = 0;
-        } else if (c == '[' && depth == 0) {
-            if (g.in_moves) {
-                warn(L, x.line, "game %d: no result before the next game's tags", g.number);
-                game_finish(L, &g);
-            }
-            pgn_tag(L, &x, &g);
-        } else if (c == '$') {
-            x.s++;
-            while (x.s < x.end && isdigit((unsigned char)*x.s))
-                x.s++;
-        } else if (symbol_char(c) || c == '*') {
-            const char *t = x.s;
-            if (c == '*')
-                x.s++;
-            else
-                while (x.s < x.end && symbol_char(*x.s))
-                    x.s++;
-            if (depth == 0)
-                pgn_symbol(L, &g, t, (size_t)(x.s - t), x.line);
-        } else {
-            if (depth == 0)
-                warn(L, x.line, "game %d: unexpected character '%c'; ignored", g.number, c);
-            x.s++;
-        }
-    }
-    if (depth > 0)
-        warn(L, var_line, "game %d: variation never closed", g.number);
-    if (g.any)
-        game_finish(L, &g);
+    Game g = {.L = L};
+    PgnScanEvents ev = {&g, on_tag, on_move, on_end, on_warn};
+    pgn_scan(buf, n, &ev);
     return L->oom ? -1 : L->games;
-}
-
-/* Reads a whole file into memory (NUL-terminated). */
-static char *read_all(FILE *fp, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(fp)) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -553,7 +372,7 @@ Book *book_load(const char *path, const char *format, int plies, char *err, size
     if (b && pos) {
         if (pgn) {
             size_t len = 0;
-            char *buf = read_all(fp, &len);
+            char *buf = pgn_read_file(fp, &len);
             if (buf)
                 units = load_pgn(&L, buf, len);
             free(buf);

@@ -1,0 +1,38 @@
+/* Reading PGN: a scanner that splits a file's text into games and reports
+ * each game's tag pairs, its moves (SAN as written) and its end, with line
+ * numbers.  It understands tags, {comments}, ;comments, %escape lines,
+ * (variations, skipped), NAGs ($n, !, ?), move numbers ("12.", "12...",
+ * glued to the move or not) and results, and warns about what it cannot
+ * read (a malformed tag, an unclosed comment or variation, a stray
+ * character, a game without a result before the next game's tags) and
+ * goes on.  Used by the opening books (book.c) and the evaluation tuner
+ * (tools/texel/). */
+#ifndef RATCHET_PGNSCAN_H
+#define RATCHET_PGNSCAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Callbacks; any may be NULL.  `game` is the 1-based number of the game
+ * the event belongs to. */
+typedef struct {
+    void *ctx;
+    void (*tag)(void *ctx, int game, const char *name, const char *value, long line);
+    void (*move)(void *ctx, int game, const char *san, size_t len, long line);
+    /* The game ended: with its result token ("1-0", "0-1", "1/2-1/2", "*"),
+     * or result NULL when the next game's tags or the end of the text came
+     * first.  Called once for every game that had a tag or a move. */
+    void (*end)(void *ctx, int game, const char *result, long line);
+    /* Something was skipped; msg starts with "game N: ". */
+    void (*warn)(void *ctx, long line, const char *msg);
+} PgnScanEvents;
+
+/* Scans buf[0..n) (a UTF-8 byte-order mark is skipped).  Returns the
+ * number of games. */
+long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev);
+
+/* Reads a whole file into memory, NUL-terminated; NULL on a read error or
+ * when out of memory (errno tells which). */
+char *pgn_read_file(FILE *fp, size_t *len);
+
+#endif
