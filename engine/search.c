@@ -260,6 +260,18 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
     return best;
 }
 
+int search_qsearch(Searcher *s, const Position *p)
+{
+    static const SearchLimits unlimited = {.depth = 0};
+    memcpy(&s->pos, p, sizeof *p);
+    s->lim = &unlimited;
+    s->stop = NULL;
+    s->stopped = false;
+    s->nodes = 0;
+    s->seldepth = s->root_depth = 0;
+    return qsearch(s, -SCORE_INF, SCORE_INF, 0);
+}
+
 /* ---- Alpha-beta search -------------------------------------------------- */
 
 static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node)

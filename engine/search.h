@@ -58,6 +58,11 @@ void searcher_clear(Searcher *s);
 void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
                 atomic_bool *stop, FILE *out, SearchResult *res);
 
+/* The quiescence search's value of p with a full window, for the side to
+ * move, without limits (the evaluation tuner keeps positions where it
+ * equals the static evaluation). */
+int search_qsearch(Searcher *s, const Position *p);
+
 /* Is the position at `ply` plies from the root a draw for the search
  * (fifty moves without mate, dead material, a repetition)? */
 bool search_is_draw(const Position *p, int ply);
