@@ -30,12 +30,16 @@ TUNER_SRC  := $(filter-out tuner/main.c tuner/mpi.c,$(wildcard tuner/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c
 FAKE_SRC   := $(wildcard tests/fake/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
+TEXEL_SRC  := $(wildcard tools/texel/*.c)
 
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 TUNER_OBJ  := $(TUNER_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
 FAKES      := $(FAKE_SRC:tests/fake/%.c=$(BUILD)/fake/%)
 TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
+# The evaluation tuner's library: tools/texel/ and engine/eval.c again with
+# -DEVAL_TRACE (eval_trace(), engine/eval_trace.h).
+TEXEL_OBJ  := $(TEXEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/texel/eval_trace.o
 
 # bin/ratchet-tune-mpi (tuner/mpi.c + the same dispatcher and library) is built
 # when Open MPI's mpicc is found; OMPI_CC makes mpicc use $(CC).
@@ -162,6 +166,18 @@ $(BINDIR)/ratchet-tune-mpi: $(BUILD)/mpi/mpi.o $(BUILD)/mpi/main.o $(BUILD)/libt
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
+$(BUILD)/texel/eval_trace.o: engine/eval.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -DEVAL_TRACE -c $< -o $@
+
+$(BUILD)/libtexel.a: $(TEXEL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BINDIR)/ratchet-texel: $(BUILD)/tools/texel.o $(BUILD)/libtexel.a $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
 $(BINDIR)/ratchet-%: $(BUILD)/tools/%.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
@@ -172,7 +188,7 @@ $(BUILD)/fake/%: tests/fake/%.c $(BUILD)/libengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 
 # One Criterion binary holds every unit test (tests/test_*.c).
-$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtuner.a $(BUILD)/libengine.a
+$(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtexel.a $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS)
 
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

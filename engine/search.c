@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,7 +264,8 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
 int search_qsearch(Searcher *s, const Position *p)
 {
     static const SearchLimits unlimited = {.depth = 0};
-    memcpy(&s->pos, p, sizeof *p);
+    /* The states after the current one are never read: not copied. */
+    memcpy(&s->pos, p, offsetof(Position, st) + (size_t)(p->hist + 1) * sizeof p->st[0]);
     s->lim = &unlimited;
     s->stop = NULL;
     s->stopped = false;
