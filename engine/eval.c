@@ -18,21 +18,10 @@ const int piece_value[7] = {100, 320, 330, 500, 950, 0, 0};
 
 /* The weights: the linear ones as tables indexed by EW_Name (constant
  * indices fold to constants), the shape constants by name. */
-static const int w_mg[EVAL_NWEIGHTS] = {
-#define EVAL_W(name, mg, eg, what) mg,
+static const int w_val[EVAL_NWEIGHTS][2] = { /* [weight][mg, eg] */
+#define EVAL_W(name, mg, eg, what) {mg, eg},
 #define EVAL_REF EVAL_W
-#define EVAL_FLAT(name, value, what) value,
-#define EVAL_SHAPE(name, value, what)
-#include "eval_weights.h"
-#undef EVAL_W
-#undef EVAL_REF
-#undef EVAL_FLAT
-#undef EVAL_SHAPE
-};
-static const int w_eg[EVAL_NWEIGHTS] = {
-#define EVAL_W(name, mg, eg, what) eg,
-#define EVAL_REF EVAL_W
-#define EVAL_FLAT(name, value, what) value,
+#define EVAL_FLAT(name, value, what) {value, value},
 #define EVAL_SHAPE(name, value, what)
 #include "eval_weights.h"
 #undef EVAL_W
@@ -71,8 +60,8 @@ typedef struct {
 /* Side c's score gets weight i times n. */
 static inline void term(Acc *a, int c, int i, int n)
 {
-    a->s[c].mg += w_mg[i] * n;
-    a->s[c].eg += w_eg[i] * n;
+    a->s[c].mg += w_val[i][0] * n;
+    a->s[c].eg += w_val[i][1] * n;
 #ifdef EVAL_TRACE
     if (a->t)
         a->t->count[i][c] += n;
@@ -167,7 +156,7 @@ static void build_pst(void)
 {
     for (int t = PAWN; t <= KING; t++)
         for (int sq = 0; sq < 64; sq++) {
-            Acc a = {{{0, 0}, {0, 0}}};
+            Acc a = {.s = {{0, 0}, {0, 0}}};
             pst_terms(&a, WHITE, t, sq);
             pst_mg[t][sq] = a.s[WHITE].mg;
             pst_eg[t][sq] = a.s[WHITE].eg;
@@ -391,7 +380,7 @@ static int eval_common(const Position *p, EvalTrace *tr)
     int phase = 0;
     int nonpawn[2] = {0, 0};
     EvalInfo ei;
-    ei.acc = (Acc){{{0, 0}, {0, 0}}};
+    ei.acc.s[WHITE] = ei.acc.s[BLACK] = (Score){0, 0};
 #ifdef EVAL_TRACE
     ei.acc.t = tr;
 #else
@@ -458,7 +447,7 @@ static int eval_common(const Position *p, EvalTrace *tr)
 
     int score = (mgs * phase + egs * (PHASE_MAX - phase)) / PHASE_MAX;
     TERM(&ei.acc, p->side, Tempo, 1);
-    int v = (p->side == WHITE ? score : -score) + w_mg[EW_Tempo];
+    int v = (p->side == WHITE ? score : -score) + w_val[EW_Tempo][0];
 #ifdef EVAL_TRACE
     tr->phase = phase;
     tr->eg_div = eg_div;

@@ -102,3 +102,26 @@ int wait_child(pid_t pid)
         ;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
 }
+
+void stderr_capture_begin(StderrCapture *c)
+{
+    fflush(stderr);
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    c->file = f;
+    c->saved = dup(STDERR_FILENO);
+    cr_assert(c->saved >= 0);
+    dup2(fileno(f), STDERR_FILENO);
+}
+
+void stderr_capture_end(StderrCapture *c, char *out, size_t outlen)
+{
+    FILE *f = c->file;
+    fflush(stderr);
+    dup2(c->saved, STDERR_FILENO);
+    close(c->saved);
+    rewind(f);
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = '\0';
+    fclose(f);
+}

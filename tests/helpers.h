@@ -4,6 +4,7 @@
 #ifndef RATCHET_TEST_HELPERS_H
 #define RATCHET_TEST_HELPERS_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 extern char tmp[128];                 /* the test's directory ("" = none) */
@@ -27,5 +28,14 @@ void args_free(Args *a);
 void child_output(const char *log);
 /* Exit code, or 1000 + signal. */
 int wait_child(pid_t pid);
+
+/* stderr into a temporary file between begin and end; end copies what was
+ * written into out (NUL-terminated, cut to outlen). */
+typedef struct {
+    void *file;
+    int saved;
+} StderrCapture;
+void stderr_capture_begin(StderrCapture *c);
+void stderr_capture_end(StderrCapture *c, char *out, size_t outlen);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "board.h"
 #include "book.h"
+#include "helpers.h"
 
 #define DIR "tests/data/book/"
 
@@ -22,20 +23,10 @@ TestSuite(book, .init = setup, .timeout = 30);
 static Book *load_capture(const char *path, const char *format, int plies, char *err, size_t errlen, char *out,
                           size_t outlen)
 {
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    cr_assert_not_null(tmp);
-    int saved = dup(STDERR_FILENO);
-    cr_assert(saved >= 0);
-    dup2(fileno(tmp), STDERR_FILENO);
+    StderrCapture c;
+    stderr_capture_begin(&c);
     Book *b = book_load(path, format, plies, err, errlen);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(out, 1, outlen - 1, tmp);
-    out[n] = '\0';
-    fclose(tmp);
+    stderr_capture_end(&c, out, outlen);
     return b;
 }
 

@@ -16,6 +16,7 @@
 #include "../tools/texel/fit.h"
 #include "../tools/texel/weights.h"
 #include "eval.h"
+#include "helpers.h"
 #include "pgnscan.h"
 #include "uci.h"
 
@@ -306,24 +307,15 @@ Test(texel, pgn_positions_counted_labelled_and_skipped)
     dataset_free(&d);
 }
 
-/* Captures stderr while reading a file. */
+/* Reads a file with its messages captured. */
 static int add_capture(Dataset *d, const char *path, bool pgn, const ExtractOptions *o, ExtractStats *st,
                        char *out, size_t outlen)
 {
     char err[256];
-    fflush(stderr);
-    FILE *tmp = tmpfile();
-    cr_assert_not_null(tmp);
-    int saved = dup(STDERR_FILENO);
-    dup2(fileno(tmp), STDERR_FILENO);
+    StderrCapture c;
+    stderr_capture_begin(&c);
     int rc = pgn ? dataset_add_pgn(d, path, o, st, err, sizeof err) : dataset_add_epd(d, path, o, st, err, sizeof err);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(out, 1, outlen - 1, tmp);
-    out[n] = '\0';
-    fclose(tmp);
+    stderr_capture_end(&c, out, outlen);
     return rc;
 }
 
@@ -444,16 +436,39 @@ static void known_weights(gsl_rng *r, int n, TexelWeights *truth, TexelFree *fr)
 
 /* Labels that are the expected score under the known weights: the fit from
  * the compiled weights must find them exactly. */
+/* A synthetic problem: random positions from `openings` book lines, and a
+ * known weight vector with the first `moved` weights moved and free. */
+typedef struct {
+    gsl_rng *r;
+    Dataset d;
+    TexelWeights truth;
+    TexelFree fr;
+} Synthetic;
+
+static const double K = 0.006;
+
+static void synthetic(Synthetic *sy, unsigned long seed, int openings, int moved)
+{
+    sy->r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(sy->r, seed);
+    sy->d = (Dataset){0};
+    random_positions(&sy->d, sy->r, openings, 80);
+    known_weights(sy->r, moved, &sy->truth, &sy->fr);
+}
+
+static void synthetic_free(Synthetic *sy)
+{
+    dataset_free(&sy->d);
+    gsl_rng_free(sy->r);
+}
+
 Test(texel, fit_recovers_known_weights_from_expected_scores)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 14);
-    Dataset d = {0};
-    random_positions(&d, r, 300, 80);
-    TexelWeights truth, w;
-    TexelFree fr;
-    known_weights(r, NMOVED, &truth, &fr);
-    const double K = 0.006;
+    Synthetic sy;
+    synthetic(&sy, 14, 300, NMOVED);
+    Dataset d = sy.d;
+    TexelWeights truth = sy.truth, w;
+    TexelFree fr = sy.fr;
     for (size_t j = 0; j < d.n; j++)
         d.pos[j].label = (float)sigmoid(K * texel_eval(&d, j, &truth));
 
@@ -475,8 +490,7 @@ Test(texel, fit_recovers_known_weights_from_expected_scores)
     cr_expect_eq(w.mg[EW_Hanging], c.mg[EW_Hanging]);
     cr_expect_eq(w.eg[EW_PassedRank6], c.eg[EW_PassedRank6]);
     cr_expect_lt(texel_mse(&d, SLICE_ALL, &w, K, NULL), 1e-8);
-    dataset_free(&d);
-    gsl_rng_free(r);
+    synthetic_free(&sy);
 }
 
 /* Results drawn with GSL's RNG: the score of 8 games from each position,
@@ -487,17 +501,14 @@ Test(texel, fit_recovers_known_weights_from_expected_scores)
  * comes back too. */
 Test(texel, fit_recovers_known_weights_from_drawn_results)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 7);
-    Dataset d = {0};
-    random_positions(&d, r, 2000, 80);
-    TexelWeights truth, w;
-    TexelFree fr;
     enum { N = 4, GAMES = 8 };
-    known_weights(r, N, &truth, &fr);
-    const double K = 0.006;
+    Synthetic sy;
+    synthetic(&sy, 7, 2000, N);
+    Dataset d = sy.d;
+    TexelWeights truth = sy.truth, w;
+    TexelFree fr = sy.fr;
     for (size_t j = 0; j < d.n; j++)
-        d.pos[j].label = (float)gsl_ran_binomial(r, sigmoid(K * texel_eval(&d, j, &truth)), GAMES) / GAMES;
+        d.pos[j].label = (float)gsl_ran_binomial(sy.r, sigmoid(K * texel_eval(&d, j, &truth)), GAMES) / GAMES;
 
     /* K with the true weights. */
     double k_fit = texel_fit_k(&d, &truth);
@@ -518,6 +529,5 @@ Test(texel, fit_recovers_known_weights_from_drawn_results)
     }
     cr_expect_lt(end, start / 3, "material off by %.1f in all after the fit, %.1f before", end, start);
     cr_expect_lt(texel_mse(&d, SLICE_HELDOUT, &w, K, NULL), texel_mse(&d, SLICE_HELDOUT, &(TexelWeights){0}, K, NULL));
-    dataset_free(&d);
-    gsl_rng_free(r);
+    synthetic_free(&sy);
 }

@@ -44,21 +44,6 @@ static void warn(const Loader *L, long line, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*buf, c * elem);
-    if (!p)
-        return false;
-    *buf = p;
-    *cap = c;
-    return true;
-}
-
 /* Adds L->pos to the book if a game can start from it. */
 static void add_position(Loader *L, long line, const char *what)
 {
@@ -73,8 +58,8 @@ static void add_position(Loader *L, long line, const char *what)
     pos_to_fen(L->pos, fen, sizeof fen);
     size_t len = strlen(fen) + 1;
     Book *b = L->b;
-    if (!grow((void **)&b->text, &b->text_cap, b->text_len + len, 1) ||
-        !grow((void **)&b->off, &b->cap, b->n + 1, sizeof *b->off)) {
+    if (!grow_array((void **)&b->text, &b->text_cap, b->text_len + len, 1) ||
+        !grow_array((void **)&b->off, &b->cap, b->n + 1, sizeof *b->off)) {
         L->oom = true;
         return;
     }

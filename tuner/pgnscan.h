@@ -10,6 +10,7 @@
 #ifndef RATCHET_PGNSCAN_H
 #define RATCHET_PGNSCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,5 +35,10 @@ long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev);
 /* Reads a whole file into memory, NUL-terminated; NULL on a read error or
  * when out of memory (errno tells which). */
 char *pgn_read_file(FILE *fp, size_t *len);
+
+/* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap,
+ * doubled as needed); false when out of memory (*buf is then unchanged).
+ * For the arrays of the PGN readers. */
+bool grow_array(void **buf, size_t *cap, size_t need, size_t elem);
 
 #endif

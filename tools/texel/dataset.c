@@ -35,30 +35,15 @@ void dataset_free(Dataset *d)
     memset(d, 0, sizeof *d);
 }
 
-static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*buf, c * elem);
-    if (!p)
-        return false;
-    *buf = p;
-    *cap = c;
-    return true;
-}
-
 int dataset_add(Dataset *d, const Position *p, double label, uint32_t game)
 {
     setup();
     EvalTrace t;
     eval_trace(p, &t);
     size_t cap = d->nnz_cap;
-    if (!grow((void **)&d->idx, &cap, d->nnz + EVAL_NWEIGHTS, sizeof *d->idx) ||
-        !grow((void **)&d->val, &d->nnz_cap, d->nnz + EVAL_NWEIGHTS, sizeof *d->val) ||
-        !grow((void **)&d->pos, &d->cap, d->n + 1, sizeof *d->pos))
+    if (!grow_array((void **)&d->idx, &cap, d->nnz + EVAL_NWEIGHTS, sizeof *d->idx) ||
+        !grow_array((void **)&d->val, &d->nnz_cap, d->nnz + EVAL_NWEIGHTS, sizeof *d->val) ||
+        !grow_array((void **)&d->pos, &d->cap, d->n + 1, sizeof *d->pos))
         return -1;
     TexelPos *tp = &d->pos[d->n++];
     tp->first = (uint32_t)d->nnz;
@@ -169,7 +154,7 @@ static void on_move(void *ctx, int number, const char *san, size_t len, long lin
 {
     Reader *r = ctx;
     start_game(r, number, line);
-    if (!grow((void **)&r->plies, &r->cap, r->nply + 1, sizeof *r->plies)) {
+    if (!grow_array((void **)&r->plies, &r->cap, r->nply + 1, sizeof *r->plies)) {
         r->oom = true;
         return;
     }
@@ -264,6 +249,7 @@ static void on_warn(void *ctx, long line, const char *msg)
 /* Reads the whole file; NULL with err filled. */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
+    setup();
     FILE *f = fopen(path, "re");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -279,7 +265,6 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 int dataset_add_pgn(Dataset *d, const char *path, const ExtractOptions *o, ExtractStats *st, char *err,
                     size_t errlen)
 {
-    setup();
     size_t len;
     char *buf = slurp(path, &len, err, errlen);
     if (!buf)
@@ -328,7 +313,6 @@ static double epd_result(const char *s)
 int dataset_add_epd(Dataset *d, const char *path, const ExtractOptions *o, ExtractStats *st, char *err,
                     size_t errlen)
 {
-    setup();
     size_t len;
     char *buf = slurp(path, &len, err, errlen);
     if (!buf)
