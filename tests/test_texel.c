@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gsl/gsl_randist.h>
@@ -530,4 +531,46 @@ Test(texel, fit_recovers_known_weights_from_drawn_results)
     cr_expect_lt(end, start / 3, "material off by %.1f in all after the fit, %.1f before", end, start);
     cr_expect_lt(texel_mse(&d, SLICE_HELDOUT, &w, K, NULL), texel_mse(&d, SLICE_HELDOUT, &(TexelWeights){0}, K, NULL));
     synthetic_free(&sy);
+}
+
+/* Runs a command; its exit code, and its output (both streams) into out. */
+static int run(const char *cmd, char *out, size_t outlen)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    size_t n = fread(out, 1, outlen - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The command: a fit of the fixture's games written as a header that has
+ * the form of the committed one; bad options are refused with a reason. */
+Test(texel, command_line)
+{
+    char out[16384], cmd[512], path[] = "/tmp/texel-cli-XXXXXX";
+    cr_assert_not_null(mkdtemp(path));
+    snprintf(cmd, sizeof cmd, "bin/ratchet-texel " DIR "games.pgn -q -o %s/w.h -t %s/w.csv 2>&1", path, path);
+    cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "held out (every tenth game)"), "%s", out);
+    cr_expect_not_null(strstr(out, "after, rounded"), "%s", out);
+    char file[600];
+    snprintf(file, sizeof file, "%s/w.h", path);
+    char *h = read_text(file);
+    cr_expect_not_null(strstr(h, " * Source: ratchet-texel fit on "), "%s", h);
+    cr_expect_not_null(strstr(h, "\nEVAL_SHAPE(KingDangerMax, 500, "), "%s", h);
+    free(h);
+    snprintf(file, sizeof file, "%s/w.csv", path);
+    char *csv = read_text(file);
+    cr_expect_not_null(strstr(csv, "\nPawnValue,tapered,90,"), "%s", csv);
+    free(csv);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", path);
+    cr_expect_eq(system(cmd), 0);
+
+    cr_expect_eq(run("bin/ratchet-texel --fix NoSuchWeight " DIR "games.pgn 2>&1", out, sizeof out), 2);
+    cr_expect_not_null(strstr(out, "no weight matches 'NoSuchWeight'"), "%s", out);
+    cr_expect_eq(run("bin/ratchet-texel --free KingDangerMax " DIR "games.pgn 2>&1", out, sizeof out), 2);
+    cr_expect_not_null(strstr(out, "shape constant"), "%s", out);
+    cr_expect_eq(run("bin/ratchet-texel " DIR "no-such.pgn 2>&1", out, sizeof out), 1);
+    cr_expect_not_null(strstr(out, "no-such.pgn: cannot open"), "%s", out);
 }
