@@ -174,6 +174,19 @@ static void kill_job(pid_t mpirun)
     kill(mpirun, SIGKILL);
 }
 
+/* After kill_job: the ranks were SIGKILLed but are not this process's
+ * children, so nothing waits for them; rank 0 holds the run directory's
+ * lock until it has really exited, which on a loaded machine can be after
+ * mpirun has been reaped.  Wait (up to 30 s) until no process holds it. */
+static void wait_unlocked(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    for (int i = 0; i < 3000 && rd_lock_holder(path) != 0; i++)
+        usleep(10000);
+    cr_assert_eq(rd_lock_holder(path), 0, "%s is still locked 30 s after the job was killed", path);
+}
+
 /* The pid of rank `rank` of the job that mpirun started (0 if not found). */
 static pid_t rank_pid(pid_t mpirun, int rank)
 {
@@ -387,6 +400,7 @@ static void kill_and_resume(Args (*first)(void), Args (*then)(void), int games)
     kill_job(pid);
     cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
     args_free(&a);
+    wait_unlocked("r");
     RunState rs;
     load_state("r", &rs);
     cr_assert(rs.spsa.completed >= 1 && rs.spsa.completed < rs.spsa.cfg.iterations, "completed %llu",
