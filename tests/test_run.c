@@ -754,6 +754,21 @@ Test(run, history_is_cut_back_to_the_state)
     cr_assert_eq(text[strlen(text) - 1], '\n');
     free(text);
 
+    /* hist_read (line by line) ignores a half-written last line, and names
+     * the line of one it cannot read. */
+    f = fopen(path, "a");
+    fputs("3,3,6,1,", f);
+    fclose(f);
+    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(d.nrows, 2u);
+    hist_data_free(&d);
+    f = fopen(path, "a");
+    fputs("x\n", f);
+    fclose(f);
+    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), -1);
+    cr_assert(strstr(err, "history.csv:4: unreadable row"), "%s", err);
+    cr_assert_eq(d.nrows, 0u, "a failed read keeps no rows");
+
     /* A history of other parameters is refused. */
     write_file("history.csv", "row,k,games,wins,losses,draws,elapsed_s,X\n");
     cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), -1);

@@ -202,30 +202,35 @@ void hist_data_free(HistData *h)
 
 int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen)
 {
+    /* Line by line: only the numbers are kept, never the file's text (a
+     * million rows of 30 parameters are some 700 MB of CSV). */
     memset(out, 0, sizeof *out);
-    char *path = path_of(dir);
-    char *text = path ? rd_read_file(path, NULL, err, errlen) : NULL;
+    char *path = path_of(dir), *line = NULL;
+    size_t linecap = 0;
     int rc = -1;
-    if (!text) {
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) {
         if (!path)
             errmsg(err, errlen, "out of memory");
+        else
+            errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
         goto done;
     }
-    char *hend = strchr(text, '\n');
-    if (!hend) {
+    ssize_t len = getline(&line, &linecap, f);
+    if (len <= 0 || line[len - 1] != '\n') {
         errmsg(err, errlen, "%s: no header line", path);
         goto done;
     }
-    *hend = '\0';
-    if (!header_matches(text, st)) {
+    line[len - 1] = '\0';
+    if (!header_matches(line, st)) {
         errmsg(err, errlen, "%s: the header does not match the run's parameters", path);
         goto done;
     }
     size_t cap = 0, n = st->nparams;
     out->nparams = n;
-    char *line = hend + 1;
-    for (char *nl; out->nrows < maxrows && (nl = strchr(line, '\n')); line = nl + 1) {
-        *nl = '\0';
+    /* a last line without its newline is half written: ignored */
+    while (out->nrows < maxrows && (len = getline(&line, &linecap, f)) > 0 && line[len - 1] == '\n') {
+        line[len - 1] = '\0';
         if (out->nrows == cap) {
             cap = cap ? cap * 2 : 256;
             uint64_t *k = realloc(out->k, cap * sizeof *k);
@@ -269,7 +274,9 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
 done:
     if (rc < 0)
         hist_data_free(out);
-    free(text);
+    if (f)
+        fclose(f);
+    free(line);
     free(path);
     return rc;
 }
