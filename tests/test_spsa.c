@@ -637,6 +637,7 @@ Test(spsa_forms, probes_stay_symmetric_at_a_bound)
      * 40 = min + c_1: floor(80 + u) and floor(0 + u) = 0 and 80 exactly. */
     SpsaParam p = param("X", 5, 0, 100, 2, 0.002);
     SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.narrow = false; /* the full probe, moved inside the bounds */
     SpsaState st;
     init_ok(&st, &p, 1, &cfg, 9);
     for (int i = 0; i < 20; i++) {
@@ -657,6 +658,45 @@ Test(spsa_forms, probes_stay_symmetric_at_a_bound)
         spsa_batch_free(&b);
     }
     cr_assert_eq(st.params[0].theta, 0.0, "theta rests on the bound");
+    spsa_free(&st);
+}
+
+Test(spsa_forms, probes_narrow_near_a_bound)
+{
+    /* form_config: c_1 = 40 (probe 2 x the classic 20) in [0, 100].  With
+     * narrow the probe is min(40, room) but at least 20, room = the distance
+     * from theta to the nearer bound; the centre moves only below 20. */
+    static const struct {
+        double theta, ck, centre;
+    } CASES[] = {
+        {50, 40, 50}, {30, 30, 30}, {75, 25, 75}, {5, 20, 20}, {100, 20, 80},
+    };
+    for (size_t c = 0; c < sizeof CASES / sizeof *CASES; c++)
+        for (int narrow = 0; narrow <= 1; narrow++) {
+            SpsaParam p = param("X", CASES[c].theta, 0, 100, 2, 0.002);
+            SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+            cfg.narrow = narrow;
+            SpsaState st;
+            init_ok(&st, &p, 1, &cfg, 3);
+            SpsaBatch b;
+            cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+            double ck = narrow ? CASES[c].ck : 40;
+            double centre = narrow ? CASES[c].centre : spsa_clip(CASES[c].theta, 40, 60);
+            cr_assert_eq(b.c_k[0], ck, "theta %g narrow %d: c_k %g", CASES[c].theta, narrow, b.c_k[0]);
+            cr_assert_eq(b.plus_values[0], floor(centre + ck * b.flip[0] + b.u[0]));
+            cr_assert_eq(b.minus_values[0], floor(centre - ck * b.flip[0] + b.u[0]));
+            spsa_batch_free(&b);
+            spsa_free(&st);
+        }
+    /* the classic form is never narrowed */
+    SpsaParam p = param("X", 30, 0, 100, 2, 0.002);
+    SpsaConfig cfg = form_config(SPSA_FORM_CLASSIC);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 3);
+    SpsaBatch b;
+    cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+    cr_assert_eq(b.c_k[0], 20.0);
+    spsa_batch_free(&b);
     spsa_free(&st);
 }
 
@@ -786,7 +826,17 @@ Test(spsa_forms, state_records_the_form)
     cr_assert_eq(back.cfg.beta1, st.cfg.beta1);
     cr_assert_eq(back.cfg.probe, st.cfg.probe);
     cr_assert_eq(back.v, st.v);
+    cr_assert(back.cfg.narrow && st.cfg.narrow);
     spsa_free(&back);
+    /* a state from before narrow existed goes on without it; a bad value is refused */
+    cJSON_DeleteItemFromObject(c, "narrow");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert(!back.cfg.narrow);
+    spsa_free(&back);
+    cJSON_AddNumberToObject(c, "narrow", 2);
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "narrow"), "%s", err);
+    cJSON_ReplaceItemInObject(c, "narrow", cJSON_CreateTrue());
 
     /* a form's moments are required, and a version 1 file cannot hold a non-classic form */
     cJSON_DeleteItemFromObject(j, "v");

@@ -80,8 +80,9 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
     if (st->cfg.form == SPSA_FORM_CLASSIC)
         fprintf(out, "form classic (fishtest/OpenBench gains from c_end, r_end)\n");
     else
-        fprintf(out, "form %s: probe %g x c_k, step eta_k x c_end with eta %.4g%s, second moment of W-L %.3f\n",
-                spsa_form_name(st->cfg.form), st->cfg.probe, spsa_eta(st),
+        fprintf(out, "form %s: probe %g x c_k%s, step eta_k x c_end with eta %.4g%s, second moment of W-L %.3f\n",
+                spsa_form_name(st->cfg.form), st->cfg.probe, st->cfg.narrow ? " (narrowed near a bound)" : "",
+                spsa_eta(st),
                 st->cfg.eta > 0 ? "" : " (from the budget)", st->v);
     if (st->cfg.average > 0)
         fprintf(out, "averaging over the last %.0f%% of the run: export uses the average\n", 100 * st->cfg.average);

@@ -18,6 +18,10 @@
  *   aopt8   asym8 started at the optimum: a wide probe pair straddling an
  *           asymmetric optimum measures a slope that is not zero there, so
  *           this is where a large probe pays for its signal
+ *   near8   far8's curvatures, each optimum 2 to 4 c_end inside a bound (the
+ *           side random per seed), started at the optimum: as bin/ratchet's
+ *           defaults lie in ranges of 20 c_end; a probe pair that does not
+ *           fit beside the bound is measured elsewhere
  *
  * For each form and landscape: the median over the seeds of the games until
  * the estimate first loses less than 1 Elo (in the longest budget's run), and
@@ -44,7 +48,7 @@
 #define MID 500.0
 #define SKEW 0.6 /* curvatures 1.6 and 0.4 times curv: 4x */
 
-enum { FAR, OPT, FLAT, PAIR, BOUND, ASYM, AOPT };
+enum { FAR, OPT, FLAT, PAIR, BOUND, ASYM, AOPT, NEAR };
 
 typedef struct {
     const char *name;
@@ -55,7 +59,7 @@ typedef struct {
 static const Landscape LANDSCAPES[] = {
     {"far8", 8, FAR},   {"opt8", 8, OPT},     {"flat8", 8, FLAT}, {"pair8", 8, PAIR},
     {"bound8", 8, BOUND}, {"far30", 30, FAR}, {"opt30", 30, OPT},
-    {"asym8", 8, ASYM}, {"aopt8", 8, AOPT},
+    {"asym8", 8, ASYM}, {"aopt8", 8, AOPT}, {"near8", 8, NEAR},
 };
 #define NLAND (sizeof LANDSCAPES / sizeof *LANDSCAPES)
 
@@ -121,6 +125,10 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
         p->theta = l->kind == OPT || l->kind == AOPT ? MID : MID + sign * z[i] * C_END;
         if (l->kind == ASYM || l->kind == AOPT)
             b->skew[i] = gsl_rng_uniform_int(r, 2) ? SKEW : -SKEW;
+        if (l->kind == NEAR) { /* 2, 3 or 4 c_end inside the bound on side `sign` */
+            b->opt[i] = (sign > 0 ? p->max : p->min) - sign * (2.0 + (double)(i % 3)) * C_END;
+            p->theta = b->opt[i];
+        }
         if (l->kind == BOUND && i % 2 == 0) { /* optimum at the bound the start lies towards */
             b->opt[i] = sign > 0 ? p->max : p->min;
             p->theta = b->opt[i] - sign * z[i] * C_END;
@@ -277,11 +285,11 @@ int simsuite_run(const SimSuiteOptions *o)
     cv.cfg = o->cfg;
     snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
     if (!lands_known(lands)) {
-        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8\n", lands);
+        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n", lands);
         return 2;
     }
 
-    Variant vs[7];
+    Variant vs[8];
     int nv = 0;
     variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
     if (custom)
@@ -298,6 +306,9 @@ int simsuite_run(const SimSuiteOptions *o)
             variant(&vs[nv], label, SPSA_FORM_RMS, 0, 0);
             vs[nv++].cfg.probe = PROBES[i];
         }
+        /* what narrowing the probe near a bound buys */
+        variant(&vs[nv], "rms narrow=0", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.narrow = false;
         /* what iterate averaging buys on top */
         variant(&vs[nv], "rms average=0.25", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.average = 0.25;
@@ -307,7 +318,7 @@ int simsuite_run(const SimSuiteOptions *o)
            seeds, draw_ratio, bias);
     printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
            "loss@50k");
-    Cell far8[7], opt8[7];
+    Cell far8[8], opt8[8];
     bool have_far8 = false, have_opt8 = false;
     for (size_t li = 0; li < NLAND; li++) {
         const Landscape *l = &LANDSCAPES[li];

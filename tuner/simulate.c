@@ -226,13 +226,13 @@ static const char USAGE[] =
     "  --help                     this text\n"
     "\n"
     "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
-    "beta1=X, beta2=X, probe=X (the forms' settings, spsa.h) and r_end=X (every\n"
+    "beta1=X, beta2=X, probe=X, narrow=0|1 (the forms' settings, spsa.h) and r_end=X (every\n"
     "parameter's r_end, for the classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
     "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
     "Runs every form (or only the one -spsa describes, beside the classic form) on\n"
-    "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8\n"
+    "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n"
     "(tuner/simsuite.c) and prints the median over K seeds (default 25) of the\n"
     "games until the loss first\n"
     "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
@@ -349,6 +349,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
                 else if (!strcmp(a, "-spsa") && KEY("probe"))
                     ok = cli_parse_double(v, 1, 100, &o->cfg.probe);
+                else if (!strcmp(a, "-spsa") && KEY("narrow"))
+                    ok = (!strcmp(v, "0") || !strcmp(v, "1")) && ((o->cfg.narrow = *v == '1'), true);
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))

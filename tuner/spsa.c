@@ -36,6 +36,7 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->beta1 = SPSA_DEFAULT_BETA1;
     cfg->beta2 = SPSA_DEFAULT_BETA2;
     cfg->probe = SPSA_DEFAULT_PROBE;
+    cfg->narrow = true;
 }
 
 static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "rms", "adam" };
@@ -339,6 +340,18 @@ static double probe_centre(const SpsaState *st, const SpsaParam *p, double ck)
     return spsa_clip(p->theta, p->min + ck, p->max - ck);
 }
 
+/* The probe of parameter i in the batch of iteration k: spsa_c_k, narrowed
+ * near a bound in the other forms (cfg.narrow, spsa.h). */
+static double batch_c_k(const SpsaState *st, size_t i, uint64_t k)
+{
+    double ck = spsa_c_k(st, i, k);
+    if (st->cfg.form == SPSA_FORM_CLASSIC || !st->cfg.narrow)
+        return ck;
+    const SpsaParam *p = &st->params[i];
+    double room = fmin(p->theta - p->min, p->max - p->theta);
+    return ck > room ? fmax(room, classic_c_k(st, i, k)) : ck;
+}
+
 /* The values of one parameter for both engines (see spsa.h). */
 static void perturb(double centre, const SpsaParam *p, double ck, int flip, double u, double *plus,
                     double *minus)
@@ -362,7 +375,7 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
     uint64_t k = st->k + 1;
     b->k = k;
     for (size_t i = 0; i < st->nparams; i++) {
-        b->c_k[i] = spsa_c_k(st, i, k);
+        b->c_k[i] = batch_c_k(st, i, k);
         b->R_k[i] = spsa_R_k(st, i, k);
         /* Draw order per parameter: flip, then the rounding uniform. */
         b->flip[i] = gsl_rng_uniform_int(st->rng, 2) ? 1 : -1;
@@ -638,7 +651,8 @@ cJSON *spsa_to_json(const SpsaState *st)
     if (ok && !classic)
         ok = add_num(cfg, "eta", st->cfg.eta) && add_num(cfg, "decay", st->cfg.decay) &&
              add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
-             add_num(cfg, "probe", st->cfg.probe);
+             add_num(cfg, "probe", st->cfg.probe) &&
+             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow);
 
     cJSON *params = cJSON_AddArrayToObject(o, "params");
     ok = ok && params;
@@ -909,6 +923,13 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
                      get_num(c, "beta2", "config", &cfg.beta2, err, errlen) ||
                      get_num(c, "probe", "config", &cfg.probe, err, errlen)))
         return -1;
+    /* A state from before `narrow` existed ran without it: it goes on so. */
+    const cJSON *narrow = cJSON_GetObjectItemCaseSensitive(c, "narrow");
+    if (narrow && !cJSON_IsBool(narrow)) {
+        errmsg(err, errlen, "spsa state: config \"narrow\" must be true or false");
+        return -1;
+    }
+    cfg.narrow = classic ? true : cJSON_IsTrue(narrow);
     if (!is_integer(pairs_per)) {
         errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
         return -1;

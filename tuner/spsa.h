@@ -75,6 +75,14 @@
  *            [min + c_k, max - c_k] (when the range is at least 2 c_k), so a
  *            probe near a bound is never cut short on one side; the update
  *            still moves theta itself, which may rest on the bound.
+ *   narrow   (on by default; off in states written before it existed) the
+ *            probe of a batch is min(c_k, room) with room the distance from
+ *            theta to the nearer bound, but not less than the classic c_k:
+ *            so a wide probe does not carry the measurement away from a
+ *            theta that lies near a bound (without it, theta 2 c_end inside
+ *            a bound is measured about a point 4.8 c_end inside, and drifts
+ *            there: the suite's near8).  Below the classic c_k the centre is
+ *            moved as above.  The batch's c_k (history.csv) is the narrowed one.
  *   eta_k    the step as a fraction of c_end, whatever r_end is (r_end is
  *            not used): eta_k = eta * ((A + N) / (A + k))^decay, decay =
  *            0.602 by default.  eta = 0 (the default) takes it from the budget
@@ -164,6 +172,8 @@ typedef struct {
     double beta1;        /* non-classic: momentum of the signed result (0 = none) */
     double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
     double probe;        /* non-classic: c_k is this many times the classic c_k */
+    bool narrow;         /* non-classic: near a bound the probe narrows to the room
+                          * between theta and the bound, down to the classic c_k */
 } SpsaConfig;
 
 /* One batch handed out: the k it was issued at, and per parameter the gains,
