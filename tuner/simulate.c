@@ -349,8 +349,11 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
                 else if (!strcmp(a, "-spsa") && KEY("probe"))
                     ok = cli_parse_double(v, 1, 100, &o->cfg.probe);
-                else if (!strcmp(a, "-spsa") && KEY("narrow"))
-                    ok = (!strcmp(v, "0") || !strcmp(v, "1")) && ((o->cfg.narrow = *v == '1'), true);
+                else if (!strcmp(a, "-spsa") && KEY("narrow")) {
+                    int narrow = 1;
+                    ok = !parse_int(v, 0, 1, &narrow);
+                    o->cfg.narrow = narrow != 0;
+                }
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
