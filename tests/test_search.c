@@ -227,7 +227,7 @@ Test(search, a_root_fail_high_from_an_unfinished_iteration_is_played)
         const char *fen;
         int depth;
     } cases[] = {
-        {START_FEN, 4},
+        {START_FEN, 6},
         {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 8},
         {"3rn2k/ppb2rpp/2ppqp2/5N2/2P1P3/1P5Q/PB3PPP/3RR1K1 w - - 0 1", 6},
     };
