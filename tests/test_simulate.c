@@ -59,7 +59,7 @@ static void converges(const double *opt, double curvature, uint64_t games, int p
     double curv[NP], x[NP];
     for (int i = 0; i < NP; i++)
         curv[i] = curvature;
-    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.pairs_per = pairs_per;
@@ -116,7 +116,7 @@ Test(simulate, deterministic_for_a_seed)
     SpsaParam ps[NP];
     make_params(ps);
     double opt[NP] = {150, 245, 5, 75, 4, 6}, curv[NP] = {1, 1, 1, 1, 1, 1};
-    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 4000);
@@ -141,7 +141,7 @@ Test(simulate, no_signal_no_drift, .timeout = 120)
     for (int i = 0; i < NP; i++)
         opt[i] = ps[i].start;
     double curv[NP] = {1, 1, 1, 1, 1, 1}, x[NP];
-    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 40000);
@@ -160,7 +160,7 @@ Test(simulate, elo_loss_formula)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 12.5, 1e-12);
 }
 
@@ -173,10 +173,27 @@ Test(simulate, elo_loss_skewed)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, skew[2] = {0.6, -0.5}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, skew};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, skew, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.8 + 18.0, 1e-12);
     x[0] = 95, x[1] = 6; /* the other sides: 2 * 0.4 * 0.25 + 3 * 0.5 * 4 */
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.2 + 6.0, 1e-12);
+}
+
+Test(simulate, elo_loss_with_plateaus)
+{
+    /* width 2 on the first: 2 * 2^2 * (1 - e^-(0.5/2)^2) = 8 * (1 - e^-0.0625)
+     * = 8 * 0.0605869372 = 0.4846954975 (calculator); the second keeps its
+     * quadratic (width 0): 3 * 4 = 12.  Far away the first saturates at
+     * curv * width^2 = 8: at z = 50 it is 8 to 12 digits. */
+    SpsaParam ps[2];
+    memset(ps, 0, sizeof ps);
+    ps[0].c_end = 10;
+    ps[1].c_end = 1;
+    double opt[2] = {100, 4}, curv[2] = {2, 3}, width[2] = {2, 0}, x[2] = {105, 2};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, width};
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.4846954975 + 12.0, 1e-9);
+    x[0] = 600;
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 8.0 + 12.0, 1e-9);
 }
 
 /* ---- command line --------------------------------------------------------- */

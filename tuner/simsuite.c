@@ -18,6 +18,15 @@
  *   aopt8   asym8 started at the optimum: a wide probe pair straddling an
  *           asymmetric optimum measures a slope that is not zero there, so
  *           this is where a large probe pays for its signal
+ *   plat8   far8 with plateaus: parameter i's loss saturates at
+ *           curv_i w_i^2 with w_i 4, 6 or 8 c_end (simulate.h), so from the
+ *           far start the slope fades and some parameters feel almost none,
+ *           as on bin/ratchet at the far ends of its ranges (README, "The
+ *           real engine"); scaled to the same 117 Elo at the start
+ *   platb8  plat8 in ranges like bin/ratchet's: each ends at the start on
+ *           one side and 2 to 4 c_end beyond the optimum on the other, so
+ *           every start is on a bound, as a detune to the end of a range
+ *           leaves a parameter (bench-recover)
  *   near8   far8's curvatures, each optimum 2 to 4 c_end inside a bound (the
  *           side random per seed), started at the optimum: as bin/ratchet's
  *           defaults lie in ranges of 20 c_end; a probe pair that does not
@@ -48,7 +57,7 @@
 #define MID 500.0
 #define SKEW 0.6 /* curvatures 1.6 and 0.4 times curv: 4x */
 
-enum { FAR, OPT, FLAT, PAIR, BOUND, ASYM, AOPT, NEAR };
+enum { FAR, OPT, FLAT, PAIR, BOUND, ASYM, AOPT, NEAR, PLAT, PLATB };
 
 typedef struct {
     const char *name;
@@ -60,6 +69,7 @@ static const Landscape LANDSCAPES[] = {
     {"far8", 8, FAR},   {"opt8", 8, OPT},     {"flat8", 8, FLAT}, {"pair8", 8, PAIR},
     {"bound8", 8, BOUND}, {"far30", 30, FAR}, {"opt30", 30, OPT},
     {"asym8", 8, ASYM}, {"aopt8", 8, AOPT}, {"near8", 8, NEAR},
+    {"plat8", 8, PLAT}, {"platb8", 8, PLATB},
 };
 #define NLAND (sizeof LANDSCAPES / sizeof *LANDSCAPES)
 
@@ -74,7 +84,7 @@ typedef struct {
 typedef struct {
     const Landscape *land;
     SpsaParam *ps;
-    double *opt, *curv, *skew;
+    double *opt, *curv, *skew, *width;
     SimCoupling cpl;
     SimModel m;
 } Built;
@@ -90,8 +100,9 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
     b->opt = calloc(n, sizeof *b->opt);
     b->curv = calloc(n, sizeof *b->curv);
     b->skew = calloc(n, sizeof *b->skew);
+    b->width = calloc(n, sizeof *b->width);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!b->ps || !b->opt || !b->curv || !b->skew || !r) {
+    if (!b->ps || !b->opt || !b->curv || !b->skew || !b->width || !r) {
         if (r)
             gsl_rng_free(r);
         return -1;
@@ -133,11 +144,21 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
             b->opt[i] = sign > 0 ? p->max : p->min;
             p->theta = b->opt[i] - sign * z[i] * C_END;
         }
+        if (l->kind == PLAT)
+            b->width[i] = 4.0 + 2.0 * (double)(i % 3);
+        if (l->kind == PLATB) { /* bench-recover's detune in a range of 20 c_end */
+            double near = round(2.0 + 6.0 * (double)((i * 3) % n) / (double)(n - 1));
+            p->min = sign > 0 ? MID - near * C_END : MID - (20.0 - near) * C_END;
+            p->max = p->min + 20.0 * C_END;
+            z[i] = fmin(13.0, 20.0 - near);
+            p->theta = MID + sign * z[i] * C_END;
+            b->width[i] = (double)((int[]){0, 10, 6, 4})[i % 4];
+        }
         p->start = p->theta;
     }
     if (l->kind == FLAT)
         b->curv[n / 2] = 0; /* no Elo effect */
-    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL};
+    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL, NULL};
     if (l->kind == ASYM || l->kind == AOPT) {
         /* the same loss as far8 at the far start (the side it lies on: sides) */
         double start = 0;
@@ -146,6 +167,16 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
         for (size_t i = 0; i < n; i++)
             b->curv[i] *= START_LOSS_PER_PARAM * (double)n / start;
         b->m.skew = b->skew;
+    }
+    if (l->kind == PLAT || l->kind == PLATB) {
+        b->m.width = b->width;
+        double start = 0;
+        for (size_t i = 0; i < n; i++) {
+            double w = b->width[i];
+            start += b->curv[i] * (w > 0 ? w * w * -expm1(-(z[i] / w) * (z[i] / w)) : z[i] * z[i]);
+        }
+        for (size_t i = 0; i < n; i++)
+            b->curv[i] *= START_LOSS_PER_PARAM * (double)n / start;
     }
     if (l->kind == PAIR) {
         b->cpl = (SimCoupling){n - 1, n - 2, 1.5 * sqrt(b->curv[n - 1] * b->curv[n - 2])};
@@ -164,6 +195,7 @@ static void unbuild(Built *b)
     free(b->opt);
     free(b->curv);
     free(b->skew);
+    free(b->width);
 }
 
 static double median(double *v, size_t n)
@@ -203,7 +235,7 @@ static int run_cell(const Variant *v, const Landscape *l, int seeds, double draw
             if (!e && getenv("SUITE_DEBUG") && l->n <= 64) {
                 fprintf(stderr, "%s %s %" PRIu64 " seed %d:", v->label, l->name, budgets[bi], s + 1);
                 for (size_t i = 0; i < l->n; i++)
-                    fprintf(stderr, " %.2f", b.curv[i] * pow((x[i] - b.opt[i]) / C_END, 2));
+                    fprintf(stderr, " %.2f", (x[i] - b.opt[i]) / C_END); /* z */
                 fprintf(stderr, "\n");
             }
             unbuild(&b);
@@ -285,7 +317,7 @@ int simsuite_run(const SimSuiteOptions *o)
     cv.cfg = o->cfg;
     snprintf(cv.label, sizeof cv.label, "%s (custom)", spsa_form_name(cv.cfg.form));
     if (!lands_known(lands)) {
-        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n", lands);
+        fprintf(stderr, "simulate: -landscapes %s: the suite has far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8 plat8 platb8\n", lands);
         return 2;
     }
 

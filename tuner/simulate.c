@@ -26,7 +26,8 @@ double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
     for (size_t i = 0; i < m->nparams; i++) {
         double z = (x[i] - m->opt[i]) / params[i].c_end;
         double side = m->skew ? 1.0 + (z > 0 ? m->skew[i] : -m->skew[i]) : 1.0;
-        loss += m->curv[i] * side * z * z;
+        double w = m->width ? m->width[i] : 0;
+        loss += m->curv[i] * side * (w > 0 ? w * w * -expm1(-(z / w) * (z / w)) : z * z);
     }
     for (size_t j = 0; j < m->ncouplings; j++) {
         const SimCoupling *c = &m->couplings[j];
@@ -547,7 +548,7 @@ int simulate_main(int argc, char **argv)
     if (rc)
         goto done;
 
-    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency, 0, NULL, NULL};
+    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency, 0, NULL, NULL, NULL};
     printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
            " iterations of %d pair(s), form %s, A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
            "concurrency %d\n",

@@ -6,7 +6,9 @@
  *     Elo(x) = - sum_i curv_i * ((x_i - opt_i) / c_end_i)^2
  * i.e. curv_i is the Elo lost by parameter i sitting c_end_i away from its
  * optimum (with `skew`, a different curvature on each side of it, where a
- * wide probe pair straddling the optimum no longer cancels).  A game pair between the `+` values x+ and the `-` values x- (the
+ * wide probe pair straddling the optimum no longer cancels; with `width`, a
+ * loss that saturates far from the optimum, where the slope fades as it does
+ * on bin/ratchet's plateaus).  A game pair between the `+` values x+ and the `-` values x- (the
  * integers the engines would play) has the Elo difference
  * d = Elo(x+) - Elo(x-); each game's expected score is the logistic
  * s = 1 / (1 + 10^(-d'/400)) with d' = d + b for the game where `+` has White
@@ -48,6 +50,11 @@ typedef struct {
     const double *skew;  /* per parameter, or NULL: an asymmetric landscape, the
                           * curvature curv_i (1 + skew_i) above the optimum and
                           * curv_i (1 - skew_i) below it, -1 < skew_i < 1 */
+    const double *width; /* per parameter, or NULL: a landscape with plateaus, the
+                          * loss of parameter i saturating at curv_i w_i^2 far from
+                          * the optimum: curv_i w_i^2 (1 - exp(-(z / w_i)^2)), z and
+                          * w_i in c_end, so quadratic near the optimum and flat far
+                          * away (w_i <= 0: quadratic) */
 } SimModel;
 
 typedef struct {
