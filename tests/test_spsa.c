@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "report.h"
 #include "runstate.h"
 #include "spsa.h"
 
@@ -678,9 +679,16 @@ Test(spsa_forms, probes_narrow_near_a_bound)
             cfg.narrow = narrow;
             SpsaState st;
             init_ok(&st, &p, 1, &cfg, 3);
+            /* what `status` prints: the probe the next batch gets */
+            RunState rs;
+            memset(&rs, 0, sizeof rs);
+            rs.spsa = st;
+            ParamSummary sum;
+            report_param(&rs, NULL, 0, &sum);
             SpsaBatch b;
             cr_assert_eq(spsa_batch_begin(&st, &b), 1);
             double ck = narrow ? CASES[c].ck : 40;
+            cr_assert_eq(sum.c_k, ck, "theta %g narrow %d: status c_k %g", CASES[c].theta, narrow, sum.c_k);
             double centre = narrow ? CASES[c].centre : spsa_clip(CASES[c].theta, 40, 60);
             cr_assert_eq(b.c_k[0], ck, "theta %g narrow %d: c_k %g", CASES[c].theta, narrow, b.c_k[0]);
             cr_assert_eq(b.plus_values[0], floor(centre + ck * b.flip[0] + b.u[0]));

@@ -45,7 +45,7 @@ void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary 
         psum += h->theta[r * h->nparams + p];
     out->drifting = prev ? report_drift(out->recent, psum / (double)prev, prev, q->c_end) : 0;
     uint64_t k = st->k < st->cfg.iterations ? st->k + 1 : st->cfg.iterations;
-    out->c_k = spsa_c_k(st, p, k ? k : 1);
+    out->c_k = spsa_probe_c_k(st, p, k ? k : 1); /* narrowed, as the next batch */
     out->never_moved = !moved;
     out->at_min = fabs(q->theta - q->min) < 1e-9;
     out->at_max = fabs(q->theta - q->max) < 1e-9;

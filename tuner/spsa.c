@@ -340,9 +340,7 @@ static double probe_centre(const SpsaState *st, const SpsaParam *p, double ck)
     return spsa_clip(p->theta, p->min + ck, p->max - ck);
 }
 
-/* The probe of parameter i in the batch of iteration k: spsa_c_k, narrowed
- * near a bound in the other forms (cfg.narrow, spsa.h). */
-static double batch_c_k(const SpsaState *st, size_t i, uint64_t k)
+double spsa_probe_c_k(const SpsaState *st, size_t i, uint64_t k)
 {
     double ck = spsa_c_k(st, i, k);
     if (st->cfg.form == SPSA_FORM_CLASSIC || !st->cfg.narrow)
@@ -375,7 +373,7 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
     uint64_t k = st->k + 1;
     b->k = k;
     for (size_t i = 0; i < st->nparams; i++) {
-        b->c_k[i] = batch_c_k(st, i, k);
+        b->c_k[i] = spsa_probe_c_k(st, i, k);
         b->R_k[i] = spsa_R_k(st, i, k);
         /* Draw order per parameter: flip, then the rounding uniform. */
         b->flip[i] = gsl_rng_uniform_int(st->rng, 2) ? 1 : -1;

@@ -232,6 +232,10 @@ double spsa_eta_k(const SpsaState *st, uint64_t k);
 /* Gains of parameter p at iteration k (exposed for reports and tests). */
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k);
 double spsa_R_k(const SpsaState *st, size_t p, uint64_t k);
+/* The probe of parameter p in a batch of iteration k handed out now: spsa_c_k,
+ * narrowed near a bound in the other forms (cfg.narrow, above); what the
+ * batch, history.csv and `status` hold. */
+double spsa_probe_c_k(const SpsaState *st, size_t p, uint64_t k);
 
 /* Hands out iteration k = st->k + 1: fills *b (allocating its arrays; free
  * with spsa_batch_free) and records a copy as in flight.
