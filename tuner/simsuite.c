@@ -321,7 +321,7 @@ int simsuite_run(const SimSuiteOptions *o)
         return 2;
     }
 
-    Variant vs[8];
+    Variant vs[12];
     int nv = 0;
     variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
     if (custom)
@@ -341,6 +341,9 @@ int simsuite_run(const SimSuiteOptions *o)
         /* what narrowing the probe near a bound buys */
         variant(&vs[nv], "rms narrow=0", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.narrow = false;
+        /* the schedule of the step: the first default's slower decay */
+        variant(&vs[nv], "rms decay=0.602", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.decay = 0.602;
         /* what iterate averaging buys on top */
         variant(&vs[nv], "rms average=0.25", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.average = 0.25;
@@ -350,7 +353,7 @@ int simsuite_run(const SimSuiteOptions *o)
            seeds, draw_ratio, bias);
     printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
            "loss@50k");
-    Cell far8[8], opt8[8];
+    Cell far8[12], opt8[12];
     bool have_far8 = false, have_opt8 = false;
     for (size_t li = 0; li < NLAND; li++) {
         const Landscape *l = &LANDSCAPES[li];
