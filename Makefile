@@ -8,6 +8,7 @@
 #   make bench-spsa the SPSA forms on simulate's landscape suite
 #   make bench-strength  bin/ratchet against Stockfish UCI_Elo (ELO= GAMES= TC= CONCURRENCY=)
 #   make bench-recover  how much of a detune SPSA recovers on bin/ratchet (hours; see README)
+#   make bench-techniques  an SPRT of each seed technique on against off (README, Strength)
 #   make native     the same build with -march=native
 #   make CC=clang   any C11 compiler works
 
@@ -48,7 +49,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover clean
+.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -232,6 +233,10 @@ bench-strength: deps
 bench-recover: deps
 	$(MAKE) all
 	sh tools/bench/recover.sh
+
+bench-techniques: deps
+	$(MAKE) all
+	sh tools/bench/techniques.sh
 
 # ---- fuzzing (tests/fuzz/, tools/fuzz.sh) ----------------------------------
 #   make fuzz              every libFuzzer harness for FUZZ_SECONDS (default 60)
