@@ -56,20 +56,8 @@ OUT=${OUT:-runs/bench-recover}
 BOOK=openings/default.epd
 ADJ="-draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true"
 
-for f in bin/ratchet $RT $BOOK; do
-    [ -e "$f" ] || { echo "bench-recover: $f is missing (run make)" >&2; exit 1; }
-done
-mkdir -p "$OUT"
-# The engine is frozen in OUT at the first start: every step plays the same
-# build, even if bin/ratchet is rebuilt meanwhile.
-ENGINE=$OUT/ratchet
-if [ ! -x "$ENGINE" ]; then
-    cp -p bin/ratchet "$ENGINE"
-    echo "bin/ratchet of $(git rev-parse --short HEAD 2>/dev/null || echo '?'), copied $(date -u +%FT%TZ)" > "$OUT/engine.txt"
-fi
-ENGINE=$(cd "$OUT" && pwd)/ratchet
-sig=$("$ENGINE" bench 2>/dev/null | tail -1 | cut -d' ' -f1)
-[ -f "$OUT/signature.txt" ] || echo "$sig" > "$OUT/signature.txt"
+. tools/bench/frozen.sh
+freeze_engine bench-recover "$OUT"
 stamp() { date -u +%H:%M:%S; }
 log() { echo "[$(stamp)] $*"; }
 

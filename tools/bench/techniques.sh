@@ -30,18 +30,9 @@ SEED=${SEED:-1}
 OUT=${OUT:-runs/bench-techniques}
 BOOK=openings/default.epd
 
-for f in bin/ratchet "$RT" $BOOK; do
-    [ -e "$f" ] || { echo "bench-techniques: $f is missing (run make)" >&2; exit 1; }
-done
 case $MAX_GAMES in ''|*[!0-9]*|0) echo "bench-techniques: MAX_GAMES '$MAX_GAMES' is not a positive number" >&2; exit 2 ;; esac
-mkdir -p "$OUT"
-ENGINE=$OUT/ratchet
-if [ ! -x "$ENGINE" ]; then
-    cp -p bin/ratchet "$ENGINE"
-    echo "bin/ratchet of $(git rev-parse --short HEAD 2>/dev/null || echo '?'), copied $(date -u +%FT%TZ)" > "$OUT/engine.txt"
-fi
-ENGINE=$(cd "$OUT" && pwd)/ratchet
-[ -f "$OUT/signature.txt" ] || "$ENGINE" bench 2>/dev/null | tail -1 | cut -d' ' -f1 > "$OUT/signature.txt"
+. tools/bench/frozen.sh
+freeze_engine bench-techniques "$OUT"
 known=$("$ENGINE" spsa | cut -d, -f1)
 for s in $SWITCHES; do
     echo "$known" | grep -qx "$s" || { echo "bench-techniques: $s is not a parameter of bin/ratchet" >&2; exit 2; }
