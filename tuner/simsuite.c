@@ -23,10 +23,11 @@
  *           far start the slope fades and some parameters feel almost none,
  *           as on bin/ratchet at the far ends of its ranges (README, "The
  *           real engine"); scaled to the same 117 Elo at the start
- *   platb8  plat8 in ranges like bin/ratchet's: each ends at the start on
- *           one side and 2 to 4 c_end beyond the optimum on the other, so
- *           every start is on a bound, as a detune to the end of a range
- *           leaves a parameter (bench-recover)
+ *   platb8  bench-recover's detune in ranges like bin/ratchet's: 20 c_end,
+ *           each optimum 2 to 8 c_end inside its nearer bound, the start 13
+ *           c_end from it toward the farther bound, clipped (two of the
+ *           eight start on the bound); plateau widths 0 (quadratic), 10, 6
+ *           and 4 c_end in turn
  *   near8   far8's curvatures, each optimum 2 to 4 c_end inside a bound (the
  *           side random per seed), started at the optimum: as bin/ratchet's
  *           defaults lie in ranges of 20 c_end; a probe pair that does not
