@@ -33,6 +33,8 @@ typedef struct {
     Move move;        /* MOVE_NONE before the first move, MOVE_NULL for a null move */
     int piece;        /* the moving piece, NO_PIECE for a null move */
     ContTable *cont;
+    Move excluded;    /* the hash move, while a singular extension test searches without it */
+    int double_ext;   /* double extensions on the path to the child of the move being searched */
 } Frame;
 
 struct Searcher {
@@ -46,6 +48,7 @@ struct Searcher {
     int pv_len[MAX_PLY + 1];
     uint64_t nodes;
     uint64_t fhr, fhr_after_null; /* fail-high reductions (and after a failed null move) */
+    uint64_t singular[4];         /* see SearchResult */
     /* The root move that last beat alpha at full depth in this iteration,
      * played if the iteration is cut short. */
     Move root_best;
@@ -305,15 +308,22 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             return alpha;
     }
 
+    /* A singular extension test searches this node again without its hash
+     * move: no cutoff by the table, no pruning by the static eval, nothing
+     * stored (the result is not the node's). */
+    Frame *f = &s->stack[ply];
+    const Move excluded = f->excluded;
+    const int path_double_ext = ply > 0 ? s->stack[ply - 1].double_ext : 0;
+    f->double_ext = path_double_ext;
+
     /* Transposition table: a deep enough result ends a non-PV node. */
     TTHit tt;
     const bool tt_hit = tt_probe(pos_key(p), ply, &tt);
     const Move tt_move = tt_hit && tt.move != MOVE_NONE && pos_is_legal(p, tt.move) ? tt.move : MOVE_NONE;
-    if (tt_hit && !pv_node && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
+    if (tt_hit && !pv_node && !excluded && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
         return tt.score;
 
     /* Static evaluation, sharpened by a TT bound, and the improving flag. */
-    Frame *f = &s->stack[ply];
     int eval = SCORE_NONE;
     if (in_check) {
         f->static_eval = SCORE_NONE;
@@ -327,7 +337,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     const bool improving = !in_check && is_improving(s, ply);
     bool null_failed = false; /* a null-move search here failed low: a threat */
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && !excluded) {
         /* Reverse futility pruning: the eval beats beta by a margin per ply. */
         if (RfpEnabled && depth <= RfpDepth && !score_is_mate(beta)
             && eval - RfpMargin * (depth - improving) >= beta)
@@ -369,7 +379,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     /* Fail-high reductions (Feldmann): at an expected cut node whose eval
      * beats beta even after the static threat against us, search one ply
      * shallower; there is no re-search. */
-    if (FhrEnabled && node == NODE_CUT && !in_check && depth >= FhrMinDepth && !score_is_mate(beta)
+    if (FhrEnabled && node == NODE_CUT && !in_check && !excluded && depth >= FhrMinDepth && !score_is_mate(beta)
         && !(FhrSkipAfterNull && null_failed) && eval - FhrMargin >= beta && eval - eval_threat(p) - FhrMargin >= beta) {
         s->fhr++;
         s->fhr_after_null += null_failed;
@@ -385,7 +395,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     Move m, best_move = MOVE_NONE, quiets[64], noisy[32];
 
     while ((m = mp_next(&mp)) != MOVE_NONE) {
-        if (root && s->restrict_root && !root_allows(s->lim, m))
+        if ((root && s->restrict_root && !root_allows(s->lim, m)) || m == excluded)
             continue;
         const bool quiet = !move_is_noisy(m);
         const bool gives_check = pos_gives_check(p, m);
@@ -406,8 +416,30 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 continue;
         }
 
-        /* Check extension. */
-        const int new_depth = depth - 1 + (CheckExtEnabled && gives_check);
+        /* Singular extension: is the hash move the only good one?  Search
+         * the others at half depth against a bound just below its score. */
+        int ext = CheckExtEnabled && gives_check;
+        if (SeEnabled && !root && m == tt_move && !excluded && depth >= SeMinDepth && ply < 2 * s->root_depth
+            && (tt.bound & BOUND_LOWER) && tt.depth >= depth - SeTtDepthMargin && !score_is_mate(tt.score)) {
+            const int sbeta = tt.score - SeMargin * depth;
+            f->excluded = m;
+            const int v = search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, pv_node ? NODE_ALL : node);
+            f->excluded = MOVE_NONE;
+            if (s->stopped)
+                return 0;
+            if (v < sbeta) {
+                ext = !pv_node && v < sbeta - SeDoubleMargin && path_double_ext < SeDoubleLimit ? 2 : 1;
+                s->singular[ext - 1]++;
+            } else if (SeMultiCut && sbeta >= beta) {
+                s->singular[2]++;
+                return sbeta; /* another move beats beta too */
+            } else if (SeNegativeExt && tt.score >= beta) {
+                s->singular[3]++;
+                ext = -1;
+            }
+        }
+        f->double_ext = path_double_ext + (ext == 2);
+        const int new_depth = depth - 1 + ext;
         const int child = pv_node ? NODE_CUT : (node == NODE_CUT && played == 0) ? NODE_ALL : NODE_CUT;
 
         /* Late move reductions: late moves are searched shallower first;
@@ -479,18 +511,38 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             noisy[nnoisy++] = m;
     }
 
-    /* No legal move: mate or stalemate. */
+    /* No legal move: mate or stalemate; no other move than the excluded one. */
     if (played == 0)
-        return in_check ? score_mated_in(ply) : SCORE_DRAW;
+        return excluded ? alpha : in_check ? score_mated_in(ply) : SCORE_DRAW;
 
     if (best >= beta)
         history_on_cutoff(&s->hist, p, &ct, ply, depth, best_move, quiets, nquiets, noisy, nnoisy);
     if (best_move != MOVE_NONE)
         lbr_store(&s->lbr, p, ply, best_move);
 
-    int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(pos_key(p), ply, best_move, best, f->static_eval, depth, bound);
+    if (!excluded) {
+        int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+        tt_store(pos_key(p), ply, best_move, best, f->static_eval, depth, bound);
+    }
     return best;
+}
+
+int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, int depth)
+{
+    static const SearchLimits unlimited = {.depth = 0};
+    memcpy(&s->pos, p, offsetof(Position, st) + (size_t)(p->hist + 1) * sizeof p->st[0]);
+    s->lim = &unlimited;
+    s->stop = NULL;
+    s->stopped = false;
+    s->nodes = 0;
+    s->seldepth = 0;
+    s->root_depth = depth + 1;
+    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+    s->stack[0] = (Frame){.static_eval = SCORE_NONE, .move = MOVE_NONE, .piece = NO_PIECE};
+    s->stack[1] = (Frame){.excluded = excluded};
+    int v = search(s, beta - 1, beta, depth, 1, NODE_CUT);
+    s->stack[1].excluded = MOVE_NONE;
+    return v;
 }
 
 /* ---- Iterative deepening ------------------------------------------------ */
@@ -553,6 +605,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     s->stopped = false;
     s->nodes = 0;
     s->fhr = s->fhr_after_null = 0;
+    memset(s->singular, 0, sizeof s->singular);
     s->seldepth = 0;
     s->root_depth = 0;
     history_new_search(&s->hist);
@@ -625,5 +678,6 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     res->nodes = s->nodes;
     res->fhr = s->fhr;
     res->fhr_after_null = s->fhr_after_null;
+    memcpy(res->singular, s->singular, sizeof res->singular);
     res->time_ms = tm_elapsed(&s->tm);
 }

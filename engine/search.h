@@ -40,6 +40,7 @@ typedef struct {
     int64_t time_ms;
     uint64_t fhr;            /* fail-high reductions applied */
     uint64_t fhr_after_null; /* ... of which right after a failed null move */
+    uint64_t singular[4];    /* singular extension tests ending: [0] extend, [1] double, [2] multi-cut, [3] reduce */
 } SearchResult;
 
 typedef struct Searcher Searcher;
@@ -62,6 +63,13 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
  * move, without limits (the evaluation tuner keeps positions where it
  * equals the static evaluation). */
 int search_qsearch(Searcher *s, const Position *p);
+
+/* A singular extension test's search as the search runs it: the
+ * null-window (beta - 1, beta) value of p at `depth` without the move
+ * `excluded`, as a node one ply below the root.  Below beta means every
+ * other move fails low, beta - 1 when there is no other move.  It neither
+ * takes a cutoff from nor stores into the table at p itself. */
+int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, int depth);
 
 /* Is the position at `ply` plies from the root a draw for the search
  * (fifty moves without mate, dead material, a repetition)? */

@@ -228,7 +228,7 @@ Test(search, a_root_fail_high_from_an_unfinished_iteration_is_played)
         int depth;
     } cases[] = {
         {START_FEN, 6},
-        {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 8},
+        {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 7},
         {"3rn2k/ppb2rpp/2ppqp2/5N2/2P1P3/1P5Q/PB3PPP/3RR1K1 w - - 0 1", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -275,6 +275,80 @@ Test(search, fhr_can_skip_nodes_whose_null_move_failed)
     cr_expect_gt(fhr, 0, "FHR still applies elsewhere");
     cr_expect_eq(after_null, 0, "switch on: %llu FHR reductions right after a failed null move",
                  (unsigned long long)after_null);
+}
+
+/* Singular extensions end each of their four ways on the bench positions,
+ * and only the ways that their switches allow. */
+static void singular_counts(uint64_t out[4])
+{
+    memset(out, 0, 4 * sizeof out[0]);
+    for (int i = 0; i < 6; i++) {
+        load(bench_fens[i]);
+        SearchResult r = search_depth(10);
+        for (int k = 0; k < 4; k++)
+            out[k] += r.singular[k];
+    }
+}
+
+Test(search, singular_extensions_extend_double_cut_and_reduce)
+{
+    static const char *ways[4] = {"extend", "double", "multi-cut", "reduce"};
+    uint64_t n[4];
+    singular_counts(n);
+    for (int k = 0; k < 4; k++)
+        cr_expect_gt(n[k], 0, "defaults: no singular test ended in '%s'", ways[k]);
+
+    static const char *switch_of[4] = {NULL, "SeDoubleLimit", "SeMultiCut", "SeNegativeExt"};
+    char err[256];
+    for (int k = 1; k < 4; k++) {
+        int i = param_index(switch_of[k]);
+        cr_assert_geq(i, 0);
+        cr_assert_eq(param_set(i, 0, err, sizeof err), 0, "%s", err);
+        singular_counts(n);
+        param_set(i, param_specs[i].def, err, sizeof err);
+        cr_expect_eq(n[k], 0, "%s=0: %llu tests ended in '%s'", switch_of[k], (unsigned long long)n[k], ways[k]);
+        cr_expect_gt(n[0], 0, "%s=0: no singular extension left", switch_of[k]);
+    }
+    cr_assert_eq(param_set(PARAM_ID_SeEnabled, 0, err, sizeof err), 0, "%s", err);
+    singular_counts(n);
+    param_set(PARAM_ID_SeEnabled, 1, err, sizeof err);
+    cr_expect_eq(n[0] + n[1] + n[2] + n[3], 0, "SeEnabled=0 still tests for singular moves");
+}
+
+/* The excluded search of a singular extension test: with no other move it
+ * fails low (not a mate or a draw score), and the table entry of the node
+ * neither cuts it short nor receives its result. */
+Test(search, singular_test_without_the_only_move_fails_low_and_leaves_the_table)
+{
+    load("8/8/8/8/8/5k2/7p/7K w - - 0 1"); /* Kxh2 is White's only move, not in check */
+    MoveList l;
+    gen_legal(pos, &l, GEN_ALL);
+    cr_assert_eq(l.count, 1);
+    cr_assert(!pos_in_check(pos));
+    const Move only = l.moves[0];
+    TTHit hit;
+    tt_clear();
+    searcher_clear(searcher);
+    int v = search_excluding(searcher, pos, only, 100, 6);
+    cr_expect_eq(v, 99, "no other move: %d, not a fail low at beta - 1", v);
+    cr_expect(!tt_probe(pos_key(pos), 1, &hit), "the excluded search stored its result for the node");
+    /* A deep lower bound above beta in the table must not end the test. */
+    tt_store(pos_key(pos), 1, only, 500, 0, 30, BOUND_LOWER);
+    v = search_excluding(searcher, pos, only, 100, 6);
+    cr_expect_eq(v, 99, "the table's bound cut the excluded search: %d", v);
+    cr_assert(tt_probe(pos_key(pos), 1, &hit));
+    cr_expect(hit.score == 500 && hit.depth == 30 && hit.bound == BOUND_LOWER,
+              "the node's entry changed to score %d depth %d bound %d", hit.score, hit.depth, hit.bound);
+    /* With other moves to search, the node's result is still not stored. */
+    load(bench_fens[1]);
+    gen_legal(pos, &l, GEN_ALL);
+    tt_clear();
+    search_excluding(searcher, pos, l.moves[0], 0, 6);
+    cr_expect(!tt_probe(pos_key(pos), 1, &hit), "the excluded search stored its result for %s", bench_fens[1]);
+    /* Without exclusion the same node is searched normally: Kxh2 wins the pawn. */
+    load("8/8/8/8/8/5k2/7p/7K w - - 0 1");
+    tt_clear();
+    cr_expect_geq(search_excluding(searcher, pos, MOVE_NONE, -100, 6), -100, "Kxh2 is not below -100");
 }
 
 /* ---- A legal move whatever the clock ---------------------------------------- */
@@ -442,7 +516,8 @@ ParameterizedTest(int *index, search, every_parameter_changes_the_search)
 Test(search, each_technique_switch_changes_the_nodes)
 {
     static const char *switches[] = {"LmrEnabled", "LmpEnabled", "IirEnabled", "FhrEnabled", "LbrEnabled",
-                                     "NmpEnabled", "RfpEnabled", "FutilityEnabled", "SeePruneEnabled"};
+                                     "NmpEnabled", "RfpEnabled", "FutilityEnabled", "SeePruneEnabled",
+                                     "SeEnabled"};
     uint64_t all_on = small_bench();
     for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++) {
         int i = param_index(switches[k]);
@@ -452,7 +527,7 @@ Test(search, each_technique_switch_changes_the_nodes)
         set_param(i, 1);
         cr_expect_neq(off, all_on, "%s off: %llu nodes, the same as on", switches[k], (unsigned long long)off);
         /* Pruning and reductions shrink the tree. */
-        if (strcmp(switches[k], "LbrEnabled") && strcmp(switches[k], "FhrEnabled"))
+        if (strcmp(switches[k], "LbrEnabled") && strcmp(switches[k], "FhrEnabled") && strcmp(switches[k], "SeEnabled"))
             cr_expect_gt(off, all_on, "%s off: %llu nodes, on: %llu", switches[k], (unsigned long long)off,
                          (unsigned long long)all_on);
     }

@@ -2,7 +2,7 @@
 # Search benchmark (make bench section): bench nps, and for the bench
 # positions at a fixed depth the nodes and the effective branching factor
 # (nodes at depth D / nodes at depth D-1) with every technique on, then with
-# each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time.  The
+# each of LMR, LMP, IIR, FHR, LBR, NMP and SE switched off one at a time.  The
 # "all on" row is the reference measured in the same run.
 # Depth: SEARCH_BENCH_DEPTH (default 11).
 set -e
@@ -33,7 +33,7 @@ echo
 printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs all on"
 ref=""
 for cfg in "all on:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
-           "LBR off:LbrEnabled" "NMP off:NmpEnabled"; do
+           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE off:SeEnabled"; do
     label=${cfg%%:*}
     opt=${cfg#*:}
     a=$(bench_nodes $((D - 1)) "$opt")
