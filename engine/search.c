@@ -323,13 +323,14 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     if (tt_hit && !pv_node && !excluded && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
         return tt.score;
 
-    /* Static evaluation, sharpened by a TT bound, and the improving flag. */
+    /* Static evaluation, sharpened by a TT bound (not in a singular test:
+     * the bound is the excluded move's), and the improving flag. */
     int eval = SCORE_NONE;
     if (in_check) {
         f->static_eval = SCORE_NONE;
     } else {
         f->static_eval = eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
-        if (tt_hit && !score_is_mate(tt.score)
+        if (tt_hit && !excluded && !score_is_mate(tt.score)
             && (tt.bound == BOUND_EXACT || (tt.bound == BOUND_LOWER && tt.score > eval)
                 || (tt.bound == BOUND_UPPER && tt.score < eval)))
             eval = tt.score;
@@ -368,7 +369,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
      * searched well before; search it shallower.  Reduce more if it was
      * searched before at least as deep as now (its stored depth is the
      * reduced one) and still left no move. */
-    if (!root && IirEnabled && tt_move == MOVE_NONE && depth >= IirMinDepth
+    if (!root && !excluded && IirEnabled && tt_move == MOVE_NONE && depth >= IirMinDepth
         && (node != NODE_ALL || IirAllNodes)) {
         depth -= IirReduction;
         if (tt_hit && tt.depth >= depth)
@@ -421,7 +422,8 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         int ext = CheckExtEnabled && gives_check;
         if (SeEnabled && !root && m == tt_move && !excluded && depth >= SeMinDepth && ply < 2 * s->root_depth
             && (tt.bound & BOUND_LOWER) && tt.depth >= depth - SeTtDepthMargin && !score_is_mate(tt.score)) {
-            const int sbeta = tt.score - SeMargin * depth;
+            int sbeta = tt.score - SeMargin * depth;
+            sbeta = sbeta > -SCORE_MATE_IN_MAX ? sbeta : -SCORE_MATE_IN_MAX + 1; /* not a mate bound */
             f->excluded = m;
             const int v = search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, pv_node ? NODE_ALL : node);
             f->excluded = MOVE_NONE;
