@@ -51,9 +51,12 @@ if [ "$ELO" -lt 1350 ] || [ "$ELO" -gt 2850 ]; then
 fi
 
 rounds=$(( (GAMES + 1) / 2 ))
-set -- -engine "cmd=$ENGINE" name=ratchet \
+# Ratchet calls the option MoveOverhead (it also takes "Move Overhead" but
+# does not list it), Stockfish "Move Overhead".
+set -- -engine "cmd=$ENGINE" name=ratchet "option.MoveOverhead=$OVERHEAD" \
        -engine "cmd=$SF" "name=stockfish-$ELO" option.UCI_LimitStrength=true "option.UCI_Elo=$ELO" \
-       -each "tc=$TC" "timemargin=$OVERHEAD" "option.Move Overhead=$OVERHEAD" option.Hash=16 option.Threads=1 \
+              "option.Move Overhead=$OVERHEAD" \
+       -each "tc=$TC" "timemargin=$OVERHEAD" option.Hash=16 option.Threads=1 \
        -openings "file=$BOOK" format=epd order=random -srand "$SEED" \
        -rounds "$rounds" -repeat -concurrency "$CONC"
 [ "$ADJ" = 0 ] || set -- "$@" -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true
