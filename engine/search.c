@@ -264,7 +264,9 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
     return best;
 }
 
-int search_qsearch(Searcher *s, const Position *p)
+/* Sets s up to search p without limits (no clock, nodes or stop flag), as
+ * if an iteration of depth root_depth were running. */
+static void start_unlimited(Searcher *s, const Position *p, int root_depth)
 {
     static const SearchLimits unlimited = {.depth = 0};
     /* The states after the current one are never read: not copied. */
@@ -273,7 +275,14 @@ int search_qsearch(Searcher *s, const Position *p)
     s->stop = NULL;
     s->stopped = false;
     s->nodes = 0;
-    s->seldepth = s->root_depth = 0;
+    s->seldepth = 0;
+    s->root_depth = root_depth;
+    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+}
+
+int search_qsearch(Searcher *s, const Position *p)
+{
+    start_unlimited(s, p, 0);
     return qsearch(s, -SCORE_INF, SCORE_INF, 0);
 }
 
@@ -531,15 +540,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
 int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, int depth)
 {
-    static const SearchLimits unlimited = {.depth = 0};
-    memcpy(&s->pos, p, offsetof(Position, st) + (size_t)(p->hist + 1) * sizeof p->st[0]);
-    s->lim = &unlimited;
-    s->stop = NULL;
-    s->stopped = false;
-    s->nodes = 0;
-    s->seldepth = 0;
-    s->root_depth = depth + 1;
-    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+    start_unlimited(s, p, depth + 1);
     s->stack[0] = (Frame){.static_eval = SCORE_NONE, .move = MOVE_NONE, .piece = NO_PIECE};
     s->stack[1] = (Frame){.excluded = excluded};
     int v = search(s, beta - 1, beta, depth, 1, NODE_CUT);
