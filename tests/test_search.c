@@ -294,24 +294,26 @@ Test(search, singular_extensions_extend_double_cut_and_reduce)
 {
     static const char *ways[4] = {"extend", "double", "multi-cut", "reduce"};
     uint64_t n[4];
+    char err[256];
+    cr_assert_eq(param_set(PARAM_ID_SeEnabled, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(param_set(PARAM_ID_SeDoubleLimit, 4, err, sizeof err), 0, "%s", err);
     singular_counts(n);
     for (int k = 0; k < 4; k++)
         cr_expect_gt(n[k], 0, "defaults: no singular test ended in '%s'", ways[k]);
 
     static const char *switch_of[4] = {NULL, "SeDoubleLimit", "SeMultiCut", "SeNegativeExt"};
-    char err[256];
     for (int k = 1; k < 4; k++) {
         int i = param_index(switch_of[k]);
         cr_assert_geq(i, 0);
+        long before = param_get(i);
         cr_assert_eq(param_set(i, 0, err, sizeof err), 0, "%s", err);
         singular_counts(n);
-        param_set(i, param_specs[i].def, err, sizeof err);
+        param_set(i, before, err, sizeof err);
         cr_expect_eq(n[k], 0, "%s=0: %llu tests ended in '%s'", switch_of[k], (unsigned long long)n[k], ways[k]);
         cr_expect_gt(n[0], 0, "%s=0: no singular extension left", switch_of[k]);
     }
     cr_assert_eq(param_set(PARAM_ID_SeEnabled, 0, err, sizeof err), 0, "%s", err);
     singular_counts(n);
-    param_set(PARAM_ID_SeEnabled, 1, err, sizeof err);
     cr_expect_eq(n[0] + n[1] + n[2] + n[3], 0, "SeEnabled=0 still tests for singular moves");
 }
 
@@ -502,6 +504,13 @@ ParameterizedTest(int *index, search, every_parameter_changes_the_search)
     if (sanitized() && i % 4 != 0)
         cr_skip_test("parameter %s: checked in the optimized build", param_specs[i].name);
     const ParamSpec *ps = &param_specs[i];
+    /* A technique that is off by default is checked switched on. */
+    char group[32], name[48];
+    param_group(i, group, sizeof group);
+    snprintf(name, sizeof name, "%sEnabled", group);
+    int sw = param_index(name);
+    if (sw >= 0 && sw != i && param_get(sw) == 0)
+        set_param(sw, 1);
     uint64_t base = small_bench();
     set_param(i, ps->min);
     uint64_t at_min = small_bench();
