@@ -2,8 +2,9 @@
 # Search benchmark (make bench section): bench nps, and for the bench
 # positions at a fixed depth the nodes and the effective branching factor
 # (nodes at depth D / nodes at depth D-1) with every technique on, then with
-# each of LMR, LMP, IIR, FHR, LBR, NMP and SE switched off one at a time.  The
-# "all on" row is the reference measured in the same run.
+# each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time, and
+# singular extensions (off by default) switched on.  The
+# "defaults" row is the reference measured in the same run.
 # Depth: SEARCH_BENCH_DEPTH (default 11).
 set -e
 cd "$(dirname "$0")/../.."
@@ -11,10 +12,14 @@ ENGINE=${RATCHET_ENGINE:-bin/ratchet}
 D=${SEARCH_BENCH_DEPTH:-11}
 [ -x "$ENGINE" ] || { echo "search bench: $ENGINE is not built (run make)"; exit 1; }
 
-# bench_nodes DEPTH [OPTION]: node count of the bench with OPTION set to 0.
+# bench_nodes DEPTH [OPTION[=VALUE]]: node count of the bench with OPTION set
+# to VALUE (0 if not given).
 bench_nodes() {
     if [ -n "$2" ]; then
-        printf 'setoption name %s value 0\nbench %s\nquit\n' "$2" "$1" | "$ENGINE" | tail -n 1 | awk '{print $1}'
+        name=${2%%=*}
+        value=0
+        case $2 in *=*) value=${2#*=} ;; esac
+        printf 'setoption name %s value %s\nbench %s\nquit\n' "$name" "$value" "$1" | "$ENGINE" | tail -n 1 | awk '{print $1}'
     else
         printf 'bench %s\nquit\n' "$1" | "$ENGINE" | tail -n 1 | awk '{print $1}'
     fi
@@ -30,10 +35,10 @@ else
     echo "signature $sig differs from the pinned $pinned (tests/bench_signature.txt)"
 fi
 echo
-printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs all on"
+printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs defaults"
 ref=""
-for cfg in "all on:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
-           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE off:SeEnabled"; do
+for cfg in "defaults:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
+           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE on:SeEnabled=1"; do
     label=${cfg%%:*}
     opt=${cfg#*:}
     a=$(bench_nodes $((D - 1)) "$opt")
