@@ -299,7 +299,7 @@ Test(search, singular_extensions_extend_double_cut_and_reduce)
     cr_assert_eq(param_set(PARAM_ID_SeDoubleLimit, 4, err, sizeof err), 0, "%s", err);
     singular_counts(n);
     for (int k = 0; k < 4; k++)
-        cr_expect_gt(n[k], 0, "defaults: no singular test ended in '%s'", ways[k]);
+        cr_expect_gt(n[k], 0, "SeEnabled=1: no singular test ended in '%s'", ways[k]);
 
     static const char *switch_of[4] = {NULL, "SeDoubleLimit", "SeMultiCut", "SeNegativeExt"};
     for (int k = 1; k < 4; k++) {

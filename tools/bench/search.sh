@@ -1,10 +1,10 @@
 #!/bin/sh
 # Search benchmark (make bench section): bench nps, and for the bench
 # positions at a fixed depth the nodes and the effective branching factor
-# (nodes at depth D / nodes at depth D-1) with every technique on, then with
-# each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time, and
-# singular extensions (off by default) switched on.  The
-# "defaults" row is the reference measured in the same run.
+# (nodes at depth D / nodes at depth D-1) with the default parameters, then
+# with each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time, and
+# singular extensions (off by default) switched on.  The "defaults" row is
+# the reference measured in the same run.
 # Depth: SEARCH_BENCH_DEPTH (default 11).
 set -e
 cd "$(dirname "$0")/../.."
