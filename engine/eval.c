@@ -87,6 +87,10 @@ static const int passed_rank_w[8] = {-1, EW_PassedRank2, EW_PassedRank3, EW_Pass
                                      EW_PassedRank5, EW_PassedRank6, EW_PassedRank7, -1};
 static const int king_home_w[8] = {EW_KingHomeA, EW_KingHomeB, EW_KingHomeC, EW_KingHomeD,
                                    EW_KingHomeE, EW_KingHomeF, EW_KingHomeG, EW_KingHomeH};
+/* The per-square tables (64 weights a1..h8 from the piece's side) and the
+ * per-count mobility tables: fitted deviations from the shaped terms. */
+static const int pst_first[6] = {EW_PstPawnA1, EW_PstKnightA1, EW_PstBishopA1,
+                                 EW_PstRookA1, EW_PstQueenA1,  EW_PstKingA1};
 
 static int center_distance(int sq) /* Manhattan distance to the four centre squares, 0..6 */
 {
@@ -146,6 +150,7 @@ static void pst_terms(Acc *a, int c, int t, int sq)
         TERM(a, c, KingCentreDistance, md);
         break;
     }
+    term(a, c, pst_first[t] + sq, 1);
 }
 
 #ifndef EVAL_TRACE
@@ -240,10 +245,20 @@ static void eval_pawns(const Position *p, int us, EvalInfo *ei)
     }
     ei->passed[us] = 0;
     Bitboard b = ours;
+    TERM(&ei->acc, us, PawnSupported, bb_count(ours & ei->attacked[us][PAWN]));
     while (b) {
         int sq = bb_pop(&b);
+        Bitboard beside = adjacent_files[sq_file(sq)] & (0xFFULL << (8 * sq_rank(sq)));
+        int stop = us == WHITE ? sq + 8 : sq - 8;
+        if (ours & beside)
+            TERM(&ei->acc, us, PawnPhalanx, 1);
         if (!(ours & adjacent_files[sq_file(sq)]))
             TERM(&ei->acc, us, IsolatedPawn, 1);
+        /* Backward: no own pawn beside or behind on the adjacent files, and
+         * an enemy pawn guards the stop square. */
+        else if (!(ours & adjacent_files[sq_file(sq)] & ~passed_span[us][sq]) &&
+                 (bb_sq(stop) & ei->attacked[!us][PAWN]))
+            TERM(&ei->acc, us, PawnBackward, 1);
         if (!(theirs & passed_span[us][sq])) {
             term(&ei->acc, us, passed_rank_w[relative_rank(us, sq)], 1);
             ei->passed[us] |= bb_sq(sq);
@@ -282,6 +297,29 @@ static void note_attacks(EvalInfo *ei, int us, int type, Bitboard a)
     }
 }
 
+/* Mobility of one piece with n safe squares: linear around the centre,
+ * plus the table's weight for n. */
+static inline void mobility(Acc *a, int us, int linear, int table, int n, int centre)
+{
+    term(a, us, linear, n - centre);
+    term(a, us, table + n, 1);
+}
+
+/* Outposts: a knight or bishop on its fourth to sixth rank, defended by
+ * an own pawn, where no enemy pawn can ever attack it. */
+static int outposts(const Position *p, int us, Bitboard pieces, const EvalInfo *ei)
+{
+    Bitboard theirs = pos_pieces(p, !us, PAWN);
+    int n = 0;
+    pieces &= ei->attacked[us][PAWN];
+    while (pieces) {
+        int sq = bb_pop(&pieces), r = relative_rank(us, sq);
+        if (r >= 3 && r <= 5 && !(theirs & passed_span[us][sq] & adjacent_files[sq_file(sq)]))
+            n++;
+    }
+    return n;
+}
+
 /* Mobility, rooks on open files and the king's pawn shelter of one side;
  * records the side's attacks in ei. */
 static void eval_pieces(const Position *p, int us, EvalInfo *ei)
@@ -291,11 +329,13 @@ static void eval_pieces(const Position *p, int us, EvalInfo *ei)
     Bitboard safe = ~p->by_color[us] & ~ei->attacked[!us][PAWN];
     Acc *acc = &ei->acc;
 
+    TERM(acc, us, KnightOutpost, outposts(p, us, pos_pieces(p, us, KNIGHT), ei));
+    TERM(acc, us, BishopOutpost, outposts(p, us, pos_pieces(p, us, BISHOP), ei));
     Bitboard b = pos_pieces(p, us, KNIGHT);
     while (b) {
         Bitboard a = attacks_knight(bb_pop(&b));
         note_attacks(ei, us, KNIGHT, a);
-        TERM(acc, us, KnightMobility, bb_count(a & safe) - KnightMobilityCentre);
+        mobility(acc, us, EW_KnightMobility, EW_MobKnight0, bb_count(a & safe), KnightMobilityCentre);
     }
     b = pos_pieces(p, us, BISHOP);
     if (bb_count(b) >= 2)
@@ -303,14 +343,14 @@ static void eval_pieces(const Position *p, int us, EvalInfo *ei)
     while (b) {
         Bitboard a = attacks_bishop(bb_pop(&b), occ);
         note_attacks(ei, us, BISHOP, a);
-        TERM(acc, us, BishopMobility, bb_count(a & safe) - BishopMobilityCentre);
+        mobility(acc, us, EW_BishopMobility, EW_MobBishop0, bb_count(a & safe), BishopMobilityCentre);
     }
     b = pos_pieces(p, us, ROOK);
     while (b) {
         int sq = bb_pop(&b);
         Bitboard a = attacks_rook(sq, occ);
         note_attacks(ei, us, ROOK, a);
-        TERM(acc, us, RookMobility, bb_count(a & safe) - RookMobilityCentre);
+        mobility(acc, us, EW_RookMobility, EW_MobRook0, bb_count(a & safe), RookMobilityCentre);
         Bitboard file = file_mask[sq_file(sq)];
         if (!(file & (own_pawns | their_pawns)))
             TERM(acc, us, RookOpenFile, 1);
@@ -321,7 +361,7 @@ static void eval_pieces(const Position *p, int us, EvalInfo *ei)
     while (b) {
         Bitboard a = attacks_queen(bb_pop(&b), occ);
         note_attacks(ei, us, QUEEN, a);
-        TERM(acc, us, QueenMobility, bb_count(a & safe) - QueenMobilityCentre);
+        mobility(acc, us, EW_QueenMobility, EW_MobQueen0, bb_count(a & safe), QueenMobilityCentre);
     }
 
     int ksq = p->king_sq[us];

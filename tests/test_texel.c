@@ -253,10 +253,101 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
     cr_assert_eq(pgn_scan(buf, len, &ev), 3);
     free(buf);
     cr_expect_eq(rp.moves, 93 + 185 + 88);
-    for (int i = 0; i < EVAL_NWEIGHTS; i++)
-        if (!st.seen[i] && texel_weight(i)->kind != WK_REFERENCE)
-            cr_expect_fail("no position reaches %s", texel_weight(i)->name);
+    /* Every weight, except the entries of the square and mobility tables
+     * that these positions cannot reach or where both sides cancel (a pawn
+     * on its first or last rank never; a king on the eighth rank or a queen
+     * with 27 squares rarely): of those, three in four.  The next test
+     * reaches every square of every table. */
+    int table = 0, table_seen = 0;
+    for (int i = 0; i < EVAL_NWEIGHTS; i++) {
+        const char *name = texel_weight(i)->name;
+        bool pawn_edge = !strncmp(name, "PstPawn", 7) && (name[8] == '1' || name[8] == '8');
+        if (!strncmp(name, "Pst", 3) || !strncmp(name, "Mob", 3)) {
+            table += !pawn_edge;
+            table_seen += st.seen[i];
+            cr_expect(!(pawn_edge && st.seen[i]), "%s is reached", name);
+        } else if (!st.seen[i] && texel_weight(i)->kind != WK_REFERENCE) {
+            cr_expect_fail("no position reaches %s", name);
+        }
+    }
+    cr_expect_gt(table_seen * 4, table * 3, "%d of %d table entries reached", table_seen, table);
     cr_expect_gt(st.positions, 1400);
+}
+
+/* Every square of every piece table: a white piece on the square, and a
+ * black one on its mirror, count once each for the square's weight, named
+ * as the square is from the piece's side. */
+Test(texel, square_tables_index_by_the_square_from_the_pieces_side)
+{
+    static const char pieces[] = "PNBRQK";
+    static const char *const names[] = {"Pawn", "Knight", "Bishop", "Rook", "Queen", "King"};
+    int checked = 0;
+    for (int t = 0; t < 6; t++)
+        for (int sq = 0; sq < 64; sq++) {
+            int r = sq / 8, f = sq % 8;
+            if (t == 0 && (r == 0 || r == 7))
+                continue;
+            char want[32];
+            snprintf(want, sizeof want, "Pst%s%c%d", names[t], 'A' + f, r + 1);
+            int w = -1;
+            for (int i = 0; i < EVAL_NWEIGHTS; i++)
+                if (!strcmp(texel_weight(i)->name, want))
+                    w = i;
+            cr_assert_geq(w, 0, "no weight %s", want);
+            int here = 0;
+            for (int colour = 0; colour < 2; colour++) {
+                /* The piece of `colour` on sq from its side, the kings out of
+                 * its way (a king piece is its side's king; the other king
+                 * then stands in the far corner). */
+                /* King squares to try (own, other), until the position is
+                 * legal: the other king not in check. */
+                static const int kings[][2] = {{24, 39}, {31, 32}, {0, 63}, {7, 56}, {2, 61}, {58, 5}, {17, 46}};
+                int at = colour == 0 ? sq : sq ^ 56, own = -1, other = -1;
+                char fen[128], err[128];
+                bool legal = false;
+                for (size_t k = 0; k < sizeof kings / sizeof kings[0] && !legal; k++) {
+                    char board[64];
+                    memset(board, 0, sizeof board);
+                    if (t == 5) {
+                        own = at;
+                        other = (at % 8 < 4 ? 7 : 0) + (at / 8 < 4 ? 56 : 0);
+                    } else {
+                        own = kings[k][0], other = kings[k][1];
+                        if (at == own || at == other)
+                            continue;
+                        board[at] = colour == 0 ? pieces[t] : (char)(pieces[t] + 32);
+                    }
+                    board[own] = colour == 0 ? 'K' : 'k';
+                    board[other] = colour == 0 ? 'k' : 'K';
+                    int n = 0;
+                    for (int rr = 7; rr >= 0; rr--) {
+                        for (int ff = 0, empty = 0; ff < 8; ff++) {
+                            char c = board[rr * 8 + ff];
+                            if (!c)
+                                empty++;
+                            if ((c || ff == 7) && empty)
+                                fen[n++] = (char)('0' + empty), empty = 0;
+                            if (c)
+                                fen[n++] = c;
+                        }
+                        fen[n++] = rr ? '/' : ' ';
+                    }
+                    snprintf(fen + n, sizeof fen - (size_t)n, "%c - - 0 1", colour == 0 ? 'w' : 'b');
+                    legal = pos_from_fen(pos, fen, err, sizeof err) == 0;
+                }
+                if (!legal)
+                    continue;
+                EvalTrace tr;
+                eval_trace(pos, &tr);
+                int other_rel = colour == 0 ? other ^ 56 : other; /* the other king from its side */
+                cr_expect_eq(tr.count[w][colour], 1, "%s: %s counts %d", fen, want, tr.count[w][colour]);
+                cr_expect_eq(tr.count[w][!colour], t == 5 && other_rel == sq, "%s: %s for the other side", fen,
+                             want);
+                checked++, here++;
+            }
+            cr_expect_gt(here, 0, "%s: both placements refused", want);
+        }
+    cr_expect_gt(checked, 2 * (64 * 5 + 48) * 3 / 4, "%d placements checked", checked);
 }
 
 /* The positions of three games from a tuning run (0-1 adjudicated, a
@@ -540,6 +631,48 @@ Test(texel, fit_recovers_known_weights_from_drawn_results)
     synthetic_free(&sy);
 }
 
+/* The ridge: the fit minimises MSE + lambda * (w / 100)^2 per phase, so at
+ * its optimum the MSE's slope in a ridged weight is -2 lambda w / 100^2
+ * (checked by finite differences), the weight sits between 0 and its true
+ * value, and a huge lambda holds it at 0. */
+Test(texel, ridge_shrinks_a_weight_by_its_penalty)
+{
+    Synthetic sy;
+    synthetic(&sy, 14, 300, NMOVED);
+    Dataset d = sy.d;
+    TexelWeights truth = sy.truth;
+    for (size_t j = 0; j < d.n; j++)
+        d.pos[j].label = (float)sigmoid(K * texel_eval(&d, j, &truth));
+    const int i = EW_BishopPair;
+    const double lambdas[] = {0.0005, 1000};
+    for (int l = 0; l < 2; l++) {
+        TexelFree fr = sy.fr;
+        fr.ridge[i] = lambdas[l];
+        TexelWeights w;
+        texel_weights_compiled(&w);
+        TexelFitReport rep;
+        cr_assert_eq(texel_fit(&d, K, &fr, &w, 200, NULL, &rep), 0, "%s", rep.stop);
+        if (l == 1) {
+            cr_expect(fabs(w.mg[i]) < 1 && fabs(w.eg[i]) < 1, "lambda %g: bishop pair %.2f/%.2f", lambdas[l],
+                      w.mg[i], w.eg[i]);
+            break;
+        }
+        cr_expect(w.mg[i] > 0.5 && w.mg[i] < truth.mg[i] - 0.5, "mg %.2f, truth %.2f", w.mg[i], truth.mg[i]);
+        cr_expect(w.eg[i] > 0.5 && w.eg[i] < truth.eg[i] - 0.5, "eg %.2f, truth %.2f", w.eg[i], truth.eg[i]);
+        for (int ph = 0; ph < 2; ph++) {
+            double *x = ph ? &w.eg[i] : &w.mg[i], x0 = *x, h = 0.25;
+            *x = x0 + h;
+            double up = texel_mse(&d, SLICE_TRAIN, &w, K, NULL);
+            *x = x0 - h;
+            double down = texel_mse(&d, SLICE_TRAIN, &w, K, NULL);
+            *x = x0;
+            double slope = (up - down) / (2 * h), want = -2 * lambdas[l] * x0 / 1e4;
+            cr_expect(fabs(slope / want - 1) < 0.1, "phase %d: MSE slope %.3g, want %.3g", ph, slope, want);
+        }
+    }
+    synthetic_free(&sy);
+}
+
 /* Runs a command; its exit code, and its output (both streams) into out. */
 static int run(const char *cmd, char *out, size_t outlen)
 {
@@ -557,7 +690,11 @@ Test(texel, command_line)
 {
     char out[16384], cmd[512], path[] = "/tmp/texel-cli-XXXXXX";
     cr_assert_not_null(mkdtemp(path));
-    snprintf(cmd, sizeof cmd, "bin/ratchet-texel " DIR "games.pgn -q -o %s/w.h -t %s/w.csv 2>&1", path, path);
+    /* A few hundred positions for about a thousand weights: the ridge holds
+     * the tables. */
+    snprintf(cmd, sizeof cmd,
+             "bin/ratchet-texel " DIR "games.pgn -q --ridge 'Pst*=0.01' --ridge 'Mob*=0.01' -o %s/w.h -t %s/w.csv 2>&1",
+             path, path);
     cr_expect_eq(run(cmd, out, sizeof out), 0, "%s", out);
     cr_expect_not_null(strstr(out, "held out (every tenth game)"), "%s", out);
     cr_expect_not_null(strstr(out, "after, rounded"), "%s", out);
@@ -582,6 +719,10 @@ Test(texel, command_line)
     cr_expect_not_null(strstr(out, "no weight matches 'NoSuchWeight'"), "%s", out);
     cr_expect_eq(run("bin/ratchet-texel --free KingDangerMax " DIR "games.pgn 2>&1", out, sizeof out), 2);
     cr_expect_not_null(strstr(out, "shape constant"), "%s", out);
+    cr_expect_eq(run("bin/ratchet-texel " DIR "games.pgn 2>&1", out, sizeof out), 1);
+    cr_expect_not_null(strstr(out, "fewer training positions than free weights"), "%s", out);
+    cr_expect_eq(run("bin/ratchet-texel --ridge 'Pst*' " DIR "games.pgn 2>&1", out, sizeof out), 2);
+    cr_expect_not_null(strstr(out, "want PATTERN=LAMBDA"), "%s", out);
     cr_expect_eq(run("bin/ratchet-texel " DIR "no-such.pgn 2>&1", out, sizeof out), 1);
     cr_expect_not_null(strstr(out, "no-such.pgn: cannot open"), "%s", out);
 }

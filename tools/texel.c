@@ -26,6 +26,7 @@
 typedef struct {
     const char *pattern;
     bool free;
+    bool ridge; /* a -r rule: pattern=lambda */
 } Rule;
 
 typedef struct {
@@ -64,6 +65,9 @@ static void usage(FILE *f)
         "                          the name, e.g. '*Value'; NAME:mg or NAME:eg for one phase)\n"
         "  -F, --free PATTERN      fit the matching weights too (e.g. the EVAL_REF levels)\n"
         "                          -f and -F apply in the order given\n"
+        "  -r, --ridge PATTERN=L   ridge: add L * (value / 100)^2 per matching weight and\n"
+        "                          phase to the error, which holds a weight the data\n"
+        "                          barely sees near 0 (e.g. 'Pst*=0.0005' for the tables)\n"
         "  -k, --k VALUE           use this K (per centipawn) instead of fitting it\n"
         "  -i, --iterations N      at most N trust-region iterations (default 100)\n"
         "  -t, --table FILE        a CSV of every weight: before, fitted, rounded\n"
@@ -93,13 +97,14 @@ static int parse_options(int argc, char **argv, Options *o)
         {"skip", required_argument, NULL, 's'},       {"adj-tail", required_argument, NULL, 'a'},
         {"max-games", required_argument, NULL, 'g'},  {"all-positions", no_argument, NULL, 'A'},
         {"fix", required_argument, NULL, 'f'},        {"free", required_argument, NULL, 'F'},
-        {"k", required_argument, NULL, 'k'},          {"iterations", required_argument, NULL, 'i'},
+        {"k", required_argument, NULL, 'k'},          {"ridge", required_argument, NULL, 'r'},
+        {"iterations", required_argument, NULL, 'i'},
         {"table", required_argument, NULL, 't'},      {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0}};
     int c;
     long v;
     char *end;
-    while ((c = getopt_long(argc, argv, "o:e:s:a:g:Af:F:k:i:t:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:e:s:a:g:Af:F:r:k:i:t:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': o->out = optarg; break;
         case 't': o->table = optarg; break;
@@ -128,7 +133,10 @@ static int parse_options(int argc, char **argv, Options *o)
         case 'q': o->quiet = true; break;
         case 'f':
         case 'F':
-            o->rules[o->nrules++] = (Rule){optarg, c == 'F'};
+            o->rules[o->nrules++] = (Rule){optarg, c == 'F', false};
+            break;
+        case 'r':
+            o->rules[o->nrules++] = (Rule){optarg, false, true};
             break;
         case 'k':
             errno = 0;
@@ -156,8 +164,21 @@ static int apply_rules(const Options *o, TexelFree *fr)
     for (int r = 0; r < o->nrules; r++) {
         char pat[128];
         snprintf(pat, sizeof pat, "%s", o->rules[r].pattern);
+        double lambda = 0;
+        if (o->rules[r].ridge) {
+            char *eq = strrchr(pat, '='), *end;
+            errno = 0;
+            if (eq)
+                lambda = strtod(eq + 1, &end);
+            if (!eq || errno || end == eq + 1 || *end || !(lambda >= 0) || !isfinite(lambda)) {
+                fprintf(stderr, "ratchet-texel: --ridge '%s': want PATTERN=LAMBDA with LAMBDA >= 0\n",
+                        o->rules[r].pattern);
+                return -1;
+            }
+            *eq = '\0';
+        }
         bool mg = true, eg = true;
-        char *colon = strchr(pat, ':');
+        char *colon = o->rules[r].ridge ? NULL : strchr(pat, ':');
         if (colon) {
             *colon = '\0';
             mg = !strcmp(colon + 1, "mg");
@@ -173,6 +194,11 @@ static int apply_rules(const Options *o, TexelFree *fr)
             if (fnmatch(pat, w->name, 0) != 0)
                 continue;
             matched++;
+            if (o->rules[r].ridge) {
+                if (w->index >= 0)
+                    fr->ridge[w->index] = lambda;
+                continue;
+            }
             if (w->kind == WK_SHAPE) {
                 if (o->rules[r].free) {
                     fprintf(stderr, "ratchet-texel: %s is a shape constant (the evaluation is not linear in it); "

@@ -168,6 +168,9 @@ typedef struct {
     int pmg[EVAL_NWEIGHTS];  /* parameter index of weight i's mg part, or -1 */
     int peg[EVAL_NWEIGHTS];
     int p;
+    int nr;                  /* ridge rows after the n positions: ... */
+    int *ridge_q;            /* ... parameter of each ... */
+    double *ridge_c;         /* ... and its factor sqrt(lambda * n) / 100 */
     int *nz;                 /* scratch: a row's parameters ... */
     double *jv;              /* ... and its Jacobian entries */
 } Fit;
@@ -190,6 +193,8 @@ static int fit_f(const gsl_vector *x, void *arg, gsl_vector *f)
         size_t j = F->rows[r];
         gsl_vector_set(f, r, sigmoid(F->K * texel_eval(F->d, j, F->w)) - F->d->pos[j].label);
     }
+    for (int q = 0; q < F->nr; q++)
+        gsl_vector_set(f, F->n + (size_t)q, F->ridge_c[q] * gsl_vector_get(x, (size_t)F->ridge_q[q]));
     return GSL_SUCCESS;
 }
 
@@ -223,8 +228,17 @@ static int fit_df(CBLAS_TRANSPOSE_t trans, const gsl_vector *x, const gsl_vector
         gsl_vector_set_zero(v);
     if (JTJ)
         gsl_matrix_set_zero(JTJ);
-    for (size_t r = 0; r < F->n; r++) {
-        int m = jacobian_row(F, F->rows[r]);
+    double *jtj = JTJ ? JTJ->data : NULL;
+    size_t tda = JTJ ? JTJ->tda : 0;
+    for (size_t r = 0; r < F->n + (size_t)F->nr; r++) {
+        int m;
+        if (r < F->n) {
+            m = jacobian_row(F, F->rows[r]);
+        } else { /* a ridge row: one entry */
+            F->nz[0] = F->ridge_q[r - F->n];
+            F->jv[0] = F->ridge_c[r - F->n];
+            m = 1;
+        }
         if (v && u) {
             if (trans == CblasNoTrans) {
                 double sum = 0;
@@ -237,11 +251,13 @@ static int fit_df(CBLAS_TRANSPOSE_t trans, const gsl_vector *x, const gsl_vector
                     *gsl_vector_ptr(v, (size_t)F->nz[a]) += F->jv[a] * ur;
             }
         }
-        if (JTJ)
-            for (int a = 0; a < m; a++)
+        if (jtj) /* the lower triangle, through the raw array: the hot loop of a fit */
+            for (int a = 0; a < m; a++) {
+                double *row = jtj + (size_t)F->nz[a] * tda, ja = F->jv[a];
                 for (int b = 0; b < m; b++)
                     if (F->nz[b] <= F->nz[a])
-                        *gsl_matrix_ptr(JTJ, (size_t)F->nz[a], (size_t)F->nz[b]) += F->jv[a] * F->jv[b];
+                        row[F->nz[b]] += ja * F->jv[b];
+            }
     }
     if (JTJ)
         for (size_t a = 0; a < JTJ->size1; a++)
@@ -262,7 +278,8 @@ static void progress(const size_t iter, void *arg, const gsl_multilarge_nlinear_
         return;
     double c = 0;
     gsl_blas_ddot(gsl_multilarge_nlinear_residual(w), gsl_multilarge_nlinear_residual(w), &c);
-    fprintf(pr->log, "  iteration %zu: training MSE %.6f\n", iter, pr->F->n ? c / pr->F->n : 0.0);
+    fprintf(pr->log, "  iteration %zu: training MSE %.6f%s\n", iter, pr->F->n ? c / pr->F->n : 0.0,
+            pr->F->nr ? " (with the ridge penalty)" : "");
     fflush(pr->log);
 }
 
@@ -300,7 +317,25 @@ int texel_fit(const Dataset *d, double K, const TexelFree *free_set, TexelWeight
             F.peg[i] = F.p++;
     }
     rep->free_params = F.p;
-    if (F.p == 0 || F.n < (size_t)F.p) {
+    F.ridge_q = malloc((size_t)(F.p ? F.p : 1) * sizeof *F.ridge_q);
+    F.ridge_c = malloc((size_t)(F.p ? F.p : 1) * sizeof *F.ridge_c);
+    if (!F.ridge_q || !F.ridge_c) {
+        free(F.rows), free(F.ridge_q), free(F.ridge_c);
+        rep->status = GSL_ENOMEM;
+        rep->stop = "out of memory";
+        return -1;
+    }
+    for (int i = 0; i < EVAL_NWEIGHTS; i++) {
+        if (!(free_set->ridge[i] > 0))
+            continue;
+        double c = sqrt(free_set->ridge[i] * (double)F.n) / 100.0;
+        if (F.pmg[i] >= 0)
+            F.ridge_q[F.nr] = F.pmg[i], F.ridge_c[F.nr++] = c;
+        if (F.peg[i] >= 0)
+            F.ridge_q[F.nr] = F.peg[i], F.ridge_c[F.nr++] = c;
+    }
+    if (F.p == 0 || F.n + (size_t)F.nr < (size_t)F.p) { /* the ridge rows count: they pin their weights */
+        free(F.ridge_q), free(F.ridge_c);
         free(F.rows);
         if (F.p > 0) {
             rep->stop = "fewer training positions than free weights";
@@ -316,7 +351,7 @@ int texel_fit(const Dataset *d, double K, const TexelFree *free_set, TexelWeight
     gsl_multilarge_nlinear_parameters par = gsl_multilarge_nlinear_default_parameters();
     par.trs = gsl_multilarge_nlinear_trs_lm;
     gsl_multilarge_nlinear_workspace *ws =
-        gsl_multilarge_nlinear_alloc(gsl_multilarge_nlinear_trust, &par, F.n, (size_t)F.p);
+        gsl_multilarge_nlinear_alloc(gsl_multilarge_nlinear_trust, &par, F.n + (size_t)F.nr, (size_t)F.p);
     int rc = -1;
     if (F.nz && F.jv && x && ws) {
         for (int i = 0; i < EVAL_NWEIGHTS; i++) {
@@ -325,7 +360,7 @@ int texel_fit(const Dataset *d, double K, const TexelFree *free_set, TexelWeight
             if (F.peg[i] >= 0)
                 gsl_vector_set(x, (size_t)F.peg[i], w->eg[i]);
         }
-        gsl_multilarge_nlinear_fdf fdf = {.f = fit_f, .df = fit_df, .fvv = NULL, .n = F.n, .p = (size_t)F.p,
+        gsl_multilarge_nlinear_fdf fdf = {.f = fit_f, .df = fit_df, .fvv = NULL, .n = F.n + (size_t)F.nr, .p = (size_t)F.p,
                                           .params = &F};
         gsl_error_handler_t *old = gsl_set_error_handler_off();
         int info = 0;
@@ -358,5 +393,7 @@ int texel_fit(const Dataset *d, double K, const TexelFree *free_set, TexelWeight
     free(F.nz);
     free(F.jv);
     free(F.rows);
+    free(F.ridge_q);
+    free(F.ridge_c);
     return rc;
 }

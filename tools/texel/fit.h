@@ -16,6 +16,10 @@ typedef struct {
 /* Which of them the fit may move. */
 typedef struct {
     bool mg[EVAL_NWEIGHTS], eg[EVAL_NWEIGHTS];
+    /* Ridge: lambda of weight i, 0 for none.  The fit minimises the MSE plus
+     * lambda * (value / 100)^2 for each of its free phases, which pulls a
+     * weight the data barely sees (a rare square of a table) toward 0. */
+    double ridge[EVAL_NWEIGHTS];
 } TexelFree;
 
 typedef enum { SLICE_TRAIN, SLICE_HELDOUT, SLICE_ALL } TexelSlice;
