@@ -648,7 +648,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     if (legal.count == 1 && s->tm.hard >= 0)
         max_depth = 1;
 
-    int score = 0;
+    int score = 0, stable = 0;
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
@@ -664,6 +664,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
         }
         score = v;
         if (s->pv_len[0] > 0) {
+            stable = depth > 1 && s->pv[0][0] == res->best ? stable + 1 : 0;
             res->best = s->pv[0][0];
             res->ponder = s->pv_len[0] > 1 ? s->pv[0][1] : MOVE_NONE;
         }
@@ -673,7 +674,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
             print_info(s, out, depth, score);
 
         /* Past the soft limit another iteration would likely not finish. */
-        if (tm_soft_done(&s->tm) || (lim->nodes && s->nodes >= lim->nodes))
+        if (tm_soft_done(&s->tm, stable) || (lim->nodes && s->nodes >= lim->nodes))
             break;
         if (stop && atomic_load(stop))
             break;

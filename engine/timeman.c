@@ -3,6 +3,11 @@
 
 #include <time.h>
 
+/* A clock without moves to go is treated as this many moves to go (more
+ * without an increment, which must last the whole game), plus a margin;
+ * the hard limit is at most this many soft limits. */
+enum { TM_MOVES_LEFT = 30, TM_MOVES_LEFT_NO_INC = 50, TM_MOVES_MARGIN = 2, TM_HARD_FACTOR = 4 };
+
 int64_t tm_now(void)
 {
     struct timespec ts;
@@ -27,23 +32,41 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
         return;
 
     /* What may be spent on this move without touching the safety margin.
-     * The target spends a share of the bank and half the increment, so in
-     * increment games the clock settles near 20 increments instead of
-     * running down to the margin. */
+     * The base (the soft limit) is a share of the bank plus half the
+     * increment.  An iteration started before the soft limit runs on, so
+     * a move takes about 1.3 soft limits on average: a 60-move game at
+     * 10+0.1 spends about nine tenths of its time, and in a longer one the
+     * bank settles near nine increments.  tm_soft_done scales the soft
+     * limit by the best move's stability. */
     int64_t left = max64(0, time_left - overhead);
-    int mtg = movestogo > 0 ? (movestogo < 40 ? movestogo : 40) : 40;
+    int moves_left = inc > 0 ? TM_MOVES_LEFT : TM_MOVES_LEFT_NO_INC;
+    int mtg = movestogo > 0 ? (movestogo < moves_left ? movestogo : moves_left) : moves_left;
     if (inc > left)
         inc = left;
 
-    int64_t target = left / mtg + inc / 2;
-    int64_t hard = mtg == 1 ? left * 3 / 4 : min64(target * 3, left / 4);
+    int64_t base = left / (mtg + TM_MOVES_MARGIN) + inc / 2;
+    int64_t hard = mtg == 1 ? left * 3 / 4 : min64(base * TM_HARD_FACTOR, left / 4);
     tm->hard = max64(1, hard);
-    /* No new iteration after half the target: it would likely overrun. */
-    tm->soft = max64(1, min64(target / 2, tm->hard));
+    tm->soft = max64(1, min64(base, tm->hard));
+}
+
+/* Percent of the soft limit by the number of iterations in a row that kept
+ * the best move: a new best move asks for more time, a settled one for
+ * less. */
+static const int stability_percent[] = {160, 125, 100, 85, 75};
+
+bool tm_soft_done(const TimeManager *tm, int stable)
+{
+    if (tm->soft < 0)
+        return false;
+    if (tm->soft >= tm->hard) /* go movetime, or a clock too short to scale */
+        return tm_elapsed(tm) >= tm->hard;
+    int n = (int)(sizeof stability_percent / sizeof stability_percent[0]);
+    int pct = stability_percent[stable < 0 ? 0 : stable >= n ? n - 1 : stable];
+    int64_t soft = tm->soft * pct / 100;
+    return tm_elapsed(tm) >= (soft < tm->hard ? soft : tm->hard);
 }
 
 int64_t tm_elapsed(const TimeManager *tm) { return tm_now() - tm->start; }
-
-bool tm_soft_done(const TimeManager *tm) { return tm->soft >= 0 && tm_elapsed(tm) >= tm->soft; }
 
 bool tm_hard_done(const TimeManager *tm) { return tm->hard >= 0 && tm_elapsed(tm) >= tm->hard; }

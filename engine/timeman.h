@@ -22,7 +22,10 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
              int64_t movetime, int overhead);
 
 int64_t tm_elapsed(const TimeManager *tm);
-bool tm_soft_done(const TimeManager *tm);
+/* Past the soft limit, scaled by `stable`, the number of iterations in a
+ * row that kept the best move (0: it just changed): do not start another
+ * iteration.  Never later than the hard limit. */
+bool tm_soft_done(const TimeManager *tm, int stable);
 bool tm_hard_done(const TimeManager *tm);
 
 #endif

@@ -1,0 +1,88 @@
+/* Time management: a game under an increment clock spends most of the bank
+ * and never runs out, even when every move takes its hard limit; the soft
+ * limit stretches after a new best move and shrinks once it has settled;
+ * `go movetime` is not scaled. */
+#include <criterion/criterion.h>
+
+#include "timeman.h"
+
+/* Plays `moves` moves on a clock of `bank` ms + `inc` ms, each taking
+ * `spend(soft, hard)` ms; returns the bank left, or -1 if a move flagged. */
+static int64_t play(int64_t bank, int64_t inc, int overhead, int moves, int64_t (*spend)(const TimeManager *))
+{
+    for (int m = 0; m < moves; m++) {
+        TimeManager tm;
+        tm_init(&tm, 0, bank, inc, 0, 0, overhead);
+        cr_assert(tm.soft >= 1 && tm.soft <= tm.hard, "move %d: soft %lld, hard %lld", m, (long long)tm.soft,
+                  (long long)tm.hard);
+        int64_t t = spend(&tm) + overhead;
+        if (t >= bank)
+            return -1;
+        bank += inc - t;
+    }
+    return bank;
+}
+
+static int64_t spend_hard(const TimeManager *tm) { return tm->hard; }
+/* An iteration started before the soft limit runs on: about 1.3 of it. */
+static int64_t spend_typical(const TimeManager *tm) { return tm->soft * 13 / 10; }
+
+Test(timeman, every_move_at_its_hard_limit_never_flags)
+{
+    cr_assert_gt(play(10000, 100, 10, 300, spend_hard), 0, "10+0.1, 300 moves at the hard limit");
+    /* While the increment covers the overhead, at least. */
+    cr_assert_gt(play(2000, 20, 10, 300, spend_hard), 0, "2+0.02, 300 moves at the hard limit");
+}
+
+Test(timeman, a_sixty_move_game_spends_most_of_the_bank)
+{
+    /* 10+0.1 over 60 moves is 16 s.  The old allocation (half of bank/40 +
+     * inc/2) left more than a third of it unspent. */
+    int64_t left = play(10000, 100, 10, 60, spend_typical);
+    int64_t total = 10000 + 60 * 100;
+    cr_assert(left > 0 && left < total / 5, "10+0.1: %lld ms of %lld left after 60 moves", (long long)left,
+              (long long)total);
+    /* A long game still keeps time in hand: the bank settles near nine
+     * increments. */
+    int64_t late = play(10000, 100, 10, 200, spend_typical);
+    cr_assert(late > 500 && late < 2000, "10+0.1: %lld ms left after 200 moves", (long long)late);
+    /* Sudden death: 100 moves of 60+0 leave some of the bank. */
+    cr_assert_gt(play(60000, 0, 10, 100, spend_typical), 1000);
+}
+
+Test(timeman, the_soft_limit_follows_the_best_moves_stability)
+{
+    TimeManager tm;
+    tm_init(&tm, tm_now(), 10000, 100, 0, 0, 0);
+    int64_t soft = tm.soft;
+    cr_assert(soft > 100 && tm.hard >= 2 * soft, "soft %lld hard %lld", (long long)soft, (long long)tm.hard);
+    tm.start = tm_now() - soft * 9 / 10; /* 90% of the soft limit has passed */
+    cr_assert(tm_soft_done(&tm, 4), "a best move kept for four iterations stops before the soft limit");
+    cr_assert_not(tm_soft_done(&tm, 2), "at its plain soft limit");
+    tm.start = tm_now() - soft * 14 / 10;
+    cr_assert(tm_soft_done(&tm, 2));
+    cr_assert_not(tm_soft_done(&tm, 0), "a best move that just changed gets more time");
+    tm.start = tm_now() - tm.hard;
+    cr_assert(tm_soft_done(&tm, 0), "never past the hard limit");
+    cr_assert(tm_hard_done(&tm));
+}
+
+Test(timeman, movetime_is_spent_as_given)
+{
+    TimeManager tm;
+    tm_init(&tm, tm_now(), 10000, 100, 0, 1000, 20);
+    cr_assert_eq(tm.soft, 980);
+    cr_assert_eq(tm.hard, 980);
+    tm.start = tm_now() - 900;
+    cr_assert_not(tm_soft_done(&tm, 4), "go movetime is not cut short by a stable best move");
+    tm.start = tm_now() - 980;
+    cr_assert(tm_soft_done(&tm, 4));
+}
+
+Test(timeman, no_clock_no_limit)
+{
+    TimeManager tm;
+    tm_init(&tm, tm_now() - 1000000, -1, 0, 0, 0, 0);
+    cr_assert_not(tm_soft_done(&tm, 4));
+    cr_assert_not(tm_hard_done(&tm));
+}
