@@ -1,5 +1,6 @@
 /* Tapered evaluation.  The piece-square tables are built from a few simple
- * shapes (centralisation, advancement, king shelter) rather than typed in.
+ * shapes (centralisation, advancement, king shelter) plus a fitted weight
+ * per square, and mobility is linear plus a fitted weight per count.
  * Every weight comes from eval_weights.h (bin/ratchet-texel fits them).
  *
  * Compiled twice: as the engine's evaluate(), and with -DEVAL_TRACE as

@@ -680,6 +680,9 @@ static int run(const char *cmd, char *out, size_t outlen)
     cr_assert_not_null(p, "%s", cmd);
     size_t n = fread(out, 1, outlen - 1, p);
     out[n] = '\0';
+    char rest[4096]; /* the rest unread, or the command dies of SIGPIPE */
+    while (fread(rest, 1, sizeof rest, p) > 0)
+        ;
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
