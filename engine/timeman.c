@@ -63,8 +63,7 @@ bool tm_soft_done(const TimeManager *tm, int stable)
         return tm_elapsed(tm) >= tm->hard;
     int n = (int)(sizeof stability_percent / sizeof stability_percent[0]);
     int pct = stability_percent[stable < 0 ? 0 : stable >= n ? n - 1 : stable];
-    int64_t soft = tm->soft * pct / 100;
-    return tm_elapsed(tm) >= (soft < tm->hard ? soft : tm->hard);
+    return tm_elapsed(tm) >= min64(tm->soft * pct / 100, tm->hard);
 }
 
 int64_t tm_elapsed(const TimeManager *tm) { return tm_now() - tm->start; }
