@@ -380,6 +380,15 @@ static void eval_pieces(const Position *p, int us, EvalInfo *ei)
 static void eval_king_danger(const Position *p, int us, EvalInfo *ei)
 {
     int them = !us, units = ei->ks_units[them];
+    /* Safe checks: squares where an enemy piece would check our king, that
+     * it reaches, that hold none of its pieces and that we do not defend. */
+    Bitboard occ = pos_occ(p), safe = ~(ei->all[us] | p->by_color[them]);
+    int ksq = p->king_sq[us];
+    Bitboard diag = attacks_bishop(ksq, occ) & safe, line = attacks_rook(ksq, occ) & safe;
+    TERM(&ei->acc, us, SafeCheckKnight, bb_count(attacks_knight(ksq) & ei->attacked[them][KNIGHT] & safe));
+    TERM(&ei->acc, us, SafeCheckBishop, bb_count(diag & ei->attacked[them][BISHOP]));
+    TERM(&ei->acc, us, SafeCheckRook, bb_count(line & ei->attacked[them][ROOK]));
+    TERM(&ei->acc, us, SafeCheckQueen, bb_count((diag | line) & ei->attacked[them][QUEEN]));
     if (ei->ks_attackers[them] < 2 && !(ei->attacked[them][QUEEN] & ei->king_zone[us]))
         return;
     /* Zone squares the enemy attacks that only our king defends. */
@@ -389,6 +398,8 @@ static void eval_king_danger(const Position *p, int us, EvalInfo *ei)
         units /= 2;
     int danger = units * units / 2;
     nonlinear_mg(&ei->acc, us, -(danger < KingDangerMax ? danger : KingDangerMax));
+    /* The fitted table by units (the last entry for 40 and more). */
+    term(&ei->acc, us, EW_KingDanger0 + (units < 40 ? units : 40), 1);
 }
 
 /* Threats against side us's pieces: attacked by a cheaper piece, or

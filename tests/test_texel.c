@@ -253,16 +253,16 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
     cr_assert_eq(pgn_scan(buf, len, &ev), 3);
     free(buf);
     cr_expect_eq(rp.moves, 93 + 185 + 88);
-    /* Every weight, except the entries of the square and mobility tables
-     * that these positions cannot reach or where both sides cancel (a pawn
-     * on its first or last rank never; a king on the eighth rank or a queen
-     * with 27 squares rarely): of those, three in four.  The next test
-     * reaches every square of every table. */
+    /* Every weight, except the entries of the square, mobility and king
+     * danger tables that these positions cannot reach or where both sides
+     * cancel (a pawn on its first or last rank never; a king on the eighth
+     * rank, a queen with 27 squares or 40 attack units rarely): of those,
+     * three in four.  The next test reaches every square of every table. */
     int table = 0, table_seen = 0;
     for (int i = 0; i < EVAL_NWEIGHTS; i++) {
         const char *name = texel_weight(i)->name;
         bool pawn_edge = !strncmp(name, "PstPawn", 7) && (name[8] == '1' || name[8] == '8');
-        if (!strncmp(name, "Pst", 3) || !strncmp(name, "Mob", 3)) {
+        if (!strncmp(name, "Pst", 3) || !strncmp(name, "Mob", 3) || !strncmp(name, "KingDanger", 10)) {
             table += !pawn_edge;
             table_seen += st.seen[i];
             cr_expect(!(pawn_edge && st.seen[i]), "%s is reached", name);
@@ -272,6 +272,45 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
     }
     cr_expect_gt(table_seen * 4, table * 3, "%d of %d table entries reached", table_seen, table);
     cr_expect_gt(st.positions, 1400);
+}
+
+/* Safe checks count the squares from which each enemy piece could check
+ * the king, that it reaches, that it does not occupy itself and that the
+ * king's side does not defend; the king danger table is indexed by the
+ * attack units. */
+Test(texel, safe_checks_count_undefended_checking_squares_of_the_enemy)
+{
+    char err[128];
+    EvalTrace t;
+    /* White king g1 behind f2 g2 h2.  The black knight on d4 reaches e2
+     * and f3, both checking squares: e2 is safe, f3 is defended by the g2
+     * pawn.  The rook on a3 checks from a1, which nothing defends.  The
+     * bishop on b7 reaches no checking square: f2 and h2 hold pawns, and
+     * the king defends them. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/1b6/8/8/3n4/r7/5PPP/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_SafeCheckKnight][WHITE], 1, "knight: e2 (%d)", t.count[EW_SafeCheckKnight][WHITE]);
+    cr_expect_eq(t.count[EW_SafeCheckRook][WHITE], 1, "rook: a1 (%d)", t.count[EW_SafeCheckRook][WHITE]);
+    cr_expect_eq(t.count[EW_SafeCheckBishop][WHITE], 0, "bishop: none (%d)", t.count[EW_SafeCheckBishop][WHITE]);
+    cr_expect_eq(t.count[EW_SafeCheckKnight][BLACK] + t.count[EW_SafeCheckRook][BLACK]
+                     + t.count[EW_SafeCheckBishop][BLACK] + t.count[EW_SafeCheckQueen][BLACK], 0,
+                 "White has no pieces to check with");
+    /* A white bishop on c3 defends a1: the rook check is no longer safe. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/1b6/8/8/3n4/r1B5/5PPP/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_SafeCheckRook][WHITE], 0, "a1 is defended by the bishop on c3 (%d)",
+                 t.count[EW_SafeCheckRook][WHITE]);
+    cr_expect_eq(t.count[EW_SafeCheckKnight][WHITE], 1, "e2 still (%d)", t.count[EW_SafeCheckKnight][WHITE]);
+
+    /* King danger: two attackers (a queen on h4 and a knight on g4) on the
+     * zone of a king on g1 without pawns.  One table entry counts, once. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/6nq/8/8/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    int entries = 0;
+    for (int i = EW_KingDanger0; i <= EW_KingDanger40; i++)
+        entries += t.count[i][WHITE];
+    cr_expect_eq(entries, 1, "one king danger entry for White's king");
+    cr_expect_eq(t.count[EW_KingDanger0][WHITE], 0, "the queen and the knight are not 0 units");
 }
 
 /* Every square of every piece table: a white piece on the square, and a
