@@ -86,6 +86,8 @@ static Bitboard passed_span[2][64]; /* squares in front on the same and adjacent
 static const int pawn_rank_w[8] = {-1, -1, EW_PawnRank3, EW_PawnRank4, EW_PawnRank5, EW_PawnRank6, EW_PawnRank7, -1};
 static const int passed_rank_w[8] = {-1, EW_PassedRank2, EW_PassedRank3, EW_PassedRank4,
                                      EW_PassedRank5, EW_PassedRank6, EW_PassedRank7, -1};
+static const int storm_rank_w[8] = {-1, EW_PawnStormRank2, EW_PawnStormRank3, EW_PawnStormRank4,
+                                    EW_PawnStormRank5, EW_PawnStormRank6, -1, -1};
 static const int king_home_w[8] = {EW_KingHomeA, EW_KingHomeB, EW_KingHomeC, EW_KingHomeD,
                                    EW_KingHomeE, EW_KingHomeF, EW_KingHomeG, EW_KingHomeH};
 /* The per-square tables (64 weights a1..h8 from the piece's side) and the
@@ -389,6 +391,22 @@ static void eval_king_danger(const Position *p, int us, EvalInfo *ei)
     TERM(&ei->acc, us, SafeCheckBishop, bb_count(diag & ei->attacked[them][BISHOP]));
     TERM(&ei->acc, us, SafeCheckRook, bb_count(line & ei->attacked[them][ROOK]));
     TERM(&ei->acc, us, SafeCheckQueen, bb_count((diag | line) & ei->attacked[them][QUEEN]));
+    /* The king's files: their pawns storming, and files without pawns. */
+    Bitboard own_pawns = pos_pieces(p, us, PAWN), their_pawns = pos_pieces(p, them, PAWN);
+    int kf = sq_file(ksq);
+    for (int f = kf > 0 ? kf - 1 : 0; f <= kf + 1 && f < 8; f++) {
+        Bitboard storm = file_mask[f] & their_pawns;
+        while (storm) {
+            int r = relative_rank(us, bb_pop(&storm));
+            if (r >= 1 && r <= 5)
+                term(&ei->acc, us, storm_rank_w[r], 1);
+        }
+        if (!(file_mask[f] & own_pawns))
+            term(&ei->acc, us, file_mask[f] & their_pawns ? EW_KingFileSemiOpen : EW_KingFileOpen, 1);
+    }
+    /* Zone squares they attack that only our king or queen defends. */
+    Bitboard guards = ei->attacked[us][PAWN] | ei->attacked[us][KNIGHT] | ei->attacked[us][BISHOP] | ei->attacked[us][ROOK];
+    TERM(&ei->acc, us, KingZoneWeak, bb_count(ei->king_zone[us] & ei->all[them] & ~guards));
     if (ei->ks_attackers[them] < 2 && !(ei->attacked[them][QUEEN] & ei->king_zone[us]))
         return;
     /* Zone squares the enemy attacks that only our king defends. */

@@ -278,7 +278,7 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
  * the king, that it reaches, that it does not occupy itself and that the
  * king's side does not defend; the king danger table is indexed by the
  * attack units. */
-Test(texel, safe_checks_count_undefended_checking_squares_of_the_enemy)
+Test(texel, king_safety_terms_count_what_they_say)
 {
     char err[128];
     EvalTrace t;
@@ -301,6 +301,23 @@ Test(texel, safe_checks_count_undefended_checking_squares_of_the_enemy)
     cr_expect_eq(t.count[EW_SafeCheckRook][WHITE], 0, "a1 is defended by the bishop on c3 (%d)",
                  t.count[EW_SafeCheckRook][WHITE]);
     cr_expect_eq(t.count[EW_SafeCheckKnight][WHITE], 1, "e2 still (%d)", t.count[EW_SafeCheckKnight][WHITE]);
+
+    /* The king's files: Black's g3 and h4 pawns storm a king on g1 (our
+     * third and fourth ranks), the h-file has no White pawn (semi-open),
+     * and g3 attacks f2 and h2, which no White pawn or piece defends. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/7p/6p1/5PP1/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_PawnStormRank3][WHITE], 1, "g3 (%d)", t.count[EW_PawnStormRank3][WHITE]);
+    cr_expect_eq(t.count[EW_PawnStormRank4][WHITE], 1, "h4 (%d)", t.count[EW_PawnStormRank4][WHITE]);
+    cr_expect_eq(t.count[EW_KingFileSemiOpen][WHITE], 1, "h-file (%d)", t.count[EW_KingFileSemiOpen][WHITE]);
+    cr_expect_eq(t.count[EW_KingFileOpen][WHITE], 0, "no open file (%d)", t.count[EW_KingFileOpen][WHITE]);
+    cr_expect_eq(t.count[EW_KingZoneWeak][WHITE], 2, "f2 and h2 (%d)", t.count[EW_KingZoneWeak][WHITE]);
+    /* Without the h4 pawn the h-file is open; a White rook on h1 defends h2. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/8/6p1/5PP1/6KR w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_KingFileOpen][WHITE], 1, "h-file open (%d)", t.count[EW_KingFileOpen][WHITE]);
+    cr_expect_eq(t.count[EW_KingFileSemiOpen][WHITE], 0, "(%d)", t.count[EW_KingFileSemiOpen][WHITE]);
+    cr_expect_eq(t.count[EW_KingZoneWeak][WHITE], 1, "f2 only: the rook defends h2 (%d)", t.count[EW_KingZoneWeak][WHITE]);
 
     /* King danger: two attackers (a queen on h4 and a knight on g4) on the
      * zone of a king on g1 without pawns.  One table entry counts, once. */
