@@ -434,6 +434,36 @@ static void eval_threats(const Position *p, int us, EvalInfo *ei)
     TERM(&ei->acc, us, Hanging, bb_count(pieces & ei->all[them] & ~ei->all[us]));
 }
 
+/* Bad bishops, minors behind pawns, pawn-push threats, space and the
+ * king's distance to the pawns, of side us. */
+static void eval_extras(const Position *p, int us, EvalInfo *ei)
+{
+    int them = !us;
+    const Bitboard light = 0x55AA55AA55AA55AAULL;
+    Bitboard own_pawns = pos_pieces(p, us, PAWN), pawns = own_pawns | pos_pieces(p, them, PAWN);
+    Bitboard b = pos_pieces(p, us, BISHOP);
+    while (b) {
+        Bitboard colour = bb_sq(bb_pop(&b)) & light ? light : ~light;
+        TERM(&ei->acc, us, BishopPawnsSameColour, bb_count(own_pawns & colour));
+    }
+    Bitboard minors = pos_pieces(p, us, KNIGHT) | pos_pieces(p, us, BISHOP);
+    TERM(&ei->acc, us, MinorBehindPawn, bb_count((us == WHITE ? minors << 8 : minors >> 8) & pawns));
+    Bitboard pushed = (us == WHITE ? own_pawns << 8 : own_pawns >> 8) & ~pos_occ(p);
+    pushed &= ~ei->attacked[them][PAWN] & (ei->all[us] | ~ei->all[them]);
+    Bitboard targets = p->by_color[them] & ~pos_pieces(p, them, PAWN) & ~pos_pieces(p, them, KING);
+    TERM(&ei->acc, us, ThreatPawnPush, bb_count(pawn_attacks_all(pushed, us) & targets));
+    const Bitboard centre_files = 0x3C3C3C3C3C3C3C3CULL;
+    Bitboard ranks = us == WHITE ? 0x00000000FFFFFF00ULL : 0x00FFFFFF00000000ULL;
+    TERM(&ei->acc, us, Space, bb_count(centre_files & ranks & ~own_pawns & ~ei->attacked[them][PAWN]));
+    int nearest = 8;
+    for (Bitboard q = pawns; q;) {
+        int d = king_distance(p->king_sq[us], bb_pop(&q));
+        nearest = d < nearest ? d : nearest;
+    }
+    if (pawns)
+        TERM(&ei->acc, us, KingPawnDistance, nearest);
+}
+
 /* Mop-up for the side `strong` that has at least a rook's worth more
  * pieces against a pawnless side: the defending king to the edge, the
  * attacking king close to it. */
@@ -495,6 +525,7 @@ static int eval_common(const Position *p, EvalTrace *tr)
         eval_passed(p, c, &ei);
         eval_king_danger(p, c, &ei);
         eval_threats(p, c, &ei);
+        eval_extras(p, c, &ei);
     }
 
     if (phase > PHASE_MAX)

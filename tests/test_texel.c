@@ -330,6 +330,36 @@ Test(texel, king_safety_terms_count_what_they_say)
     cr_expect_eq(t.count[EW_KingDanger0][WHITE], 0, "the queen and the knight are not 0 units");
 }
 
+/* Bad bishops, minors behind pawns, pawn-push threats, space and the
+ * king's distance to the pawns. */
+Test(texel, extra_terms_count_what_they_say)
+{
+    char err[128];
+    EvalTrace t;
+    /* The c1 bishop shares its dark squares with b2 and d2; the e3 knight
+     * stands behind e4; b3 and d3 are safe pushes that attack the c4
+     * knight; of c2-f4 the pawns hold d2 and e4 and the d5 pawn attacks c4;
+     * the g1 king is three squares from d2 and e4. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/2n1P3/4N3/1P1P4/2B3K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_BishopPawnsSameColour][WHITE], 2, "%d", t.count[EW_BishopPawnsSameColour][WHITE]);
+    cr_expect_eq(t.count[EW_MinorBehindPawn][WHITE], 1, "%d", t.count[EW_MinorBehindPawn][WHITE]);
+    cr_expect_eq(t.count[EW_MinorBehindPawn][BLACK], 0, "%d", t.count[EW_MinorBehindPawn][BLACK]);
+    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 1, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+    cr_expect_eq(t.count[EW_Space][WHITE], 9, "%d", t.count[EW_Space][WHITE]);
+    cr_expect_eq(t.count[EW_KingPawnDistance][WHITE], 3, "%d", t.count[EW_KingPawnDistance][WHITE]);
+    cr_expect_eq(t.count[EW_KingPawnDistance][BLACK], 3, "%d", t.count[EW_KingPawnDistance][BLACK]);
+    /* A black pawn on a4 makes b3 unsafe, but d3 still attacks c4. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/p1n1P3/4N3/1P1P4/2B3K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 1, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+    /* Without the d2 pawn only b3 is left, and the a4 pawn attacks it: not
+     * safe, even defended by the d1 bishop. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/p1n1P3/4N3/1P6/2BB2K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 0, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+}
+
 /* Every square of every piece table: a white piece on the square, and a
  * black one on its mirror, count once each for the square's weight, named
  * as the square is from the piece's side. */
