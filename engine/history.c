@@ -117,3 +117,36 @@ void history_on_cutoff(History *h, const Position *p, const ContTables *ct, int 
             if (noisy[i] != best)
                 history_gravity(capture_entry(h, p, noisy[i]), -bonus);
 }
+
+/* The pawn structure's entry: both sides' pawns mixed into an index. */
+static size_t corr_index(const Position *p)
+{
+    uint64_t k = pos_pieces(p, WHITE, PAWN) * 0x9E3779B97F4A7C15ULL;
+    k ^= (pos_pieces(p, BLACK, PAWN) + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
+    k ^= k >> 29;
+    k *= 0x94D049BB133111EBULL;
+    return (size_t)(k >> 32) & (CORR_SIZE - 1);
+}
+
+int history_corrected_eval(const History *h, const Position *p, int raw)
+{
+    if (!CorrEnabled || raw == SCORE_NONE)
+        return raw;
+    int c = h->corr[p->side][corr_index(p)];
+    int v = raw + c * CorrScale / (100 * CORR_GRAIN);
+    return v > SCORE_MATE_IN_MAX - 1 ? SCORE_MATE_IN_MAX - 1 : v < -SCORE_MATE_IN_MAX + 1 ? -SCORE_MATE_IN_MAX + 1 : v;
+}
+
+void history_correct(History *h, const Position *p, int depth, int raw, int best)
+{
+    if (!CorrEnabled)
+        return;
+    int16_t *e = &h->corr[p->side][corr_index(p)];
+    int w = depth + 1 < CorrWeightMax ? depth + 1 : CorrWeightMax, lim = CorrMax * CORR_GRAIN;
+    /* One result moves the entry at most w/256 of the cap: a tactic the
+     * eval cannot see says little about the pawns. */
+    int diff = best - raw;
+    diff = diff > CorrMax ? CorrMax : diff < -CorrMax ? -CorrMax : diff;
+    int v = (*e * (256 - w) + diff * CORR_GRAIN * w) / 256;
+    *e = (int16_t)(v > lim ? lim : v < -lim ? -lim : v);
+}

@@ -23,12 +23,17 @@ typedef struct {
     ContTable *ply1, *ply2;
 } ContTables;
 
+/* Correction history entries (a power of two) and their resolution. */
+#define CORR_SIZE 16384
+#define CORR_GRAIN 128
+
 typedef struct {
     int16_t butterfly[2][64][64];   /* [side][from][to], persists across searches */
     ContTable cont[12][64];         /* [earlier moved piece][earlier to], persists */
     int16_t capture[12][64][6];     /* [moving piece][to][captured type], persists */
     Move counter[12][64];           /* [prior moved piece][prior to], persists */
     Move killers[MAX_PLY + 2][2];   /* reset per search */
+    int16_t corr[2][CORR_SIZE];     /* [side][pawn hash], CORR_GRAIN per centipawn, persists */
 } History;
 
 /* Everything to zero (ucinewgame, bench). */
@@ -71,5 +76,14 @@ void history_killers(const History *h, int ply, Move out[2]);
  * noisy moves tried a capture-history malus, and a noisy best its bonus. */
 void history_on_cutoff(History *h, const Position *p, const ContTables *ct, int ply, int depth, Move best,
                        const Move *quiets, int nquiets, const Move *noisy, int nnoisy);
+
+/* The static eval `raw` of p corrected by the correction history (raw
+ * itself when the switch is off or raw is SCORE_NONE). */
+int history_corrected_eval(const History *h, const Position *p, int raw);
+/* A search of p to `depth` returned `best` where the raw static eval was
+ * `raw`: move p's correction entry toward best - raw (a running average,
+ * so the raw eval, not the corrected one), with a weight that grows with
+ * depth. */
+void history_correct(History *h, const Position *p, int depth, int raw, int best);
 
 #endif

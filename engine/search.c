@@ -208,10 +208,11 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
         return tt.score;
 
     const int old_alpha = alpha;
-    int best = -SCORE_INF, stand = SCORE_NONE;
+    int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         /* Stand pat: the side to move need not capture. */
-        stand = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        raw_eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        stand = history_corrected_eval(&s->hist, p, raw_eval);
         if (stand >= beta)
             return stand;
         if (stand > alpha)
@@ -260,7 +261,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
         return score_mated_in(ply);
 
     int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(pos_key(p), ply, best_move, best, stand, 0, bound);
+    tt_store(pos_key(p), ply, best_move, best, raw_eval, 0, bound);
     return best;
 }
 
@@ -332,13 +333,15 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     if (tt_hit && !pv_node && !excluded && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
         return tt.score;
 
-    /* Static evaluation, sharpened by a TT bound (not in a singular test:
-     * the bound is the excluded move's), and the improving flag. */
-    int eval = SCORE_NONE;
+    /* Static evaluation (the table keeps it raw, the search uses it
+     * corrected), sharpened by a TT bound (not in a singular test: the
+     * bound is the excluded move's), and the improving flag. */
+    int eval = SCORE_NONE, raw_eval = SCORE_NONE;
     if (in_check) {
         f->static_eval = SCORE_NONE;
     } else {
-        f->static_eval = eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        raw_eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
+        f->static_eval = eval = history_corrected_eval(&s->hist, p, raw_eval);
         if (tt_hit && !excluded && !score_is_mate(tt.score)
             && (tt.bound == BOUND_EXACT || (tt.bound == BOUND_LOWER && tt.score > eval)
                 || (tt.bound == BOUND_UPPER && tt.score < eval)))
@@ -352,6 +355,16 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         if (RfpEnabled && depth <= RfpDepth && !score_is_mate(beta)
             && eval - RfpMargin * (depth - improving) >= beta)
             return eval;
+
+        /* Razoring: far below alpha at low depth, let the quiescence
+         * search confirm that nothing but captures could help. */
+        if (RazorEnabled && depth <= RazorDepth && eval + RazorMargin * depth < alpha) {
+            int score = qsearch(s, alpha, alpha + 1, ply);
+            if (s->stopped)
+                return 0;
+            if (score <= alpha)
+                return score;
+        }
 
         /* Null move pruning: if passing still fails high, a move will too.
          * Not without pieces (zugzwang) nor twice in a row. */
@@ -371,6 +384,35 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             if (score >= beta)
                 return score >= SCORE_MATE_IN_MAX ? beta : score;
             null_failed = true;
+        }
+
+        /* ProbCut: a capture that beats beta by a margin in a quiescence
+         * and then a reduced search will very likely beat beta at full
+         * depth.  Not when the table already says it will not. */
+        const int pbeta = beta + ProbcutMargin;
+        if (ProbcutEnabled && depth >= ProbcutMinDepth && !score_is_mate(beta) && pbeta < SCORE_MATE_IN_MAX
+            && !(tt_hit && tt.depth >= depth - ProbcutReduction + 1 && tt.score < pbeta)) {
+            MovePicker pc;
+            mp_init_qsearch(&pc, p, tt_move != MOVE_NONE && move_is_noisy(tt_move) ? tt_move : MOVE_NONE);
+            Move m;
+            while ((m = mp_next(&pc)) != MOVE_NONE) {
+                if (!see_ge(p, m, pbeta - eval))
+                    continue;
+                f->move = m;
+                f->piece = pos_piece_on(p, move_from(m));
+                f->cont = history_cont_table(&s->hist, p, m);
+                pos_make(p, m);
+                int score = -qsearch(s, -pbeta, -pbeta + 1, ply + 1);
+                if (score >= pbeta && !s->stopped)
+                    score = -search(s, -pbeta, -pbeta + 1, depth - ProbcutReduction, ply + 1, node == NODE_CUT ? NODE_ALL : NODE_CUT);
+                pos_unmake(p);
+                if (s->stopped)
+                    return 0;
+                if (score >= pbeta) {
+                    tt_store(pos_key(p), ply, m, score, raw_eval, depth - ProbcutReduction + 1, BOUND_LOWER);
+                    return score;
+                }
+            }
         }
     }
 
@@ -533,7 +575,13 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (!excluded) {
         int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-        tt_store(pos_key(p), ply, best_move, best, f->static_eval, depth, bound);
+        tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound);
+        /* Correction history learns where the result says how wrong the
+         * static eval was: not after a capture (the eval does not see it),
+         * not from a bound on the eval's side of the result. */
+        if (!in_check && (best_move == MOVE_NONE || !move_is_noisy(best_move)) && !score_is_mate(best)
+            && !(bound == BOUND_LOWER && best <= f->static_eval) && !(bound == BOUND_UPPER && best >= f->static_eval))
+            history_correct(&s->hist, p, depth, raw_eval, best);
     }
     return best;
 }

@@ -6,6 +6,7 @@
  * reply before or after the killers by LbrBeforeKillers. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "board.h"
 #include "history.h"
@@ -32,6 +33,7 @@ static void teardown(void)
     char err[128];
     param_set(PARAM_ID_HistContEnabled, 1, err, sizeof err);
     param_set(PARAM_ID_HistCaptureEnabled, 1, err, sizeof err);
+    param_set(PARAM_ID_CorrEnabled, 0, err, sizeof err); /* its default */
 }
 
 TestSuite(history, .init = setup, .fini = teardown);
@@ -145,4 +147,62 @@ Test(history, last_best_reply_before_or_after_the_killers)
     }
     cr_assert_eq(param_set(PARAM_ID_LbrBeforeKillers, 0, err, sizeof err), 0, "%s", err);
     free(lbr);
+}
+
+/* The correction history learns result - eval for the side to move and the
+ * pawn structure, and adds it to that structure's later evals. */
+Test(history, correction_learns_the_result_minus_the_eval_per_pawn_structure)
+{
+    char err[128];
+    const char *fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 4 4";
+    cr_assert_eq(param_set(PARAM_ID_CorrEnabled, 1, err, sizeof err), 0, "%s", err); /* off by default */
+    cr_assert_eq(pos_from_fen(pos, fen, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(history_corrected_eval(h, pos, 30), 30, "nothing learned yet");
+    cr_expect_eq(history_corrected_eval(h, pos, SCORE_NONE), SCORE_NONE, "no eval stays no eval");
+    /* Searches that keep coming out 60 cp above an eval of 30. */
+    for (int i = 0; i < 200; i++)
+        history_correct(h, pos, 20, 30, 90);
+    int c = history_corrected_eval(h, pos, 30);
+    cr_expect(c >= 88 && c <= 90, "corrected eval %d, want about 90", c);
+    cr_expect_eq(history_corrected_eval(h, pos, -100), -100 + c - 30, "the same shift for any eval");
+
+    /* A move that leaves the pawns alone keeps the entry; the other side to
+     * move has its own. */
+    Position same = *pos;
+    cr_assert_eq(pos_from_fen(&same, "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKBR1 w Qkq - 5 4", err,
+                              sizeof err), 0, "%s", err);
+    cr_expect_eq(history_corrected_eval(h, &same, 30), c, "same pawns, same side");
+    cr_assert_eq(pos_from_fen(&same, "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 4 4", err,
+                              sizeof err), 0, "%s", err);
+    cr_expect_eq(history_corrected_eval(h, &same, 30), 30, "black to move has its own entry");
+    cr_assert_eq(pos_from_fen(&same, "r1bqkb1r/pppp1ppp/2n2n2/4p3/3PP3/2N2N2/PPP2PPP/R1BQKB1R w KQkq - 0 4", err,
+                              sizeof err), 0, "%s", err);
+    cr_expect_eq(history_corrected_eval(h, &same, 30), 30, "other pawns, other entry");
+
+    /* Shallow updates move the entry less than deep ones. */
+    History *h2 = calloc(1, sizeof *h2);
+    cr_assert(h2);
+    for (int i = 0; i < 10; i++)
+        history_correct(h2, pos, 1, 0, 100);
+    int shallow = history_corrected_eval(h2, pos, 0);
+    memset(h2, 0, sizeof *h2);
+    for (int i = 0; i < 10; i++)
+        history_correct(h2, pos, 10, 0, 100);
+    int deep = history_corrected_eval(h2, pos, 0);
+    cr_expect(shallow > 0 && deep > 2 * shallow, "ten updates: %d at depth 1, %d at depth 10", shallow, deep);
+    /* One result far from the eval (a tactic) moves it by at most
+     * CorrWeightMax/256 of the cap. */
+    memset(h2, 0, sizeof *h2);
+    history_correct(h2, pos, 30, 0, 3000);
+    int one = history_corrected_eval(h2, pos, 0);
+    cr_expect(one > 0 && one <= CorrMax * CorrWeightMax / 256, "one update of +3000: %d", one);
+    /* The correction is capped at CorrMax. */
+    for (int i = 0; i < 500; i++)
+        history_correct(h2, pos, 20, 0, 2000);
+    int capped = history_corrected_eval(h2, pos, 0);
+    cr_expect(capped >= CorrMax - 1 && capped <= CorrMax, "%d, capped at %d", capped, CorrMax);
+    free(h2);
+
+    param_set(PARAM_ID_CorrEnabled, 0, err, sizeof err);
+    cr_expect_eq(history_corrected_eval(h, pos, 30), 30, "switched off: the raw eval");
 }

@@ -553,6 +553,17 @@ Test(search, each_technique_switch_changes_the_nodes)
                          (unsigned long long)all_on);
     }
     cr_expect_eq(bench_at(10), all_on, "switching back restores the search");
+    /* The techniques that are off by default change the search when on. */
+    static const char *off_by_default[] = {"SeEnabled", "CorrEnabled", "RazorEnabled", "ProbcutEnabled"};
+    for (size_t k = 0; k < sizeof off_by_default / sizeof off_by_default[0]; k++) {
+        int i = param_index(off_by_default[k]);
+        cr_assert_geq(i, 0, "%s is not a parameter", off_by_default[k]);
+        cr_assert_eq(param_get(i), 0, "%s is on by default", off_by_default[k]);
+        set_param(i, 1);
+        uint64_t on = bench_at(10);
+        set_param(i, 0);
+        cr_expect_neq(on, all_on, "%s on: %llu nodes, the same as off", off_by_default[k], (unsigned long long)on);
+    }
 }
 
 Test(search, out_of_range_values_are_rejected_and_kept)
