@@ -434,8 +434,10 @@ static void eval_threats(const Position *p, int us, EvalInfo *ei)
     TERM(&ei->acc, us, Hanging, bb_count(pieces & ei->all[them] & ~ei->all[us]));
 }
 
-/* Bad bishops, minors behind pawns, pawn-push threats, space and the
- * king's distance to the pawns, of side us. */
+/* Bad bishops, minors behind pawns, pawn-push threats, space, the king's
+ * distance to the pawns, weak pawns under attack, a pawnless flank, the
+ * enemy queen's and rooks' approach to the king and rooks behind passed
+ * pawns, of side us. */
 static void eval_extras(const Position *p, int us, EvalInfo *ei)
 {
     int them = !us;
@@ -462,6 +464,25 @@ static void eval_extras(const Position *p, int us, EvalInfo *ei)
     }
     if (pawns)
         TERM(&ei->acc, us, KingPawnDistance, nearest);
+
+    TERM(&ei->acc, us, WeakPawnAttacked, bb_count(own_pawns & ei->all[them] & ~ei->all[us]));
+    int ksq = p->king_sq[us], kf = sq_file(ksq);
+    int lo = kf <= 2 ? 0 : kf >= 5 ? 4 : 2;
+    Bitboard flank = 0;
+    for (int f = lo; f < lo + 4; f++)
+        flank |= file_mask[f];
+    if (!(flank & pawns))
+        TERM(&ei->acc, us, PawnlessFlank, 1);
+    for (Bitboard q = pos_pieces(p, them, QUEEN); q;)
+        TERM(&ei->acc, us, QueenNearKing, 7 - king_distance(bb_pop(&q), ksq));
+    TERM(&ei->acc, us, RookOnKingFile,
+         bb_count(file_mask[kf] & (pos_pieces(p, them, ROOK) | pos_pieces(p, them, QUEEN))));
+    for (Bitboard r = pos_pieces(p, us, ROOK); r;) {
+        int sq = bb_pop(&r);
+        /* A passed pawn of ours in front of the rook on its file. */
+        if (file_mask[sq_file(sq)] & passed_span[us][sq] & ei->passed[us])
+            TERM(&ei->acc, us, RookBehindPassed, 1);
+    }
 }
 
 /* Mop-up for the side `strong` that has at least a rook's worth more

@@ -330,8 +330,9 @@ Test(texel, king_safety_terms_count_what_they_say)
     cr_expect_eq(t.count[EW_KingDanger0][WHITE], 0, "the queen and the knight are not 0 units");
 }
 
-/* Bad bishops, minors behind pawns, pawn-push threats, space and the
- * king's distance to the pawns. */
+/* Bad bishops, minors behind pawns, pawn-push threats, space, the king's
+ * distance to the pawns, weak pawns, pawnless flanks, the enemy queen and
+ * rooks near the king, rooks behind passed pawns. */
 Test(texel, extra_terms_count_what_they_say)
 {
     char err[128];
@@ -358,6 +359,29 @@ Test(texel, extra_terms_count_what_they_say)
     cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/p1n1P3/4N3/1P6/2BB2K1 w - - 0 1", err, sizeof err), 0, "%s", err);
     eval_trace(pos, &t);
     cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 0, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+
+    /* d5 is attacked by c6 and undefended (a4 and g2 are defended); the
+     * queen on g4 is three squares from the g1 king, and it and the g8
+     * rook stand on the king's file; the a1 rook is behind the passed a4
+     * pawn; g2 keeps the king's flank (e-h) from being pawnless. */
+    cr_assert_eq(pos_from_fen(pos, "1k4r1/8/2p5/3P4/P5q1/8/6P1/R5K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_WeakPawnAttacked][WHITE], 1, "%d", t.count[EW_WeakPawnAttacked][WHITE]);
+    cr_expect_eq(t.count[EW_QueenNearKing][WHITE], 4, "%d", t.count[EW_QueenNearKing][WHITE]);
+    cr_expect_eq(t.count[EW_QueenNearKing][BLACK], 0, "%d", t.count[EW_QueenNearKing][BLACK]);
+    cr_expect_eq(t.count[EW_RookOnKingFile][WHITE], 2, "%d", t.count[EW_RookOnKingFile][WHITE]);
+    cr_expect_eq(t.count[EW_RookBehindPassed][WHITE], 1, "%d", t.count[EW_RookBehindPassed][WHITE]);
+    cr_expect_eq(t.count[EW_PawnlessFlank][WHITE], 0, "%d", t.count[EW_PawnlessFlank][WHITE]);
+    /* Pawns only on a2 and b2: the g1 king's flank (e-h) and the e8 king's
+     * (c-f) have none. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/8/8/PP6/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_PawnlessFlank][WHITE], 1, "%d", t.count[EW_PawnlessFlank][WHITE]);
+    cr_expect_eq(t.count[EW_PawnlessFlank][BLACK], 1, "%d", t.count[EW_PawnlessFlank][BLACK]);
+    /* A rook in front of its passed pawn is not behind it. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/R7/P7/8/8/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
+    eval_trace(pos, &t);
+    cr_expect_eq(t.count[EW_RookBehindPassed][WHITE], 0, "%d", t.count[EW_RookBehindPassed][WHITE]);
 }
 
 /* Every square of every piece table: a white piece on the square, and a
