@@ -491,6 +491,15 @@ static uint64_t bench_at(int depth)
 
 static uint64_t small_bench(void) { return bench_at(8); }
 
+/* Nodes of every bench position at a fixed depth: a sample wide enough
+ * that a pruning's effect on the tree is not one position's accident. */
+static uint64_t bench_all(int depth)
+{
+    BenchResult r;
+    cr_assert_eq(bench_run(bench_fens, bench_count, depth, NULL, &r), 0);
+    return r.nodes;
+}
+
 static void set_param(int i, long v)
 {
     char err[256];
@@ -537,14 +546,16 @@ Test(search, each_technique_switch_changes_the_nodes)
 {
     static const char *switches[] = {"LmrEnabled", "LmpEnabled", "IirEnabled", "FhrEnabled", "LbrEnabled",
                                      "NmpEnabled", "RfpEnabled", "FutilityEnabled", "SeePruneEnabled"};
-    /* Depth 10: at 8, null moves that fail cost more than the cutoffs save
-     * on these eight positions (bench 2101425: 51073 nodes off, 53026 on). */
-    uint64_t all_on = bench_at(10);
+    /* Every bench position at depth 9: on eight positions at depth 8, null
+     * moves that fail cost more than their cutoffs save (bench 2101425:
+     * 51073 nodes off, 53026 on), and at depth 10 futility pruning did not
+     * pay on them (bench 1935233: 125882 off, 129583 on). */
+    uint64_t all_on = bench_all(9);
     for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++) {
         int i = param_index(switches[k]);
         cr_assert_geq(i, 0, "%s is not a parameter", switches[k]);
         set_param(i, 0);
-        uint64_t off = bench_at(10);
+        uint64_t off = bench_all(9);
         set_param(i, 1);
         cr_expect_neq(off, all_on, "%s off: %llu nodes, the same as on", switches[k], (unsigned long long)off);
         /* Pruning and reductions shrink the tree. */
@@ -552,7 +563,7 @@ Test(search, each_technique_switch_changes_the_nodes)
             cr_expect_gt(off, all_on, "%s off: %llu nodes, on: %llu", switches[k], (unsigned long long)off,
                          (unsigned long long)all_on);
     }
-    cr_expect_eq(bench_at(10), all_on, "switching back restores the search");
+    cr_expect_eq(bench_all(9), all_on, "switching back restores the search");
     /* The techniques that are off by default change the search when on. */
     static const char *off_by_default[] = {"SeEnabled", "CorrEnabled", "RazorEnabled", "ProbcutEnabled"};
     for (size_t k = 0; k < sizeof off_by_default / sizeof off_by_default[0]; k++) {
@@ -560,7 +571,7 @@ Test(search, each_technique_switch_changes_the_nodes)
         cr_assert_geq(i, 0, "%s is not a parameter", off_by_default[k]);
         cr_assert_eq(param_get(i), 0, "%s is on by default", off_by_default[k]);
         set_param(i, 1);
-        uint64_t on = bench_at(10);
+        uint64_t on = bench_all(9);
         set_param(i, 0);
         cr_expect_neq(on, all_on, "%s on: %llu nodes, the same as off", off_by_default[k], (unsigned long long)on);
     }

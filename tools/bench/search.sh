@@ -38,7 +38,8 @@ echo
 printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs defaults"
 ref=""
 for cfg in "defaults:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
-           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE on:SeEnabled=1"; do
+           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE on:SeEnabled=1" "Corr on:CorrEnabled=1" \
+           "Razor on:RazorEnabled=1" "ProbCut on:ProbcutEnabled=1"; do
     label=${cfg%%:*}
     opt=${cfg#*:}
     a=$(bench_nodes $((D - 1)) "$opt")
