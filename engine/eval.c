@@ -82,6 +82,8 @@ static inline void nonlinear_mg(Acc *a, int c, int v)
 /* Pawn structure masks. */
 static Bitboard file_mask[8], adjacent_files[8];
 static Bitboard passed_span[2][64]; /* squares in front on the same and adjacent files */
+static Bitboard flank_mask[8];      /* the four files of a king's flank: a-d, c-f or e-h */
+static Bitboard distance_ring[64][8]; /* squares at king distance d from a square */
 
 static const int pawn_rank_w[8] = {-1, -1, EW_PawnRank3, EW_PawnRank4, EW_PawnRank5, EW_PawnRank6, EW_PawnRank7, -1};
 static const int passed_rank_w[8] = {-1, EW_PassedRank2, EW_PassedRank3, EW_PassedRank4,
@@ -189,6 +191,18 @@ static void build_masks(void)
             ahead_b |= 0xFFULL << (8 * rr);
         passed_span[WHITE][sq] = span & ahead_w;
         passed_span[BLACK][sq] = span & ahead_b;
+        for (int d = 0; d < 8; d++)
+            distance_ring[sq][d] = 0;
+        for (int to = 0; to < 64; to++) {
+            int df = abs(sq_file(to) - f), dr = abs(sq_rank(to) - r);
+            distance_ring[sq][df > dr ? df : dr] |= bb_sq(to);
+        }
+    }
+    for (int f = 0; f < 8; f++) {
+        int lo = f <= 2 ? 0 : f >= 5 ? 4 : 2;
+        flank_mask[f] = 0;
+        for (int g = lo; g < lo + 4; g++)
+            flank_mask[f] |= file_mask[g];
     }
 }
 
@@ -457,21 +471,16 @@ static void eval_extras(const Position *p, int us, EvalInfo *ei)
     const Bitboard centre_files = 0x3C3C3C3C3C3C3C3CULL;
     Bitboard ranks = us == WHITE ? 0x00000000FFFFFF00ULL : 0x00FFFFFF00000000ULL;
     TERM(&ei->acc, us, Space, bb_count(centre_files & ranks & ~own_pawns & ~ei->attacked[them][PAWN]));
-    int nearest = 8;
-    for (Bitboard q = pawns; q;) {
-        int d = king_distance(p->king_sq[us], bb_pop(&q));
-        nearest = d < nearest ? d : nearest;
-    }
-    if (pawns)
+    if (pawns) {
+        int nearest = 0;
+        while (!(distance_ring[p->king_sq[us]][nearest] & pawns))
+            nearest++;
         TERM(&ei->acc, us, KingPawnDistance, nearest);
+    }
 
     TERM(&ei->acc, us, WeakPawnAttacked, bb_count(own_pawns & ei->all[them] & ~ei->all[us]));
     int ksq = p->king_sq[us], kf = sq_file(ksq);
-    int lo = kf <= 2 ? 0 : kf >= 5 ? 4 : 2;
-    Bitboard flank = 0;
-    for (int f = lo; f < lo + 4; f++)
-        flank |= file_mask[f];
-    if (!(flank & pawns))
+    if (!(flank_mask[kf] & pawns))
         TERM(&ei->acc, us, PawnlessFlank, 1);
     for (Bitboard q = pos_pieces(p, them, QUEEN); q;)
         TERM(&ei->acc, us, QueenNearKing, 7 - king_distance(bb_pop(&q), ksq));
