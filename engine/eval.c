@@ -174,6 +174,12 @@ static void build_pst(void)
 }
 #endif
 
+static int king_distance(int a, int b)
+{
+    int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
+    return df > dr ? df : dr;
+}
+
 static void build_masks(void)
 {
     for (int f = 0; f < 8; f++) {
@@ -193,10 +199,8 @@ static void build_masks(void)
         passed_span[BLACK][sq] = span & ahead_b;
         for (int d = 0; d < 8; d++)
             distance_ring[sq][d] = 0;
-        for (int to = 0; to < 64; to++) {
-            int df = abs(sq_file(to) - f), dr = abs(sq_rank(to) - r);
-            distance_ring[sq][df > dr ? df : dr] |= bb_sq(to);
-        }
+        for (int to = 0; to < 64; to++)
+            distance_ring[sq][king_distance(sq, to)] |= bb_sq(to);
     }
     for (int f = 0; f < 8; f++) {
         int lo = f <= 2 ? 0 : f >= 5 ? 4 : 2;
@@ -243,12 +247,6 @@ static const int ks_weight[6] = {0, KingAttackKnight, KingAttackBishop, KingAtta
 /* Passed pawns beyond their rank bonus: the path and king terms are
  * weighted by passed_scale[rank]. */
 static const int passed_scale[8] = {0, 0, 0, PassedScaleRank4, PassedScaleRank5, PassedScaleRank6, PassedScaleRank7, 0};
-
-static int king_distance(int a, int b)
-{
-    int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
-    return df > dr ? df : dr;
-}
 
 /* Pawn structure of one side: doubled, isolated, and passed pawns by rank
  * (the rest of the passed-pawn terms wait for the attack maps). */

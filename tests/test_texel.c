@@ -274,55 +274,61 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
     cr_expect_gt(st.positions, 1400);
 }
 
+/* The trace of a FEN. */
+static void trace_fen(const char *fen, EvalTrace *t)
+{
+    char err[128];
+    cr_assert_eq(pos_from_fen(pos, fen, err, sizeof err), 0, "%s: %s", fen, err);
+    eval_trace(pos, t);
+}
+
+/* One weight's count for one side, with what it should have counted. */
+#define EXPECT_COUNT(t, name, side, n, what) \
+    cr_expect_eq((t).count[EW_##name][side], (n), "%s: %s counts %d, want %d", (what), #name, \
+                 (t).count[EW_##name][side], (n))
+
 /* Safe checks count the squares from which each enemy piece could check
  * the king, that it reaches, that it does not occupy itself and that the
  * king's side does not defend; the king danger table is indexed by the
  * attack units. */
 Test(texel, king_safety_terms_count_what_they_say)
 {
-    char err[128];
     EvalTrace t;
     /* White king g1 behind f2 g2 h2.  The black knight on d4 reaches e2
      * and f3, both checking squares: e2 is safe, f3 is defended by the g2
      * pawn.  The rook on a3 checks from a1, which nothing defends.  The
      * bishop on b7 reaches no checking square: f2 and h2 hold pawns, and
      * the king defends them. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/1b6/8/8/3n4/r7/5PPP/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_SafeCheckKnight][WHITE], 1, "knight: e2 (%d)", t.count[EW_SafeCheckKnight][WHITE]);
-    cr_expect_eq(t.count[EW_SafeCheckRook][WHITE], 1, "rook: a1 (%d)", t.count[EW_SafeCheckRook][WHITE]);
-    cr_expect_eq(t.count[EW_SafeCheckBishop][WHITE], 0, "bishop: none (%d)", t.count[EW_SafeCheckBishop][WHITE]);
+    trace_fen("4k3/1b6/8/8/3n4/r7/5PPP/6K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, SafeCheckKnight, WHITE, 1, "knight: e2");
+    EXPECT_COUNT(t, SafeCheckRook, WHITE, 1, "rook: a1");
+    EXPECT_COUNT(t, SafeCheckBishop, WHITE, 0, "bishop: none");
     cr_expect_eq(t.count[EW_SafeCheckKnight][BLACK] + t.count[EW_SafeCheckRook][BLACK]
                      + t.count[EW_SafeCheckBishop][BLACK] + t.count[EW_SafeCheckQueen][BLACK], 0,
                  "White has no pieces to check with");
     /* A white bishop on c3 defends a1: the rook check is no longer safe. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/1b6/8/8/3n4/r1B5/5PPP/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_SafeCheckRook][WHITE], 0, "a1 is defended by the bishop on c3 (%d)",
-                 t.count[EW_SafeCheckRook][WHITE]);
-    cr_expect_eq(t.count[EW_SafeCheckKnight][WHITE], 1, "e2 still (%d)", t.count[EW_SafeCheckKnight][WHITE]);
+    trace_fen("4k3/1b6/8/8/3n4/r1B5/5PPP/6K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, SafeCheckRook, WHITE, 0, "a1 is defended by the bishop on c3");
+    EXPECT_COUNT(t, SafeCheckKnight, WHITE, 1, "e2 still");
 
     /* The king's files: Black's g3 and h4 pawns storm a king on g1 (our
      * third and fourth ranks), the h-file has no White pawn (semi-open),
      * and g3 attacks f2 and h2, which no White pawn or piece defends. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/7p/6p1/5PP1/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_PawnStormRank3][WHITE], 1, "g3 (%d)", t.count[EW_PawnStormRank3][WHITE]);
-    cr_expect_eq(t.count[EW_PawnStormRank4][WHITE], 1, "h4 (%d)", t.count[EW_PawnStormRank4][WHITE]);
-    cr_expect_eq(t.count[EW_KingFileSemiOpen][WHITE], 1, "h-file (%d)", t.count[EW_KingFileSemiOpen][WHITE]);
-    cr_expect_eq(t.count[EW_KingFileOpen][WHITE], 0, "no open file (%d)", t.count[EW_KingFileOpen][WHITE]);
-    cr_expect_eq(t.count[EW_KingZoneWeak][WHITE], 2, "f2 and h2 (%d)", t.count[EW_KingZoneWeak][WHITE]);
+    trace_fen("4k3/8/8/8/7p/6p1/5PP1/6K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, PawnStormRank3, WHITE, 1, "g3");
+    EXPECT_COUNT(t, PawnStormRank4, WHITE, 1, "h4");
+    EXPECT_COUNT(t, KingFileSemiOpen, WHITE, 1, "h-file");
+    EXPECT_COUNT(t, KingFileOpen, WHITE, 0, "no open file");
+    EXPECT_COUNT(t, KingZoneWeak, WHITE, 2, "f2 and h2");
     /* Without the h4 pawn the h-file is open; a White rook on h1 defends h2. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/8/6p1/5PP1/6KR w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_KingFileOpen][WHITE], 1, "h-file open (%d)", t.count[EW_KingFileOpen][WHITE]);
-    cr_expect_eq(t.count[EW_KingFileSemiOpen][WHITE], 0, "(%d)", t.count[EW_KingFileSemiOpen][WHITE]);
-    cr_expect_eq(t.count[EW_KingZoneWeak][WHITE], 1, "f2 only: the rook defends h2 (%d)", t.count[EW_KingZoneWeak][WHITE]);
+    trace_fen("4k3/8/8/8/8/6p1/5PP1/6KR w - - 0 1", &t);
+    EXPECT_COUNT(t, KingFileOpen, WHITE, 1, "h-file open");
+    EXPECT_COUNT(t, KingFileSemiOpen, WHITE, 0, "h-file open, not semi-open");
+    EXPECT_COUNT(t, KingZoneWeak, WHITE, 1, "f2 only: the rook defends h2");
 
     /* King danger: two attackers (a queen on h4 and a knight on g4) on the
      * zone of a king on g1 without pawns.  One table entry counts, once. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/6nq/8/8/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
+    trace_fen("4k3/8/8/8/6nq/8/8/6K1 w - - 0 1", &t);
     int entries = 0;
     for (int i = EW_KingDanger0; i <= EW_KingDanger40; i++)
         entries += t.count[i][WHITE];
@@ -335,53 +341,46 @@ Test(texel, king_safety_terms_count_what_they_say)
  * rooks near the king, rooks behind passed pawns. */
 Test(texel, extra_terms_count_what_they_say)
 {
-    char err[128];
     EvalTrace t;
     /* The c1 bishop shares its dark squares with b2 and d2; the e3 knight
      * stands behind e4; b3 and d3 are safe pushes that attack the c4
      * knight; of c2-f4 the pawns hold d2 and e4 and the d5 pawn attacks c4;
      * the g1 king is three squares from d2 and e4. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/2n1P3/4N3/1P1P4/2B3K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_BishopPawnsSameColour][WHITE], 2, "%d", t.count[EW_BishopPawnsSameColour][WHITE]);
-    cr_expect_eq(t.count[EW_MinorBehindPawn][WHITE], 1, "%d", t.count[EW_MinorBehindPawn][WHITE]);
-    cr_expect_eq(t.count[EW_MinorBehindPawn][BLACK], 0, "%d", t.count[EW_MinorBehindPawn][BLACK]);
-    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 1, "%d", t.count[EW_ThreatPawnPush][WHITE]);
-    cr_expect_eq(t.count[EW_Space][WHITE], 9, "%d", t.count[EW_Space][WHITE]);
-    cr_expect_eq(t.count[EW_KingPawnDistance][WHITE], 3, "%d", t.count[EW_KingPawnDistance][WHITE]);
-    cr_expect_eq(t.count[EW_KingPawnDistance][BLACK], 3, "%d", t.count[EW_KingPawnDistance][BLACK]);
+    trace_fen("4k3/8/8/3p4/2n1P3/4N3/1P1P4/2B3K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, BishopPawnsSameColour, WHITE, 2, "b2 and d2 beside the c1 bishop");
+    EXPECT_COUNT(t, MinorBehindPawn, WHITE, 1, "the e3 knight");
+    EXPECT_COUNT(t, MinorBehindPawn, BLACK, 0, "nothing on c3");
+    EXPECT_COUNT(t, ThreatPawnPush, WHITE, 1, "b3 and d3 hit c4");
+    EXPECT_COUNT(t, Space, WHITE, 9, "c2-f4 less d2, e4, c4");
+    EXPECT_COUNT(t, KingPawnDistance, WHITE, 3, "g1 to d2 or e4");
+    EXPECT_COUNT(t, KingPawnDistance, BLACK, 3, "e8 to d5");
     /* A black pawn on a4 makes b3 unsafe, but d3 still attacks c4. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/p1n1P3/4N3/1P1P4/2B3K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 1, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+    trace_fen("4k3/8/8/3p4/p1n1P3/4N3/1P1P4/2B3K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, ThreatPawnPush, WHITE, 1, "d3 hits c4");
     /* Without the d2 pawn only b3 is left, and the a4 pawn attacks it: not
      * safe, even defended by the d1 bishop. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/3p4/p1n1P3/4N3/1P6/2BB2K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_ThreatPawnPush][WHITE], 0, "%d", t.count[EW_ThreatPawnPush][WHITE]);
+    trace_fen("4k3/8/8/3p4/p1n1P3/4N3/1P6/2BB2K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, ThreatPawnPush, WHITE, 0, "b3 is attacked by a4");
 
     /* d5 is attacked by c6 and undefended (a4 and g2 are defended); the
      * queen on g4 is three squares from the g1 king, and it and the g8
      * rook stand on the king's file; the a1 rook is behind the passed a4
      * pawn; g2 keeps the king's flank (e-h) from being pawnless. */
-    cr_assert_eq(pos_from_fen(pos, "1k4r1/8/2p5/3P4/P5q1/8/6P1/R5K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_WeakPawnAttacked][WHITE], 1, "%d", t.count[EW_WeakPawnAttacked][WHITE]);
-    cr_expect_eq(t.count[EW_QueenNearKing][WHITE], 4, "%d", t.count[EW_QueenNearKing][WHITE]);
-    cr_expect_eq(t.count[EW_QueenNearKing][BLACK], 0, "%d", t.count[EW_QueenNearKing][BLACK]);
-    cr_expect_eq(t.count[EW_RookOnKingFile][WHITE], 2, "%d", t.count[EW_RookOnKingFile][WHITE]);
-    cr_expect_eq(t.count[EW_RookBehindPassed][WHITE], 1, "%d", t.count[EW_RookBehindPassed][WHITE]);
-    cr_expect_eq(t.count[EW_PawnlessFlank][WHITE], 0, "%d", t.count[EW_PawnlessFlank][WHITE]);
+    trace_fen("1k4r1/8/2p5/3P4/P5q1/8/6P1/R5K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, WeakPawnAttacked, WHITE, 1, "d5");
+    EXPECT_COUNT(t, QueenNearKing, WHITE, 4, "g4 to g1 is 3");
+    EXPECT_COUNT(t, QueenNearKing, BLACK, 0, "White has no queen");
+    EXPECT_COUNT(t, RookOnKingFile, WHITE, 2, "g8 and g4");
+    EXPECT_COUNT(t, RookBehindPassed, WHITE, 1, "a1 behind a4");
+    EXPECT_COUNT(t, PawnlessFlank, WHITE, 0, "g2");
     /* Pawns only on a2 and b2: the g1 king's flank (e-h) and the e8 king's
      * (c-f) have none. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/8/8/PP6/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_PawnlessFlank][WHITE], 1, "%d", t.count[EW_PawnlessFlank][WHITE]);
-    cr_expect_eq(t.count[EW_PawnlessFlank][BLACK], 1, "%d", t.count[EW_PawnlessFlank][BLACK]);
+    trace_fen("4k3/8/8/8/8/8/PP6/6K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, PawnlessFlank, WHITE, 1, "e-h");
+    EXPECT_COUNT(t, PawnlessFlank, BLACK, 1, "c-f");
     /* A rook in front of its passed pawn is not behind it. */
-    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/R7/P7/8/8/6K1 w - - 0 1", err, sizeof err), 0, "%s", err);
-    eval_trace(pos, &t);
-    cr_expect_eq(t.count[EW_RookBehindPassed][WHITE], 0, "%d", t.count[EW_RookBehindPassed][WHITE]);
+    trace_fen("4k3/8/8/R7/P7/8/8/6K1 w - - 0 1", &t);
+    EXPECT_COUNT(t, RookBehindPassed, WHITE, 0, "a5 is in front of a4");
 }
 
 /* Every square of every piece table: a white piece on the square, and a
