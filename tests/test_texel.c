@@ -572,7 +572,9 @@ Test(texel, epd_with_results)
                         "4k3/8/8/8/8/8/4P3/4K3 w - - [0.5]\n"
                         "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 0-1\n"
                         "4k3/8/8/8/8/8/4P3/4K3 w - - no result here\n"
-                        "4k3/8/8/8/8/8/8/4K2K w - - 1/2-1/2\n";
+                        "4k3/8/8/8/8/8/8/4K2K w - - 1/2-1/2\n"
+                        "4k3/8/8/8/8/8/4P3/4K3 w - - [0.734]\n"
+                        "4k3/8/8/8/8/8/4P3/4K3 w - - [1.5]\n";
     cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
     close(fd);
     ExtractOptions o = EXTRACT_DEFAULTS;
@@ -581,16 +583,18 @@ Test(texel, epd_with_results)
     char out[2048];
     cr_assert_eq(add_capture(&d, path, false, &o, &st, out, sizeof out), 0);
     unlink(path);
-    cr_expect_eq(st.games, 5);
-    cr_expect_eq(st.kept, 3);
-    cr_expect_eq(st.no_result, 1);
+    cr_expect_eq(st.games, 7);
+    cr_expect_eq(st.kept, 4);
+    cr_expect_eq(st.no_result, 2);
     cr_expect_eq(st.bad, 1);
-    cr_assert_eq(d.n, 3);
+    cr_assert_eq(d.n, 4);
     cr_expect_eq(d.pos[0].label, 1.0f);
     cr_expect_eq(d.pos[1].label, 0.5f);
     cr_expect_eq(d.pos[2].label, 0.0f);
+    cr_expect_eq(d.pos[3].label, 0.734f, "an expected score: %g", d.pos[3].label);
     cr_expect_not_null(strstr(out, ":5: no result"), "%s", out);
     cr_expect_not_null(strstr(out, ":6: bad position"), "%s", out);
+    cr_expect_not_null(strstr(out, ":8: the label in brackets is not an expected score"), "%s", out);
     dataset_free(&d);
 }
 

@@ -56,7 +56,7 @@ int dataset_add(Dataset *d, const Position *p, double label, uint32_t game)
     }
     tp->nf = (uint16_t)(d->nnz - tp->first);
     tp->phase = (uint8_t)t.phase;
-    tp->eg_div = (uint8_t)t.eg_div;
+    tp->eg_scale = (uint8_t)t.eg_scale;
     tp->nonlinear_mg = (int16_t)(t.nonlinear_mg[WHITE] - t.nonlinear_mg[BLACK]);
     tp->label = (float)label;
     tp->game = game;
@@ -289,7 +289,24 @@ int dataset_add_pgn(Dataset *d, const char *path, const ExtractOptions *o, Extra
 
 /* ---- EPD with results --------------------------------------------------- */
 
-/* The result in the text after the FEN fields, or -1. */
+/* A label "[x]" with x a number in [0, 1]: an expected score, such as a
+ * stronger engine's win + draw / 2 (the fixed forms above are its 0, 0.5
+ * and 1).  -1 when the token is not one, -2 when x is out of range. */
+static double epd_expected_score(const char *t, size_t len)
+{
+    char num[32], *end;
+    if (len < 3 || len - 2 >= sizeof num || t[0] != '[' || t[len - 1] != ']')
+        return -1.0;
+    memcpy(num, t + 1, len - 2);
+    num[len - 2] = '\0';
+    double x = strtod(num, &end);
+    if (end == num || *end)
+        return -1.0;
+    return x >= 0.0 && x <= 1.0 ? x : -2.0;
+}
+
+/* The result in the text after the FEN fields, or -1 (-2: a label out of
+ * range). */
 static double epd_result(const char *s)
 {
     static const struct {
@@ -306,6 +323,9 @@ static double epd_result(const char *s)
         for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
             if ((size_t)(s - t) == strlen(forms[i].text) && !strncmp(t, forms[i].text, (size_t)(s - t)))
                 return forms[i].v;
+        double x = epd_expected_score(t, (size_t)(s - t));
+        if (x != -1.0)
+            return x;
     }
     return -1.0;
 }
@@ -342,8 +362,11 @@ int dataset_add_epd(Dataset *d, const char *path, const ExtractOptions *o, Extra
             snprintf(fen, sizeof fen, "%.*s 0 1", (int)(e - s < 100 ? e - s : 100), s);
             double label = epd_result(e);
             st->games++;
-            if (label < 0) {
-                say(&r, lineno, "no result (1-0, 0-1, 1/2-1/2 or [1.0], [0.5], [0.0]); line skipped");
+            if (label == -2.0) {
+                say(&r, lineno, "the label in brackets is not an expected score in [0, 1]; line skipped");
+                st->no_result++;
+            } else if (label < 0) {
+                say(&r, lineno, "no result (1-0, 0-1, 1/2-1/2, or an expected score in brackets: [1.0], [0.5], [0.73]); line skipped");
                 st->no_result++;
             } else if (pos_from_fen(p, fen, why, sizeof why) != 0) {
                 say(&r, lineno, "bad position: %s; line skipped", why);
