@@ -502,6 +502,55 @@ static void mop_up(const Position *p, int strong, Acc *a)
     TERM(a, strong, MopupKingsClose, 7 - king_distance(p->king_sq[strong], weak_king));
 }
 
+/* How much of the endgame score the side ahead (strong) can hope to keep,
+ * in 64ths (EVAL_SCALE_NORMAL: all of it), in endings that material alone
+ * calls won but that are drawn or nearly: the linear terms cannot see
+ * them, and a search that trusts them trades into them. */
+static const Bitboard dark_squares = 0xAA55AA55AA55AA55ULL;
+
+static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
+{
+    const int weak = !strong;
+    const Bitboard sp = pos_pieces(p, strong, PAWN), wp = pos_pieces(p, weak, PAWN);
+    const int ns = nonpawn[strong], nw = nonpawn[weak];
+    const Bitboard sb = pos_pieces(p, strong, BISHOP), wb = pos_pieces(p, weak, BISHOP);
+
+    if (!sp) {
+        /* No pawns and at most a minor piece ahead: a lone minor cannot
+         * mate, a rook or more against a minor or a rook rarely wins. */
+        if (ns - nw <= piece_value[BISHOP])
+            return ns < piece_value[ROOK] ? 0 : nw <= piece_value[BISHOP] ? 4 : 14;
+        /* Two knights cannot force mate. */
+        if (ns == 2 * piece_value[KNIGHT] && bb_count(pos_pieces(p, strong, KNIGHT)) == 2)
+            return wp ? 16 : 0;
+    }
+
+    /* Pawns on one rook file only, with no piece or with the bishop that
+     * does not cover the queening square, against a king on or beside
+     * that square: the king cannot be driven out. */
+    const Bitboard file_a = 0x0101010101010101ULL, file_h = file_a << 7;
+    if (sp && !wp && (!(sp & ~file_a) || !(sp & ~file_h))) {
+        const int queening = sq_make(sq_file(bb_lsb(sp)), strong == WHITE ? 7 : 0);
+        const bool wrong_bishop = ns == piece_value[BISHOP] && bb_count(sb) == 1
+                                  && !(sb & dark_squares) != !(bb_sq(queening) & dark_squares);
+        if ((ns == 0 || wrong_bishop) && king_distance(p->king_sq[weak], queening) <= 1)
+            return 0;
+    }
+
+    /* Opposite-coloured bishops: with nothing else the extra pawns rarely
+     * win unless they are passed and far apart; with other pieces less so. */
+    if (bb_count(sb) == 1 && bb_count(wb) == 1 && !(sb & dark_squares) != !(wb & dark_squares)) {
+        if (ns == piece_value[BISHOP] && nw == piece_value[BISHOP]) {
+            int passed = 0;
+            for (Bitboard b = sp; b;)
+                passed += !(passed_span[strong][bb_pop(&b)] & wp);
+            return 18 + 4 * passed;
+        }
+        return 22 + 3 * bb_count(p->by_color[strong]);
+    }
+    return EVAL_SCALE_NORMAL;
+}
+
 /* The evaluation of both builds; tr is the trace (trace build only). */
 static int eval_common(const Position *p, EvalTrace *tr)
 {
@@ -559,16 +608,15 @@ static int eval_common(const Position *p, EvalTrace *tr)
     if (phase > PHASE_MAX)
         phase = PHASE_MAX;
     const Score *s = ei.acc.s;
-    int mgs = s[WHITE].mg - s[BLACK].mg, egs = s[WHITE].eg - s[BLACK].eg, eg_div = 1;
+    int mgs = s[WHITE].mg - s[BLACK].mg, egs = s[WHITE].eg - s[BLACK].eg;
 
-    /* A side without pawns and at most a minor piece ahead rarely wins. */
+    /* Drawish endings scale the endgame score down; a won pawnless one
+     * gets the mop-up terms. */
     int strong = egs >= 0 ? WHITE : BLACK;
-    if (!pos_pieces(p, strong, PAWN) && nonpawn[strong] - nonpawn[!strong] <= piece_value[BISHOP]) {
-        eg_div = 4;
-        egs /= eg_div;
-    }
-    /* A won pawnless ending: mop up. */
-    else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK]) {
+    int eg_scale = endgame_scale(p, strong, nonpawn);
+    if (eg_scale < EVAL_SCALE_NORMAL) {
+        egs = egs * eg_scale / EVAL_SCALE_NORMAL;
+    } else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK]) {
         mop_up(p, strong, &ei.acc);
         mgs = s[WHITE].mg - s[BLACK].mg;
         egs = s[WHITE].eg - s[BLACK].eg;
@@ -579,10 +627,8 @@ static int eval_common(const Position *p, EvalTrace *tr)
     int v = (p->side == WHITE ? score : -score) + w_val[EW_Tempo][0];
 #ifdef EVAL_TRACE
     tr->phase = phase;
-    tr->eg_div = eg_div;
+    tr->eg_scale = eg_scale;
     tr->eval = v;
-#else
-    (void)eg_div;
 #endif
     return v;
 }

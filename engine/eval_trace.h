@@ -5,16 +5,16 @@
  * was multiplied by, per side.  The engine's own build has no trace code.
  *
  * With f = count[WHITE] - count[BLACK], phi = phase (0..EVAL_PHASE_MAX)
- * and d = eg_div, White's score is
+ * and k = eg_scale, White's score is
  *
  *   mg = sum_i f_i * w_mg[i] + nonlinear_mg          (integers)
  *   eg = sum_i f_i * w_eg[i]                         (integers)
- *   score = (mg * phi + (eg / d) * (EVAL_PHASE_MAX - phi)) / EVAL_PHASE_MAX
+ *   score = (mg * phi + (eg * k / EVAL_SCALE_NORMAL) * (EVAL_PHASE_MAX - phi)) / EVAL_PHASE_MAX
  *           + f_Tempo * Tempo
  *
  * with C's truncating division; evaluate() returns it for the side to move.
  * The real-valued form without the truncations is what the tuner fits: it
- * is linear in the weights once the position's phase, eg_div (the drawish
+ * is linear in the weights once the position's phase, eg_scale (the drawish
  * scaling) and nonlinear part (king danger) are taken as they are. */
 #ifndef RATCHET_EVAL_TRACE_H
 #define RATCHET_EVAL_TRACE_H
@@ -35,13 +35,13 @@ enum {
     EVAL_NWEIGHTS
 };
 
-enum { EVAL_PHASE_MAX = 24 };
+enum { EVAL_PHASE_MAX = 24, EVAL_SCALE_NORMAL = 64 };
 
 typedef struct {
     int count[EVAL_NWEIGHTS][2]; /* [weight][colour] */
     int nonlinear_mg[2];         /* king danger, [colour] */
     int phase;                   /* 0 (bare kings and pawns) .. EVAL_PHASE_MAX */
-    int eg_div;                  /* 1, or 4 in a drawish ending */
+    int eg_scale;                /* 64ths of the endgame score kept: EVAL_SCALE_NORMAL, or less in a drawish ending */
     int eval;                    /* what evaluate() returns (side to move's view) */
 } EvalTrace;
 

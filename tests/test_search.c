@@ -763,6 +763,31 @@ Test(search, evaluation_rewards_a_free_passed_pawn_far_from_the_king)
     cr_expect_gt(free_path - blockaded, 60, "free path %d, blockaded %d", free_path, blockaded);
 }
 
+/* Endings that material calls won but that are drawn: each against a
+ * won twin that differs in the one thing the scaling looks at.  The
+ * middlegame share (a bishop is 1/24 of the phase) stays unscaled. */
+Test(search, drawish_endings_are_scaled_down)
+{
+    static const struct {
+        const char *drawn, *won, *what;
+    } cases[] = {
+        {"k7/P7/1BK5/8/8/8/8/8 w - - 0 1", "k7/P7/2K5/3B4/8/8/8/8 w - - 0 1", "rook pawn and the wrong bishop"},
+        {"7k/8/7P/8/8/8/8/K7 w - - 0 1", "8/8/7P/8/8/8/8/K1k5 w - - 0 1", "rook pawn, the king in front"},
+        {"8/8/8/4k3/8/8/8/KNN5 w - - 0 1", "8/8/8/4k3/8/8/8/KBN5 w - - 0 1", "two knights"},
+        {"8/8/4k3/8/8/8/8/KRb5 w - - 0 1", "8/8/4k3/7p/8/8/8/KR6 w - - 0 1", "a rook against a bishop"},
+        {"8/3k1p2/8/8/2B5/8/4PPP1/K3b3 w - - 0 1", "8/3k1p2/8/8/2B5/8/4PPP1/K2b4 w - - 0 1",
+         "opposite-coloured bishops"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        load(cases[i].drawn);
+        int drawn = evaluate(pos);
+        load(cases[i].won);
+        int won = evaluate(pos);
+        cr_expect_lt(drawn, 80, "%s: %d (%s)", cases[i].what, drawn, cases[i].drawn);
+        cr_expect_gt(won - drawn, 90, "%s: drawn %d, won twin %d (%s)", cases[i].what, drawn, won, cases[i].won);
+    }
+}
+
 Test(search, threat_is_the_most_valuable_piece_in_danger)
 {
     load("4k3/8/8/3q4/4P3/8/8/4K3 b - - 0 1"); /* a pawn attacks Black's queen */

@@ -124,7 +124,7 @@ static int from_trace(const EvalTrace *t, const int *mg, const int *eg, int side
             e += f * eg[i];
         }
     }
-    e /= t->eg_div;
+    e = e * t->eg_scale / EVAL_SCALE_NORMAL;
     int white = (m * t->phase + e * (EVAL_PHASE_MAX - t->phase)) / EVAL_PHASE_MAX + flat;
     return side == WHITE ? white : -white;
 }
@@ -232,8 +232,13 @@ Test(texel, evaluation_is_the_dot_product_of_features_and_weights)
     dot_product_over_epd("openings/default.epd", 1000, &st);
 
     /* Mop-up (KQ against K, the king on a1), the drawish scaling (a lone
-     * bishop), a pawn still on e2 against one that left e7. */
+     * bishop, two knights, a rook pawn with the wrong bishop, opposite
+     * bishops with and without rooks), a pawn still on e2 against one
+     * that left e7. */
     static const char *const extra[] = {"8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "8/8/8/4k3/8/8/8/KB6 b - - 0 1",
+                                        "8/8/8/4k3/8/8/8/KNN5 w - - 0 1", "k7/P7/1BK5/8/8/8/8/8 w - - 0 1",
+                                        "8/3k1p2/8/8/2B5/8/4PPP1/K3b3 w - - 0 1",
+                                        "3r4/3k1p2/8/8/2B5/8/4PPP1/K3b2R b - - 0 1",
                                         "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2"};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         char err[128];

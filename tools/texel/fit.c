@@ -64,7 +64,7 @@ static bool is_flat(int i)
 static void phase_factors(const TexelPos *t, double *fm, double *fe)
 {
     *fm = t->phase / (double)EVAL_PHASE_MAX;
-    *fe = (EVAL_PHASE_MAX - t->phase) / (double)EVAL_PHASE_MAX / t->eg_div;
+    *fe = (EVAL_PHASE_MAX - t->phase) / (double)EVAL_PHASE_MAX * t->eg_scale / EVAL_SCALE_NORMAL;
 }
 
 double texel_eval(const Dataset *d, size_t j, const TexelWeights *w)
