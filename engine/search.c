@@ -177,6 +177,16 @@ static bool is_improving(const Searcher *s, int ply)
     return before == SCORE_NONE || now > before;
 }
 
+/* The static eval the search works with: the raw eval corrected by the
+ * correction history and damped by the fifty-move count. */
+static int search_eval(Searcher *s, const Position *p, int raw)
+{
+    int v = history_corrected_eval(&s->hist, p, raw);
+    if (Rule50Enabled)
+        v = v * (Rule50Plies - pos_halfmove(p)) / Rule50Plies;
+    return v;
+}
+
 static void update_pv(Searcher *s, int ply, Move m)
 {
     s->pv[ply][0] = m;
@@ -212,7 +222,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
     if (!in_check) {
         /* Stand pat: the side to move need not capture. */
         raw_eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
-        stand = history_corrected_eval(&s->hist, p, raw_eval);
+        stand = search_eval(s, p, raw_eval);
         if (stand >= beta)
             return stand;
         if (stand > alpha)
@@ -281,6 +291,8 @@ static void start_unlimited(Searcher *s, const Position *p, int root_depth)
     tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
 }
 
+int search_static_eval(Searcher *s, const Position *p) { return search_eval(s, p, evaluate(p)); }
+
 int search_qsearch(Searcher *s, const Position *p)
 {
     start_unlimited(s, p, 0);
@@ -341,7 +353,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         f->static_eval = SCORE_NONE;
     } else {
         raw_eval = tt_hit && tt.eval != SCORE_NONE ? tt.eval : evaluate(p);
-        f->static_eval = eval = history_corrected_eval(&s->hist, p, raw_eval);
+        f->static_eval = eval = search_eval(s, p, raw_eval);
         if (tt_hit && !excluded && !score_is_mate(tt.score)
             && (tt.bound == BOUND_EXACT || (tt.bound == BOUND_LOWER && tt.score > eval)
                 || (tt.bound == BOUND_UPPER && tt.score < eval)))

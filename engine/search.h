@@ -61,8 +61,13 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
 
 /* The quiescence search's value of p with a full window, for the side to
  * move, without limits (the evaluation tuner keeps positions where it
- * equals the static evaluation). */
+ * equals search_static_eval: no capture changes the score). */
 int search_qsearch(Searcher *s, const Position *p);
+
+/* The static eval the search stands pat with in p (side to move, not in
+ * check): evaluate() corrected by the correction history and damped by the
+ * fifty-move count. */
+int search_static_eval(Searcher *s, const Position *p);
 
 /* A singular extension test's search as the search runs it: the
  * null-window (beta - 1, beta) value of p at `depth` without the move

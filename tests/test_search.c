@@ -788,6 +788,28 @@ Test(search, drawish_endings_are_scaled_down)
     }
 }
 
+/* The fifty-move damping: a quiet position (no capture for the
+ * quiescence search to try) is worth its static eval, shrunk by the count
+ * as Rule50Plies says; switched off, the count changes nothing.  The
+ * count is not in the hash key: the table is cleared between probes. */
+Test(search, static_eval_is_damped_by_the_fifty_move_count)
+{
+    load("8/8/4k3/8/8/8/3PP3/4K3 w - - 0 1");
+    int fresh = search_qsearch(searcher, pos);
+    cr_assert_gt(fresh, 100);
+    load("8/8/4k3/8/8/8/3PP3/4K3 w - - 80 1");
+    tt_clear();
+    int late = search_qsearch(searcher, pos);
+    cr_expect_eq(late, fresh * (Rule50Plies - 80) / Rule50Plies, "count 0: %d, count 80: %d", fresh, late);
+    int i = param_index("Rule50Enabled");
+    cr_assert_geq(i, 0);
+    set_param(i, 0);
+    tt_clear();
+    int undamped = search_qsearch(searcher, pos);
+    set_param(i, 1);
+    cr_expect_eq(undamped, fresh);
+}
+
 Test(search, threat_is_the_most_valuable_piece_in_danger)
 {
     load("4k3/8/8/3q4/4P3/8/8/4K3 b - - 0 1"); /* a pawn attacks Black's queen */

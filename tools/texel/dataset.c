@@ -76,7 +76,7 @@ static int consider(Dataset *d, const Position *p, const ExtractOptions *o, Extr
     }
     if (!searcher)
         return -1;
-    if (!o->all_positions && search_qsearch(searcher, p) != evaluate(p)) {
+    if (!o->all_positions && search_qsearch(searcher, p) != search_static_eval(searcher, p)) {
         st->not_quiet++;
         return 0;
     }
