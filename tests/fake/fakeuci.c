@@ -19,6 +19,12 @@
  *   --mate N               report "score mate N" instead
  *   --resign-score         the same as --score -1000
  *   --info                 report a realistic info line (score cp 0) per move
+ *   --wdl                  advertise UCI_ShowWDL and, once it is set true, report
+ *                          "info depth 1 multipv 1 score cp 0 wdl W D L" per move,
+ *                          W = 10 x the side to move's men, D = 50, L = 10 x the
+ *                          other side's (a second line with multipv 2 and wdl 0 0
+ *                          1000 comes after it, which a reader must ignore)
+ *   --wdl-option-only      advertise UCI_ShowWDL but never report a wdl
  *   --think MS             sleep MS before each bestmove
  *   --options              advertise spin options Hash, Alpha, Beta and a button
  *   --option-log FILE      append "set NAME VALUE", "ucinewgame", "uci" and the `go`
@@ -39,6 +45,7 @@
 static struct {
     unsigned long seed;
     bool first, garbage, long_line, no_uciok, die_on_newgame, options, ignore_quit, info;
+    bool wdl, wdl_option, show_wdl;
     long crash_after, hang_after, illegal_after, malformed_after, orphan_after;
     long slow_start, think;
     bool has_score, has_mate;
@@ -172,6 +179,11 @@ static void play(Position *pos, gsl_rng *rng, long gocount)
     else if (cfg.info)
         printf("info depth 1 seldepth 1 multipv 1 score cp 0 nodes 20 nps 20000 hashfull 0 tbhits 0 time 1 pv %s\n",
                uci);
+    if (cfg.wdl && cfg.show_wdl) {
+        int us = bb_count(pos->by_color[pos->side]), them = bb_count(pos->by_color[!pos->side]);
+        printf("info depth 1 multipv 1 score cp 0 wdl %d 50 %d pv %s\n", 10 * us, 10 * them, uci);
+        printf("info depth 1 multipv 2 score cp -900 wdl 0 0 1000\n");
+    }
     junk();
     if (cfg.illegal_after >= 0 && gocount > cfg.illegal_after) {
         /* A well-formed move that is not legal here. */
@@ -222,6 +234,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--mate")) { cfg.has_mate = true; cfg.mate = (int)num(argc, argv, &i); }
         else if (!strcmp(a, "--resign-score")) { cfg.has_score = true; cfg.score = -1000; }
         else if (!strcmp(a, "--info")) cfg.info = true;
+        else if (!strcmp(a, "--wdl")) cfg.wdl = cfg.wdl_option = true;
+        else if (!strcmp(a, "--wdl-option-only")) cfg.wdl_option = true;
         else if (!strcmp(a, "--think")) cfg.think = num(argc, argv, &i);
         else if (!strcmp(a, "--options")) cfg.options = true;
         else if (!strcmp(a, "--option-log") && i + 1 < argc) cfg.option_log = argv[++i];
@@ -256,6 +270,8 @@ int main(int argc, char **argv)
                        "option name Alpha type spin default 0 min -1000 max 1000\n"
                        "option name Beta type spin default 0 min -1000 max 1000\n"
                        "option name Clear Hash type button\n");
+            if (cfg.wdl_option)
+                printf("option name UCI_ShowWDL type check default false\n");
             if (cfg.long_line) {
                 for (int i = 0; i < 2 * 1024 * 1024; i++)
                     putchar('x');
@@ -274,6 +290,8 @@ int main(int argc, char **argv)
                 val += 7;
             }
             log_line("set %s %s", name, val ? val : "");
+            if (!strcmp(name, "UCI_ShowWDL"))
+                cfg.show_wdl = val && !strcmp(val, "true");
         } else if (!strcmp(line, "ucinewgame")) {
             log_line("%s%s", "ucinewgame", "");
             if (cfg.die_on_newgame)
