@@ -228,7 +228,7 @@ Test(search, a_root_fail_high_from_an_unfinished_iteration_is_played)
         int depth;
     } cases[] = {
         {START_FEN, 6},
-        {"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 6},
+        {"3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1", 6},
         {"3rn2k/ppb2rpp/2ppqp2/5N2/2P1P3/1P5Q/PB3PPP/3RR1K1 w - - 0 1", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -240,7 +240,7 @@ Test(search, a_root_fail_high_from_an_unfinished_iteration_is_played)
             load(cases[i].fen);
             before = search_depth(d - 1);
             full = search_depth(d);
-            if (before.best != full.best || d == cases[i].depth + 4)
+            if (before.best != full.best || d == cases[i].depth + 6)
                 break;
         }
         cr_assert_neq(before.best, full.best, "%s: the test needs a new best move at a depth from %d to %d",
@@ -765,7 +765,8 @@ Test(search, evaluation_rewards_a_free_passed_pawn_far_from_the_king)
 
 /* Endings that material calls won but that are drawn: each against a
  * won twin that differs in the one thing the scaling looks at.  The
- * middlegame share (a bishop is 1/24 of the phase) stays unscaled. */
+ * middlegame share stays unscaled (each minor piece is 1/24 of the phase:
+ * two knights keep about 75 cp of it). */
 Test(search, drawish_endings_are_scaled_down)
 {
     static const struct {
@@ -783,7 +784,7 @@ Test(search, drawish_endings_are_scaled_down)
         int drawn = evaluate(pos);
         load(cases[i].won);
         int won = evaluate(pos);
-        cr_expect_lt(drawn, 80, "%s: %d (%s)", cases[i].what, drawn, cases[i].drawn);
+        cr_expect_lt(drawn, 100, "%s: %d (%s)", cases[i].what, drawn, cases[i].drawn);
         cr_expect_gt(won - drawn, 90, "%s: drawn %d, won twin %d (%s)", cases[i].what, drawn, won, cases[i].won);
     }
 }
