@@ -314,3 +314,20 @@ Test(engine_proc, split_args_honours_quotes)
     cr_assert_null(ep_split_args("'open", err, sizeof err));
     cr_assert(strstr(err, "unbalanced"), "%s", err);
 }
+
+/* The wdl of an info line as bin/ratchet-label reads it: the first PV
+ * only, counts that are plain numbers, never an `info string`. */
+Test(engine_proc, wdl_is_win_plus_half_the_draws_of_the_first_pv)
+{
+    cr_expect_float_eq(ep_wdl_expected("info depth 9 multipv 1 score cp 12 wdl 412 500 88 pv e2e4"), 0.662, 1e-9);
+    cr_expect_float_eq(ep_wdl_expected("info depth 20 score mate 3 wdl 1000 0 0"), 1.0, 1e-9);
+    cr_expect_float_eq(ep_wdl_expected("info wdl 0 1000 0"), 0.5, 1e-9);
+    cr_expect_eq(ep_wdl_expected("info depth 9 multipv 2 score cp -90 wdl 0 0 1000"), -1);
+    cr_expect_eq(ep_wdl_expected("info string wdl 1 2 3"), -1);
+    cr_expect_eq(ep_wdl_expected("info depth 9 score cp 12"), -1);
+    cr_expect_eq(ep_wdl_expected("info depth 3 wdl 99999999999 0 1"), -1);
+    cr_expect_eq(ep_wdl_expected("info depth 3 wdl 5 x 3"), -1);
+    cr_expect_eq(ep_wdl_expected("info depth 3 wdl 0 0 0"), -1);
+    cr_expect_eq(ep_wdl_expected("info depth 3 wdl 1 2"), -1);
+    cr_expect_eq(ep_wdl_expected("bestmove e2e4 wdl 1 2 3"), -1);
+}

@@ -247,36 +247,6 @@ static void fail(Shared *sh, const char *fmt, ...)
     atomic_store(&sh->stop, 1);
 }
 
-/* The expected score for the side to move from an `info` line's wdl, or -1
- * when the line has none (or is not the first PV). */
-static double wdl_of(const char *line)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", line);
-    long w = -1, d = -1, l = -1;
-    char *save, *tok = strtok_r(buf, " \t", &save);
-    while (tok) {
-        if (!strcmp(tok, "multipv")) {
-            tok = strtok_r(NULL, " \t", &save);
-            if (tok && strcmp(tok, "1"))
-                return -1;
-        } else if (!strcmp(tok, "wdl")) {
-            char *a = strtok_r(NULL, " \t", &save), *b = strtok_r(NULL, " \t", &save),
-                 *c = strtok_r(NULL, " \t", &save);
-            if (!a || !b || !c)
-                return -1;
-            w = strtol(a, NULL, 10);
-            d = strtol(b, NULL, 10);
-            l = strtol(c, NULL, 10);
-        }
-        if (tok)
-            tok = strtok_r(NULL, " \t", &save);
-    }
-    if (w < 0 || d < 0 || l < 0 || w + d + l <= 0)
-        return -1;
-    return (w + d / 2.0) / (double)(w + d + l);
-}
-
 typedef enum { LABEL_OK, LABEL_NO_WDL, LABEL_FAILED } LabelResult;
 
 /* Searches one position; *score is the side to move's expected score. */
@@ -310,7 +280,7 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
             return LABEL_FAILED;
         }
         if (!strncmp(line, "info ", 5)) {
-            double s = wdl_of(line);
+            double s = ep_wdl_expected(line);
             if (s >= 0)
                 *score = s;
         } else if (!strncmp(line, "bestmove", 8) && (line[8] == ' ' || line[8] == '\0')) {

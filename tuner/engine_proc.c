@@ -657,3 +657,40 @@ void ep_free_argv(char **argv)
         free(argv[i]);
     free(argv);
 }
+
+/* A count of a wdl triple: digits only, at most 10^9; else -1. */
+static long wdl_count(const char *tok)
+{
+    if (!tok || !*tok || strspn(tok, "0123456789") != strlen(tok) || strlen(tok) > 10)
+        return -1;
+    long v = strtol(tok, NULL, 10);
+    return v <= 1000000000L ? v : -1;
+}
+
+double ep_wdl_expected(const char *line)
+{
+    if (strncmp(line, "info ", 5) || !strncmp(line, "info string", 11))
+        return -1;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", line);
+    long w = -1, d = -1, l = -1;
+    char *save, *tok = strtok_r(buf, " \t", &save);
+    while (tok) {
+        if (!strcmp(tok, "multipv")) {
+            tok = strtok_r(NULL, " \t", &save);
+            if (tok && strcmp(tok, "1"))
+                return -1;
+        } else if (!strcmp(tok, "wdl")) {
+            w = wdl_count(strtok_r(NULL, " \t", &save));
+            d = wdl_count(strtok_r(NULL, " \t", &save));
+            l = wdl_count(strtok_r(NULL, " \t", &save));
+            if (w < 0 || d < 0 || l < 0)
+                return -1;
+        }
+        if (tok)
+            tok = strtok_r(NULL, " \t", &save);
+    }
+    if (w < 0 || w + d + l == 0)
+        return -1;
+    return (w + d / 2.0) / (double)(w + d + l);
+}

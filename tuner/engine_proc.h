@@ -109,4 +109,10 @@ void ep_destroy(EngineProc *e);
 char **ep_split_args(const char *s, char *err, size_t errlen);
 void ep_free_argv(char **argv);
 
+/* The side to move's expected score, win + draw / 2 in [0, 1], from the
+ * `wdl W D L` of an `info` line (UCI_ShowWDL); -1 when the line has none,
+ * is an `info string`, has counts that are not plain numbers up to 10^9,
+ * or belongs to another PV than the first (bin/ratchet-label's reading). */
+double ep_wdl_expected(const char *line);
+
 #endif

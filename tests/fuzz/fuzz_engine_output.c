@@ -1,8 +1,9 @@
 /* libFuzzer harness: the runner's reading of engine output: line splitting
  * (ep_read_line, over-long lines, CR), the `uci` answer (`id name`, `option
  * name ... type ...` as probe_parse_option and ep_handshake_line read it),
- * and the lines of a search (`info ... score ... depth`, `bestmove` and its
- * move in the start position). */
+ * and the lines of a search (`info ... score ... depth`, its `wdl` as
+ * bin/ratchet-label reads it, `bestmove` and its move in the start
+ * position). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             handshake = !ep_handshake_line(&e, line);
             continue;
         }
+        double wdl = ep_wdl_expected(line);
+        if (wdl != -1 && !(wdl >= 0 && wdl <= 1))
+            abort(); /* a label outside [0, 1] */
         const char *bm;
         if (game_engine_line(line, &score, &depth, &bm)) {
             size_t mlen;
