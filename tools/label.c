@@ -61,61 +61,29 @@ typedef struct {
 /* ---- Sampling the games ------------------------------------------------- */
 
 typedef struct {
-    char san[16];
-    long line;
-} Ply;
-
-typedef struct {
     const Options *o;
     const char *path;
     Items *items;
     gsl_rng *rng;
     Searcher *searcher;
     Position *pos;
-    int number;
-    long line;
-    char fen[128];
-    bool has_fen, setup0;
-    Ply *plies;
-    size_t nply, cap;
+    PgnGame g; /* the game being read */
     long games, bad, positions;
 } Reader;
-
-static void start_game(Reader *r, int number, long line)
-{
-    if (r->number == number)
-        return;
-    r->number = number;
-    r->line = line;
-    r->fen[0] = '\0';
-    r->has_fen = r->setup0 = false;
-    r->nply = 0;
-}
 
 static void on_tag(void *ctx, int number, const char *name, const char *value, long line)
 {
     Reader *r = ctx;
-    start_game(r, number, line);
-    if (!strcmp(name, "FEN")) {
-        snprintf(r->fen, sizeof r->fen, "%s", value);
-        r->has_fen = true;
-    } else if (!strcmp(name, "SetUp"))
-        r->setup0 = !strcmp(value, "0");
+    pgn_game_begin(&r->g, number, line);
+    pgn_game_tag(&r->g, name, value);
 }
 
 static void on_move(void *ctx, int number, const char *san, size_t len, long line)
 {
     Reader *r = ctx;
-    start_game(r, number, line);
-    if (!grow_array((void **)&r->plies, &r->cap, r->nply + 1, sizeof *r->plies)) {
+    pgn_game_begin(&r->g, number, line);
+    if (!pgn_game_move(&r->g, san, len, line))
         r->items->oom = true;
-        return;
-    }
-    Ply *p = &r->plies[r->nply++];
-    snprintf(p->san, sizeof p->san, "%.*s", (int)(len < sizeof p->san ? len : sizeof p->san - 1), san);
-    if (len >= sizeof p->san)
-        p->san[0] = '?'; /* longer than any SAN: refused as unreadable */
-    p->line = line;
 }
 
 /* Keeps p when the draw picks it and it is quiet. */
@@ -155,26 +123,22 @@ static void on_end(void *ctx, int number, const char *end, long line)
 {
     Reader *r = ctx;
     (void)end;
-    start_game(r, number, line);
+    pgn_game_begin(&r->g, number, line);
     if (r->items->oom)
         return;
     r->games++;
     Position *p = r->pos;
     char err[160];
-    if (r->has_fen && !r->setup0) {
-        if (pos_from_fen(p, r->fen, err, sizeof err) != 0) {
-            fprintf(stderr, "%s:%ld: game %d: bad FEN tag: %s; game skipped\n", r->path, r->line, number, err);
-            r->bad++;
-            return;
-        }
-    } else {
-        pos_startpos(p);
+    if (pgn_game_start(&r->g, p, err, sizeof err) != 0) {
+        fprintf(stderr, "%s:%ld: game %d: bad FEN tag: %s; game skipped\n", r->path, r->g.line, number, err);
+        r->bad++;
+        return;
     }
-    for (size_t k = 0; k < r->nply; k++) {
-        Move m = pos_has_room(p) ? parse_san(p, r->plies[k].san) : MOVE_NONE;
+    for (size_t k = 0; k < r->g.nply; k++) {
+        Move m = pos_has_room(p) ? parse_san(p, r->g.plies[k].san) : MOVE_NONE;
         if (m == MOVE_NONE) {
             fprintf(stderr, "%s:%ld: game %d: illegal or unreadable move '%s' at ply %zu; rest of the game skipped\n",
-                    r->path, r->plies[k].line, number, r->plies[k].san, k + 1);
+                    r->path, r->g.plies[k].line, number, r->g.plies[k].san, k + 1);
             r->bad++;
             return;
         }
@@ -207,7 +171,7 @@ static int sample_file(Reader *r, const char *path)
         return -1;
     }
     r->path = path;
-    r->number = 0;
+    r->g.number = 0;
     PgnScanEvents ev = {r, on_tag, on_move, on_end, on_warn};
     pgn_scan(buf, len, &ev);
     free(buf);
@@ -574,7 +538,7 @@ int main(int argc, char **argv)
     }
     pthread_mutex_destroy(&sh.mu);
     free(items.items);
-    free(r.plies);
+    pgn_game_free(&r.g);
     free(r.pos);
     searcher_free(r.searcher);
     gsl_rng_free(r.rng);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,4 +261,55 @@ bool grow_array(void **buf, size_t *cap, size_t need, size_t elem)
     *buf = p;
     *cap = c;
     return true;
+}
+
+void pgn_game_begin(PgnGame *g, int number, long line)
+{
+    if (g->number == number)
+        return;
+    g->number = number;
+    g->line = line;
+    g->result[0] = g->fen[0] = g->termination[0] = '\0';
+    g->has_fen = g->setup0 = false;
+    g->nply = 0;
+}
+
+void pgn_game_tag(PgnGame *g, const char *name, const char *value)
+{
+    if (!strcmp(name, "Result"))
+        snprintf(g->result, sizeof g->result, "%s", value);
+    else if (!strcmp(name, "FEN")) {
+        snprintf(g->fen, sizeof g->fen, "%s", value);
+        g->has_fen = true;
+    } else if (!strcmp(name, "SetUp"))
+        g->setup0 = !strcmp(value, "0");
+    else if (!strcmp(name, "Termination"))
+        snprintf(g->termination, sizeof g->termination, "%s", value);
+}
+
+bool pgn_game_move(PgnGame *g, const char *san, size_t len, long line)
+{
+    if (!grow_array((void **)&g->plies, &g->cap, g->nply + 1, sizeof *g->plies))
+        return false;
+    PgnPly *pt = &g->plies[g->nply++];
+    snprintf(pt->san, sizeof pt->san, "%.*s", (int)(len < sizeof pt->san ? len : sizeof pt->san - 1), san);
+    if (len >= sizeof pt->san)
+        pt->san[0] = '?';
+    pt->line = line;
+    return true;
+}
+
+void pgn_game_free(PgnGame *g)
+{
+    free(g->plies);
+    g->plies = NULL;
+    g->nply = g->cap = 0;
+}
+
+int pgn_game_start(const PgnGame *g, Position *p, char *err, size_t errlen)
+{
+    if (g->has_fen && !g->setup0)
+        return pos_from_fen(p, g->fen, err, errlen) != 0 ? -1 : 0;
+    pos_startpos(p);
+    return 0;
 }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "board.h"
+
 /* Callbacks; any may be NULL.  `game` is the 1-based number of the game
  * the event belongs to. */
 typedef struct {
@@ -40,5 +42,33 @@ char *pgn_read_file(FILE *fp, size_t *len);
  * doubled as needed); false when out of memory (*buf is then unchanged).
  * For the arrays of the PGN readers. */
 bool grow_array(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* One game as the PGN readers that replay games collect it (the evaluation
+ * tuner's dataset, bin/ratchet-label): the tags a replay needs and the
+ * moves as written, with their lines.  Feed it from the scanner's
+ * callbacks: pgn_game_begin first in each (it starts game `number` unless
+ * that is the one being read), then pgn_game_tag / pgn_game_move. */
+typedef struct {
+    char san[16]; /* a longer token is kept cut, with '?' first: never legal */
+    long line;
+} PgnPly;
+
+typedef struct {
+    int number;  /* the game's number (0: none yet) and its first line */
+    long line;
+    char result[8], fen[128], termination[32];
+    bool has_fen, setup0; /* a FEN tag; a SetUp "0" tag (then the FEN is ignored) */
+    PgnPly *plies;
+    size_t nply, cap;
+} PgnGame;
+
+void pgn_game_begin(PgnGame *g, int number, long line);
+void pgn_game_tag(PgnGame *g, const char *name, const char *value);
+/* false when out of memory (the move is then not kept). */
+bool pgn_game_move(PgnGame *g, const char *san, size_t len, long line);
+void pgn_game_free(PgnGame *g);
+/* The game's start: its FEN tag (unless SetUp is "0"), else the standard
+ * start.  0, or -1 with pos_from_fen's reason in err for a bad FEN. */
+int pgn_game_start(const PgnGame *g, Position *p, char *err, size_t errlen);
 
 #endif

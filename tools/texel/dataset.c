@@ -87,24 +87,13 @@ static int consider(Dataset *d, const Position *p, const ExtractOptions *o, Extr
 /* ---- PGN ---------------------------------------------------------------- */
 
 typedef struct {
-    char san[16];
-    long line;
-} PlyText;
-
-typedef struct {
     Dataset *d;
     const char *path;
     const ExtractOptions *o;
     ExtractStats *st;
     int messages;
     bool oom, full;
-    /* the game being read */
-    int number;
-    long line;
-    char result[8], fen[128], termination[32];
-    bool has_fen, setup0;
-    PlyText *plies;
-    size_t nply, cap;
+    PgnGame g; /* the game being read */
     Position *pos;
 } Reader;
 
@@ -124,46 +113,19 @@ static void say(Reader *r, long line, const char *fmt, ...)
     va_end(ap);
 }
 
-static void start_game(Reader *r, int number, long line)
-{
-    if (r->number == number)
-        return;
-    r->number = number;
-    r->line = line;
-    r->result[0] = r->fen[0] = r->termination[0] = '\0';
-    r->has_fen = r->setup0 = false;
-    r->nply = 0;
-}
-
 static void on_tag(void *ctx, int number, const char *name, const char *value, long line)
 {
     Reader *r = ctx;
-    start_game(r, number, line);
-    if (!strcmp(name, "Result"))
-        snprintf(r->result, sizeof r->result, "%s", value);
-    else if (!strcmp(name, "FEN")) {
-        snprintf(r->fen, sizeof r->fen, "%s", value);
-        r->has_fen = true;
-    } else if (!strcmp(name, "SetUp"))
-        r->setup0 = !strcmp(value, "0");
-    else if (!strcmp(name, "Termination"))
-        snprintf(r->termination, sizeof r->termination, "%s", value);
+    pgn_game_begin(&r->g, number, line);
+    pgn_game_tag(&r->g, name, value);
 }
 
 static void on_move(void *ctx, int number, const char *san, size_t len, long line)
 {
     Reader *r = ctx;
-    start_game(r, number, line);
-    if (!grow_array((void **)&r->plies, &r->cap, r->nply + 1, sizeof *r->plies)) {
+    pgn_game_begin(&r->g, number, line);
+    if (!pgn_game_move(&r->g, san, len, line))
         r->oom = true;
-        return;
-    }
-    PlyText *pt = &r->plies[r->nply++];
-    /* Longer than any SAN: kept cut, and refused as unreadable. */
-    snprintf(pt->san, sizeof pt->san, "%.*s", (int)(len < sizeof pt->san ? len : sizeof pt->san - 1), san);
-    if (len >= sizeof pt->san)
-        pt->san[0] = '?';
-    pt->line = line;
 }
 
 static double result_value(const char *s)
@@ -174,21 +136,21 @@ static double result_value(const char *s)
 static void on_end(void *ctx, int number, const char *end, long line)
 {
     Reader *r = ctx;
-    start_game(r, number, line);
+    pgn_game_begin(&r->g, number, line);
     if (r->oom || r->full)
         return;
     r->st->games++;
     /* The result: the Result tag, which the movetext's end must not contradict. */
-    double tag = result_value(r->result), text = end ? result_value(end) : -1.0;
+    double tag = result_value(r->g.result), text = end ? result_value(end) : -1.0;
     if (tag < 0 && text < 0) {
-        say(r, r->line, "game %d: no result (Result \"%s\", movetext ends with %s); game skipped", number,
-            r->result, end ? end : "nothing");
+        say(r, r->g.line, "game %d: no result (Result \"%s\", movetext ends with %s); game skipped", number,
+            r->g.result, end ? end : "nothing");
         r->st->no_result++;
         return;
     }
     if (tag >= 0 && text >= 0 && tag != text) {
         say(r, line, "game %d: the movetext ends with %s but the Result tag says %s; game skipped", number, end,
-            r->result);
+            r->g.result);
         r->st->no_result++;
         return;
     }
@@ -196,21 +158,17 @@ static void on_end(void *ctx, int number, const char *end, long line)
 
     Position *p = r->pos;
     char err[160];
-    if (r->has_fen && !r->setup0) {
-        if (pos_from_fen(p, r->fen, err, sizeof err) != 0) {
-            say(r, r->line, "game %d: bad FEN tag: %s; game skipped", number, err);
-            r->st->bad++;
-            return;
-        }
-    } else {
-        pos_startpos(p);
+    if (pgn_game_start(&r->g, p, err, sizeof err) != 0) {
+        say(r, r->g.line, "game %d: bad FEN tag: %s; game skipped", number, err);
+        r->st->bad++;
+        return;
     }
     /* Replay first: a game with an illegal move gives nothing. */
-    for (size_t k = 0; k < r->nply; k++) {
-        Move m = pos_has_room(p) ? parse_san(p, r->plies[k].san) : MOVE_NONE;
+    for (size_t k = 0; k < r->g.nply; k++) {
+        Move m = pos_has_room(p) ? parse_san(p, r->g.plies[k].san) : MOVE_NONE;
         if (m == MOVE_NONE) {
-            say(r, r->plies[k].line, "game %d: %s '%s' at ply %zu; game skipped", number,
-                pos_has_room(p) ? "illegal or unreadable move" : "game too long at move", r->plies[k].san, k + 1);
+            say(r, r->g.plies[k].line, "game %d: %s '%s' at ply %zu; game skipped", number,
+                pos_has_room(p) ? "illegal or unreadable move" : "game too long at move", r->g.plies[k].san, k + 1);
             r->st->bad++;
             return;
         }
@@ -220,15 +178,15 @@ static void on_end(void *ctx, int number, const char *end, long line)
         pos_unmake(p);
 
     uint32_t game = r->d->games++;
-    bool adjudicated = !strcmp(r->termination, "adjudication");
+    bool adjudicated = !strcmp(r->g.termination, "adjudication");
     long kept = r->st->kept;
-    for (size_t k = 0; k <= r->nply; k++) {
+    for (size_t k = 0; k <= r->g.nply; k++) {
         if (k > 0)
-            pos_make(p, parse_san(p, r->plies[k - 1].san));
+            pos_make(p, parse_san(p, r->g.plies[k - 1].san));
         if ((long)k < r->o->skip_plies) {
             r->st->opening++;
             r->st->positions++;
-        } else if (adjudicated && k + (size_t)r->o->adj_tail > r->nply) {
+        } else if (adjudicated && k + (size_t)r->o->adj_tail > r->g.nply) {
             r->st->adjudicated++;
             r->st->positions++;
         } else if (consider(r->d, p, r->o, r->st, label, game) < 0) {
@@ -269,7 +227,7 @@ int dataset_add_pgn(Dataset *d, const char *path, const ExtractOptions *o, Extra
     char *buf = slurp(path, &len, err, errlen);
     if (!buf)
         return -1;
-    Reader r = {.d = d, .path = path, .o = o, .st = st, .number = 0};
+    Reader r = {.d = d, .path = path, .o = o, .st = st};
     r.full = o->max_games > 0 && st->games >= o->max_games;
     r.pos = malloc(sizeof *r.pos);
     if (r.pos) {
@@ -282,7 +240,7 @@ int dataset_add_pgn(Dataset *d, const char *path, const ExtractOptions *o, Extra
         rc = -1;
     }
     free(r.pos);
-    free(r.plies);
+    pgn_game_free(&r.g);
     free(buf);
     return rc;
 }
