@@ -6,7 +6,8 @@
  * one position in --every (GSL's random numbers, --seed) is kept when it is
  * quiet (not in check, with a legal move, and the quiescence search returns
  * the static eval it stands pat with: ratchet-texel's filter).  Each is
- * searched by the labelling engine (`go nodes N`, UCI_ShowWDL on) and
+ * searched by the labelling engine from a new game (`ucinewgame`, then
+ * `go nodes N`, UCI_ShowWDL on) and
  * labelled with win + draw / 2 of its last `wdl`, turned to White's view.
  * The output is an EPD, "FEN [0.734]" per line, in the order of the games,
  * written through a temporary file, fsync and rename.
@@ -217,13 +218,28 @@ typedef enum { LABEL_OK, LABEL_NO_WDL, LABEL_FAILED } LabelResult;
 static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, double *score, char *why,
                              size_t whylen, const atomic_int *stop)
 {
+    /* A new game for each position: a label must not depend on what the
+     * engine's hash remembers of the positions it saw before, nor on
+     * which engine of several got it. */
+    int64_t deadline = ep_now_ms() + o->timeout_ms;
     char cmd[192];
+    if (ep_send(e, "ucinewgame") < 0 || ep_send(e, "isready") < 0) {
+        snprintf(why, whylen, "could not be written to");
+        return LABEL_FAILED;
+    }
+    EpWait ready = ep_wait_for(e, "readyok", deadline, stop);
+    if (ready != EP_LINE) {
+        snprintf(why, whylen, ready == EP_TIMEOUT ? "gave no readyok within %ld ms" : "died before readyok",
+                 o->timeout_ms);
+        if (ready == EP_EOF)
+            ep_kill(e);
+        return LABEL_FAILED;
+    }
     snprintf(cmd, sizeof cmd, "position fen %s 0 1", fen);
     if (ep_send(e, cmd) < 0 || (snprintf(cmd, sizeof cmd, "go nodes %ld", o->nodes), ep_send(e, cmd)) < 0) {
         snprintf(why, whylen, "could not be written to");
         return LABEL_FAILED;
     }
-    int64_t deadline = ep_now_ms() + o->timeout_ms;
     *score = -1;
     for (;;) {
         const char *line;

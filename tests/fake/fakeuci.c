@@ -21,9 +21,11 @@
  *   --info                 report a realistic info line (score cp 0) per move
  *   --wdl                  advertise UCI_ShowWDL and, once it is set true, report
  *                          "info depth 1 multipv 1 score cp 0 wdl W D L" per move,
- *                          W = 10 x the side to move's men, D = 50, L = 10 x the
- *                          other side's (a second line with multipv 2 and wdl 0 0
- *                          1000 comes after it, which a reader must ignore)
+ *                          W = 10 x the side to move's men plus the searches since
+ *                          the last ucinewgame before this one (a hash that
+ *                          remembers), D = 50, L = 10 x the other side's (a second
+ *                          line with multipv 2 and wdl 0 0 1000 comes after it,
+ *                          which a reader must ignore)
  *   --wdl-option-only      advertise UCI_ShowWDL but never report a wdl
  *   --think MS             sleep MS before each bestmove
  *   --options              advertise spin options Hash, Alpha, Beta and a button
@@ -46,6 +48,7 @@ static struct {
     unsigned long seed;
     bool first, garbage, long_line, no_uciok, die_on_newgame, options, ignore_quit, info;
     bool wdl, wdl_option, show_wdl;
+    long since_newgame; /* searches since the last ucinewgame */
     long crash_after, hang_after, illegal_after, malformed_after, orphan_after;
     long slow_start, think;
     bool has_score, has_mate;
@@ -181,7 +184,8 @@ static void play(Position *pos, gsl_rng *rng, long gocount)
                uci);
     if (cfg.wdl && cfg.show_wdl) {
         int us = bb_count(pos->by_color[pos->side]), them = bb_count(pos->by_color[!pos->side]);
-        printf("info depth 1 multipv 1 score cp 0 wdl %d 50 %d pv %s\n", 10 * us, 10 * them, uci);
+        printf("info depth 1 multipv 1 score cp 0 wdl %ld 50 %d pv %s\n", 10 * us + cfg.since_newgame, 10 * them,
+               uci);
         printf("info depth 1 multipv 2 score cp -900 wdl 0 0 1000\n");
     }
     junk();
@@ -294,6 +298,7 @@ int main(int argc, char **argv)
                 cfg.show_wdl = val && !strcmp(val, "true");
         } else if (!strcmp(line, "ucinewgame")) {
             log_line("%s%s", "ucinewgame", "");
+            cfg.since_newgame = 0;
             if (cfg.die_on_newgame)
                 return 0;
             free(last);
@@ -304,6 +309,7 @@ int main(int argc, char **argv)
         } else if (!strncmp(line, "go", 2)) {
             log_line("%s%s", line, "");
             play(pos, rng, ++gocount);
+            cfg.since_newgame++;
         } else if (!strcmp(line, "quit")) {
             if (!cfg.ignore_quit)
                 break;
