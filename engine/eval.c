@@ -548,6 +548,15 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
         }
         return 22 + 3 * bb_count(p->by_color[strong]);
     }
+
+    /* Otherwise, unless the side ahead has a rook's worth more pieces (a
+     * mop-up), each pawn it has left is a chance to win: with few the
+     * ending is harder to win, and trading them away is worth less than
+     * the material says. */
+    if (ns - nw < piece_value[ROOK]) {
+        const int k = ScalePawnlessBase + ScalePerPawn * bb_count(sp);
+        return k < EVAL_SCALE_NORMAL ? k : EVAL_SCALE_NORMAL;
+    }
     return EVAL_SCALE_NORMAL;
 }
 

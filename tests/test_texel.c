@@ -388,6 +388,46 @@ Test(texel, extra_terms_count_what_they_say)
     EXPECT_COUNT(t, RookBehindPassed, WHITE, 0, "a5 is in front of a4");
 }
 
+/* A shape constant's compiled value, by name. */
+static int shape_value(const char *name)
+{
+    for (size_t i = 0; i < texel_nweights; i++)
+        if (texel_weights[i].kind == WK_SHAPE && !strcmp(texel_weights[i].name, name))
+            return texel_weights[i].mg;
+    cr_assert_fail("no shape constant %s in eval_weights.h", name);
+    return 0;
+}
+
+/* Outside the special drawish endings the endgame scale counts the pawns
+ * of the side ahead (ScalePawnlessBase + ScalePerPawn per pawn, up to 64), but
+ * not when it has a rook's worth more pieces (a mop-up, never scaled). */
+Test(texel, endgame_scale_counts_the_pawns_of_the_side_ahead)
+{
+    const int base = shape_value("ScalePawnlessBase"), per = shape_value("ScalePerPawn");
+    static const struct {
+        const char *fen, *what;
+        int pawns; /* of the side ahead; -1: not scaled */
+    } cases[] = {
+        {"4k2r/8/8/8/8/4P3/8/R3K3 w - - 0 1", "KRP v KR", 1},
+        {"4k2r/8/8/8/8/4P3/8/R3K3 b - - 0 1", "KRP v KR, Black to move", 1},
+        {"4k2r/4p3/8/8/8/8/8/R3K3 w - - 0 1", "KR v KRP (Black ahead)", 1},
+        {"4k2r/pp6/8/8/8/PPP5/8/R3K3 w - - 0 1", "KR and 3 pawns v KR and 2", 3},
+        {"4k2r/ppp5/8/8/8/PPPP4/8/R3K3 w - - 0 1", "KR and 4 pawns v KR and 3", 4},
+        {"r3k3/8/8/8/8/8/8/3QK3 w - - 0 1", "KQ v KR (no pawn ahead)", 0},
+        {"4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "KR v K (mop-up)", -1},
+        {"4k3/8/8/8/8/4P3/8/Q3K3 w - - 0 1", "KQP v K (mop-up)", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        EvalTrace t;
+        trace_fen(cases[i].fen, &t);
+        int want = EVAL_SCALE_NORMAL;
+        if (cases[i].pawns >= 0 && base + per * cases[i].pawns < want)
+            want = base + per * cases[i].pawns;
+        cr_expect_eq(t.eg_scale, want, "%s: eg_scale %d, want %d (%s)", cases[i].what, t.eg_scale, want,
+                     cases[i].fen);
+    }
+}
+
 /* Every square of every piece table: a white piece on the square, and a
  * black one on its mirror, count once each for the square's weight, named
  * as the square is from the piece's side. */
