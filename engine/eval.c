@@ -550,11 +550,27 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
     }
 
     /* Otherwise, unless the side ahead has a rook's worth more pieces (a
-     * mop-up), each pawn it has left is a chance to win: with few the
-     * ending is harder to win, and trading them away is worth less than
-     * the material says. */
+     * mop-up): */
     if (ns - nw < piece_value[ROOK]) {
-        const int k = ScalePawnlessBase + ScalePerPawn * bb_count(sp);
+        /* a rook each, at most a pawn more, all of them on one flank, and
+         * the defending king beside its own pawns: usually held; */
+        const Bitboard kingside = 0xF0F0F0F0F0F0F0F0ULL;
+        if (ns == piece_value[ROOK] && nw == piece_value[ROOK] && bb_count(sp) - bb_count(wp) <= 1
+            && !(sp & kingside) != !(sp & ~kingside) && (attacks_king(p->king_sq[weak]) & wp))
+            return ScaleRookFlank;
+        /* a queen against none: the minor pieces of the side without it
+         * make fortresses and perpetual checks less likely to be broken; */
+        const Bitboard queens = p->by_type[QUEEN];
+        int k;
+        if (bb_count(queens) == 1) {
+            const int other = (queens & p->by_color[WHITE]) ? BLACK : WHITE;
+            k = ScaleOneQueenBase + ScaleOneQueenPerMinor * bb_count(pos_pieces(p, other, KNIGHT) | pos_pieces(p, other, BISHOP));
+        } else {
+            /* else each pawn the side ahead has left is a chance to win:
+             * with few the ending is harder to win, and trading them away
+             * is worth less than the material says. */
+            k = ScalePawnlessBase + ScalePerPawn * bb_count(sp);
+        }
         return k < EVAL_SCALE_NORMAL ? k : EVAL_SCALE_NORMAL;
     }
     return EVAL_SCALE_NORMAL;

@@ -400,10 +400,21 @@ static int shape_value(const char *name)
 
 /* Outside the special drawish endings the endgame scale counts the pawns
  * of the side ahead (ScalePawnlessBase + ScalePerPawn per pawn, up to 64), but
- * not when it has a rook's worth more pieces (a mop-up, never scaled). */
+ * not when it has a rook's worth more pieces (a mop-up, never scaled); a
+ * held rook ending and a lone queen have their own. */
 Test(texel, endgame_scale_counts_the_pawns_of_the_side_ahead)
 {
     const int base = shape_value("ScalePawnlessBase"), per = shape_value("ScalePerPawn");
+    EvalTrace t;
+    trace_fen("r5k1/6pp/8/8/8/8/5PPP/R5K1 w - - 0 1", &t);
+    cr_expect_eq(t.eg_scale, shape_value("ScaleRookFlank"), "rook ending on one flank: %d", t.eg_scale);
+    trace_fen("r5k1/6pp/8/8/8/8/P4PPP/R5K1 w - - 0 1", &t); /* a pawn on the other flank */
+    cr_expect_eq(t.eg_scale, base + 4 * per, "rook ending on two flanks: %d", t.eg_scale);
+    trace_fen("r5k1/8/6pp/8/8/8/5PPP/R5K1 w - - 0 1", &t); /* the king away from its pawns */
+    cr_expect_eq(t.eg_scale, base + 3 * per, "rook ending, king away: %d", t.eg_scale);
+    trace_fen("4k3/pp6/8/8/3n4/8/PP6/r2QK3 w - - 0 1", &t);
+    cr_expect_eq(t.eg_scale, shape_value("ScaleOneQueenBase") + shape_value("ScaleOneQueenPerMinor"),
+                 "queen against rook and knight: %d", t.eg_scale);
     static const struct {
         const char *fen, *what;
         int pawns; /* of the side ahead; -1: not scaled */
@@ -413,12 +424,11 @@ Test(texel, endgame_scale_counts_the_pawns_of_the_side_ahead)
         {"4k2r/4p3/8/8/8/8/8/R3K3 w - - 0 1", "KR v KRP (Black ahead)", 1},
         {"4k2r/pp6/8/8/8/PPP5/8/R3K3 w - - 0 1", "KR and 3 pawns v KR and 2", 3},
         {"4k2r/ppp5/8/8/8/PPPP4/8/R3K3 w - - 0 1", "KR and 4 pawns v KR and 3", 4},
-        {"r3k3/8/8/8/8/8/8/3QK3 w - - 0 1", "KQ v KR (no pawn ahead)", 0},
+        {"r3k3/8/8/8/8/8/8/1NBBK3 w - - 0 1", "two bishops and a knight v rook (no pawn ahead)", 0},
         {"4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "KR v K (mop-up)", -1},
         {"4k3/8/8/8/8/4P3/8/Q3K3 w - - 0 1", "KQP v K (mop-up)", -1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        EvalTrace t;
         trace_fen(cases[i].fen, &t);
         int want = EVAL_SCALE_NORMAL;
         if (cases[i].pawns >= 0 && base + per * cases[i].pawns < want)
