@@ -558,8 +558,9 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
         if (ns == piece_value[ROOK] && nw == piece_value[ROOK] && bb_count(sp) - bb_count(wp) <= 1
             && !(sp & kingside) != !(sp & ~kingside) && (attacks_king(p->king_sq[weak]) & wp))
             return ScaleRookFlank;
-        /* a queen against none: the minor pieces of the side without it
-         * make fortresses and perpetual checks less likely to be broken; */
+        /* a single queen against other pieces: less decisive than the
+         * material says, the less so the more minor pieces the side
+         * without it has (Stockfish's rule and constants); */
         const Bitboard queens = p->by_type[QUEEN];
         int k;
         if (bb_count(queens) == 1) {
