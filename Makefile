@@ -16,7 +16,11 @@ BUILD   ?= build
 BINDIR  ?= bin
 OPT     ?= -O2
 SAN     ?=
-ARCH    ?=
+# The hardware popcount when the building machine's CPU has one (nearly
+# every x86-64 since 2008): the engine counts bits at every node, and
+# without it each count is a call into libgcc (bench 12% slower).  ARCH=
+# (empty) builds for any x86-64; `make native` for this CPU only.
+ARCH    ?= $(shell grep -qsw popcnt /proc/cpuinfo && echo -mpopcnt)
 CPPFLAGS_EXTRA ?=
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
