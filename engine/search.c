@@ -249,6 +249,8 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
         }
 
         pos_make(p, m);
+
+        tt_prefetch(pos_key(p));
         int score = -qsearch(s, -beta, -alpha, ply + 1);
         pos_unmake(p);
         if (s->stopped)
@@ -389,6 +391,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             f->piece = NO_PIECE;
             f->cont = NULL;
             pos_make_null(p);
+            tt_prefetch(pos_key(p));
             int score = -search(s, -beta, -beta + 1, depth - r, ply + 1, NODE_ALL);
             pos_unmake_null(p);
             if (s->stopped)
@@ -414,6 +417,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 f->piece = pos_piece_on(p, move_from(m));
                 f->cont = history_cont_table(&s->hist, p, m);
                 pos_make(p, m);
+                tt_prefetch(pos_key(p));
                 int score = -qsearch(s, -pbeta, -pbeta + 1, ply + 1);
                 if (score >= pbeta && !s->stopped)
                     score = -search(s, -pbeta, -pbeta + 1, depth - ProbcutReduction, ply + 1, node == NODE_CUT ? NODE_ALL : NODE_CUT);
@@ -533,6 +537,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         f->piece = pos_piece_on(p, move_from(m));
         f->cont = history_cont_table(&s->hist, p, m);
         pos_make(p, m);
+        tt_prefetch(pos_key(p));
         int score = -SCORE_INF;
         const Move root_best_before = s->root_best;
         /* Principal variation search with the triple re-search: reduced null

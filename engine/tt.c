@@ -93,6 +93,12 @@ int tt_score_from(int score, int ply)
     return score;
 }
 
+void tt_prefetch(uint64_t key)
+{
+    if (table)
+        __builtin_prefetch(bucket_of(key));
+}
+
 bool tt_probe(uint64_t key, int ply, TTHit *hit)
 {
     ensure_table();

@@ -35,6 +35,9 @@ void tt_clear(void);
 void tt_new_search(void);
 /* Looks up `key`; on a hit fills *hit (score adjusted for `ply`). */
 bool tt_probe(uint64_t key, int ply, TTHit *hit);
+/* Starts loading key's bucket into the cache (after a move, before the
+ * child's probe). */
+void tt_prefetch(uint64_t key);
 /* Stores a result; `score` is relative to the root at `ply`. */
 void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, int bound);
 /* Permille of sampled entries used by the current search (UCI hashfull). */
