@@ -52,14 +52,15 @@ static Bitboard pinned_pieces(const Position *p, int us, int ksq, Bitboard occ)
     return pinned;
 }
 
-static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard target, Bitboard pinned, int ksq)
+static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard from_mask, Bitboard target, Bitboard pinned,
+                      int ksq)
 {
     int us = p->side, them = !us;
     Bitboard occ = pos_occ(p), empty = ~occ, enemy = p->by_color[them];
     Bitboard rank7 = us == WHITE ? RANK_8 >> 8 : RANK_1 << 8;
     Bitboard rank3 = us == WHITE ? RANK_3 : RANK_6;
     int up = us == WHITE ? 8 : -8, west = us == WHITE ? 7 : -9, east = us == WHITE ? 9 : -7;
-    Bitboard pawns = pos_pieces(p, us, PAWN) & ~pinned;
+    Bitboard pawns = pos_pieces(p, us, PAWN) & from_mask & ~pinned;
     Bitboard normal = pawns & ~rank7, promo = pawns & rank7;
 
     if (kind != GEN_NOISY) {
@@ -77,7 +78,7 @@ static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard target,
     }
 
     /* Pinned pawns move only along the pin line (never when in check). */
-    Bitboard pp = pos_pieces(p, us, PAWN) & pinned;
+    Bitboard pp = pos_pieces(p, us, PAWN) & from_mask & pinned;
     while (pp && target == ~0ULL) {
         int from = bb_pop(&pp);
         Bitboard line = bb_line(ksq, from), b = bb_sq(from);
@@ -106,7 +107,7 @@ static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard target,
     int ep = pos_ep(p);
     if (ep != NO_SQ && kind != GEN_QUIET) {
         int capsq = ep ^ 8;
-        Bitboard cands = attacks_pawn(them, ep) & pos_pieces(p, us, PAWN);
+        Bitboard cands = attacks_pawn(them, ep) & pos_pieces(p, us, PAWN) & from_mask;
         while (cands) {
             int from = bb_pop(&cands);
             Bitboard occ2 = (occ ^ bb_sq(from) ^ bb_sq(capsq)) | bb_sq(ep);
@@ -121,7 +122,8 @@ static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard target,
     }
 }
 
-void gen_legal(const Position *p, MoveList *l, int kind)
+/* The legal moves of `kind` by the pieces on from_mask. */
+static void gen_from(const Position *p, MoveList *l, int kind, Bitboard from_mask)
 {
     int us = p->side, them = !us, ksq = p->king_sq[us];
     Bitboard occ = pos_occ(p), own = p->by_color[us], enemy = p->by_color[them];
@@ -131,7 +133,7 @@ void gen_legal(const Position *p, MoveList *l, int kind)
 
     /* King moves: the destination must not be attacked once the king left. */
     Bitboard occ_noking = occ ^ bb_sq(ksq);
-    Bitboard kt = attacks_king(ksq) & ~own & kinds;
+    Bitboard kt = (from_mask & bb_sq(ksq)) ? attacks_king(ksq) & ~own & kinds : 0;
     while (kt) {
         int to = bb_pop(&kt);
         if (!(pos_attackers(p, to, occ_noking) & enemy))
@@ -143,10 +145,10 @@ void gen_legal(const Position *p, MoveList *l, int kind)
     Bitboard target = checkers ? (bb_between(ksq, bb_lsb(checkers)) | checkers) : ~0ULL;
     Bitboard pinned = pinned_pieces(p, us, ksq, occ);
 
-    gen_pawns(p, l, kind, target, pinned, ksq);
+    gen_pawns(p, l, kind, from_mask, target, pinned, ksq);
 
     for (int type = KNIGHT; type <= QUEEN; type++) {
-        Bitboard pieces = pos_pieces(p, us, type);
+        Bitboard pieces = pos_pieces(p, us, type) & from_mask;
         if (checkers)
             pieces &= ~pinned;
         while (pieces) {
@@ -163,7 +165,7 @@ void gen_legal(const Position *p, MoveList *l, int kind)
 
     /* Castling: not out of, through, or into check. */
     int cr = pos_castling(p);
-    if (kind != GEN_NOISY && !checkers && cr) {
+    if (kind != GEN_NOISY && !checkers && cr && (from_mask & bb_sq(ksq))) {
         int r = us == WHITE ? 0 : 56;
         int k_right = us == WHITE ? CASTLE_WK : CASTLE_BK, q_right = us == WHITE ? CASTLE_WQ : CASTLE_BQ;
         if ((cr & k_right) && !(occ & (bb_sq(r + 5) | bb_sq(r + 6))) &&
@@ -175,6 +177,8 @@ void gen_legal(const Position *p, MoveList *l, int kind)
     }
 }
 
+void gen_legal(const Position *p, MoveList *l, int kind) { gen_from(p, l, kind, ~0ULL); }
+
 bool pos_is_legal(const Position *p, Move m)
 {
     if (m == MOVE_NONE || m == MOVE_NULL)
@@ -183,7 +187,7 @@ bool pos_is_legal(const Position *p, Move m)
     if (pc == NO_PIECE || piece_color(pc) != p->side)
         return false;
     MoveList l;
-    gen_legal(p, &l, move_is_noisy(m) ? GEN_NOISY : GEN_QUIET);
+    gen_from(p, &l, move_is_noisy(m) ? GEN_NOISY : GEN_QUIET, bb_sq(move_from(m)));
     for (int i = 0; i < l.count; i++)
         if (l.moves[i] == m)
             return true;

@@ -122,6 +122,65 @@ Test(rules, zobrist_incremental_depth3, .timeout = 600)
     cr_assert_gt(visited, 100000);
 }
 
+/* pos_is_legal (which generates only the moves of the piece on the move's
+ * from square) accepts exactly the generator's moves: every encoding of a
+ * move by a piece of the side to move, at the files' positions and one ply
+ * past them. */
+static int is_legal_agrees(void)
+{
+    MoveList l;
+    gen_legal(pos, &l, GEN_ALL);
+    char fen[128];
+    pos_to_fen(pos, fen, sizeof fen);
+    int checked = 0;
+    Bitboard own = pos->by_color[pos->side];
+    while (own) {
+        int from = bb_pop(&own);
+        for (int to = 0; to < 64; to++)
+            for (int flag = 0; flag < 16; flag++) {
+                Move m = move_make(from, to, flag);
+                bool listed = false;
+                for (int i = 0; i < l.count && !listed; i++)
+                    listed = l.moves[i] == m;
+                char mv[8];
+                move_to_uci(m, mv);
+                cr_assert_eq(pos_is_legal(pos, m), listed, "%s: %s flag %d: pos_is_legal says %d", fen, mv,
+                             flag, !listed);
+                checked++;
+            }
+    }
+    return checked;
+}
+
+Test(rules, is_legal_matches_the_generator, .timeout = 600)
+{
+    const char *files[] = {"perft-standard.epd", "perft-random.epd"};
+    long checked = 0;
+    for (int fi = 0; fi < 2; fi++) {
+        char path[512], line[512];
+        snprintf(path, sizeof path, "%s/%s", data_dir(), files[fi]);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "cannot open %s", path);
+        while (fgets(line, sizeof line, f)) {
+            char *semi = strchr(line, ';');
+            if (semi)
+                *semi = '\0';
+            if (pos_from_fen(pos, line, NULL, 0) != 0)
+                continue;
+            checked += is_legal_agrees();
+            MoveList l;
+            gen_legal(pos, &l, GEN_ALL);
+            for (int i = 0; i < l.count; i++) {
+                pos_make(pos, l.moves[i]);
+                checked += is_legal_agrees();
+                pos_unmake(pos);
+            }
+        }
+        fclose(f);
+    }
+    cr_assert_gt(checked, 1000000);
+}
+
 Test(rules, fen_round_trip)
 {
     const char *fens[] = {
