@@ -6,16 +6,10 @@
 
 #include "board.h"
 
-typedef struct {
-    Bitboard mask;
-    Bitboard magic;
-    Bitboard *table;
-    unsigned shift;
-} Magic;
-
-static Bitboard pawn_att[2][64], knight_att[64], king_att[64];
-static Bitboard between_bb[64][64], line_bb[64][64];
-static Magic bishop_magic[64], rook_magic[64];
+/* The tables of board.h's inline lookups (rules_init fills them). */
+Bitboard att_pawn_table[2][64], att_knight_table[64], att_king_table[64];
+Bitboard att_between_table[64][64], att_line_table[64][64];
+Magic att_bishop_magic[64], att_rook_magic[64];
 static Bitboard bishop_table[0x1480], rook_table[0x19000];
 
 #include "magics.inc"
@@ -123,15 +117,15 @@ static void init_leapers(void)
         int f = sq_file(sq), r = sq_rank(sq);
         for (int i = 0; i < 8; i++) {
             if (on_board(f + kn[i][0], r + kn[i][1]))
-                knight_att[sq] |= bb_sq(sq_make(f + kn[i][0], r + kn[i][1]));
+                att_knight_table[sq] |= bb_sq(sq_make(f + kn[i][0], r + kn[i][1]));
             if (on_board(f + kg[i][0], r + kg[i][1]))
-                king_att[sq] |= bb_sq(sq_make(f + kg[i][0], r + kg[i][1]));
+                att_king_table[sq] |= bb_sq(sq_make(f + kg[i][0], r + kg[i][1]));
         }
         for (int df = -1; df <= 1; df += 2) {
             if (on_board(f + df, r + 1))
-                pawn_att[WHITE][sq] |= bb_sq(sq_make(f + df, r + 1));
+                att_pawn_table[WHITE][sq] |= bb_sq(sq_make(f + df, r + 1));
             if (on_board(f + df, r - 1))
-                pawn_att[BLACK][sq] |= bb_sq(sq_make(f + df, r - 1));
+                att_pawn_table[BLACK][sq] |= bb_sq(sq_make(f + df, r - 1));
         }
     }
 }
@@ -143,11 +137,11 @@ static void init_lines(void)
             if (a == b)
                 continue;
             if (slow_attacks(a, 0, rook_dirs) & bb_sq(b)) {
-                line_bb[a][b] = (slow_attacks(a, 0, rook_dirs) & slow_attacks(b, 0, rook_dirs)) | bb_sq(a) | bb_sq(b);
-                between_bb[a][b] = slow_attacks(a, bb_sq(b), rook_dirs) & slow_attacks(b, bb_sq(a), rook_dirs);
+                att_line_table[a][b] = (slow_attacks(a, 0, rook_dirs) & slow_attacks(b, 0, rook_dirs)) | bb_sq(a) | bb_sq(b);
+                att_between_table[a][b] = slow_attacks(a, bb_sq(b), rook_dirs) & slow_attacks(b, bb_sq(a), rook_dirs);
             } else if (slow_attacks(a, 0, bishop_dirs) & bb_sq(b)) {
-                line_bb[a][b] = (slow_attacks(a, 0, bishop_dirs) & slow_attacks(b, 0, bishop_dirs)) | bb_sq(a) | bb_sq(b);
-                between_bb[a][b] = slow_attacks(a, bb_sq(b), bishop_dirs) & slow_attacks(b, bb_sq(a), bishop_dirs);
+                att_line_table[a][b] = (slow_attacks(a, 0, bishop_dirs) & slow_attacks(b, 0, bishop_dirs)) | bb_sq(a) | bb_sq(b);
+                att_between_table[a][b] = slow_attacks(a, bb_sq(b), bishop_dirs) & slow_attacks(b, bb_sq(a), bishop_dirs);
             }
         }
     }
@@ -159,8 +153,8 @@ static void init_once(void)
 {
     init_leapers();
     init_lines();
-    init_magics(bishop_magic, bishop_table, bishop_dirs, known_bishop_magics);
-    init_magics(rook_magic, rook_table, rook_dirs, known_rook_magics);
+    init_magics(att_bishop_magic, bishop_table, bishop_dirs, known_bishop_magics);
+    init_magics(att_rook_magic, rook_table, rook_dirs, known_rook_magics);
     zobrist_init();
 }
 
@@ -170,42 +164,11 @@ void rules_init(void)
     pthread_once(&once, init_once);
 }
 
-Bitboard attacks_pawn(int color, int sq) { return pawn_att[color][sq]; }
-Bitboard attacks_knight(int sq) { return knight_att[sq]; }
-Bitboard attacks_king(int sq) { return king_att[sq]; }
-
-Bitboard attacks_bishop(int sq, Bitboard occ)
-{
-    const Magic *m = &bishop_magic[sq];
-    return m->table[((occ & m->mask) * m->magic) >> m->shift];
-}
-
-Bitboard attacks_rook(int sq, Bitboard occ)
-{
-    const Magic *m = &rook_magic[sq];
-    return m->table[((occ & m->mask) * m->magic) >> m->shift];
-}
-
-Bitboard attacks_piece(int type, int sq, Bitboard occ)
-{
-    switch (type) {
-    case KNIGHT: return knight_att[sq];
-    case BISHOP: return attacks_bishop(sq, occ);
-    case ROOK: return attacks_rook(sq, occ);
-    case QUEEN: return attacks_queen(sq, occ);
-    case KING: return king_att[sq];
-    default: return 0;
-    }
-}
-
 void attacks_magics(Bitboard bishop[64], Bitboard rook[64])
 {
     rules_init();
     for (int sq = 0; sq < 64; sq++) {
-        bishop[sq] = bishop_magic[sq].magic;
-        rook[sq] = rook_magic[sq].magic;
+        bishop[sq] = att_bishop_magic[sq].magic;
+        rook[sq] = att_rook_magic[sq].magic;
     }
 }
-
-Bitboard bb_between(int a, int b) { return between_bb[a][b]; }
-Bitboard bb_line(int a, int b) { return line_bb[a][b]; }

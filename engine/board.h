@@ -86,22 +86,51 @@ typedef struct {
 /* Sets up attack tables and Zobrist keys; cheap and safe to call again. */
 void rules_init(void);
 
-/* Attack tables (magic bitboards for the sliders). */
-Bitboard attacks_pawn(int color, int sq);
-Bitboard attacks_knight(int sq);
-Bitboard attacks_king(int sq);
-Bitboard attacks_bishop(int sq, Bitboard occ);
-Bitboard attacks_rook(int sq, Bitboard occ);
+/* Attack tables (magic bitboards for the sliders), filled by rules_init
+ * and read inline: the lookups are on every node's hot path. */
+typedef struct {
+    Bitboard mask;
+    Bitboard magic;
+    Bitboard *table;
+    unsigned shift;
+} Magic;
+extern Bitboard att_pawn_table[2][64], att_knight_table[64], att_king_table[64];
+extern Bitboard att_between_table[64][64], att_line_table[64][64];
+extern Magic att_bishop_magic[64], att_rook_magic[64];
+
+static inline Bitboard attacks_pawn(int color, int sq) { return att_pawn_table[color][sq]; }
+static inline Bitboard attacks_knight(int sq) { return att_knight_table[sq]; }
+static inline Bitboard attacks_king(int sq) { return att_king_table[sq]; }
+static inline Bitboard attacks_bishop(int sq, Bitboard occ)
+{
+    const Magic *m = &att_bishop_magic[sq];
+    return m->table[((occ & m->mask) * m->magic) >> m->shift];
+}
+static inline Bitboard attacks_rook(int sq, Bitboard occ)
+{
+    const Magic *m = &att_rook_magic[sq];
+    return m->table[((occ & m->mask) * m->magic) >> m->shift];
+}
 static inline Bitboard attacks_queen(int sq, Bitboard occ) { return attacks_bishop(sq, occ) | attacks_rook(sq, occ); }
 /* Attacks of a piece type (not pawns) from sq with the given occupancy. */
-Bitboard attacks_piece(int type, int sq, Bitboard occ);
+static inline Bitboard attacks_piece(int type, int sq, Bitboard occ)
+{
+    switch (type) {
+    case KNIGHT: return att_knight_table[sq];
+    case BISHOP: return attacks_bishop(sq, occ);
+    case ROOK: return attacks_rook(sq, occ);
+    case QUEEN: return attacks_queen(sq, occ);
+    case KING: return att_king_table[sq];
+    default: return 0;
+    }
+}
 /* The magic multipliers in use (for bin/ratchet-magics, which writes
  * engine/magics.inc so that start-up need not search for them). */
 void attacks_magics(Bitboard bishop[64], Bitboard rook[64]);
 /* Squares strictly between a and b on a line, or 0. */
-Bitboard bb_between(int a, int b);
+static inline Bitboard bb_between(int a, int b) { return att_between_table[a][b]; }
 /* The whole line through a and b, or 0. */
-Bitboard bb_line(int a, int b);
+static inline Bitboard bb_line(int a, int b) { return att_line_table[a][b]; }
 
 /* Accessors. */
 static inline uint64_t pos_key(const Position *p) { return p->st[p->hist].key; }
