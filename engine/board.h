@@ -160,6 +160,17 @@ Bitboard pos_checkers(const Position *p);
 static inline bool pos_in_check(const Position *p) { return pos_checkers(p) != 0; }
 /* Does the legal move m give check? */
 bool pos_gives_check(const Position *p, Move m);
+/* What pos_gives_check_fast needs about the enemy king, computed once per
+ * position: the squares from which each piece type checks it, and our
+ * pieces whose move off the line to it discovers a check by our slider. */
+typedef struct {
+    Bitboard squares[6];
+    Bitboard discover;
+    int ksq;
+} CheckInfo;
+void check_info_init(const Position *p, CheckInfo *ci);
+/* pos_gives_check with the position's CheckInfo: the same answer. */
+bool pos_gives_check_fast(const Position *p, const CheckInfo *ci, Move m);
 
 /* Legal move generation. */
 enum { GEN_ALL, GEN_NOISY, GEN_QUIET }; /* NOISY: captures and promotions; QUIET: the rest */

@@ -219,6 +219,40 @@ bool pos_gives_check(const Position *p, Move m)
            (attacks_pawn(them, ksq) & mine[PAWN]);
 }
 
+void check_info_init(const Position *p, CheckInfo *ci)
+{
+    int us = p->side, them = !us, ksq = p->king_sq[them];
+    Bitboard occ = pos_occ(p);
+    ci->ksq = ksq;
+    ci->squares[PAWN] = attacks_pawn(them, ksq);
+    ci->squares[KNIGHT] = attacks_knight(ksq);
+    ci->squares[BISHOP] = attacks_bishop(ksq, occ);
+    ci->squares[ROOK] = attacks_rook(ksq, occ);
+    ci->squares[QUEEN] = ci->squares[BISHOP] | ci->squares[ROOK];
+    ci->squares[KING] = 0;
+    /* Our sliders that see the king through exactly one of our pieces. */
+    ci->discover = 0;
+    Bitboard snipers = ((attacks_rook(ksq, 0) & (p->by_type[ROOK] | p->by_type[QUEEN])) |
+                        (attacks_bishop(ksq, 0) & (p->by_type[BISHOP] | p->by_type[QUEEN]))) &
+                       p->by_color[us];
+    while (snipers) {
+        Bitboard b = bb_between(ksq, bb_pop(&snipers)) & occ;
+        if (b && !(b & (b - 1)) && (b & p->by_color[us]))
+            ci->discover |= b;
+    }
+}
+
+bool pos_gives_check_fast(const Position *p, const CheckInfo *ci, Move m)
+{
+    int from = move_from(m), to = move_to(m), flag = move_flag(m);
+    /* Castling, en passant and promotions change the lines otherwise. */
+    if (flag == MF_EP || flag == MF_CASTLE_K || flag == MF_CASTLE_Q || move_is_promo(m))
+        return pos_gives_check(p, m);
+    if (ci->squares[piece_type(p->board[from])] & bb_sq(to))
+        return true;
+    return (ci->discover & bb_sq(from)) && !(bb_line(ci->ksq, from) & bb_sq(to));
+}
+
 uint64_t perft(Position *p, int depth)
 {
     MoveList l;

@@ -456,6 +456,8 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     }
 
     const ContTables ct = {ply >= 1 ? s->stack[ply - 1].cont : NULL, ply >= 2 ? s->stack[ply - 2].cont : NULL};
+    CheckInfo ci;
+    check_info_init(p, &ci);
     MovePicker mp;
     mp_init(&mp, p, tt_move, &s->hist, &ct, &s->lbr, ply);
     const int old_alpha = alpha;
@@ -466,7 +468,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         if ((root && s->restrict_root && !root_allows(s->lim, m)) || m == excluded)
             continue;
         const bool quiet = !move_is_noisy(m);
-        const bool gives_check = pos_gives_check(p, m);
+        const bool gives_check = pos_gives_check_fast(p, &ci, m);
 
         if (!root && best > -SCORE_MATE_IN_MAX) {
             if (quiet && !gives_check && !in_check && !pv_node) {

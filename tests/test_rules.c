@@ -77,7 +77,8 @@ TestSuite(rules, .init = setup, .fini = teardown);
 Test(rules, perft_standard, .timeout = 600) { perft_file("perft-standard.epd", perft_budget()); }
 Test(rules, perft_random, .timeout = 600) { perft_file("perft-random.epd", perft_budget()); }
 
-/* Walks the tree checking the incremental key, gives_check and unmake. */
+/* Walks the tree checking the incremental key, gives_check (both forms)
+ * and unmake. */
 static void walk(int depth, uint64_t *visited)
 {
     MoveList l;
@@ -87,11 +88,14 @@ static void walk(int depth, uint64_t *visited)
         return;
     char before[128];
     pos_to_fen(pos, before, sizeof before);
+    CheckInfo ci;
+    check_info_init(pos, &ci);
     for (int i = 0; i < l.count; i++) {
-        bool gc = pos_gives_check(pos, l.moves[i]);
+        bool gc = pos_gives_check(pos, l.moves[i]), fast = pos_gives_check_fast(pos, &ci, l.moves[i]);
         pos_make(pos, l.moves[i]);
         (*visited)++;
         cr_assert_eq(gc, pos_in_check(pos), "gives_check wrong for a move in %s", before);
+        cr_assert_eq(fast, gc, "gives_check_fast wrong for a move in %s", before);
         walk(depth - 1, visited);
         pos_unmake(pos);
     }
