@@ -2,8 +2,9 @@
 # Search benchmark (make bench section): bench nps, and for the bench
 # positions at a fixed depth the nodes and the effective branching factor
 # (nodes at depth D / nodes at depth D-1) with the default parameters, then
-# with each of LMR, LMP, IIR, FHR, LBR and NMP switched off one at a time, and
-# singular extensions (off by default) switched on.  The "defaults" row is
+# with each of LMR, LMP, IIR, FHR, LBR, NMP and singular extensions switched
+# off one at a time, and correction history, razoring and ProbCut (off by
+# default) switched on.  The "defaults" row is
 # the reference measured in the same run.
 # Depth: SEARCH_BENCH_DEPTH (default 11).
 set -e
@@ -38,7 +39,7 @@ echo
 printf '%-10s %14s %14s %7s %10s\n' "search" "nodes d=$((D - 1))" "nodes d=$D" "EBF" "vs defaults"
 ref=""
 for cfg in "defaults:" "LMR off:LmrEnabled" "LMP off:LmpEnabled" "IIR off:IirEnabled" "FHR off:FhrEnabled" \
-           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE on:SeEnabled=1" "Corr on:CorrEnabled=1" \
+           "LBR off:LbrEnabled" "NMP off:NmpEnabled" "SE off:SeEnabled" "Corr on:CorrEnabled=1" \
            "Razor on:RazorEnabled=1" "ProbCut on:ProbcutEnabled=1"; do
     label=${cfg%%:*}
     opt=${cfg#*:}
