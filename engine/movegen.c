@@ -36,20 +36,21 @@ static void add_pawn_set(MoveList *l, Bitboard to, int delta, int flag, bool pro
     }
 }
 
-static Bitboard pinned_pieces(const Position *p, int us, int ksq, Bitboard occ)
+/* The pieces of colour `own` that alone stand between the king on ksq and
+ * a slider of colour `sniper` aiming at it: pinned pieces when the king is
+ * theirs too, discovered-check candidates when it is the other side's. */
+static Bitboard line_blockers(const Position *p, int ksq, int sniper, int own, Bitboard occ)
 {
-    int them = !us;
-    Bitboard pinned = 0;
+    Bitboard blockers = 0;
     Bitboard snipers = ((attacks_rook(ksq, 0) & (p->by_type[ROOK] | p->by_type[QUEEN])) |
                         (attacks_bishop(ksq, 0) & (p->by_type[BISHOP] | p->by_type[QUEEN]))) &
-                       p->by_color[them];
+                       p->by_color[sniper];
     while (snipers) {
-        int s = bb_pop(&snipers);
-        Bitboard b = bb_between(ksq, s) & occ;
-        if (b && !(b & (b - 1)) && (b & p->by_color[us]))
-            pinned |= b;
+        Bitboard b = bb_between(ksq, bb_pop(&snipers)) & occ;
+        if (b && !(b & (b - 1)) && (b & p->by_color[own]))
+            blockers |= b;
     }
-    return pinned;
+    return blockers;
 }
 
 static void gen_pawns(const Position *p, MoveList *l, int kind, Bitboard from_mask, Bitboard target, Bitboard pinned,
@@ -143,7 +144,7 @@ static void gen_from(const Position *p, MoveList *l, int kind, Bitboard from_mas
         return; /* double check: only the king moves */
 
     Bitboard target = checkers ? (bb_between(ksq, bb_lsb(checkers)) | checkers) : ~0ULL;
-    Bitboard pinned = pinned_pieces(p, us, ksq, occ);
+    Bitboard pinned = line_blockers(p, ksq, them, us, occ);
 
     gen_pawns(p, l, kind, from_mask, target, pinned, ksq);
 
@@ -230,16 +231,7 @@ void check_info_init(const Position *p, CheckInfo *ci)
     ci->squares[ROOK] = attacks_rook(ksq, occ);
     ci->squares[QUEEN] = ci->squares[BISHOP] | ci->squares[ROOK];
     ci->squares[KING] = 0;
-    /* Our sliders that see the king through exactly one of our pieces. */
-    ci->discover = 0;
-    Bitboard snipers = ((attacks_rook(ksq, 0) & (p->by_type[ROOK] | p->by_type[QUEEN])) |
-                        (attacks_bishop(ksq, 0) & (p->by_type[BISHOP] | p->by_type[QUEEN]))) &
-                       p->by_color[us];
-    while (snipers) {
-        Bitboard b = bb_between(ksq, bb_pop(&snipers)) & occ;
-        if (b && !(b & (b - 1)) && (b & p->by_color[us]))
-            ci->discover |= b;
-    }
+    ci->discover = line_blockers(p, ksq, us, us, occ);
 }
 
 bool pos_gives_check_fast(const Position *p, const CheckInfo *ci, Move m)

@@ -104,10 +104,11 @@ static void walk(int depth, uint64_t *visited)
     cr_assert_str_eq(before, after, "unmake did not restore the position");
 }
 
-Test(rules, zobrist_incremental_depth3, .timeout = 600)
+/* Sets pos to each position of the two perft files in turn and calls
+ * visit(arg) there. */
+static void each_perft_position(void (*visit)(void *), void *arg)
 {
     const char *files[] = {"perft-standard.epd", "perft-random.epd"};
-    uint64_t visited = 0;
     for (int fi = 0; fi < 2; fi++) {
         char path[512], line[512];
         snprintf(path, sizeof path, "%s/%s", data_dir(), files[fi]);
@@ -119,10 +120,18 @@ Test(rules, zobrist_incremental_depth3, .timeout = 600)
                 *semi = '\0';
             if (pos_from_fen(pos, line, NULL, 0) != 0)
                 continue;
-            walk(3, &visited);
+            visit(arg);
         }
         fclose(f);
     }
+}
+
+static void walk3(void *visited) { walk(3, visited); }
+
+Test(rules, zobrist_incremental_depth3, .timeout = 600)
+{
+    uint64_t visited = 0;
+    each_perft_position(walk3, &visited);
     cr_assert_gt(visited, 100000);
 }
 
@@ -156,32 +165,23 @@ static int is_legal_agrees(void)
     return checked;
 }
 
+/* is_legal_agrees at the position and after each of its moves. */
+static void is_legal_agrees_one_ply(void *checked)
+{
+    *(long *)checked += is_legal_agrees();
+    MoveList l;
+    gen_legal(pos, &l, GEN_ALL);
+    for (int i = 0; i < l.count; i++) {
+        pos_make(pos, l.moves[i]);
+        *(long *)checked += is_legal_agrees();
+        pos_unmake(pos);
+    }
+}
+
 Test(rules, is_legal_matches_the_generator, .timeout = 600)
 {
-    const char *files[] = {"perft-standard.epd", "perft-random.epd"};
     long checked = 0;
-    for (int fi = 0; fi < 2; fi++) {
-        char path[512], line[512];
-        snprintf(path, sizeof path, "%s/%s", data_dir(), files[fi]);
-        FILE *f = fopen(path, "r");
-        cr_assert_not_null(f, "cannot open %s", path);
-        while (fgets(line, sizeof line, f)) {
-            char *semi = strchr(line, ';');
-            if (semi)
-                *semi = '\0';
-            if (pos_from_fen(pos, line, NULL, 0) != 0)
-                continue;
-            checked += is_legal_agrees();
-            MoveList l;
-            gen_legal(pos, &l, GEN_ALL);
-            for (int i = 0; i < l.count; i++) {
-                pos_make(pos, l.moves[i]);
-                checked += is_legal_agrees();
-                pos_unmake(pos);
-            }
-        }
-        fclose(f);
-    }
+    each_perft_position(is_legal_agrees_one_ply, &checked);
     cr_assert_gt(checked, 1000000);
 }
 
