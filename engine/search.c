@@ -52,6 +52,8 @@ struct Searcher {
     /* The root move that last beat alpha at full depth in this iteration,
      * played if the iteration is cut short. */
     Move root_best;
+    /* Nodes spent under each root move in this search, by from and to. */
+    uint64_t root_nodes[64 * 64];
     bool restrict_root; /* go searchmoves with at least one legal move */
     int seldepth, root_depth;
     bool stopped;
@@ -540,6 +542,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         f->cont = history_cont_table(&s->hist, p, m);
         pos_make(p, m);
         tt_prefetch(pos_key(p));
+        const uint64_t nodes_before = s->nodes;
         int score = -SCORE_INF;
         const Move root_best_before = s->root_best;
         /* Principal variation search with the triple re-search: reduced null
@@ -561,6 +564,8 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 s->root_best = score > alpha ? m : root_best_before;
         }
         pos_unmake(p);
+        if (root)
+            s->root_nodes[m & 4095] += s->nodes - nodes_before;
 
         if (s->stopped)
             return 0;
@@ -678,6 +683,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     memset(s->singular, 0, sizeof s->singular);
     s->seldepth = 0;
     s->root_depth = 0;
+    memset(s->root_nodes, 0, sizeof s->root_nodes);
     history_new_search(&s->hist);
     lbr_clear(&s->lbr);
     tt_new_search();
@@ -715,7 +721,7 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     if (legal.count == 1 && s->tm.hard >= 0)
         max_depth = 1;
 
-    int score = 0, stable = 0;
+    int score = 0, stable = 0, scores[MAX_PLY];
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
@@ -737,11 +743,17 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
         }
         res->score = score;
         res->depth = depth;
+        scores[depth] = score;
         if (out)
             print_info(s, out, depth, score);
 
-        /* Past the soft limit another iteration would likely not finish. */
-        if (tm_soft_done(&s->tm, stable) || (lim->nodes && s->nodes >= lim->nodes))
+        /* Past the soft limit another iteration would likely not finish.
+         * The limit scales with the best move's stability, its share of
+         * the nodes and the score's fall since two iterations ago. */
+        const int best_permille = s->nodes ? (int)(s->root_nodes[res->best & 4095] * 1000 / s->nodes) : -1;
+        const int drop = depth > 2 && !score_is_mate(score) && !score_is_mate(scores[depth - 2])
+                             ? scores[depth - 2] - score : 0;
+        if (tm_soft_done(&s->tm, tm_scale_percent(stable, best_permille, drop)) || (lim->nodes && s->nodes >= lim->nodes))
             break;
         if (stop && atomic_load(stop))
             break;

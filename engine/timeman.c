@@ -55,15 +55,32 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
  * less. */
 static const int stability_percent[] = {160, 125, 100, 85, 75};
 
-bool tm_soft_done(const TimeManager *tm, int stable)
+/* The share of the search's nodes that went to the best move: a move that
+ * took nearly all of them has no rival worth more time (the factor falls to
+ * TM_NODE_MIN percent), one that took half of them has (140%).  A score that
+ * fell since two iterations ago asks for more time, one that rose for a
+ * little less. */
+enum { TM_NODE_BASE = 240, TM_NODE_MIN = 50, TM_DROP_MIN = -20, TM_DROP_MAX = 60 };
+
+int tm_scale_percent(int stable, int best_permille, int score_drop)
+{
+    int n = (int)(sizeof stability_percent / sizeof stability_percent[0]);
+    int64_t pct = stability_percent[stable < 0 ? 0 : stable >= n ? n - 1 : stable];
+    if (best_permille >= 0) {
+        int node = TM_NODE_BASE - best_permille / 5;
+        pct = pct * (node < TM_NODE_MIN ? TM_NODE_MIN : node) / 100;
+    }
+    int drop = score_drop < TM_DROP_MIN ? TM_DROP_MIN : score_drop > TM_DROP_MAX ? TM_DROP_MAX : score_drop;
+    return (int)(pct * (100 + drop) / 100);
+}
+
+bool tm_soft_done(const TimeManager *tm, int percent)
 {
     if (tm->soft < 0)
         return false;
     if (tm->soft >= tm->hard) /* go movetime, or a clock too short to scale */
         return tm_elapsed(tm) >= tm->hard;
-    int n = (int)(sizeof stability_percent / sizeof stability_percent[0]);
-    int pct = stability_percent[stable < 0 ? 0 : stable >= n ? n - 1 : stable];
-    return tm_elapsed(tm) >= min64(tm->soft * pct / 100, tm->hard);
+    return tm_elapsed(tm) >= min64(tm->soft * percent / 100, tm->hard);
 }
 
 int64_t tm_elapsed(const TimeManager *tm) { return tm_now() - tm->start; }

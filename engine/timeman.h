@@ -22,10 +22,14 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
              int64_t movetime, int overhead);
 
 int64_t tm_elapsed(const TimeManager *tm);
-/* Past the soft limit, scaled by `stable`, the number of iterations in a
- * row that kept the best move (0: it just changed): do not start another
- * iteration.  Never later than the hard limit. */
-bool tm_soft_done(const TimeManager *tm, int stable);
+/* The soft limit's scale, percent: by `stable`, the number of iterations
+ * in a row that kept the best move (0: it just changed); by best_permille,
+ * the share of the search's nodes spent on the best move (< 0: unknown);
+ * and by score_drop, how far the score fell (centipawns, < 0: it rose). */
+int tm_scale_percent(int stable, int best_permille, int score_drop);
+/* Past the soft limit scaled by `percent`: do not start another iteration.
+ * Never later than the hard limit. */
+bool tm_soft_done(const TimeManager *tm, int percent);
 bool tm_hard_done(const TimeManager *tm);
 
 #endif

@@ -57,13 +57,13 @@ Test(timeman, the_soft_limit_follows_the_best_moves_stability)
     int64_t soft = tm.soft;
     cr_assert(soft > 100 && tm.hard >= 2 * soft, "soft %lld hard %lld", (long long)soft, (long long)tm.hard);
     tm.start = tm_now() - soft * 9 / 10; /* 90% of the soft limit has passed */
-    cr_assert(tm_soft_done(&tm, 4), "a best move kept for four iterations stops before the soft limit");
-    cr_assert_not(tm_soft_done(&tm, 2), "at its plain soft limit");
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)), "a best move kept for four iterations stops before the soft limit");
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(2, -1, 0)), "at its plain soft limit");
     tm.start = tm_now() - soft * 14 / 10;
-    cr_assert(tm_soft_done(&tm, 2));
-    cr_assert_not(tm_soft_done(&tm, 0), "a best move that just changed gets more time");
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(2, -1, 0)));
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(0, -1, 0)), "a best move that just changed gets more time");
     tm.start = tm_now() - tm.hard;
-    cr_assert(tm_soft_done(&tm, 0), "never past the hard limit");
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(0, -1, 0)), "never past the hard limit");
     cr_assert(tm_hard_done(&tm));
 }
 
@@ -74,15 +74,28 @@ Test(timeman, movetime_is_spent_as_given)
     cr_assert_eq(tm.soft, 980);
     cr_assert_eq(tm.hard, 980);
     tm.start = tm_now() - 900;
-    cr_assert_not(tm_soft_done(&tm, 4), "go movetime is not cut short by a stable best move");
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)), "go movetime is not cut short by a stable best move");
     tm.start = tm_now() - 980;
-    cr_assert(tm_soft_done(&tm, 4));
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)));
 }
 
 Test(timeman, no_clock_no_limit)
 {
     TimeManager tm;
     tm_init(&tm, tm_now() - 1000000, -1, 0, 0, 0, 0);
-    cr_assert_not(tm_soft_done(&tm, 4));
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)));
     cr_assert_not(tm_hard_done(&tm));
+}
+
+Test(timeman, the_soft_limit_follows_the_best_moves_node_share_and_the_score)
+{
+    const int plain = tm_scale_percent(2, -1, 0);
+    cr_assert_eq(plain, 100);
+    cr_assert_lt(tm_scale_percent(2, 950, 0), plain, "a best move that took 95%% of the nodes has no rival");
+    cr_assert_gt(tm_scale_percent(2, 500, 0), plain, "one that took half of them has");
+    cr_assert_gt(tm_scale_percent(2, 500, 0), tm_scale_percent(2, 700, 0));
+    cr_assert_gt(tm_scale_percent(2, -1, 40), plain, "a falling score asks for more time");
+    cr_assert_lt(tm_scale_percent(2, -1, -40), plain, "a rising one for a little less");
+    cr_assert_eq(tm_scale_percent(2, -1, 10000), tm_scale_percent(2, -1, 1000), "the fall's weight is capped");
+    cr_assert_geq(tm_scale_percent(4, 1000, -1000), 25, "a settled move still gets a quarter of the soft limit");
 }
