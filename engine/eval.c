@@ -281,6 +281,41 @@ static void eval_pawns(const Position *p, int us, EvalInfo *ei)
     }
 }
 
+/* The pawn terms depend on the pawns alone, and most positions a search
+ * visits share their pawns with one seen a moment before: a table per
+ * thread keeps each structure's scores and passed pawns.  An entry holds
+ * both pawn sets, so a hit is never a different structure.  Not in the
+ * trace build, whose counts must come from the terms themselves. */
+#ifndef EVAL_TRACE
+enum { PAWN_CACHE_BITS = 12 };
+typedef struct {
+    Bitboard pawns[2]; /* [colour]; both empty: an unused entry */
+    Bitboard passed[2];
+    Score s[2];
+} PawnEntry;
+static _Thread_local PawnEntry pawn_cache[1 << PAWN_CACHE_BITS];
+
+static void eval_pawns_cached(const Position *p, EvalInfo *ei)
+{
+    const Bitboard w = pos_pieces(p, WHITE, PAWN), b = pos_pieces(p, BLACK, PAWN);
+    uint64_t h = (w ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+    PawnEntry *e = &pawn_cache[h >> (64 - PAWN_CACHE_BITS)];
+    if (!(e->pawns[WHITE] == w && e->pawns[BLACK] == b && (w | b))) {
+        /* Score the structure on its own, then store it. */
+        EvalInfo fresh = *ei;
+        fresh.acc.s[WHITE] = fresh.acc.s[BLACK] = (Score){0, 0};
+        eval_pawns(p, WHITE, &fresh);
+        eval_pawns(p, BLACK, &fresh);
+        *e = (PawnEntry){{w, b}, {fresh.passed[WHITE], fresh.passed[BLACK]}, {fresh.acc.s[WHITE], fresh.acc.s[BLACK]}};
+    }
+    for (int c = WHITE; c <= BLACK; c++) {
+        ei->acc.s[c].mg += e->s[c].mg;
+        ei->acc.s[c].eg += e->s[c].eg;
+        ei->passed[c] = e->passed[c];
+    }
+}
+#endif
+
 /* Passed pawns of one side: free and safe path, king distances. */
 static void eval_passed(const Position *p, int us, EvalInfo *ei)
 {
@@ -616,9 +651,14 @@ static int eval_common(const Position *p, EvalTrace *tr)
                     nonpawn[c] += piece_value[t];
             }
         }
+#ifdef EVAL_TRACE
         eval_pawns(p, c, &ei);
+#endif
         eval_pieces(p, c, &ei);
     }
+#ifndef EVAL_TRACE
+    eval_pawns_cached(p, &ei);
+#endif
     for (int c = WHITE; c <= BLACK; c++) {
         ei.all[c] = 0;
         for (int t = PAWN; t <= KING; t++)

@@ -143,6 +143,9 @@ static void check_dot_product(const char *where, DotStats *st)
     eval_trace(pos, &t);
     int v = evaluate(pos);
     cr_assert_eq(t.eval, v, "%s: eval_trace says %d, evaluate %d", where, t.eval, v);
+    /* Again, now surely with the pawn terms from the pawn cache. */
+    int again = evaluate(pos);
+    cr_assert_eq(again, v, "%s: evaluate says %d, then %d from its pawn cache", where, v, again);
     for (int i = 0; i < EVAL_NWEIGHTS; i++)
         st->seen[i] |= t.count[i][WHITE] != t.count[i][BLACK];
     int dot = from_trace(&t, mg, eg, pos->side);
