@@ -52,6 +52,8 @@ static inline void put_piece(Position *p, int pc, int sq)
     p->board[sq] = (uint8_t)pc;
     p->by_type[piece_type(pc)] |= bb_sq(sq);
     p->by_color[piece_color(pc)] |= bb_sq(sq);
+    p->psq[piece_color(pc)][0] += psq_table[pc][sq][0];
+    p->psq[piece_color(pc)][1] += psq_table[pc][sq][1];
 }
 
 static inline void remove_piece(Position *p, int sq)
@@ -60,6 +62,8 @@ static inline void remove_piece(Position *p, int sq)
     p->board[sq] = NO_PIECE;
     p->by_type[piece_type(pc)] &= ~bb_sq(sq);
     p->by_color[piece_color(pc)] &= ~bb_sq(sq);
+    p->psq[piece_color(pc)][0] -= psq_table[pc][sq][0];
+    p->psq[piece_color(pc)][1] -= psq_table[pc][sq][1];
 }
 
 static inline void move_piece(Position *p, int from, int to)
@@ -70,6 +74,8 @@ static inline void move_piece(Position *p, int from, int to)
     p->board[from] = NO_PIECE;
     p->by_type[piece_type(pc)] ^= ft;
     p->by_color[piece_color(pc)] ^= ft;
+    p->psq[piece_color(pc)][0] += psq_table[pc][to][0] - psq_table[pc][from][0];
+    p->psq[piece_color(pc)][1] += psq_table[pc][to][1] - psq_table[pc][from][1];
 }
 
 uint64_t pos_compute_key(const Position *p)
@@ -134,6 +140,7 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
     Position *p = malloc(sizeof *p);
     if (!p)
         return errmsg(err, errlen, "out of memory");
+    psq_init();
     memset(p, 0, sizeof *p);
     for (int sq = 0; sq < 64; sq++)
         p->board[sq] = NO_PIECE;

@@ -80,8 +80,15 @@ typedef struct {
     int fullmove;
     int hist;           /* index of the current state in st[] */
     int king_sq[2];
+    int psq[2][2];      /* [colour][midgame, endgame]: the sum of psq_table over its pieces */
     StateInfo st[MAX_HISTORY];
 } Position;
+
+/* Material plus placement of a piece on a square ([piece][square][midgame,
+ * endgame]), filled by psq_init() (eval.c) before the first position is
+ * set up; the moves keep Position.psq up to date from it. */
+extern int psq_table[12][64][2];
+void psq_init(void);
 
 /* Sets up attack tables and Zobrist keys; cheap and safe to call again. */
 void rules_init(void);

@@ -159,8 +159,10 @@ static void pst_terms(Acc *a, int c, int t, int sq)
 }
 
 #ifndef EVAL_TRACE
-/* Material plus placement, from White's point of view, a1 = 0. */
-static int pst_mg[6][64], pst_eg[6][64];
+/* Material plus placement of each piece on each square, for its own side
+ * ([piece][square][midgame, endgame]); the position keeps the sums as its
+ * pieces move (board.h, psq). */
+int psq_table[12][64][2];
 
 static void build_pst(void)
 {
@@ -168,9 +170,17 @@ static void build_pst(void)
         for (int sq = 0; sq < 64; sq++) {
             Acc a = {.s = {{0, 0}, {0, 0}}};
             pst_terms(&a, WHITE, t, sq);
-            pst_mg[t][sq] = a.s[WHITE].mg;
-            pst_eg[t][sq] = a.s[WHITE].eg;
+            for (int c = WHITE; c <= BLACK; c++) {
+                psq_table[piece_make(c, t)][c == WHITE ? sq : sq ^ 56][0] = a.s[WHITE].mg;
+                psq_table[piece_make(c, t)][c == WHITE ? sq : sq ^ 56][1] = a.s[WHITE].eg;
+            }
         }
+}
+
+void psq_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_pst);
 }
 #endif
 
@@ -213,7 +223,7 @@ static void build_masks(void)
 #ifndef EVAL_TRACE
 void eval_init(void)
 {
-    build_pst();
+    psq_init();
     build_masks();
 }
 #endif
@@ -635,25 +645,22 @@ static int eval_common(const Position *p, EvalTrace *tr)
         ei.ks_units[c] = ei.ks_attackers[c] = 0;
     }
     for (int c = WHITE; c <= BLACK; c++) {
-        for (int t = PAWN; t <= KING; t++) {
-            Bitboard b = pos_pieces(p, c, t);
-            while (b) {
+#ifdef EVAL_TRACE
+        for (int t = PAWN; t <= KING; t++)
+            for (Bitboard b = pos_pieces(p, c, t); b;) {
                 int sq = bb_pop(&b);
-                int idx = c == WHITE ? sq : sq ^ 56;
-#ifdef EVAL_TRACE
-                pst_terms(&ei.acc, c, t, idx);
-#else
-                ei.acc.s[c].mg += pst_mg[t][idx];
-                ei.acc.s[c].eg += pst_eg[t][idx];
-#endif
-                phase += phase_weight[t];
-                if (t != PAWN && t != KING)
-                    nonpawn[c] += piece_value[t];
+                pst_terms(&ei.acc, c, t, c == WHITE ? sq : sq ^ 56);
             }
-        }
-#ifdef EVAL_TRACE
         eval_pawns(p, c, &ei);
+#else
+        ei.acc.s[c].mg += p->psq[c][0];
+        ei.acc.s[c].eg += p->psq[c][1];
 #endif
+        for (int t = KNIGHT; t <= QUEEN; t++) {
+            int n = bb_count(pos_pieces(p, c, t));
+            phase += phase_weight[t] * n;
+            nonpawn[c] += piece_value[t] * n;
+        }
         eval_pieces(p, c, &ei);
     }
 #ifndef EVAL_TRACE

@@ -191,6 +191,47 @@ static const char *shared_data(void)
     return d ? d : "../shared/data";
 }
 
+/* evaluate() reads the material and placement the moves keep up to date
+ * (Position.psq); eval_trace() adds them up piece by piece.  Every legal
+ * move of the perft positions (castling, en passant, promotions, captures)
+ * and its undo must leave the two equal. */
+Test(texel, incremental_placement_follows_every_move_and_undo)
+{
+    const char *files[] = {"perft-standard.epd", "perft-random.epd"};
+    int children = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[512], line[512];
+        snprintf(path, sizeof path, "%s/%s", shared_data(), files[i]);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "cannot open %s", path);
+        for (int n = 0; n < 200 && fgets(line, sizeof line, f);) {
+            char fen[256], err[256], a[100], b[8], c[8], e[8];
+            if (sscanf(line, "%99s %7s %7s %7s", a, b, c, e) != 4)
+                continue;
+            snprintf(fen, sizeof fen, "%s %s %s %s 0 1", a, b, c, e);
+            cr_assert_eq(pos_from_fen(pos, fen, err, sizeof err), 0, "%s: %s", fen, err);
+            int before[2][2];
+            memcpy(before, pos->psq, sizeof before);
+            MoveList ml;
+            gen_legal(pos, &ml, GEN_ALL);
+            for (int k = 0; k < ml.count; k++) {
+                char uci[8];
+                move_to_uci(ml.moves[k], uci);
+                pos_make(pos, ml.moves[k]);
+                EvalTrace t;
+                eval_trace(pos, &t);
+                cr_assert_eq(evaluate(pos), t.eval, "%s, after %s: evaluate %d, eval_trace %d", fen, uci, evaluate(pos), t.eval);
+                pos_unmake(pos);
+                cr_assert(!memcmp(before, pos->psq, sizeof before), "%s: %s and its undo changed the placement sums", fen, uci);
+                children++;
+            }
+            n++;
+        }
+        fclose(f);
+    }
+    cr_assert_gt(children, 1000);
+}
+
 /* Replays games, checking every position. */
 typedef struct {
     DotStats *st;
