@@ -141,6 +141,17 @@ static inline Bitboard bb_line(int a, int b) { return att_line_table[a][b]; }
 
 /* Accessors. */
 static inline uint64_t pos_key(const Position *p) { return p->st[p->hist].key; }
+
+/* Both sides' pawns mixed into 64 well-spread bits: the index of the pawn
+ * tables (the eval's pawn cache, the correction history). */
+static inline uint64_t pos_pawn_hash(const Position *p)
+{
+    uint64_t k = p->by_type[PAWN] & p->by_color[WHITE];
+    k *= 0x9E3779B97F4A7C15ULL;
+    k ^= ((p->by_type[PAWN] & p->by_color[BLACK]) + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
+    k ^= k >> 29;
+    return k * 0x94D049BB133111EBULL;
+}
 static inline int pos_ep(const Position *p) { return p->st[p->hist].ep; }
 static inline int pos_castling(const Position *p) { return p->st[p->hist].castling; }
 static inline int pos_halfmove(const Position *p) { return p->st[p->hist].halfmove; }

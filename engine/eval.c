@@ -171,8 +171,9 @@ static void build_pst(void)
             Acc a = {.s = {{0, 0}, {0, 0}}};
             pst_terms(&a, WHITE, t, sq);
             for (int c = WHITE; c <= BLACK; c++) {
-                psq_table[piece_make(c, t)][c == WHITE ? sq : sq ^ 56][0] = a.s[WHITE].mg;
-                psq_table[piece_make(c, t)][c == WHITE ? sq : sq ^ 56][1] = a.s[WHITE].eg;
+                int *entry = psq_table[piece_make(c, t)][c == WHITE ? sq : sq ^ 56];
+                entry[0] = a.s[WHITE].mg;
+                entry[1] = a.s[WHITE].eg;
             }
         }
 }
@@ -308,8 +309,7 @@ static _Thread_local PawnEntry pawn_cache[1 << PAWN_CACHE_BITS];
 static void eval_pawns_cached(const Position *p, EvalInfo *ei)
 {
     const Bitboard w = pos_pieces(p, WHITE, PAWN), b = pos_pieces(p, BLACK, PAWN);
-    uint64_t h = (w ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
-    PawnEntry *e = &pawn_cache[h >> (64 - PAWN_CACHE_BITS)];
+    PawnEntry *e = &pawn_cache[pos_pawn_hash(p) >> (64 - PAWN_CACHE_BITS)];
     if (!(e->pawns[WHITE] == w && e->pawns[BLACK] == b && (w | b))) {
         /* Score the structure on its own, then store it. */
         EvalInfo fresh = *ei;

@@ -121,11 +121,7 @@ void history_on_cutoff(History *h, const Position *p, const ContTables *ct, int 
 /* The pawn structure's entry: both sides' pawns mixed into an index. */
 static size_t corr_index(const Position *p)
 {
-    uint64_t k = pos_pieces(p, WHITE, PAWN) * 0x9E3779B97F4A7C15ULL;
-    k ^= (pos_pieces(p, BLACK, PAWN) + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
-    k ^= k >> 29;
-    k *= 0x94D049BB133111EBULL;
-    return (size_t)(k >> 32) & (CORR_SIZE - 1);
+    return (size_t)(pos_pawn_hash(p) >> 32) & (CORR_SIZE - 1);
 }
 
 int history_corrected_eval(const History *h, const Position *p, int raw)
