@@ -3,8 +3,9 @@
 # For every switch of SWITCHES, an SPRT of bin/ratchet as shipped (the switch
 # on) against the same engine with the switch off (option.NAME=0), by
 # `ratchet-tune match`: game pairs from openings/default.epd, colours
-# swapped, fixed nodes (so the figures do not depend on the machine's load),
-# OpenBench's adjudication, -sprt elo0=ELO0 elo1=ELO1 (H1: "on" is better by
+# swapped, fixed nodes (so the figures do not depend on the machine's load)
+# or, with TC set, a clock (a technique that pays only at depth, as singular
+# extensions did, shows there and not at 5000 nodes), OpenBench's adjudication, -sprt elo0=ELO0 elo1=ELO1 (H1: "on" is better by
 # at least ELO1).  A test that has not decided after MAX_GAMES games stops
 # there and is reported as undecided, with its Elo and LLR.
 #
@@ -16,6 +17,11 @@
 # Env (all optional):
 #   SWITCHES="LmrEnabled LbrEnabled LmpEnabled IirEnabled FhrEnabled"
 #   NODES=5000  CONCURRENCY=2  MAX_GAMES=4000  ELO0=0  ELO1=5  SEED=1
+#   TC=         a clock for both engines instead of NODES, fastchess form
+#               (2+0.02: about depth 13 on one core); each engine gets
+#               MoveOverhead=OVERHEAD_MS and the runner a timemargin of
+#               TIMEMARGIN_MS, so that a busy machine does not decide games
+#               on time (defaults 20 and 100)
 #   OUT=runs/bench-techniques
 set -eu
 cd "$(dirname "$0")/../.."
@@ -28,9 +34,21 @@ ELO0=${ELO0:-0}
 ELO1=${ELO1:-5}
 SEED=${SEED:-1}
 OUT=${OUT:-runs/bench-techniques}
+TC=${TC:-}
+OVERHEAD_MS=${OVERHEAD_MS:-20}
+TIMEMARGIN_MS=${TIMEMARGIN_MS:-100}
 BOOK=openings/default.epd
 
 case $MAX_GAMES in ''|*[!0-9]*|0) echo "bench-techniques: MAX_GAMES '$MAX_GAMES' is not a positive number" >&2; exit 2 ;; esac
+case $OVERHEAD_MS$TIMEMARGIN_MS in *[!0-9]*) echo "bench-techniques: OVERHEAD_MS and TIMEMARGIN_MS are whole ms" >&2; exit 2 ;; esac
+if [ -n "$TC" ]; then
+    # ratchet-tune checks the clock's form itself; the budget named in the logs.
+    budget="tc=$TC"
+    set -- tc="$TC" timemargin="$TIMEMARGIN_MS" option.MoveOverhead="$OVERHEAD_MS"
+else
+    budget="nodes=$NODES"
+    set -- nodes="$NODES"
+fi
 . tools/bench/frozen.sh
 freeze_engine bench-techniques "$OUT"
 known=$("$ENGINE" spsa | cut -d, -f1)
@@ -45,9 +63,9 @@ for s in $SWITCHES; do
         echo "[$(date -u +%T)] $s: done earlier ($log)"
         continue
     fi
-    echo "[$(date -u +%T)] $s: on against off, nodes=$NODES, SPRT [$ELO0, $ELO1], at most $((rounds * 2)) games"
+    echo "[$(date -u +%T)] $s: on against off, $budget, SPRT [$ELO0, $ELO1], at most $((rounds * 2)) games"
     "$RT" match -engine cmd="$ENGINE" name=on -engine cmd="$ENGINE" name=off "option.$s=0" \
-        -each nodes="$NODES" -openings file="$BOOK" order=random -srand "$SEED" \
+        -each "$@" -openings file="$BOOK" order=random -srand "$SEED" \
         -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true \
         -rounds "$rounds" -repeat -concurrency "$CONCURRENCY" -sprt elo0="$ELO0" elo1="$ELO1" \
         -pgnout file="$OUT/$s.pgn" > "$log.part" 2>&1
@@ -56,7 +74,7 @@ for s in $SWITCHES; do
 done
 
 echo
-echo "== bench-techniques: $(cat "$OUT/engine.txt"), bench $(cat "$OUT/signature.txt"), nodes=$NODES, SPRT [$ELO0, $ELO1] =="
+echo "== bench-techniques: $(cat "$OUT/engine.txt"), bench $(cat "$OUT/signature.txt"), $budget, SPRT [$ELO0, $ELO1] =="
 printf "%-12s %6s %-22s %-8s %s\n" switch games "Elo (on - off)" LLR verdict
 for s in $SWITCHES; do
     log=$OUT/$s.log
