@@ -535,20 +535,24 @@ static int count_in(const char *path, const char *needle)
     return n;
 }
 
-Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
+enum { STOP_P = 4, STOP_GAMES = 16 };
+
+/* A run of STOP_GAMES games of fakespsa (with engine_args) in batches of
+ * STOP_P pairs into tmp/r, its games in tmp/games.pgn, stopped by SIGTERM
+ * once the first pair of batch 1 is in the PGN: the batch is half done. */
+static void stop_in_the_first_batch(const char *engine_args)
 {
-    enum { P = 4, GAMES = 16 };
-    char spec[PATH_MAX + 8], book[PATH_MAX + 8], dir[PATH_MAX], pgn[PATH_MAX + 8], pgnpath[PATH_MAX];
+    char spec[PATH_MAX + 8], book[PATH_MAX + 8], dir[PATH_MAX], pgn[PATH_MAX + 8], pgnpath[PATH_MAX], args[256];
     snprintf(spec, sizeof spec, "file=%s/spec.txt", tmp);
     snprintf(book, sizeof book, "file=%s/book.epd", tmp);
     snprintf(dir, sizeof dir, "%s/r", tmp);
     snprintf(pgnpath, sizeof pgnpath, "%s/games.pgn", tmp);
     snprintf(pgn, sizeof pgn, "file=%s", pgnpath);
-    char *argv[] = { TUNE, "run", "-engine", "cmd=" FAKESPSA, "args=--think 15", "-params", spec, "-each",
+    snprintf(args, sizeof args, "args=%s", engine_args);
+    char *argv[] = { TUNE, "run", "-engine", "cmd=" FAKESPSA, args, "-params", spec, "-each",
                      "nodes=1", "-maxmoves", "20", "-openings", book, "-spsa", "games=16", "pairs-per=4",
                      "-concurrency", "1", "-pgnout", pgn, "-out", dir, NULL };
     Child c = start(argv, true);
-    /* Stop once the first pair of batch 1 is in the PGN: the batch is half done. */
     bool seen = false;
     for (int t = 0; t < 30000 && !seen; t += 5) {
         seen = count_in(pgnpath, "[Round \"1\"]") >= 2;
@@ -560,6 +564,14 @@ Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
     kill(-c.pid, SIGKILL);
     cr_assert(seen, "no pair finished:\n%s", out);
     cr_assert_eq(rc, 128 + SIGTERM, "exit %d\n%s", rc, out);
+}
+
+Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
+{
+    enum { P = STOP_P, GAMES = STOP_GAMES };
+    char pgnpath[PATH_MAX];
+    snprintf(pgnpath, sizeof pgnpath, "%s/games.pgn", tmp);
+    stop_in_the_first_batch("--think 15");
     cJSON *j = load_state("r");
     cJSON *part = at(j, "run", "partial");
     cr_expect(cJSON_GetArraySize(part) == 1 && at(cJSON_GetArrayItem(part, 0), "k", NULL)->valuedouble == 1 &&
@@ -567,7 +579,7 @@ Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
               "the finished pairs of batch 1 are kept in the state");
     cJSON_Delete(j);
 
-    cr_assert_eq(shell(TUNE " resume %s", dir), 0, "%s", out);
+    cr_assert_eq(shell(TUNE " resume %s/r", tmp), 0, "%s", out);
     j = load_state("r");
     cr_expect_eq(at(j, "run", "games")->valuedouble, GAMES);
     cr_expect_null(at(j, "run", "partial"), "nothing partial after the end");
@@ -577,4 +589,49 @@ Test(review, a_stop_keeps_the_finished_pairs_of_a_batch)
     int r1 = count_in(pgnpath, "[Round \"1\"]");
     cr_expect_leq(r1, 2 * P + 1, "batch 1 has %d games in the PGN: its finished pairs were played again", r1);
     cr_expect_geq(r1, 2 * P);
+}
+
+/* The per-engine fault counts of a half-done batch's finished pairs survive
+ * a stop: the engine crashes in every game, and after the resume each
+ * per-engine count adds up to the run's total again. */
+Test(review, a_stop_keeps_the_per_engine_counts_of_a_half_done_batch)
+{
+    stop_in_the_first_batch("--think 15 --crash-after 3");
+    cJSON *j = load_state("r");
+    cJSON *part = cJSON_GetArrayItem(at(j, "run", "partial"), 0);
+    cr_assert_not_null(part, "batch 1 is kept as partial");
+    double kept = at(part, "crashes", NULL)->valuedouble;
+    cr_assert_gt(kept, 0, "the kept pairs have crashes");
+    cJSON *pe = at(part, "per_engine", NULL);
+    cr_assert_not_null(pe, "the partial entry has no per-engine counts");
+    cJSON *cr = at(pe, "crashes", NULL);
+    cr_expect_eq(cJSON_GetArrayItem(cr, 0)->valuedouble + cJSON_GetArrayItem(cr, 1)->valuedouble, kept);
+    /* The same stop as an older build wrote it, without them: it resumes,
+     * and those pairs are missing from the per-engine counts only. */
+    cr_assert_eq(shell("cp -r %s/r %s/old", tmp, tmp), 0, "%s", out);
+    cJSON_DeleteItemFromObject(part, "per_engine");
+    save_state("old", j);
+    cJSON_Delete(j);
+    cr_assert_eq(shell(TUNE " resume %s/old", tmp), 0, "%s", out);
+    j = load_state("old");
+    cr_expect_eq(at(j, "run", "games")->valuedouble, STOP_GAMES);
+    cr = at(at(j, "run", "per_engine"), "crashes", NULL);
+    cr_expect_eq(cJSON_GetArrayItem(cr, 0)->valuedouble + cJSON_GetArrayItem(cr, 1)->valuedouble,
+                 at(j, "run", "crashes")->valuedouble - kept);
+    cJSON_Delete(j);
+
+    cr_assert_eq(shell(TUNE " resume %s/r", tmp), 0, "%s", out);
+    j = load_state("r");
+    cr_expect_eq(at(j, "run", "games")->valuedouble, STOP_GAMES);
+    static const char *const counts[] = { "time_losses", "crashes", "illegal" };
+    for (int k = 0; k < 3; k++) {
+        const char *name = counts[k];
+        cJSON *a = at(j, "run", "per_engine");
+        a = a ? at(a, name, NULL) : NULL;
+        cr_assert_not_null(a, "run.per_engine.%s", name);
+        cr_expect_eq(cJSON_GetArrayItem(a, 0)->valuedouble + cJSON_GetArrayItem(a, 1)->valuedouble,
+                     at(j, "run", name)->valuedouble, "run.per_engine.%s does not add up to run.%s", name, name);
+    }
+    cr_expect_gt(at(j, "run", "crashes")->valuedouble, kept);
+    cJSON_Delete(j);
 }

@@ -101,10 +101,11 @@ static const char RUN_USAGE[] =
     "then c_k.NAME and R_k.NAME; names with spaces quoted as CSV requires), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
     "flight are abandoned, the state is saved and the resume command printed (a second Ctrl-C\n"
     "quits at once; the state on disk is still whole). With pairs-per > 1, the pairs of a batch\n"
-    "that already finished are kept in the state (run.partial) and resume plays only the rest\n"
-    "of that batch; a pair that was abandoned is played again from its start. After a SIGKILL\n"
-    "or a power cut, resume replays the batches that were in flight from the last checkpoint\n"
-    "(pairs kept there included); finished batches are never lost or counted twice.\n"
+    "that already finished are kept in the state (run.partial, with their fault counts) and\n"
+    "resume plays only the rest of that batch; a pair that was abandoned is played again from\n"
+    "its start. After a SIGKILL or a power cut, resume replays the batches that were in flight\n"
+    "from the last checkpoint (pairs kept there included); finished batches are never lost or\n"
+    "counted twice.\n"
     "\n"
     "Exit codes: 0 all games played; 1 stopped by an error; 2 bad usage or configuration\n"
     "(nothing played); 128+N stopped by signal N (resumable).\n"
@@ -259,6 +260,7 @@ static void resume_partial(Run *r, Active *a)
         a->time_losses = pb->time_losses;
         a->crashes = pb->crashes;
         a->illegal = pb->illegal;
+        memcpy(a->per_engine, pb->per_engine, sizeof a->per_engine);
     }
 }
 
@@ -279,6 +281,7 @@ static void keep_partials(Run *r)
                                   .draws = a->d, .time_losses = a->time_losses, .crashes = a->crashes,
                                   .illegal = a->illegal };
         memcpy(np[n - 1].ptnml, a->ptnml, sizeof a->ptnml);
+        memcpy(np[n - 1].per_engine, a->per_engine, sizeof a->per_engine);
     }
     /* Kept partials of batches not handed out again yet in this session. */
     for (size_t i = 0; i < rs->npartial; i++) {

@@ -33,6 +33,19 @@ void runstate_free(RunState *rs)
     memset(rs, 0, sizeof *rs);
 }
 
+/* o.per_engine = { "time_losses": [+, -], ... }; NULL when out of memory. */
+static cJSON *add_per_engine(cJSON *o, const uint64_t counts[ENG_NCOUNTS][2])
+{
+    cJSON *pe = cJSON_AddObjectToObject(o, "per_engine");
+    for (int c = 0; pe && c < ENG_NCOUNTS; c++) {
+        cJSON *a = cJSON_AddArrayToObject(pe, runstate_engine_counts[c]);
+        if (!a || !cJSON_AddItemToArray(a, cJSON_CreateNumber((double)counts[c][0])) ||
+            !cJSON_AddItemToArray(a, cJSON_CreateNumber((double)counts[c][1])))
+            return NULL;
+    }
+    return pe;
+}
+
 cJSON *runstate_to_json(const RunState *rs)
 {
     cJSON *o = cJSON_CreateObject();
@@ -62,13 +75,8 @@ cJSON *runstate_to_json(const RunState *rs)
          cJSON_AddNumberToObject(run, "elapsed_s", rs->elapsed) &&
          cJSON_AddNumberToObject(run, "sessions", (double)rs->sessions) &&
          cJSON_AddStringToObject(run, "engine", rs->engine) && cJSON_AddStringToObject(run, "tc", rs->tc);
-    cJSON *pe = ok ? cJSON_AddObjectToObject(run, "per_engine") : NULL;
+    cJSON *pe = ok ? add_per_engine(run, rs->per_engine) : NULL;
     ok = pe && cJSON_AddNumberToObject(pe, "since", (double)rs->per_engine_since);
-    for (int c = 0; ok && c < ENG_NCOUNTS; c++) {
-        cJSON *a = cJSON_AddArrayToObject(pe, runstate_engine_counts[c]);
-        ok = a && cJSON_AddItemToArray(a, cJSON_CreateNumber((double)rs->per_engine[c][0])) &&
-             cJSON_AddItemToArray(a, cJSON_CreateNumber((double)rs->per_engine[c][1]));
-    }
     cJSON *order = ok ? cJSON_AddArrayToObject(run, "spec_order") : NULL;
     ok = order != NULL;
     for (size_t i = 0; ok && i < rs->norder; i++)
@@ -94,7 +102,7 @@ cJSON *runstate_to_json(const RunState *rs)
         cJSON *pt = o ? cJSON_AddArrayToObject(o, "ptnml") : NULL;
         for (int t = 0; pt && t < 5; t++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)pb->ptnml[t]));
-        ok = ok && pt && cJSON_AddItemToArray(partial, o);
+        ok = ok && pt && add_per_engine(o, pb->per_engine) && cJSON_AddItemToArray(partial, o);
         if (!ok)
             cJSON_Delete(o);
     }
@@ -149,6 +157,23 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
             pb->ptnml[t] = (uint64_t)v->valuedouble;
             psum += pb->ptnml[t];
         }
+        /* Absent in states of older builds: those pairs add nothing to
+         * the per-engine counts. */
+        const cJSON *pe = cJSON_GetObjectItemCaseSensitive(e, "per_engine");
+        for (int c = 0; pe && c < ENG_NCOUNTS; c++) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
+            if (cJSON_GetArraySize(a) != 2 || !is_count(cJSON_GetArrayItem(a, 0)) || !is_count(cJSON_GetArrayItem(a, 1)))
+                return errmsg(err, errlen, "%s: run.partial[%zu].per_engine.%s must hold 2 non-negative integers",
+                              origin, i, runstate_engine_counts[c]);
+            pb->per_engine[c][0] = (uint64_t)cJSON_GetArrayItem(a, 0)->valuedouble;
+            pb->per_engine[c][1] = (uint64_t)cJSON_GetArrayItem(a, 1)->valuedouble;
+        }
+        const uint64_t total[ENG_RESTARTS] = { [ENG_TIME_LOSSES] = pb->time_losses, [ENG_CRASHES] = pb->crashes,
+                                               [ENG_ILLEGAL] = pb->illegal };
+        for (int c = 0; pe && c < ENG_RESTARTS; c++)
+            if (pb->per_engine[c][0] + pb->per_engine[c][1] != total[c])
+                return errmsg(err, errlen, "%s: run.partial[%zu].per_engine.%s does not add up to its %s", origin,
+                              i, runstate_engine_counts[c], runstate_engine_counts[c]);
         bool in_flight = false;
         for (size_t b = 0; b < st->ninflight; b++)
             in_flight |= st->inflight[b].k == pb->k;

@@ -17,8 +17,12 @@
  * "type": "float" in the SPSA state, spsa.h.  engine_check:
  * tuner/engcheck.h; absent in states of older builds)
  * and "partial": [{ "k", "pairs", "wins", "losses", "draws", "ptnml": [5],
- *                   "time_losses", "crashes", "illegal" }] (PartialBatch;
- * absent = none).  A state without "per_engine" counts them from its games on.
+ *                   "time_losses", "crashes", "illegal",
+ *                   "per_engine": { "time_losses": [+, -], "crashes": [+, -],
+ *                                   "illegal": [+, -], "restarts": [+, -] } }]
+ * (PartialBatch; absent = none; an entry without "per_engine", written by an
+ * older build, adds nothing to the per-engine counts).  A state without
+ * "per_engine" counts them from its games on.
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
@@ -52,6 +56,7 @@ typedef struct {
     uint64_t pairs;
     uint64_t wins, losses, draws, ptnml[5];
     uint64_t time_losses, crashes, illegal;
+    uint64_t per_engine[ENG_NCOUNTS][2]; /* as RunState.per_engine, for these pairs */
 } PartialBatch;
 
 typedef struct {

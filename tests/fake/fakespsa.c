@@ -26,11 +26,14 @@
  *                         option name Move  Overhead type spin default 10 min 0 max 5000
  *                         option name Slow Mover type string default 0.8
  *   --option-log FILE   append "NAME=VALUE" for every setoption to FILE
+ *   --crash-after N     answer N `go`, then die by SIGKILL at the next one (a
+ *                       restarted engine counts again from 0)
  */
 #include "board.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,7 @@ static double width = 20;
 static bool no_gamma, more_options;
 static const char *option_log;
 static bool seed_each_game;
+static long crash_after = -1, gocount;
 
 static void sleep_ms(long ms)
 {
@@ -183,6 +187,8 @@ int main(int argc, char **argv)
             option_log = argv[++i];
         else if (!strcmp(argv[i], "--seed-each-game"))
             seed_each_game = true;
+        else if (!strcmp(argv[i], "--crash-after") && i + 1 < argc)
+            crash_after = strtol(argv[++i], NULL, 10);
         else {
             fprintf(stderr, "fakespsa: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -222,6 +228,8 @@ int main(int argc, char **argv)
         } else if (!strncmp(line, "position", 8)) {
             position(pos, line);
         } else if (!strncmp(line, "go", 2)) {
+            if (crash_after >= 0 && ++gocount > crash_after)
+                kill(getpid(), SIGKILL);
             go(pos, rng);
         } else if (!strcmp(line, "quit")) {
             break;
