@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engcheck.h"
 #include "export.h"
 #include "helpers.h"
 #include "report.h"
@@ -71,6 +72,33 @@ static int run_child(int (*fn)(int, char **), char **argv, const char *log, char
     int rc = wait_child(pid);
     *out = slurp(log);
     return rc;
+}
+
+/* Stockfish prints its bench to stderr: the engine check reads it there,
+ * so a resume can tell a rebuilt Stockfish by its signature. */
+Test(thirdparty, stockfish_bench_signature_is_recorded)
+{
+    const char *sf = stockfish();
+    cr_assert(access(sf, X_OK) == 0, "%s is missing", sf);
+    EngineSpec spec;
+    memset(&spec, 0, sizeof spec);
+    snprintf(spec.name, sizeof spec.name, "stockfish");
+    snprintf(spec.cmd, sizeof spec.cmd, "%s", sf);
+    spec.startup_ms = 10000;
+    EngineId id;
+    char err[512];
+    cr_assert_eq(engcheck_measure(&spec, &id, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(id.id_name, "Stockfish") != NULL, "id name %s", id.id_name);
+    cr_expect(id.has_bench && id.bench > 0, "no bench signature read from %s", sf);
+    /* A run an older build started recorded no bench for it: that run
+     * still resumes with the same Stockfish, and a changed bench does not. */
+    EngineId old = id, other = id;
+    old.has_bench = false;
+    char diff[1024];
+    cr_expect_eq(engcheck_compare(&old, &id, diff, sizeof diff), 0, "%s", diff);
+    other.bench++;
+    cr_expect_eq(engcheck_compare(&other, &id, diff, sizeof diff), 1);
+    cr_expect(strstr(diff, "bench signature") != NULL, "%s", diff);
 }
 
 Test(thirdparty, stockfish_skill_level_rises)

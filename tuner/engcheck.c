@@ -72,7 +72,7 @@ int engcheck_measure(const EngineSpec *spec, EngineId *out, char *err, size_t er
 
     /* Started without the run's options: the signature of the build. */
     EngineLaunch l = { .name = spec->name, .cmd = spec->cmd, .argv = spec->argv, .dir = spec->dir,
-                       .startup_ms = spec->startup_ms };
+                       .startup_ms = spec->startup_ms, .merge_stderr = true };
     EngineProc e;
     ep_init(&e, &l);
     char e2[512];
@@ -123,7 +123,10 @@ int engcheck_compare(const EngineId *was, const EngineId *now, char *diff, size_
     if (was->mtime_ns != now->mtime_ns)
         APPEND("mtime %lld.%09lld -> %lld.%09lld", was->mtime_ns / 1000000000, was->mtime_ns % 1000000000,
                now->mtime_ns / 1000000000, now->mtime_ns % 1000000000);
-    if (was->has_bench != now->has_bench || (was->has_bench && was->bench != now->bench)) {
+    /* A record without a bench is not compared: older builds did not read
+     * a bench printed to stderr (Stockfish's), so its absence there says
+     * nothing about the engine. */
+    if (was->has_bench && (!now->has_bench || was->bench != now->bench)) {
         char a[32] = "none", b[32] = "none";
         if (was->has_bench)
             snprintf(a, sizeof a, "%llu", was->bench);

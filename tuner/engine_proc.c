@@ -131,6 +131,7 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
         argv[argc++] = e->launch.argv[i];
     argv[argc] = NULL;
     const char *dir = e->launch.dir && e->launch.dir[0] ? e->launch.dir : NULL;
+    const bool merge = e->launch.merge_stderr;
 
     int in[2], out[2], st[2];
     if (pipe2(in, O_CLOEXEC) < 0) {
@@ -163,7 +164,8 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
             if (sig != SIGKILL && sig != SIGSTOP)
                 sigaction(sig, &dfl, NULL); /* ignored signals would survive exec */
         int er = 0;
-        if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
+        if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0
+            || (merge && dup2(out[1], STDERR_FILENO) < 0))
             er = errno;
         if (in[0] == STDIN_FILENO)
             fcntl(STDIN_FILENO, F_SETFD, 0);

@@ -44,6 +44,10 @@ typedef struct {
     int nopts;
     int64_t startup_ms;        /* deadline for uciok and for each readyok */
     EpLog *log;                /* or NULL */
+    bool merge_stderr;         /* the engine's stderr into the same pipe as its
+                                  stdout (else inherited): for the engine
+                                  check, which reads a bench that Stockfish
+                                  and its derivatives print to stderr */
 } EngineLaunch;
 
 typedef struct {
