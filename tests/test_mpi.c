@@ -335,6 +335,9 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     cr_assert_eq(rc, 0, "the MPI run failed:\n%s", log);
     cr_assert(strstr(log, "distributed: 2 worker ranks x concurrency 2"), "%s", log);
     cr_assert(strstr(log, "last10%"), "the final table:\n%s", log);
+    /* mpirun gives rank 0 a pseudo-terminal even though its output goes to
+     * a file here: progress must come as plain lines, not redrawn ones. */
+    cr_assert_null(strchr(log, '\r'), "a redrawn progress line in mpirun's output:\n%s", log);
     free(log);
     assert_complete("r", 60, 1);
     /* rank 0 ran the ordinary run: the MPI-free build reads the directory */

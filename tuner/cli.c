@@ -621,6 +621,15 @@ void match_print_options(FILE *out)
           out);
 }
 
+bool cli_live_progress(void)
+{
+    static const char *const launcher[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK" };
+    for (size_t i = 0; i < sizeof launcher / sizeof launcher[0]; i++)
+        if (getenv(launcher[i]))
+            return false;
+    return isatty(STDOUT_FILENO);
+}
+
 bool cli_is_help(const char *arg)
 {
     return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");

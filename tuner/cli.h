@@ -24,6 +24,14 @@ int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t
 /* A whole-string finite number in lo..hi. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 
+/* Does a person watch stdout, so that progress may be one line redrawn with
+ * a carriage return?  Only on a terminal, and not under mpirun: Open MPI
+ * gives every rank a pseudo-terminal even when mpirun's own output goes to
+ * a file (an sbatch log), which would fill with redrawn lines.  Under an MPI
+ * launcher (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set) progress is
+ * printed as plain lines, as into a file. */
+bool cli_live_progress(void);
+
 /* "--help", "-help" or "-h": every subcommand answers these with its usage. */
 bool cli_is_help(const char *arg);
 /* The arguments of a `COMMAND DIR [-o FILE]` subcommand (export, report).

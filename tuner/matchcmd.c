@@ -447,7 +447,7 @@ int match_cmd(int argc, char **argv)
     printf("\n");
     fflush(stdout);
 
-    m.tty = isatty(STDOUT_FILENO);
+    m.tty = cli_live_progress();
     m.t0 = m.last_progress = m.last_report = ep_now_ms();
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_transport(&m.cfg, &hooks);

@@ -597,7 +597,7 @@ static int play(Run *r)
     SignalSave saved;
     signals_install(&saved);
     r->mc->stop = &g_stop;
-    r->tty = isatty(STDOUT_FILENO);
+    r->tty = cli_live_progress();
     r->t0 = r->last_progress = ep_now_ms();
     r->elapsed0 = rs->elapsed;
     r->games0 = rs->games;

@@ -975,7 +975,7 @@ static int play(Verify *v)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     v->mc.stop = &g_stop;
-    v->tty = isatty(STDOUT_FILENO);
+    v->tty = cli_live_progress();
     v->t0 = v->last_progress = ep_now_ms();
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
                          .ctx = v };
