@@ -162,7 +162,8 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
         const cJSON *pe = cJSON_GetObjectItemCaseSensitive(e, "per_engine");
         for (int c = 0; pe && c < ENG_NCOUNTS; c++) {
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
-            if (cJSON_GetArraySize(a) != 2 || !is_count(cJSON_GetArrayItem(a, 0)) || !is_count(cJSON_GetArrayItem(a, 1)))
+            if (cJSON_GetArraySize(a) != 2 || !is_count(cJSON_GetArrayItem(a, 0))
+                || !is_count(cJSON_GetArrayItem(a, 1)))
                 return errmsg(err, errlen, "%s: run.partial[%zu].per_engine.%s must hold 2 non-negative integers",
                               origin, i, runstate_engine_counts[c]);
             pb->per_engine[c][0] = (uint64_t)cJSON_GetArrayItem(a, 0)->valuedouble;
