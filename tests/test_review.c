@@ -543,6 +543,9 @@ enum { STOP_P = 4, STOP_GAMES = 16 };
 static void stop_in_the_first_batch(const char *engine_args)
 {
     char spec[PATH_MAX + 8], book[PATH_MAX + 8], dir[PATH_MAX], pgn[PATH_MAX + 8], pgnpath[PATH_MAX], args[256];
+    char games[32], pairs[32];
+    snprintf(games, sizeof games, "games=%d", STOP_GAMES);
+    snprintf(pairs, sizeof pairs, "pairs-per=%d", STOP_P);
     snprintf(spec, sizeof spec, "file=%s/spec.txt", tmp);
     snprintf(book, sizeof book, "file=%s/book.epd", tmp);
     snprintf(dir, sizeof dir, "%s/r", tmp);
@@ -550,7 +553,7 @@ static void stop_in_the_first_batch(const char *engine_args)
     snprintf(pgn, sizeof pgn, "file=%s", pgnpath);
     snprintf(args, sizeof args, "args=%s", engine_args);
     char *argv[] = { TUNE, "run", "-engine", "cmd=" FAKESPSA, args, "-params", spec, "-each",
-                     "nodes=1", "-maxmoves", "20", "-openings", book, "-spsa", "games=16", "pairs-per=4",
+                     "nodes=1", "-maxmoves", "20", "-openings", book, "-spsa", games, pairs,
                      "-concurrency", "1", "-pgnout", pgn, "-out", dir, NULL };
     Child c = start(argv, true);
     bool seen = false;
