@@ -477,9 +477,11 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 /* Late move pruning: late quiet moves at low depth are skipped. */
                 if (LmpEnabled && depth <= LmpDepth && played >= lmp_table[improving][depth])
                     continue;
-                /* Futility pruning: a quiet move will not lift the eval to alpha. */
-                if (FutilityEnabled && depth <= FutilityDepth
-                    && eval + FutilityBase + FutilityMargin * depth <= alpha)
+                /* Futility pruning: a quiet move will not lift the eval to alpha,
+                 * judged at the depth LMR would search it at. */
+                const int fdepth = FutilityLmrDepth ? depth - search_lmr_base(false, depth, played + 1) / 100 : depth;
+                if (FutilityEnabled && fdepth <= FutilityDepth
+                    && eval + FutilityBase + FutilityMargin * (fdepth > 0 ? fdepth : 0) <= alpha)
                     continue;
             }
             /* SEE pruning: the move loses too much material to matter. */
