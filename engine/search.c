@@ -275,7 +275,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
         return score_mated_in(ply);
 
     int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(pos_key(p), ply, best_move, best, raw_eval, 0, bound);
+    tt_store(pos_key(p), ply, best_move, best, raw_eval, 0, bound, tt_hit && tt.pv);
     return best;
 }
 
@@ -346,6 +346,9 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     TTHit tt;
     const bool tt_hit = tt_probe(pos_key(p), ply, &tt);
     const Move tt_move = tt_hit && tt.move != MOVE_NONE && pos_is_legal(p, tt.move) ? tt.move : MOVE_NONE;
+    const bool tt_noisy = tt_move != MOVE_NONE && move_is_noisy(tt_move);
+    /* On a principal variation now or when the table's entry was stored. */
+    const bool tt_pv = pv_node || (tt_hit && tt.pv);
     if (tt_hit && !pv_node && !excluded && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
         return tt.score;
 
@@ -410,7 +413,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         if (ProbcutEnabled && depth >= ProbcutMinDepth && !score_is_mate(beta) && pbeta < SCORE_MATE_IN_MAX
             && !(tt_hit && tt.depth >= depth - ProbcutReduction + 1 && tt.score < pbeta)) {
             MovePicker pc;
-            mp_init_qsearch(&pc, p, tt_move != MOVE_NONE && move_is_noisy(tt_move) ? tt_move : MOVE_NONE);
+            mp_init_qsearch(&pc, p, tt_noisy ? tt_move : MOVE_NONE);
             Move m;
             while ((m = mp_next(&pc)) != MOVE_NONE) {
                 if (!see_ge(p, m, pbeta - eval))
@@ -427,7 +430,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 if (s->stopped)
                     return 0;
                 if (score >= pbeta) {
-                    tt_store(pos_key(p), ply, m, score, raw_eval, depth - ProbcutReduction + 1, BOUND_LOWER);
+                    tt_store(pos_key(p), ply, m, score, raw_eval, depth - ProbcutReduction + 1, BOUND_LOWER, tt_pv);
                     return score;
                 }
             }
@@ -530,10 +533,14 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 c -= LmrLbrAdj;
             if (pv_node)
                 c -= LmrPvAdj;
+            if (tt_pv)
+                c -= LmrTtPvAdj;
             if (node == NODE_CUT)
                 c += LmrCutAdj;
             if (!improving)
                 c += LmrImprovingAdj;
+            if (quiet && tt_noisy)
+                c += LmrTtCaptureAdj;
             if (quiet)
                 c -= history_score(&s->hist, p, &ct, m) * 100 / LmrHistDivisor;
             r = clampi(c / 100, 0, new_depth - 1);
@@ -551,8 +558,15 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
          * window, then full depth null window, then (PV) the full window. */
         if (r > 0) {
             score = -search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, NODE_CUT);
-            if (score > alpha)
-                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
+            if (score > alpha) {
+                /* How far the reduced search beat the best score so far
+                 * says how deep to look again. */
+                const int re_depth = new_depth
+                                     + (DeeperEnabled && score > best + DeeperMargin + 2 * new_depth)
+                                     - (DeeperEnabled && score < best + DeeperShallowMargin);
+                if (re_depth > new_depth - r)
+                    score = -search(s, -alpha - 1, -alpha, re_depth, ply + 1, child);
+            }
         } else if (!pv_node || played > 0) {
             score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
         }
@@ -601,7 +615,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (!excluded) {
         int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-        tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound);
+        tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound, tt_pv);
         /* Correction history learns where the result says how wrong the
          * static eval was: not after a capture (the eval does not see it),
          * not from a bound on the eval's side of the result. */
