@@ -550,11 +550,18 @@ static void mop_up(const Position *p, int strong, Acc *a)
 /* How much of the endgame score the side ahead (strong) can hope to keep,
  * in 64ths (EVAL_SCALE_NORMAL: all of it), in endings that material alone
  * calls won but that are drawn or nearly: the linear terms cannot see
- * them, and a search that trusts them trades into them. */
+ * them, and a search that trusts them trades into them.  *mg_scale is the
+ * same for the endings that are drawn whatever the phase says (no pawns
+ * ahead, a rook's pawn, bishops of opposite colours alone, one pawn held):
+ * the phase is linear in the pieces, so a rook ending still gives the
+ * midgame weights a sixth of the score.  The broad rules (few pawns, a rook
+ * ending on one flank, a lone queen) also apply with more pieces on the
+ * board, and leave the midgame part alone (*mg_scale EVAL_SCALE_NORMAL). */
 static const Bitboard dark_squares = 0xAA55AA55AA55AA55ULL;
 
-static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
+static int endgame_scale(const Position *p, int strong, const int nonpawn[2], int *mg_scale)
 {
+    *mg_scale = EVAL_SCALE_NORMAL;
     const int weak = !strong;
     const Bitboard sp = pos_pieces(p, strong, PAWN), wp = pos_pieces(p, weak, PAWN);
     const int ns = nonpawn[strong], nw = nonpawn[weak];
@@ -564,10 +571,10 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
         /* No pawns and at most a minor piece ahead: a lone minor cannot
          * mate, a rook or more against a minor or a rook rarely wins. */
         if (ns - nw <= piece_value[BISHOP])
-            return ns < piece_value[ROOK] ? 0 : nw <= piece_value[BISHOP] ? 4 : 14;
+            return *mg_scale = ns < piece_value[ROOK] ? 0 : nw <= piece_value[BISHOP] ? 4 : 14;
         /* Two knights cannot force mate. */
         if (ns == 2 * piece_value[KNIGHT] && bb_count(pos_pieces(p, strong, KNIGHT)) == 2)
-            return wp ? 16 : 0;
+            return *mg_scale = wp ? 16 : 0;
     }
 
     /* Pawns on one rook file only, with no piece or with the bishop that
@@ -579,7 +586,7 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
         const bool wrong_bishop = ns == piece_value[BISHOP] && bb_count(sb) == 1
                                   && !(sb & dark_squares) != !(bb_sq(queening) & dark_squares);
         if ((ns == 0 || wrong_bishop) && king_distance(p->king_sq[weak], queening) <= 1)
-            return 0;
+            return *mg_scale = 0;
     }
 
     /* Opposite-coloured bishops: with nothing else the extra pawns rarely
@@ -589,10 +596,18 @@ static int endgame_scale(const Position *p, int strong, const int nonpawn[2])
             int passed = 0;
             for (Bitboard b = sp; b;)
                 passed += !(passed_span[strong][bb_pop(&b)] & wp);
-            return 18 + 4 * passed;
+            return *mg_scale = 18 + 4 * passed;
         }
         return 22 + 3 * bb_count(p->by_color[strong]);
     }
+
+    /* One pawn against none with the same pieces (a rook each, a bishop
+     * each, ...): usually held when the defending king is in front of it,
+     * and a rook's pawn in a rook ending nearly always. */
+    if (bb_count(sp) == 1 && !wp && ns == nw && ns > 0
+        && ((passed_span[strong][bb_lsb(sp)] & bb_sq(p->king_sq[weak]))
+            || (ns == piece_value[ROOK] && (sp & (file_a | file_h)))))
+        return *mg_scale = ScaleOnePawnHeld;
 
     /* Otherwise, unless the side ahead has a rook's worth more pieces (a
      * mop-up): */
@@ -683,11 +698,12 @@ static int eval_common(const Position *p, EvalTrace *tr)
     const Score *s = ei.acc.s;
     int mgs = s[WHITE].mg - s[BLACK].mg, egs = s[WHITE].eg - s[BLACK].eg;
 
-    /* Drawish endings scale the endgame score down; a won pawnless one
-     * gets the mop-up terms. */
-    int strong = egs >= 0 ? WHITE : BLACK;
-    int eg_scale = endgame_scale(p, strong, nonpawn);
+    /* Drawish endings scale the endgame score down, and the drawn ones
+     * the midgame part too; a won pawnless one gets the mop-up terms. */
+    int strong = egs >= 0 ? WHITE : BLACK, mg_scale;
+    int eg_scale = endgame_scale(p, strong, nonpawn, &mg_scale);
     if (eg_scale < EVAL_SCALE_NORMAL) {
+        mgs = mgs * mg_scale / EVAL_SCALE_NORMAL;
         egs = egs * eg_scale / EVAL_SCALE_NORMAL;
     } else if (!pos_pieces(p, !strong, PAWN) && nonpawn[strong] - nonpawn[!strong] >= piece_value[ROOK]) {
         mop_up(p, strong, &ei.acc);
@@ -701,6 +717,7 @@ static int eval_common(const Position *p, EvalTrace *tr)
 #ifdef EVAL_TRACE
     tr->phase = phase;
     tr->eg_scale = eg_scale;
+    tr->mg_scale = mg_scale;
     tr->eval = v;
 #endif
     return v;

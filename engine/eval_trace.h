@@ -5,11 +5,12 @@
  * was multiplied by, per side.  The engine's own build has no trace code.
  *
  * With f = count[WHITE] - count[BLACK], phi = phase (0..EVAL_PHASE_MAX)
- * and k = eg_scale, White's score is
+ * k = eg_scale and k' = mg_scale, White's score is
  *
  *   mg = sum_i f_i * w_mg[i] + nonlinear_mg          (integers)
  *   eg = sum_i f_i * w_eg[i]                         (integers)
- *   score = (mg * phi + (eg * k / EVAL_SCALE_NORMAL) * (EVAL_PHASE_MAX - phi)) / EVAL_PHASE_MAX
+ *   score = ((mg * k' / EVAL_SCALE_NORMAL) * phi + (eg * k / EVAL_SCALE_NORMAL) * (EVAL_PHASE_MAX - phi))
+ *           / EVAL_PHASE_MAX
  *           + f_Tempo * Tempo
  *
  * with C's truncating division; evaluate() returns it for the side to move.
@@ -42,6 +43,7 @@ typedef struct {
     int nonlinear_mg[2];         /* king danger, [colour] */
     int phase;                   /* 0 (bare kings and pawns) .. EVAL_PHASE_MAX */
     int eg_scale;                /* 64ths of the endgame score kept: EVAL_SCALE_NORMAL, or less in a drawish ending */
+    int mg_scale;                /* 64ths of the midgame score kept: EVAL_SCALE_NORMAL, or eg_scale in a drawn ending */
     int eval;                    /* what evaluate() returns (side to move's view) */
 } EvalTrace;
 

@@ -603,6 +603,7 @@ EVAL_SHAPE(PassedScaleRank7, 8, "passed-pawn path and king terms, scale on the s
 EVAL_SHAPE(ScalePawnlessBase, 36, "endgame scale (64ths) of an ending without a mop-up when the side ahead has no pawns")
 EVAL_SHAPE(ScalePerPawn, 7, "endgame scale (64ths) added per pawn of the side ahead, up to 64")
 EVAL_SHAPE(ScaleRookFlank, 36, "endgame scale (64ths) of rook against rook, at most a pawn more, all on one flank, the defending king beside its pawns")
+EVAL_SHAPE(ScaleOnePawnHeld, 8, "endgame scale (64ths) of one pawn against none with the same pieces, the defending king in front of it or a rook's pawn in a rook ending")
 EVAL_SHAPE(ScaleOneQueenBase, 37, "endgame scale (64ths) with one queen on the board")
 EVAL_SHAPE(ScaleOneQueenPerMinor, 3, "endgame scale (64ths) added per minor piece of the side without the queen")
 EVAL_SHAPE(KingAttackKnight, 2, "king danger units per king-zone square a knight attacks")

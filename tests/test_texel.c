@@ -124,6 +124,7 @@ static int from_trace(const EvalTrace *t, const int *mg, const int *eg, int side
             e += f * eg[i];
         }
     }
+    m = m * t->mg_scale / EVAL_SCALE_NORMAL;
     e = e * t->eg_scale / EVAL_SCALE_NORMAL;
     int white = (m * t->phase + e * (EVAL_PHASE_MAX - t->phase)) / EVAL_PHASE_MAX + flat;
     return side == WHITE ? white : -white;
@@ -452,6 +453,7 @@ Test(texel, endgame_scale_counts_the_pawns_of_the_side_ahead)
     EvalTrace t;
     trace_fen("r5k1/6pp/8/8/8/8/5PPP/R5K1 w - - 0 1", &t);
     cr_expect_eq(t.eg_scale, shape_value("ScaleRookFlank"), "rook ending on one flank: %d", t.eg_scale);
+    cr_expect_eq(t.mg_scale, EVAL_SCALE_NORMAL, "the rook-flank rule leaves the midgame part alone: %d", t.mg_scale);
     trace_fen("r5k1/6pp/8/8/8/8/P4PPP/R5K1 w - - 0 1", &t); /* a pawn on the other flank */
     cr_expect_eq(t.eg_scale, base + 4 * per, "rook ending on two flanks: %d", t.eg_scale);
     trace_fen("r5k1/8/6pp/8/8/8/5PPP/R5K1 w - - 0 1", &t); /* the king away from its pawns */
@@ -459,13 +461,28 @@ Test(texel, endgame_scale_counts_the_pawns_of_the_side_ahead)
     trace_fen("4k3/pp6/8/8/3n4/8/PP6/r2QK3 w - - 0 1", &t);
     cr_expect_eq(t.eg_scale, shape_value("ScaleOneQueenBase") + shape_value("ScaleOneQueenPerMinor"),
                  "queen against rook and knight: %d", t.eg_scale);
+    cr_expect_eq(t.mg_scale, EVAL_SCALE_NORMAL, "the lone-queen rule leaves the midgame part alone: %d", t.mg_scale);
+    /* One pawn against none with the same pieces: the defending king in
+     * front of it, or a rook's pawn in a rook ending. */
+    static const char *const held[] = {
+        "4k2r/8/8/8/8/4P3/8/R3K3 w - - 0 1",   /* KRP v KR, the king on the pawn's file */
+        "8/3k3r/8/8/8/4P3/8/R3K3 b - - 0 1",   /* on the file beside it */
+        "4k2r/4p3/8/8/8/8/8/R3K3 w - - 0 1",   /* KR v KRP, Black ahead */
+        "r7/8/8/8/8/P7/8/R3K2k w - - 0 1",     /* a rook's pawn, the king far away */
+        "4k3/8/8/2b5/8/4P3/8/2B1K3 w - - 0 1", /* bishops of one colour, the king in front */
+    };
+    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+        trace_fen(held[i], &t);
+        cr_expect_eq(t.eg_scale, shape_value("ScaleOnePawnHeld"), "%s: eg_scale %d", held[i], t.eg_scale);
+        cr_expect_eq(t.mg_scale, t.eg_scale, "%s: a drawn ending scales the midgame part too (%d)", held[i], t.mg_scale);
+    }
     static const struct {
         const char *fen, *what;
         int pawns; /* of the side ahead; -1: not scaled */
     } cases[] = {
-        {"4k2r/8/8/8/8/4P3/8/R3K3 w - - 0 1", "KRP v KR", 1},
-        {"4k2r/8/8/8/8/4P3/8/R3K3 b - - 0 1", "KRP v KR, Black to move", 1},
-        {"4k2r/4p3/8/8/8/8/8/R3K3 w - - 0 1", "KR v KRP (Black ahead)", 1},
+        {"1k5r/8/8/8/8/4P3/8/R3K3 w - - 0 1", "KRP v KR, the king aside", 1},
+        {"1k5r/8/8/8/8/4P3/8/R3K3 b - - 0 1", "KRP v KR, the king aside, Black to move", 1},
+        {"4k2r/4p3/8/8/8/8/8/R6K w - - 0 1", "KR v KRP (Black ahead), the king aside", 1},
         {"4k2r/pp6/8/8/8/PPP5/8/R3K3 w - - 0 1", "KR and 3 pawns v KR and 2", 3},
         {"4k2r/ppp5/8/8/8/PPPP4/8/R3K3 w - - 0 1", "KR and 4 pawns v KR and 3", 4},
         {"r3k3/8/8/8/8/8/8/1NBBK3 w - - 0 1", "two bishops and a knight v rook (no pawn ahead)", 0},

@@ -57,6 +57,7 @@ int dataset_add(Dataset *d, const Position *p, double label, uint32_t game)
     tp->nf = (uint16_t)(d->nnz - tp->first);
     tp->phase = (uint8_t)t.phase;
     tp->eg_scale = (uint8_t)t.eg_scale;
+    tp->mg_scale = (uint8_t)t.mg_scale;
     tp->nonlinear_mg = (int16_t)(t.nonlinear_mg[WHITE] - t.nonlinear_mg[BLACK]);
     tp->label = (float)label;
     tp->game = game;

@@ -16,6 +16,7 @@ typedef struct {
     uint16_t nf;
     uint8_t phase;    /* 0..EVAL_PHASE_MAX */
     uint8_t eg_scale; /* 64ths of the endgame score kept (eval_trace.h) */
+    uint8_t mg_scale; /* 64ths of the midgame score kept (eval_trace.h) */
     int16_t nonlinear_mg; /* White's minus Black's */
     float label;      /* the game's result for White: 1, 0.5, 0 */
     uint32_t game;    /* 0-based over everything read; held out when game % 10 == 9 */

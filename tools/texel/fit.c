@@ -63,7 +63,7 @@ static bool is_flat(int i)
 /* The factors a feature count is multiplied by for the mg and eg weight. */
 static void phase_factors(const TexelPos *t, double *fm, double *fe)
 {
-    *fm = t->phase / (double)EVAL_PHASE_MAX;
+    *fm = t->phase / (double)EVAL_PHASE_MAX * t->mg_scale / EVAL_SCALE_NORMAL;
     *fe = (EVAL_PHASE_MAX - t->phase) / (double)EVAL_PHASE_MAX * t->eg_scale / EVAL_SCALE_NORMAL;
 }
 
