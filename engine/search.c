@@ -558,15 +558,8 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
          * window, then full depth null window, then (PV) the full window. */
         if (r > 0) {
             score = -search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, NODE_CUT);
-            if (score > alpha) {
-                /* How far the reduced search beat the best score so far
-                 * says how deep to look again. */
-                const int re_depth = new_depth
-                                     + (DeeperEnabled && score > best + DeeperMargin + 2 * new_depth)
-                                     - (DeeperEnabled && score < best + DeeperShallowMargin);
-                if (re_depth > new_depth - r)
-                    score = -search(s, -alpha - 1, -alpha, re_depth, ply + 1, child);
-            }
+            if (score > alpha)
+                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
         } else if (!pv_node || played > 0) {
             score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, child);
         }
