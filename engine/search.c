@@ -275,7 +275,7 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
         return score_mated_in(ply);
 
     int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(pos_key(p), ply, best_move, best, raw_eval, 0, bound, tt_hit && tt.pv);
+    tt_store(pos_key(p), ply, best_move, best, raw_eval, 0, bound);
     return best;
 }
 
@@ -347,8 +347,6 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
     const bool tt_hit = tt_probe(pos_key(p), ply, &tt);
     const Move tt_move = tt_hit && tt.move != MOVE_NONE && pos_is_legal(p, tt.move) ? tt.move : MOVE_NONE;
     const bool tt_noisy = tt_move != MOVE_NONE && move_is_noisy(tt_move);
-    /* On a principal variation now or when the table's entry was stored. */
-    const bool tt_pv = pv_node || (tt_hit && tt.pv);
     if (tt_hit && !pv_node && !excluded && tt.depth >= depth && tt_cuts(&tt, alpha, beta))
         return tt.score;
 
@@ -430,7 +428,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 if (s->stopped)
                     return 0;
                 if (score >= pbeta) {
-                    tt_store(pos_key(p), ply, m, score, raw_eval, depth - ProbcutReduction + 1, BOUND_LOWER, tt_pv);
+                    tt_store(pos_key(p), ply, m, score, raw_eval, depth - ProbcutReduction + 1, BOUND_LOWER);
                     return score;
                 }
             }
@@ -533,8 +531,6 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
                 c -= LmrLbrAdj;
             if (pv_node)
                 c -= LmrPvAdj;
-            if (tt_pv)
-                c -= LmrTtPvAdj;
             if (node == NODE_CUT)
                 c += LmrCutAdj;
             if (!improving)
@@ -608,7 +604,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (!excluded) {
         int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-        tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound, tt_pv);
+        tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound);
         /* Correction history learns where the result says how wrong the
          * static eval was: not after a capture (the eval does not see it),
          * not from a bound on the eval's side of the result. */

@@ -12,7 +12,7 @@ typedef struct {
     int16_t score;
     int16_t eval;
     uint8_t depth;
-    uint8_t genbound;  /* generation in the upper 5 bits, the PV flag in bit 2, bound in the lower 2 */
+    uint8_t genbound;  /* generation in the upper 6 bits, bound in the lower 2 */
 } TTEntry;
 
 #define BUCKET_SIZE 4
@@ -26,9 +26,7 @@ _Static_assert(sizeof(TTBucket) == 64, "a TT bucket is one cache line");
 static TTBucket *table;
 static size_t bucket_count;
 static size_t table_mb;
-static uint8_t generation; /* steps of 8, so the low three bits stay free for the PV flag and the bound */
-#define TT_PV_BIT 4
-#define TT_LOW_BITS 7
+static uint8_t generation; /* steps of 4, so the low two bits stay free for the bound */
 
 static TTBucket *bucket_of(uint64_t key)
 {
@@ -67,7 +65,7 @@ void tt_clear(void)
     generation = 0;
 }
 
-void tt_new_search(void) { generation = (uint8_t)(generation + 8); }
+void tt_new_search(void) { generation = (uint8_t)(generation + 4); }
 
 void tt_free(void)
 {
@@ -109,22 +107,21 @@ bool tt_probe(uint64_t key, int ply, TTHit *hit)
         TTEntry *e = &b->e[i];
         if (e->key != key || (e->genbound & 3) == BOUND_NONE)
             continue;
-        e->genbound = (uint8_t)(generation | (e->genbound & TT_LOW_BITS)); /* refresh its age */
+        e->genbound = (uint8_t)(generation | (e->genbound & 3)); /* refresh its age */
         hit->move = e->move;
         hit->score = tt_score_from(e->score, ply);
         hit->eval = e->eval;
         hit->depth = e->depth;
         hit->bound = e->genbound & 3;
-        hit->pv = (e->genbound & TT_PV_BIT) != 0;
         return true;
     }
     return false;
 }
 
 /* How many searches ago the entry was written. */
-static int entry_age(const TTEntry *e) { return ((uint8_t)(generation - (e->genbound & ~TT_LOW_BITS))) >> 3; }
+static int entry_age(const TTEntry *e) { return ((uint8_t)(generation - (e->genbound & 0xFC))) >> 2; }
 
-void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, int bound, bool pv)
+void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, int bound)
 {
     ensure_table();
     TTBucket *b = bucket_of(key);
@@ -158,7 +155,7 @@ void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, 
     slot->score = (int16_t)tt_score_to(score, ply);
     slot->eval = (int16_t)eval;
     slot->depth = (uint8_t)(depth > 255 ? 255 : depth);
-    slot->genbound = (uint8_t)(generation | (pv ? TT_PV_BIT : 0) | bound);
+    slot->genbound = (uint8_t)(generation | bound);
 }
 
 int tt_hashfull(void)

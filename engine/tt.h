@@ -20,7 +20,6 @@ typedef struct {
     int eval;    /* static eval, or SCORE_NONE */
     int depth;
     int bound;
-    bool pv;     /* the position was on a principal variation when stored */
 } TTHit;
 
 #define TT_DEFAULT_MB 16
@@ -39,9 +38,8 @@ bool tt_probe(uint64_t key, int ply, TTHit *hit);
 /* Starts loading key's bucket into the cache (after a move, before the
  * child's probe). */
 void tt_prefetch(uint64_t key);
-/* Stores a result; `score` is relative to the root at `ply`; `pv`: the
- * position is or was on a principal variation. */
-void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, int bound, bool pv);
+/* Stores a result; `score` is relative to the root at `ply`. */
+void tt_store(uint64_t key, int ply, Move move, int score, int eval, int depth, int bound);
 /* Permille of sampled entries used by the current search (UCI hashfull). */
 int tt_hashfull(void);
 /* Frees the table (for leak-free shutdown). */

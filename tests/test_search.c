@@ -345,7 +345,7 @@ Test(search, singular_test_without_the_only_move_fails_low_and_leaves_the_table)
     cr_expect_eq(v, 99, "no other move: %d, not a fail low at beta - 1", v);
     cr_expect(!tt_probe(pos_key(pos), 1, &hit), "the excluded search stored its result for the node");
     /* A deep lower bound above beta in the table must not end the test. */
-    tt_store(pos_key(pos), 1, only, 500, 0, 30, BOUND_LOWER, false);
+    tt_store(pos_key(pos), 1, only, 500, 0, 30, BOUND_LOWER);
     v = search_excluding(searcher, pos, only, 100, 6);
     cr_expect_eq(v, 99, "the table's bound cut the excluded search: %d", v);
     cr_assert(tt_probe(pos_key(pos), 1, &hit));
@@ -895,16 +895,16 @@ Test(search, tt_adjusts_mate_scores_to_the_probing_ply)
     TTHit hit;
     cr_expect(!tt_probe(key, 0, &hit), "an empty table has no entry");
     /* Mate in 10 plies from the root, found at ply 4: 6 plies from the node. */
-    tt_store(key, 4, MOVE_NONE, SCORE_MATE - 10, 15, 7, BOUND_EXACT, false);
+    tt_store(key, 4, MOVE_NONE, SCORE_MATE - 10, 15, 7, BOUND_EXACT);
     cr_assert(tt_probe(key, 2, &hit));
     cr_expect_eq(hit.score, SCORE_MATE - 8, "reached at ply 2 it is a mate in 8 from the root");
     cr_expect_eq(hit.eval, 15);
     cr_expect_eq(hit.depth, 7);
     cr_expect_eq(hit.bound, BOUND_EXACT);
-    tt_store(key, 3, MOVE_NONE, -SCORE_MATE + 9, 15, 7, BOUND_UPPER, false);
+    tt_store(key, 3, MOVE_NONE, -SCORE_MATE + 9, 15, 7, BOUND_UPPER);
     cr_assert(tt_probe(key, 5, &hit));
     cr_expect_eq(hit.score, -SCORE_MATE + 11);
-    tt_store(key, 3, MOVE_NONE, 42, 15, 7, BOUND_LOWER, false);
+    tt_store(key, 3, MOVE_NONE, 42, 15, 7, BOUND_LOWER);
     cr_assert(tt_probe(key, 9, &hit));
     cr_expect_eq(hit.score, 42, "ordinary scores are not adjusted");
 }
@@ -916,53 +916,20 @@ Test(search, tt_keeps_the_move_and_deeper_results)
     Move e4 = parse_uci(pos, "e2e4");
     uint64_t key = pos_key(pos);
     TTHit hit;
-    tt_store(key, 0, e4, 20, 10, 12, BOUND_LOWER, false);
-    tt_store(key, 0, MOVE_NONE, 5, 10, 3, BOUND_UPPER, false);
+    tt_store(key, 0, e4, 20, 10, 12, BOUND_LOWER);
+    tt_store(key, 0, MOVE_NONE, 5, 10, 3, BOUND_UPPER);
     cr_assert(tt_probe(key, 0, &hit));
     cr_expect_eq(hit.move, e4, "a result without a move keeps the stored move");
     cr_expect_eq(hit.depth, 12, "a much shallower bound does not replace a deeper result");
-    tt_store(key, 0, MOVE_NONE, 7, 10, 4, BOUND_EXACT, false);
+    tt_store(key, 0, MOVE_NONE, 7, 10, 4, BOUND_EXACT);
     cr_assert(tt_probe(key, 0, &hit));
     cr_expect(hit.depth == 4 && hit.score == 7 && hit.move == e4, "an exact result replaces it");
 
     cr_expect_leq(tt_hashfull(), 1, "one entry is at most one permille");
     for (uint64_t k = 1; k < 200000; k++)
-        tt_store(k * 0x9E3779B97F4A7C15ULL, 0, MOVE_NONE, 0, 0, 1, BOUND_EXACT, false);
+        tt_store(k * 0x9E3779B97F4A7C15ULL, 0, MOVE_NONE, 0, 0, 1, BOUND_EXACT);
     cr_expect_gt(tt_hashfull(), 500, "hashfull %d after filling the table", tt_hashfull());
     tt_clear();
     cr_expect_eq(tt_hashfull(), 0);
     cr_expect(!tt_probe(key, 0, &hit));
-}
-
-Test(search, tt_keeps_the_pv_flag_apart_from_the_bound_and_the_age)
-{
-    cr_assert_eq(tt_resize(1), 0);
-    uint64_t key = 0xfedcba9876543210ULL;
-    TTHit hit;
-    tt_store(key, 0, MOVE_NONE, 30, 10, 6, BOUND_UPPER, true);
-    cr_assert(tt_probe(key, 0, &hit));
-    cr_expect(hit.pv, "the PV flag is read back");
-    cr_expect_eq(hit.bound, BOUND_UPPER, "the flag does not change the bound");
-    /* Many searches later the entry is old and still flagged, and its
-     * bound is intact. */
-    for (int i = 0; i < 40; i++)
-        tt_new_search();
-    cr_assert(tt_probe(key, 0, &hit));
-    cr_expect(hit.pv && hit.bound == BOUND_UPPER && hit.depth == 6);
-    tt_store(key, 0, MOVE_NONE, 31, 10, 7, BOUND_LOWER, false);
-    cr_assert(tt_probe(key, 0, &hit));
-    cr_expect(!hit.pv && hit.bound == BOUND_LOWER, "a store without the flag clears it");
-    /* When a bucket is full, the old entries go before a fresh flagged
-     * one of the same depth: the flag must not read as an age. */
-    tt_clear();
-    uint64_t keys[5];
-    for (int i = 0; i < 5; i++)
-        keys[i] = key + (uint64_t)i; /* the same bucket: the index is the key's high bits */
-    for (int i = 1; i < 4; i++)
-        tt_store(keys[i], 0, MOVE_NONE, 0, 0, 5, BOUND_EXACT, false);
-    tt_new_search();
-    tt_store(keys[0], 0, MOVE_NONE, 0, 0, 5, BOUND_EXACT, true);
-    tt_store(keys[4], 0, MOVE_NONE, 0, 0, 5, BOUND_EXACT, false);
-    cr_expect(tt_probe(keys[0], 0, &hit), "the fresh flagged entry was replaced before the old ones");
-    cr_expect(tt_probe(keys[4], 0, &hit));
 }
