@@ -599,7 +599,9 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (best >= beta)
         history_on_cutoff(&s->hist, p, &ct, ply, depth, best_move, quiets, nquiets, noisy, nnoisy);
-    if (best_move != MOVE_NONE)
+    /* Not from a singular test: its best move is the best without the
+     * hash move, not the node's reply. */
+    if (best_move != MOVE_NONE && !excluded)
         lbr_store(&s->lbr, p, ply, best_move);
 
     if (!excluded) {
@@ -624,6 +626,8 @@ int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, in
     s->stack[1].excluded = MOVE_NONE;
     return v;
 }
+
+Move search_lbr_reply(const Searcher *s, const Position *p, int ply) { return lbr_probe(&s->lbr, p, ply); }
 
 /* ---- Iterative deepening ------------------------------------------------ */
 

@@ -73,8 +73,11 @@ int search_static_eval(Searcher *s, const Position *p);
  * null-window (beta - 1, beta) value of p at `depth` without the move
  * `excluded`, as a node one ply below the root.  Below beta means every
  * other move fails low, beta - 1 when there is no other move.  It neither
- * takes a cutoff from nor stores into the table at p itself. */
+ * takes a cutoff from nor stores into the table or the last-best-reply
+ * store at p itself. */
 int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, int depth);
+/* The last best reply s has stored for p at `ply` (MOVE_NONE if none). */
+Move search_lbr_reply(const Searcher *s, const Position *p, int ply);
 
 /* Is the position at `ply` plies from the root a draw for the search
  * (fifty moves without mate, dead material, a repetition)? */

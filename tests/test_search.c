@@ -357,6 +357,14 @@ Test(search, singular_test_without_the_only_move_fails_low_and_leaves_the_table)
     tt_clear();
     search_excluding(searcher, pos, l.moves[0], 0, 6);
     cr_expect(!tt_probe(pos_key(pos), 1, &hit), "the excluded search stored its result for %s", bench_fens[1]);
+    /* Nor is its best move stored as the last best reply to the prior move:
+     * it is the best without the hash move, not the node's reply. */
+    pos_make(pos, l.moves[0]);
+    gen_legal(pos, &l, GEN_ALL);
+    searcher_clear(searcher);
+    const int low = -SCORE_MATE_IN_MAX + 1;
+    cr_assert_geq(search_excluding(searcher, pos, l.moves[0], low, 6), low, "another move should beat a mated score");
+    cr_expect_eq(search_lbr_reply(searcher, pos, 1), MOVE_NONE, "the excluded search stored a last best reply");
     /* Without exclusion the same node is searched normally: Kxh2 wins the pawn. */
     load("8/8/8/8/8/5k2/7p/7K w - - 0 1");
     tt_clear();
