@@ -328,8 +328,9 @@ Test(search, singular_extensions_extend_double_cut_and_reduce)
 }
 
 /* The excluded search of a singular extension test: with no other move it
- * fails low (not a mate or a draw score), and the table entry of the node
- * neither cuts it short nor receives its result. */
+ * fails low (not a mate or a draw score), the table entry of the node
+ * neither cuts it short nor receives its result, and its best move is not
+ * stored as the node's last best reply. */
 Test(search, singular_test_without_the_only_move_fails_low_and_leaves_the_table)
 {
     load("8/8/8/8/8/5k2/7p/7K w - - 0 1"); /* Kxh2 is White's only move, not in check */
