@@ -599,12 +599,12 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 
     if (best >= beta)
         history_on_cutoff(&s->hist, p, &ct, ply, depth, best_move, quiets, nquiets, noisy, nnoisy);
-    /* Not from a singular test: its best move is the best without the
-     * hash move, not the node's reply. */
-    if (best_move != MOVE_NONE && !excluded)
-        lbr_store(&s->lbr, p, ply, best_move);
-
+    /* Neither the table nor the last best reply learns from a singular
+     * test: its best move is the best without the hash move, not the
+     * node's. */
     if (!excluded) {
+        if (best_move != MOVE_NONE)
+            lbr_store(&s->lbr, p, ply, best_move);
         int bound = best >= beta ? BOUND_LOWER : best > old_alpha ? BOUND_EXACT : BOUND_UPPER;
         tt_store(pos_key(p), ply, best_move, best, raw_eval, depth, bound);
         /* Correction history learns where the result says how wrong the
