@@ -23,15 +23,20 @@ SAN     ?=
 ARCH    ?= $(shell grep -qsw popcnt /proc/cpuinfo && echo -mpopcnt)
 CPPFLAGS_EXTRA ?=
 
+# One folder per part (docs/design.md); every part's folder is on the
+# include path, so a source names a header by its file name alone.
+PARTS    := engine/rules engine tuner/runner tuner/spsa tuner/run tuner/report tuner/dist tuner/commands
+INCLUDES := $(PARTS:%=-I%)
+
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
-             -MMD -MP -Iengine -Ituner -I$(BUILD) $(CPPFLAGS_EXTRA) $(CFLAGS)
+             -MMD -MP $(INCLUDES) -I$(BUILD) $(CPPFLAGS_EXTRA) $(CFLAGS)
 # Resolved when a recipe runs, so `make test` can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson plplot 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -lgsl -lgslcblas -lcjson -lplplot) -lpthread -lm
 TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
-ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c))
-TUNER_SRC  := $(filter-out tuner/main.c tuner/mpi.c,$(wildcard tuner/*.c))
+ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/rules/*.c))
+TUNER_SRC  := $(filter-out tuner/commands/main.c tuner/dist/mpi.c,$(wildcard tuner/*/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c
 FAKE_SRC   := $(wildcard tests/fake/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
@@ -46,12 +51,12 @@ TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
 # -DEVAL_TRACE (eval_trace(), engine/eval_trace.h).
 TEXEL_OBJ  := $(TEXEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/texel/eval_trace.o
 
-# bin/ratchet-tune-mpi (tuner/mpi.c + the same dispatcher and library) is built
+# bin/ratchet-tune-mpi (tuner/dist/mpi.c + the same dispatcher and library) is built
 # when Open MPI's mpicc is found; OMPI_CC makes mpicc use $(CC).
 MPICC    ?= mpicc
 MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune-mpi)
 
-PROGRAMS := $(BINDIR)/ratchet $(if $(wildcard tuner/main.c),$(BINDIR)/ratchet-tune) $(TOOLS) $(MPI_PROG)
+PROGRAMS := $(BINDIR)/ratchet $(BINDIR)/ratchet-tune $(TOOLS) $(MPI_PROG)
 
 .PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
 .DEFAULT_GOAL := all
@@ -154,16 +159,16 @@ baked-test-engines: $(BINDIR)/ratchet $(BINDIR)/ratchet-bake
 	done
 # ---- end of PARAMS ---------------------------------------------------------
 
-$(BINDIR)/ratchet-tune: $(BUILD)/tuner/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+$(BINDIR)/ratchet-tune: $(BUILD)/tuner/commands/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-# The MPI build: tuner/main.c again, its main() renamed for tuner/mpi.c's main() to call.
-$(BUILD)/mpi/main.o: tuner/main.c
+# The MPI build: tuner/commands/main.c again, its main() renamed for tuner/dist/mpi.c's main() to call.
+$(BUILD)/mpi/main.o: tuner/commands/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -Dmain=ratchet_tune_main -c $< -o $@
 
-$(BUILD)/mpi/mpi.o: tuner/mpi.c
+$(BUILD)/mpi/mpi.o: tuner/dist/mpi.c
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
 
@@ -215,7 +220,6 @@ test-long: deps
 	RATCHET_LONG=1 $(BUILD)/unit --jobs=2
 
 tune: deps
-	@if [ ! -f tuner/main.c ]; then echo "make tune: the SPSA tuner (bin/ratchet-tune) is not built yet; no run was started."; exit 1; fi
 	$(MAKE) all
 	sh tools/tune.sh
 
@@ -268,7 +272,7 @@ fuzz-build:
 	    build/fuzz/obj/libtuner.a build/fuzz/obj/libengine.a
 	@mkdir -p build/fuzz/bin
 	for n in $(FUZZ_NAMES); do \
-	    clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -fsanitize=fuzzer $(FUZZ_SAN) -Iengine -Ituner \
+	    clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -fsanitize=fuzzer $(FUZZ_SAN) $(INCLUDES) \
 	        $(PKG_CFLAGS) -o build/fuzz/bin/fuzz_$$n tests/fuzz/fuzz_$$n.c \
 	        build/fuzz/obj/libtuner.a build/fuzz/obj/libengine.a $(PKG_LIBS) || exit 1; \
 	done
