@@ -14,7 +14,7 @@
  *   N          the total number of iterations: N = ceil(games / (2 P)), at
  *              least 1 (spsa_iterations_for_games).
  *
- * The classic schedule (DESIGN.md, "SPSA: the classic form").  Per parameter:
+ * The classic schedule (docs/design.md, "SPSA: the classic form").  Per parameter:
  *   A   = A_ratio * N
  *   c   = c_end * N^gamma
  *   a   = r_end * c_end^2 * (A + N)^alpha
