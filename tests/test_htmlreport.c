@@ -364,6 +364,104 @@ Test(htmlreport, match_series_stays_bounded)
     match_series_free(&s);
 }
 
+/* ---- every string a user controls is escaped -------------------------------------- */
+
+/* Markup that must never reach a page as markup: a tag, an attribute quote, an entity. */
+#define INJ "<x-inj a=\"1\">&amp;'"
+#define INJ_RAW "<x-inj"
+
+/* Replace every "from" in the file at path by "to". */
+static void replace_in(const char *path, const char *from, const char *to)
+{
+    char *t = slurp_path(path);
+    char *out = NULL;
+    size_t ol = 0;
+    FILE *m = open_memstream(&out, &ol);
+    for (char *p = t, *q; *p; p = q + strlen(from)) {
+        if (!(q = strstr(p, from))) {
+            fputs(p, m);
+            break;
+        }
+        fwrite(p, 1, (size_t)(q - p), m);
+        fputs(to, m);
+    }
+    fclose(m);
+    char err[256];
+    cr_assert_eq(rd_write_atomic(path, out, ol, err, sizeof err), 0, "%s", err);
+    free(out);
+    free(t);
+}
+
+Test(htmlreport, no_user_string_reaches_a_page_as_markup)
+{
+    /* The run page: the run directory's name, the engine's `id name`, the time
+     * control, a parameter's name, every setting (engine command, openings
+     * file, option values, -each keys and values). */
+    char base[sizeof tmp];
+    snprintf(base, sizeof base, "%s", tmp);
+    static const char sub[] = "/" INJ_RAW " q=\"1\">";
+    cr_assert_lt(strlen(base) + sizeof sub, sizeof tmp);
+    memcpy(tmp + strlen(base), sub, sizeof sub);
+    cr_assert_eq(mkdir(tmp, 0700), 0, "%s", strerror(errno));
+    RunState rs;
+    synthetic_run(&rs, 100, climbing);
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    replace_in(path, ",P0,", ",p" INJ_RAW ">,");
+    replace_in(path, ",c_k.P0,", ",c_k.p" INJ_RAW ">,");
+    replace_in(path, ",R_k.P0,", ",R_k.p" INJ_RAW ">,");
+    snprintf(rs.spsa.params[0].name, sizeof rs.spsa.params[0].name, "p" INJ_RAW ">");
+    snprintf(rs.engine, sizeof rs.engine, "eng " INJ "\x1b[31m");
+    snprintf(rs.tc, sizeof rs.tc, "tc " INJ);
+    cr_assert_eq(conf_set(&rs.conf, "engine", "cmd", "/opt/" INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "engine", "option.Hash", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "openings", "file", "book" INJ ".epd", "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "openings", "order", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "each", "x" INJ_RAW ">", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "each", "option." INJ_RAW ">", INJ, "test"), 0);
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char out[512];
+    snprintf(out, sizeof out, "%s/r.html", tmp);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp_path(out);
+    cr_assert_null(strstr(page, "no trajectory"), "the renamed parameter keeps its column");
+    const char *raw = strstr(page, INJ_RAW);
+    cr_assert_null(raw, "markup on the run page: %.120s", raw ? (raw > page + 60 ? raw - 60 : page) : "");
+    /* each string is there, escaped: header, title, table, cards, legend, provenance, settings, commands */
+    cr_assert_geq(count(page, "&lt;x-inj"), 15u, "%zu escaped", count(page, "&lt;x-inj"));
+    cr_assert(strstr(page, "eng &lt;x-inj a=&quot;1&quot;&gt;&amp;amp;&#39;"), "the engine's name, escaped");
+    cr_assert(strstr(page, " x&lt;x-inj&gt;=&lt;x-inj"), "an -each key and value in the verify command");
+    cr_assert_null(strchr(page, '\x1b'), "no escape sequence on the page");
+    cr_assert(strstr(page, "&#39;&#xfffd;[31m"), "a control character shows as U+FFFD");
+    free(page);
+    snprintf(tmp, sizeof tmp, "%s", base);
+
+    /* The match page: the engines' names, an option value, the openings file. */
+    MatchConfig cfg;
+    match_config_init(&cfg);
+    snprintf(cfg.eng[0].name, sizeof cfg.eng[0].name, "a" INJ);
+    snprintf(cfg.eng[1].name, sizeof cfg.eng[1].name, "b" INJ);
+    snprintf(cfg.eng[0].opts[0].name, sizeof cfg.eng[0].opts[0].name, "Hash");
+    snprintf(cfg.eng[0].opts[0].value, sizeof cfg.eng[0].opts[0].value, INJ);
+    cfg.eng[0].nopts = 1;
+    snprintf(cfg.book_path, sizeof cfg.book_path, "/b/" INJ ".epd");
+    snprintf(cfg.pgnout, sizeof cfg.pgnout, "/b/" INJ ".pgn");
+    snprintf(cfg.event, sizeof cfg.event, INJ);
+    snprintf(cfg.site, sizeof cfg.site, INJ);
+    MatchTally t = { .games = 4, .pairs = 2, .wins = 2, .losses = 1, .draws = 1, .ptnml = { 0, 1, 0, 1, 0 } };
+    SprtSpec sp = { .on = true, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+    snprintf(out, sizeof out, "%s/m.html", tmp);
+    cr_assert_eq(htmlreport_match(out, &cfg, &t, &sp, NULL, NULL, false, err, sizeof err), 0, "%s", err);
+    page = slurp_path(out);
+    raw = strstr(page, INJ_RAW);
+    cr_assert_null(raw, "markup on the match page: %.120s", raw ? (raw > page + 60 ? raw - 60 : page) : "");
+    cr_assert(strstr(page, "game pairs from a&lt;x-inj"), "the pentanomial card names engine 0, escaped");
+    cr_assert_geq(count(page, "&lt;x-inj"), 6u, "%zu escaped", count(page, "&lt;x-inj"));
+    free(page);
+    match_config_free(&cfg);
+}
+
 /* ---- in a real browser ------------------------------------------------------------ */
 
 static int sh(const char *cmd)

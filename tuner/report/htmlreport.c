@@ -58,7 +58,13 @@ static void html_esc(FILE *f, const char *s)
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case '\'': fputs("&#39;", f); break;
+        default:
+            /* a control character (an escape sequence from an engine's name) shows as U+FFFD */
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputs("&#xfffd;", f);
+            else
+                fputc(*s, f);
         }
     }
 }
@@ -598,7 +604,9 @@ static void commands(FILE *f, const RunState *rs, const char *dir)
     bool each = false;
     for (size_t i = 0; i < rs->conf.n; i++)
         if (strcmp(rs->conf.v[i].sec, "each") == 0 && strncmp(rs->conf.v[i].key, "option.", 7) != 0) {
-            fprintf(f, " %s=", rs->conf.v[i].key);
+            fputc(' ', f);
+            html_esc(f, rs->conf.v[i].key);
+            fputc('=', f);
             html_esc(f, rs->conf.v[i].val);
             each = true;
         }
@@ -931,9 +939,9 @@ int htmlreport_match(const char *out, const MatchConfig *cfg, const MatchTally *
         pv[i] = (double)t->ptnml[i];
         top = fmax(top, pv[i]);
     }
-    fprintf(f, "<div class=\"card\"><h3>pentanomial counts</h3><div class=\"sub\">game pairs from %s's side: "
-               "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]</div>\n",
-            cfg->eng[0].name, (unsigned long long)t->ptnml[0], (unsigned long long)t->ptnml[1],
+    fputs("<div class=\"card\"><h3>pentanomial counts</h3><div class=\"sub\">game pairs from ", f);
+    html_esc(f, cfg->eng[0].name);
+    fprintf(f, "'s side: Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]</div>\n", (unsigned long long)t->ptnml[0], (unsigned long long)t->ptnml[1],
             (unsigned long long)t->ptnml[2], (unsigned long long)t->ptnml[3], (unsigned long long)t->ptnml[4]);
     {
         PlotSeries s = { .kind = PLOT_BARS, .y = pv, .n = 5, .rgb = 0x546e7a };
