@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <gsl/gsl_rng.h>
+#include <malloc.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "histscan.h"
 #include "htmlreport.h"
 #include "plot.h"
@@ -362,6 +365,135 @@ Test(htmlreport, match_series_stays_bounded)
     cr_assert_geq(s.p[s.n - 1].games, 200000 - 2.0 * (double)s.every, "the last point is recent");
     cr_assert(isfinite(s.p[s.n - 1].llr));
     match_series_free(&s);
+}
+
+/* ---- history.csv read back: one rule, streamed -------------------------------------- */
+
+Test(htmlreport, history_numbers_read_exactly_as_strtod)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    static const char *const fmts[] = { "%.10g", "%.6g", "%.1f", "%.17g", "%.3e", "%.0f" };
+    char buf[64];
+    for (int i = 0; i < 200000; i++) {
+        double x = (gsl_rng_uniform(r) - 0.5) * pow(10, gsl_rng_uniform_int(r, 20) - 6.0);
+        snprintf(buf, sizeof buf, fmts[i % 6], x);
+        double want = strtod(buf, NULL), got = NAN;
+        cr_assert(hist_num_field(buf, &got), "'%s' refused", buf);
+        cr_assert(memcmp(&want, &got, sizeof got) == 0, "'%s': %.17g, strtod %.17g", buf, got, want);
+    }
+    gsl_rng_free(r);
+    static const char *const bad[] = { "nan", "NaN", "inf", "-inf", "1e308", "1e15", "-2e15", "0x10", "", "-",
+                                       "1e", ".", "1.5x", "infinity" };
+    double v;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_not(hist_num_field(bad[i], &v), "'%s' accepted", bad[i]);
+    static const char *const good[] = { "0", "-0", "99999999999999", "+3.5", ".5", "1e14", "1234567890123.4567890123" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        cr_assert(hist_num_field(good[i], &v), "'%s' refused", good[i]);
+}
+
+/* status (hist_read) and the report (histscan_read) take and refuse the same values. */
+Test(htmlreport, status_and_report_share_one_rule)
+{
+    RunState rs;
+    synthetic_run(&rs, 50, climbing);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    char *orig = slurp_path(path);
+    static const char *const vals[] = { "nan", "inf", "-inf", "1e308", "-1e16", "0x1p4", "1e14", "-7.25" };
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        /* the value of "P 1" (the second parameter) on line 8 */
+        char *t = strdup(orig), *out = NULL;
+        size_t ol = 0;
+        FILE *m = open_memstream(&out, &ol);
+        int line = 1;
+        for (char *l = t, *e; *l; l = e + 1) {
+            e = strchr(l, '\n');
+            *e = '\0';
+            if (line == 8) {
+                char *f[64];
+                int nf = csv_split(l, f, 64);
+                cr_assert_gt(nf, 9);
+                for (int c = 0; c < nf; c++)
+                    fprintf(m, "%s%s", c ? "," : "", c == HIST_NFIXED + 1 ? vals[i] : f[c]);
+                fputc('\n', m);
+            } else {
+                fprintf(m, "%s\n", l);
+            }
+            line++;
+        }
+        fclose(m);
+        write_text("history.csv", out);
+        free(out);
+        free(t);
+        bool ok = i >= 6;
+        HistData d;
+        int a = hist_read(tmp, &rs.spsa, rs.spsa.completed, &d, err, sizeof err);
+        cr_assert_eq(a, ok ? 0 : -1, "status, '%s': %s", vals[i], a ? err : "accepted");
+        if (!ok)
+            cr_assert(strstr(err, "history.csv:8:"), "status names the line: %s", err);
+        hist_data_free(&d);
+        HistScan h;
+        int b = histscan_read(tmp, &rs.spsa, rs.spsa.completed, 10, 0, &h, err, sizeof err);
+        cr_assert_eq(b, ok ? 0 : -1, "report, '%s': %s", vals[i], b ? err : "accepted");
+        if (!ok)
+            cr_assert(strstr(err, "history.csv:8:") && strstr(err, "P 1"), "report names line and column: %s",
+                      err);
+        histscan_free(&h);
+    }
+    free(orig);
+    runstate_free(&rs);
+}
+
+/* status keeps a few numbers per parameter, not the history: the memory
+ * hist_read holds grows by one iteration number a row. */
+Test(htmlreport, status_streams_the_history)
+{
+    enum { P = 30, ROWS = 20000 };
+    SpsaParam p[P];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < P; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "Q%d", i);
+        p[i].theta = p[i].start = 100;
+        p[i].max = 1000;
+        p[i].c_end = 4;
+        p[i].r_end = 0.002;
+    }
+    SpsaState st;
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2 * ROWS);
+    char err[512];
+    cr_assert_eq(spsa_init(&st, p, P, &cfg, 1, err, sizeof err), 0, "%s", err);
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), 0, "%s", err);
+    for (int r = 1; r <= ROWS; r++) {
+        fprintf(h.f, "%d,%d,%d,1,0,1,%.1f", r, r, 2 * r, 0.5 * r);
+        for (int i = 0; i < P; i++)
+            fprintf(h.f, ",%.10g", 100 + (i == 3 ? 0.01 * r : i == 4 && r == 777 ? 500 : 0));
+        for (int i = 0; i < 2 * P; i++)
+            fputs(",4", h.f);
+        fputc('\n', h.f);
+    }
+    hist_close(&h);
+    struct mallinfo2 before = mallinfo2();
+    HistData d;
+    cr_assert_eq(hist_read(tmp, &st, ROWS, &d, err, sizeof err), 0, "%s", err);
+    struct mallinfo2 after = mallinfo2();
+    size_t b0 = before.uordblks + before.hblkhd, b1 = after.uordblks + after.hblkhd; /* heap and mmap'd */
+    size_t held = b1 > b0 ? b1 - b0 : 0;
+    cr_assert_lt(held, (size_t)ROWS * 8 + 65536, "hist_read holds %zu bytes for %d rows of %d parameters", held,
+                 ROWS, P);
+    cr_assert_eq(d.nrows, (size_t)ROWS);
+    cr_assert_eq(d.k[ROWS - 1], (uint64_t)ROWS);
+    cr_assert_float_eq(d.last[3], 100 + 0.01 * ROWS, 1e-9);
+    cr_assert_eq(d.hi[4], 600, "a one-row spike is the largest value");
+    cr_assert(d.moved[4] && !d.moved[5]);
+    cr_assert_eq(d.tail_rows, (size_t)ROWS / 10);
+    cr_assert_float_eq(d.tail_sum[3] / (double)d.tail_rows, 100 + 0.01 * (ROWS - (ROWS / 10 - 1) / 2.0), 1e-6);
+    hist_data_free(&d);
+    spsa_free(&st);
 }
 
 /* ---- every string a user controls is escaped -------------------------------------- */
