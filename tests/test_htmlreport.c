@@ -496,6 +496,64 @@ Test(htmlreport, status_streams_the_history)
     spsa_free(&st);
 }
 
+/* The page of a run of 30 parameters with a long, noisy history: every chart
+ * at its full number of points, the page stays small. */
+Test(htmlreport, a_page_of_30_parameters_stays_small)
+{
+    enum { P = 30, ROWS = 6000 }; /* 600 buckets of 10 rows: as many points as any longer run */
+    SpsaParam p[P];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < P; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "Param%02d", i);
+        p[i].theta = p[i].start = 100;
+        p[i].max = 1000;
+        p[i].c_end = 4;
+        p[i].r_end = 0.002;
+    }
+    RunState rs;
+    runstate_init(&rs);
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2 * ROWS);
+    char err[512];
+    cr_assert_eq(spsa_init(&rs.spsa, p, P, &cfg, 1, err, sizeof err), 0, "%s", err);
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &rs.spsa, 0, err, sizeof err), 0, "%s", err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    double theta[P];
+    for (int i = 0; i < P; i++)
+        theta[i] = 100;
+    for (int row = 1; row <= ROWS; row++) {
+        fprintf(h.f, "%d,%d,%d,1,0,1,%.1f", row, row, 2 * row, 0.5 * row);
+        for (int i = 0; i < P; i++) {
+            theta[i] += gsl_rng_uniform(r) - 0.5 + 0.002 * i;
+            fprintf(h.f, ",%.10g", theta[i]);
+        }
+        for (int i = 0; i < 2 * P; i++)
+            fputs(",4", h.f);
+        fputc('\n', h.f);
+    }
+    hist_close(&h);
+    gsl_rng_free(r);
+    for (int i = 0; i < P; i++)
+        rs.spsa.params[i].theta = theta[i];
+    rs.spsa.completed = rs.spsa.k = ROWS;
+    rs.games = 2 * ROWS;
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char out[256];
+    snprintf(out, sizeof out, "%s/r.html", tmp);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp_path(out);
+    cr_assert_eq(count(page, "class=\"chart\""), P + HTML_RUN_EXTRA_CHARTS);
+    cr_assert_null(strstr(page, "no trajectory"));
+    cr_assert(strstr(page, "600 groups of 10"), "the whole history is drawn");
+    size_t len = strlen(page);
+    cr_assert_lt(len, (size_t)2000000, "the page of 30 parameters is %zu bytes", len);
+    free(page);
+}
+
 /* ---- every string a user controls is escaped -------------------------------------- */
 
 /* Markup that must never reach a page as markup: a tag, an attribute quote, an entity. */
