@@ -457,6 +457,31 @@ Test(review, resume_refuses_a_different_engine_unless_forced)
     cr_expect_eq(rc, 0, "%s", out);
 }
 
+/* verify plays the run's engine: a different binary at its path is refused
+ * (saying what changed), unless -force. */
+Test(review, verify_refuses_a_different_engine_unless_forced)
+{
+    char eng[PATH_MAX];
+    snprintf(eng, sizeof eng, "%s/engine", tmp);
+    cr_assert_eq(shell("cp %s %s", FAKESPSA, eng), 0, "%s", out);
+    /* large gains: the values move in a few games, so verify has a match to play */
+    put("spec.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n");
+    finished_run("r", eng, 8);
+    cr_assert_eq(shell("printf x >> %s", eng), 0);
+    int rc = shell(TUNE " verify %s/r -sprt off -rounds 1", tmp);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, eng) && strstr(out, "size") && strstr(out, "verify with -force"),
+              "the message says what changed:\n%s", out);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
+    cr_expect_neq(access(path, F_OK), 0, "nothing was played");
+    rc = shell(TUNE " verify %s/r -sprt off -rounds 1 -force", tmp);
+    cr_expect_eq(rc, 0, "-force plays:\n%s", out);
+    cr_expect(strstr(out, "warning") && strstr(out, "size"), "-force still says what changed:\n%s", out);
+    cr_expect(strstr(out, "Games: 2"), "one pair played:\n%s", out);
+    cr_expect_eq(access(path, F_OK), 0, "the verdict is written");
+}
+
 Test(review, resume_of_a_state_without_the_engine_record_still_works)
 {
     finished_run("r", FAKESPSA, 4);
