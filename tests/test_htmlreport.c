@@ -548,7 +548,7 @@ Test(htmlreport, a_page_of_30_parameters_stays_small)
     char *page = slurp_path(out);
     cr_assert_eq(count(page, "class=\"chart\""), P + HTML_RUN_EXTRA_CHARTS);
     cr_assert_null(strstr(page, "no trajectory"));
-    cr_assert(strstr(page, "600 groups of 10"), "the whole history is drawn");
+    cr_assert(strstr(page, "6000 batches drawn as 300 groups of 20"), "the whole history is drawn");
     size_t len = strlen(page);
     cr_assert_lt(len, (size_t)2000000, "the page of 30 parameters is %zu bytes", len);
     free(page);

@@ -746,10 +746,11 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
         fputs("<p class=\"warn\">history.csv could not be read, so there are no trajectories: ", f);
         html_esc(f, herr);
         fputs("</p>\n", f);
-    } else if (h.per > 1) {
+    } else if (h.rows > (h.nb + TRACK_GROUP - 1) / TRACK_GROUP) {
         fprintf(f, "<p class=\"note\">%llu batches drawn as %zu groups of %llu: each group shows its "
                    "smallest and largest value, so no excursion is hidden. history.csv keeps every row.</p>\n",
-                (unsigned long long)h.rows, h.nb, (unsigned long long)h.per);
+                (unsigned long long)h.rows, (h.nb + TRACK_GROUP - 1) / TRACK_GROUP,
+                (unsigned long long)h.per * TRACK_GROUP);
     }
     fputs("<section id=\"params\"><h2>Parameters</h2>\n<p class=\"note\">Flags as <code>ratchet-tune status</code>: "
           "<i>never moved</i>, <i>at min/max</i> (theta sits on a bound), <i>drifting up/down</i> (the mean of "
