@@ -55,8 +55,8 @@ void hist_close(History *h);
 char *hist_format_row(const HistRow *r, const SpsaState *st, const SpsaBatch *b, size_t *len);
 int hist_write(History *h, const char *text, size_t len, char *err, size_t errlen);
 
-/* The one rule for a number read back from history.csv, by `status`,
- * `resume` and the report alike: a decimal (as the run writes it: %llu,
+/* The one rule for a number read back from history.csv, by `status`, the
+ * table a run prints at its end and the report alike: a decimal (as the run writes it: %llu,
  * %.1f, %.10g, %.6g), finite and of magnitude below HIST_VALUE_MAX (no
  * parameter, count or time of a run comes near it; nan, inf and 1e308 are
  * refused).  hist_parse_num parses the number at s: the end of its text, or
