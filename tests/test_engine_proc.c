@@ -54,6 +54,18 @@ Test(engine_proc, handshake_reads_options_and_name)
     cr_assert_not(ep_has_option(&eng, "Gamma"));
 }
 
+/* An escape sequence in the engine's `id name` does not reach the terminal,
+ * PGN tags or the state: each control character becomes '?'. */
+Test(engine_proc, id_name_loses_its_control_characters)
+{
+    start_fake("--name A\x1b[31mB\x07" "C", 5000, NULL, 0, 0);
+    cr_assert_str_eq(eng.id_name, "A?[31mB?C");
+    EngineProc e;
+    memset(&e, 0, sizeof e);
+    ep_handshake_line(&e, "id name x\ty\rz");
+    cr_assert_str_eq(e.id_name, "x?y?z");
+}
+
 Test(engine_proc, startup_options_reach_the_engine)
 {
     char path[] = "/tmp/ratchet-optlog-XXXXXX";

@@ -785,6 +785,27 @@ Test(match, pasted_fastchess_options_are_accepted)
     cr_assert_eq(cfg.seed, 42);
 }
 
+/* A name, event or option with a control character would go raw into UCI
+ * commands, PGN tags and the terminal: refused, naming the setting. */
+Test(match, control_characters_in_names_are_refused)
+{
+    static const char *const bad[][2] = { { "-engine", "name=a\x1b[31mb" }, { "-engine", "name=a\nb" },
+                                          { "-engine", "option.Hash=1\nquit" }, { "-engine", "option.A\rB=1" },
+                                          { "-event", "x\ny" },                 { "-each", "name=\x07" } };
+    static const char *const what[] = { "name=", "name=", "option.Hash", "option.A", "-event", "name=" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *argv[] = { (char *)bad[k][0], (char *)bad[k][1] };
+        int i = 0;
+        char err[256] = "";
+        cr_assert_eq(match_parse_option(&cfg, 2, argv, &i, err, sizeof err), -1, "'%s' taken", bad[k][1]);
+        cr_assert(strstr(err, what[k]) && strstr(err, "control character"), "%s", err);
+    }
+    char *good[] = { "-engine", "name=a b\xc3\xa9", "cmd=/bin/true", "option.Hash=16" };
+    int i = 0;
+    char err[256] = "";
+    cr_assert_eq(match_parse_option(&cfg, 4, good, &i, err, sizeof err), 1, "%s", err);
+}
+
 Test(match, unknown_option_is_left_to_the_caller)
 {
     char *argv[] = { "-rounds", "5" };

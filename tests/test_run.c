@@ -1023,7 +1023,7 @@ Test(run, names_with_spaces_and_floats_end_to_end)
     HistData h;
     cr_assert_eq(hist_read(dir, &rs.spsa, rs.spsa.completed, &h, err, sizeof err), 0, "%s", err);
     cr_assert_eq(h.nrows, 10u);
-    cr_assert_float_eq(h.theta[9 * 2 + 1], rs.spsa.params[1].theta, 1e-9, "the last row is theta");
+    cr_assert_float_eq(h.last[1], rs.spsa.params[1].theta, 1e-9, "the last row is theta");
     hist_data_free(&h);
 
     /* export: the spaced names, a float as a JSON number with its fraction. */
@@ -1811,6 +1811,32 @@ Test(run, resume_refuses_a_different_engine_unless_forced, .init = command_fixtu
     /* And records the new engine: the next resume is quiet. */
     rc = shell(TUNE " resume %s/r -spsa games=10", tmp);
     cr_expect_eq(rc, 0, "%s", out);
+}
+
+/* verify plays the run's engine: a different binary at its path is refused
+ * (saying what changed), unless -force. */
+Test(run, verify_refuses_a_different_engine_unless_forced, .init = command_fixture)
+{
+    char eng[PATH_MAX];
+    snprintf(eng, sizeof eng, "%s/engine", tmp);
+    cr_assert_eq(shell("cp %s %s", FAKESPSA, eng), 0, "%s", out);
+    write_file("spec.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n");
+    finished_run("r", eng, 8);
+    /* other base values, so that verify has a match to play whether or not the run moved */
+    write_file("base.json", "{\"params\": {\"Alpha\": 60, \"Beta\": 40}}\n");
+    cr_assert_eq(shell("printf x >> %s", eng), 0);
+    int rc = shell(TUNE " verify %s/r -base %s/base.json -sprt off -rounds 1", tmp, tmp);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, eng) && strstr(out, "size") && strstr(out, "verify with -force"),
+              "the message says what changed:\n%s", out);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
+    cr_expect_neq(access(path, F_OK), 0, "nothing was played");
+    rc = shell(TUNE " verify %s/r -base %s/base.json -sprt off -rounds 1 -force", tmp, tmp);
+    cr_expect_eq(rc, 0, "-force plays:\n%s", out);
+    cr_expect(strstr(out, "warning") && strstr(out, "size"), "-force still says what changed:\n%s", out);
+    cr_expect(strstr(out, "Games: 2"), "one pair played:\n%s", out);
+    cr_expect_eq(access(path, F_OK), 0, "the verdict is written");
 }
 
 Test(run, resume_of_a_state_without_the_engine_record_still_works, .init = command_fixture)
