@@ -316,11 +316,38 @@ static int read_searchmoves(Uci *u, char **tok, int n, int i, SearchLimits *lim)
     return i;
 }
 
+/* The largest time a go limit keeps (ms, about 31 years): larger clocks,
+ * increments and move times mean "no hurry", and the time manager's
+ * arithmetic stays far from overflow. */
+#define GO_MAX_MS 1000000000000LL
+/* A go whose only limits were malformed searches this long rather than
+ * until a `stop` that the GUI, expecting a move, will not send. */
+#define GO_FALLBACK_MS 1000
+
+/* A go limit's value: a whole decimal integer, clamped to [0, INT64_MAX]
+ * (a GUI may send a negative clock after flagging, or 2^64 - 1 for "no
+ * limit"); false when the text is missing or not an integer. */
+static bool parse_go_value(const char *text, int64_t *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end)
+        return false;
+    if (errno == ERANGE)
+        v = v < 0 ? 0 : LLONG_MAX;
+    *out = v < 0 ? 0 : (int64_t)v;
+    return true;
+}
+
 static void cmd_go(Uci *u, char **tok, int n)
 {
     SearchLimits *lim = &u->limits;
     search_limits_init(lim);
     lim->overhead = u->overhead;
+    bool malformed = false;
     for (int i = 1; i < n; i++) {
         const char *key = tok[i];
         if (!strcmp(key, "perft")) {
@@ -339,43 +366,48 @@ static void cmd_go(Uci *u, char **tok, int n)
             i = read_searchmoves(u, tok, n, i, lim);
             continue;
         }
-        const char *val = i + 1 < n ? tok[i + 1] : NULL;
-        long v;
-        if (in_list(key, go_valued, N_OF(go_valued))) {
-            i++;
-            if (!parse_long(val, LONG_MIN, LONG_MAX, &v)) {
-                /* Searching without the limit would turn `go depth` into
-                 * `go infinite`: refuse the whole command instead. */
-                say(u, "info string go: %s needs an integer value, got '%s'; no search started", key,
-                    val ? val : "");
-                return;
-            }
-        } else {
+        if (!in_list(key, go_valued, N_OF(go_valued))) {
             say(u, "info string go: unknown parameter '%s'; ignored", key);
             continue;
         }
-        if (v < 0)
-            v = 0; /* a GUI may send a negative clock after flagging */
+        /* The value; a keyword in its place means it is missing (and the
+         * keyword is read as one). */
+        const char *val = i + 1 < n && !is_go_keyword(tok[i + 1]) ? tok[++i] : NULL;
+        int64_t v;
+        if (!parse_go_value(val, &v)) {
+            say(u, "info string go: %s needs an integer value, got '%s'; %s ignored", key, val ? val : "", key);
+            malformed = true;
+            continue;
+        }
         /* depth, nodes and movetime of 0 still ask for a move: the least search. */
         if (v == 0 && strcmp(key, "wtime") && strcmp(key, "btime") && strcmp(key, "winc") && strcmp(key, "binc")
             && strcmp(key, "movestogo"))
             v = 1;
+        int64_t ms = v < GO_MAX_MS ? v : GO_MAX_MS;
         if (!strcmp(key, "wtime"))
-            lim->time[WHITE] = v;
+            lim->time[WHITE] = ms;
         else if (!strcmp(key, "btime"))
-            lim->time[BLACK] = v;
+            lim->time[BLACK] = ms;
         else if (!strcmp(key, "winc"))
-            lim->inc[WHITE] = v;
+            lim->inc[WHITE] = ms;
         else if (!strcmp(key, "binc"))
-            lim->inc[BLACK] = v;
+            lim->inc[BLACK] = ms;
         else if (!strcmp(key, "movestogo"))
             lim->movestogo = (int)(v < INT_MAX ? v : INT_MAX);
-        else if (!strcmp(key, "depth") || !strcmp(key, "mate"))
-            lim->depth = (int)(v < MAX_PLY ? (key[0] == 'm' ? 2 * v : v) : MAX_PLY);
+        else if (!strcmp(key, "depth"))
+            lim->depth = (int)(v < MAX_PLY ? v : MAX_PLY);
+        else if (!strcmp(key, "mate"))
+            lim->depth = (int)(v < MAX_PLY / 2 ? 2 * v : MAX_PLY);
         else if (!strcmp(key, "nodes"))
             lim->nodes = (uint64_t)v;
         else if (!strcmp(key, "movetime"))
-            lim->movetime = v;
+            lim->movetime = ms;
+    }
+    /* Malformed limits and nothing else: a short search, so a move comes. */
+    if (malformed && !lim->infinite && !lim->depth && !lim->nodes && !lim->movetime && lim->time[WHITE] < 0
+        && lim->time[BLACK] < 0) {
+        say(u, "info string go: no valid limit left; searching for %d ms", GO_FALLBACK_MS);
+        lim->movetime = GO_FALLBACK_MS;
     }
     /* Plain `go` with no limit at all searches until `stop`. */
     if (!lim->depth && !lim->nodes && !lim->movetime && lim->time[WHITE] < 0 && lim->time[BLACK] < 0)

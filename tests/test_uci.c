@@ -552,24 +552,62 @@ Test(uci, searchmoves_restricts_the_root)
     cr_expect(strstr(seen, "info string") && strstr(seen, "e2e5"), "%s", seen);
 }
 
-Test(uci, a_limit_without_its_value_refuses_the_go)
+/* Every go ends in a bestmove: a malformed or missing value is named in an
+ * info string and left out; if no limit is left, a short search stands in
+ * for it (a GUI that expects a move sends no stop). */
+Test(uci, a_malformed_limit_is_named_and_a_move_still_comes)
 {
-    static const char *bad[] = {"go depth", "go nodes", "go movetime x", "go wtime 100 btime", "go depth -"};
+    static const char *bad[] = {"go depth", "go nodes", "go movetime x", "go wtime 100 btime", "go depth -",
+                                "go depth wtime 50 btime 50", "go mate 1.5", "go nodes 0x10"};
+    Position *p = make_pos(START_FEN);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        static char seen[1 << 14];
+        static char seen[1 << 16];
+        char line[256], mv[16] = "";
         seen[0] = '\0';
         send("position startpos");
         send("%s", bad[i]);
-        usleep(100 * 1000);
-        sync_engine(seen, sizeof seen);
+        expect_prefix("bestmove ", line, sizeof line, seen, sizeof seen);
+        sscanf(line, "bestmove %15s", mv);
+        cr_expect_neq(parse_uci(p, mv), MOVE_NONE, "'%s': bestmove '%s' is not legal", bad[i], mv);
         cr_expect(strstr(seen, "info string go:") != NULL, "'%s': no message: %s", bad[i], seen);
-        cr_expect(strstr(seen, "info depth") == NULL && strstr(seen, "bestmove") == NULL,
-                  "'%s' started a search: %s", bad[i], seen);
-        send("stop"); /* if it did start an infinite search, end it */
     }
     /* A good go afterwards still searches. */
     send("go depth 2");
-    expect_bestmove(make_pos(START_FEN));
+    expect_bestmove(p);
+}
+
+/* Values too large for the limit's type are clamped, negative ones read as
+ * 0, and the search answers like any other. */
+Test(uci, huge_and_negative_limits_are_clamped)
+{
+    static const char *bounded[] = {
+        "go nodes 18446744073709551615 depth 2",
+        "go nodes 99999999999999999999999999 depth 2",
+        "go depth 99999999999999999999 nodes 2000",
+        "go depth 9223372036854775807 nodes 2000",
+        "go mate 9223372036854775807 nodes 2000",
+        "go movetime 18446744073709551615 depth 2",
+        "go wtime 18446744073709551615 btime 18446744073709551615 winc 18446744073709551615 "
+        "binc 18446744073709551615 movestogo 18446744073709551615 depth 2",
+        "go wtime -18446744073709551615 btime -5 winc -1 binc -1 movestogo -3",
+        "go depth -99999999999999999999 nodes -1 movetime -7",
+    };
+    Position *p = make_pos(START_FEN);
+    send("position startpos");
+    for (size_t i = 0; i < sizeof bounded / sizeof bounded[0]; i++) {
+        send("%s", bounded[i]);
+        expect_bestmove(p);
+    }
+    /* 2^64 - 1 nodes alone: effectively unlimited, so it ends at stop. */
+    char line[512];
+    send("go nodes 18446744073709551615");
+    expect_prefix("info depth", line, sizeof line, NULL, 0);
+    send("stop");
+    expect_bestmove(p);
+    send("go movetime 18446744073709551615");
+    expect_prefix("info depth", line, sizeof line, NULL, 0);
+    send("stop");
+    expect_bestmove(p);
 }
 
 Test(uci, go_ponder_is_refused_and_the_search_ends_by_itself)
