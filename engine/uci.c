@@ -244,13 +244,15 @@ static void cmd_position(Uci *u, char **tok, int n)
             free(next);
             return;
         }
-        if (!pos_has_room(next)) {
-            say(u, "info string position: game too long (%d plies); position unchanged", MAX_HISTORY);
-            free(next);
-            return;
-        }
+        /* A game of any length: the plies the draw rules no longer
+         * reach make room. */
+        if (!pos_has_room(next))
+            pos_trim_history(next);
         pos_make(next, m);
     }
+    /* Room for the search's own plies. */
+    if (next->hist + MAX_PLY + 1 >= MAX_HISTORY)
+        pos_trim_history(next);
     memcpy(u->pos, next, sizeof *next);
     free(next);
 }

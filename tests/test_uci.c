@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "board.h"
+#include "helpers.h"
 #include "params.h"
 #include "tt.h"
 #include "uci.h"
@@ -482,6 +483,33 @@ Test(uci, long_move_lists_are_read_whole)
     send("go perft 1");
     cr_expect_eq(read_perft(&moves, &sum, split, sizeof split), 20);
     cr_expect(strstr(split, "e2e4: 1\n") != NULL, "not White to move:\n%s", split);
+}
+
+/* A game longer than the engine's history (2717 plies): the position is
+ * the one sent, and the move is legal there. */
+Test(uci, a_game_longer_than_the_history_is_played_on)
+{
+    static char cmd[LONG_GAME_PLIES * 6 + 64];
+    int n = snprintf(cmd, sizeof cmd, "position startpos moves");
+    for (int i = 0; i < LONG_GAME_PLIES; i++) {
+        char mv[8];
+        long_game_move(i, mv);
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " %s", mv);
+    }
+    cmd[n++] = '\n';
+    for (int off = 0; off < n;) {
+        ssize_t w = write(S.to_engine, cmd + off, (size_t)(n - off));
+        cr_assert(w > 0);
+        off += (int)w;
+    }
+    static char seen[1 << 14];
+    char line[512];
+    seen[0] = '\0';
+    send("d");
+    expect_prefix("info string fen ", line, sizeof line, seen, sizeof seen);
+    cr_expect_str_eq(line, "info string fen " LONG_GAME_FEN, "before it: %s", seen);
+    send("go depth 4");
+    expect_bestmove(make_pos(LONG_GAME_FEN));
 }
 
 Test(uci, quit_during_a_search_ends_the_loop)
