@@ -1,6 +1,8 @@
-/* The UCI protocol.  Commands other than isready, stop and quit wait for a
- * running search to end (stopping it first), so the position, options and
- * tables are never changed under the search thread. */
+/* The UCI protocol.  A search, `go perft` and `bench` run on the search
+ * thread, and `isready` is answered meanwhile.  `stop` and `quit` end any
+ * of them; other commands (and the end of input) stop a search but let a
+ * perft or bench run to its end, and then wait for the thread, so the
+ * position, options and tables are never changed under it. */
 #include "uci.h"
 
 #include <ctype.h>
@@ -11,6 +13,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +31,9 @@
 #define MAX_OVERHEAD 5000
 #define DEFAULT_OVERHEAD 10
 
+/* What the search thread runs. */
+typedef enum { JOB_SEARCH, JOB_PERFT, JOB_BENCH } Job;
+
 typedef struct {
     FILE *out;
     Position *pos;          /* the game position */
@@ -35,6 +41,8 @@ typedef struct {
     pthread_t thread;
     bool running;           /* a search thread exists and has not been joined */
     atomic_bool stop;
+    Job job;
+    int job_depth;          /* of a perft or bench */
     SearchLimits limits;    /* read by the search thread while it runs */
     int threads;
     int overhead;
@@ -66,9 +74,8 @@ static void say(Uci *u, const char *fmt, ...)
 
 /* ---- The search thread --------------------------------------------------- */
 
-static void *search_thread(void *arg)
+static void run_search(Uci *u)
 {
-    Uci *u = arg;
     SearchResult res;
     search_run(u->searcher, u->pos, &u->limits, &u->stop, u->out, &res);
 
@@ -85,17 +92,113 @@ static void *search_thread(void *arg)
     } else {
         say(u, "bestmove %s", best);
     }
+}
+
+/* Perft that polls `stop` above the last PERFT_POLL_DEPTH plies (where the
+ * rules' bulk-counting perft runs, a millisecond or so at most). */
+#define PERFT_POLL_DEPTH 3
+static uint64_t perft_until(Position *p, int depth, atomic_bool *stop)
+{
+    if (depth <= PERFT_POLL_DEPTH)
+        return perft(p, depth);
+    if (atomic_load_explicit(stop, memory_order_relaxed))
+        return 0;
+    MoveList list;
+    gen_legal(p, &list, GEN_ALL);
+    uint64_t n = 0;
+    for (int i = 0; i < list.count; i++) {
+        pos_make(p, list.moves[i]);
+        n += perft_until(p, depth - 1, stop);
+        pos_unmake(p);
+    }
+    return n;
+}
+
+/* go perft N: the move: count split, then the total (Stockfish's format).
+ * After `stop`, the moves counted whole so far and their total. */
+static void run_perft(Uci *u)
+{
+    Position *p = malloc(sizeof *p);
+    if (!p) {
+        say(u, "info string go perft: out of memory");
+        return;
+    }
+    memcpy(p, u->pos, offsetof(Position, st) + (size_t)(u->pos->hist + 1) * sizeof p->st[0]);
+    int depth = u->job_depth;
+    MoveList list;
+    gen_legal(p, &list, GEN_ALL);
+    uint64_t total = 0;
+    int counted = 0;
+    for (int i = 0; i < list.count; i++) {
+        char mv[8];
+        pos_make(p, list.moves[i]);
+        uint64_t n = depth > 1 ? perft_until(p, depth - 1, &u->stop) : 1;
+        pos_unmake(p);
+        if (atomic_load(&u->stop))
+            break;
+        move_to_uci(list.moves[i], mv);
+        say(u, "%s: %" PRIu64, mv, n);
+        total += n;
+        counted++;
+    }
+    if (counted < list.count)
+        say(u, "info string go perft: stopped after %d of %d moves; the total counts those", counted, list.count);
+    say(u, "%s", "");
+    say(u, "Nodes searched: %" PRIu64, total);
+    free(p);
+}
+
+static void *search_thread(void *arg)
+{
+    Uci *u = arg;
+    if (u->job == JOB_PERFT) {
+        run_perft(u);
+    } else if (u->job == JOB_BENCH) {
+        BenchResult r;
+        bench_run_until(bench_fens, bench_count, u->job_depth, u->out, &u->stop, &r);
+    } else {
+        run_search(u);
+    }
     return NULL;
 }
 
-/* Stops a running search (it prints its bestmove) and waits for it. */
+/* Runs a job on the search thread (or, if no thread can be started, here:
+ * a search then answers from depth 1). */
+static void start_job(Uci *u, Job job)
+{
+    u->job = job;
+    atomic_store(&u->stop, false);
+    if (pthread_create(&u->thread, NULL, search_thread, u) == 0) {
+        u->running = true;
+        return;
+    }
+    if (job == JOB_SEARCH) {
+        say(u, "info string go: cannot start the search thread; answering from depth 1");
+        u->limits.infinite = false;
+        u->limits.depth = 1;
+    } else {
+        say(u, "info string cannot start the search thread; running here (stop is not read meanwhile)");
+    }
+    search_thread(u);
+}
+
+/* Stops a running search (it prints its bestmove), or lets a perft or
+ * bench finish, and waits for the thread. */
 static void finish_search(Uci *u)
 {
     if (!u->running)
         return;
-    atomic_store(&u->stop, true);
+    if (u->job == JOB_SEARCH)
+        atomic_store(&u->stop, true);
     pthread_join(u->thread, NULL);
     u->running = false;
+}
+
+/* `stop` and `quit`: whatever runs ends now. */
+static void stop_job(Uci *u)
+{
+    atomic_store(&u->stop, true);
+    finish_search(u);
 }
 
 /* ---- Helpers ------------------------------------------------------------- */
@@ -257,7 +360,7 @@ static void cmd_position(Uci *u, char **tok, int n)
     free(next);
 }
 
-/* go perft N: the move: count split, then the total (Stockfish's format). */
+/* go perft N: checked here, counted on the search thread. */
 static void cmd_perft(Uci *u, const char *arg)
 {
     long depth;
@@ -265,20 +368,8 @@ static void cmd_perft(Uci *u, const char *arg)
         say(u, "info string go perft: depth '%s' is not an integer in [1, 64]", arg ? arg : "");
         return;
     }
-    MoveList list;
-    gen_legal(u->pos, &list, GEN_ALL);
-    uint64_t total = 0;
-    for (int i = 0; i < list.count; i++) {
-        char mv[8];
-        pos_make(u->pos, list.moves[i]);
-        uint64_t n = depth > 1 ? perft(u->pos, (int)depth - 1) : 1;
-        pos_unmake(u->pos);
-        move_to_uci(list.moves[i], mv);
-        say(u, "%s: %" PRIu64, mv, n);
-        total += n;
-    }
-    say(u, "%s", "");
-    say(u, "Nodes searched: %" PRIu64, total);
+    u->job_depth = (int)depth;
+    start_job(u, JOB_PERFT);
 }
 
 /* The go parameters that take a value, and all of its keywords. */
@@ -418,16 +509,7 @@ static void cmd_go(Uci *u, char **tok, int n)
     if (lim->time[u->pos->side] < 0 && lim->time[!u->pos->side] >= 0)
         lim->time[u->pos->side] = 0;
 
-    atomic_store(&u->stop, false);
-    if (pthread_create(&u->thread, NULL, search_thread, u) != 0) {
-        /* No thread: answer from a one-ply search so the GUI still gets a move. */
-        say(u, "info string go: cannot start the search thread; answering from depth 1");
-        lim->infinite = false;
-        lim->depth = 1;
-        search_thread(u);
-        return;
-    }
-    u->running = true;
+    start_job(u, JOB_SEARCH);
 }
 
 static void cmd_bench(Uci *u, char **tok, int n)
@@ -437,8 +519,8 @@ static void cmd_bench(Uci *u, char **tok, int n)
         say(u, "info string bench: depth '%s' is not an integer in [1, %d]", tok[1], MAX_PLY - 1);
         return;
     }
-    BenchResult r;
-    bench_run(bench_fens, bench_count, (int)depth, u->out, &r);
+    u->job_depth = (int)depth;
+    start_job(u, JOB_BENCH);
 }
 
 /* `d`: the position as FEN (a debugging aid, as in Stockfish). */
@@ -496,8 +578,9 @@ int uci_loop(FILE *in, FILE *out)
         if (!strcmp(cmd, "isready")) {
             say(&u, "readyok");
         } else if (!strcmp(cmd, "stop")) {
-            finish_search(&u);
+            stop_job(&u);
         } else if (!strcmp(cmd, "quit")) {
+            stop_job(&u);
             quit = true;
         } else if (!strcmp(cmd, "ponderhit")) {
             /* `go ponder` searches as a normal go (no Ponder option): nothing to do. */

@@ -512,6 +512,58 @@ Test(uci, a_game_longer_than_the_history_is_played_on)
     expect_bestmove(make_pos(LONG_GAME_FEN));
 }
 
+/* Reads lines until one starts with `prefix`; fails if one starting with
+ * `never` comes first. */
+static void expect_before(const char *prefix, const char *never, char *found, size_t cap)
+{
+    char line[1024];
+    while (next_line(line, sizeof line)) {
+        cr_assert(strncmp(line, never, strlen(never)), "'%s' came before '%s'", line, prefix);
+        if (!strncmp(line, prefix, strlen(prefix))) {
+            if (found)
+                copy_line(found, cap, line);
+            return;
+        }
+    }
+    cr_assert_fail("no line starting with '%s' from the engine", prefix);
+}
+
+/* go perft and bench run like a search: isready is answered meanwhile,
+ * stop ends them with their closing lines, quit ends them and the loop. */
+Test(uci, perft_and_bench_answer_isready_and_end_at_stop)
+{
+    char line[1024];
+    send("position startpos");
+    send("go perft 9"); /* 2.4e12 leaves: hours */
+    send("isready");
+    expect_before("readyok", "Nodes searched", NULL, 0);
+    send("stop");
+    expect_before("info string go perft: stopped after ", "Nodes searched", NULL, 0);
+    expect_prefix("Nodes searched: ", NULL, 0, NULL, 0);
+    /* The engine is in step: a full perft after it. */
+    send("go perft 2");
+    expect_prefix("Nodes searched: ", line, sizeof line, NULL, 0);
+    cr_expect_str_eq(line, "Nodes searched: 400");
+
+    send("bench 100");
+    send("isready");
+    expect_before("readyok", "info string bench", NULL, 0);
+    send("stop");
+    expect_prefix("info string bench: stopped after ", NULL, 0, NULL, 0);
+    expect_prefix("", line, sizeof line, NULL, 0);
+    regex_t re;
+    cr_assert_eq(regcomp(&re, "^[0-9]+ nodes [0-9]+ nps$", REG_EXTENDED | REG_NOSUB), 0);
+    cr_expect_eq(regexec(&re, line, 0, NULL, 0), 0, "last bench line: '%s'", line);
+    regfree(&re);
+    sync_engine(NULL, 0);
+
+    send("go perft 9");
+    send("quit");
+    expect_prefix("Nodes searched: ", NULL, 0, NULL, 0);
+    pthread_join(S.thread, NULL);
+    S.running = false;
+}
+
 Test(uci, quit_during_a_search_ends_the_loop)
 {
     send("position startpos");
