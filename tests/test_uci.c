@@ -667,8 +667,8 @@ Test(uci, huge_and_negative_limits_are_clamped)
         "go depth 9223372036854775807 nodes 2000",
         "go mate 9223372036854775807 nodes 2000",
         "go movetime 18446744073709551615 depth 2",
-        "go wtime 18446744073709551615 btime 18446744073709551615 winc 18446744073709551615 "
-        "binc 18446744073709551615 movestogo 18446744073709551615 depth 2",
+        ("go wtime 18446744073709551615 btime 18446744073709551615 winc 18446744073709551615 "
+         "binc 18446744073709551615 movestogo 18446744073709551615 depth 2"),
         "go wtime -18446744073709551615 btime -5 winc -1 binc -1 movestogo -3",
         "go depth -99999999999999999999 nodes -1 movetime -7",
     };
