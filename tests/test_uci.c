@@ -637,8 +637,9 @@ Test(uci, searchmoves_restricts_the_root)
  * for it (a GUI that expects a move sends no stop). */
 Test(uci, a_malformed_limit_is_named_and_a_move_still_comes)
 {
-    static const char *bad[] = {"go depth", "go nodes", "go movetime x", "go wtime 100 btime", "go depth -",
-                                "go depth wtime 50 btime 50", "go mate 1.5", "go nodes 0x10"};
+    static const char *bad[] = {"go depth", "go movetime x", "go mate 1.5", "go wtime 100 btime",
+                                "go depth - wtime 50 btime 50", "go nodes wtime 50 btime 50",
+                                "go nodes 0x10 wtime 50 btime 50"};
     Position *p = make_pos(START_FEN);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         static char seen[1 << 16];
