@@ -74,6 +74,12 @@ const int bench_count = (int)(sizeof bench_fens / sizeof bench_fens[0]);
 
 int bench_run(const char *const *fens, int count, int depth, FILE *out, BenchResult *res)
 {
+    return bench_run_until(fens, count, depth, out, NULL, res);
+}
+
+int bench_run_until(const char *const *fens, int count, int depth, FILE *out, atomic_bool *stop,
+                    BenchResult *res)
+{
     Position *pos = malloc(sizeof *pos);
     Searcher *s = searcher_new();
     if (!pos || !s) {
@@ -98,7 +104,8 @@ int bench_run(const char *const *fens, int count, int depth, FILE *out, BenchRes
 
     res->nodes = 0;
     int64_t start = tm_now();
-    for (int i = 0; i < count; i++) {
+    int done = 0;
+    for (int i = 0; i < count && !(stop && atomic_load(stop)); i++) {
         char err[256];
         if (pos_from_fen(pos, fens[i], err, sizeof err) != 0) {
             if (out)
@@ -110,18 +117,23 @@ int bench_run(const char *const *fens, int count, int depth, FILE *out, BenchRes
         tt_clear();
         searcher_clear(s);
         SearchResult r;
-        search_run(s, pos, &lim, NULL, NULL, &r);
+        search_run(s, pos, &lim, stop, NULL, &r);
         res->nodes += r.nodes;
+        done++;
         if (out) {
             char mv[8];
             move_to_uci(r.best, mv);
             fprintf(out, "position %2d/%d: bestmove %-6s score %6d nodes %10" PRIu64 "\n", i + 1, count, mv,
                     r.score, r.nodes);
+            fflush(out);
         }
     }
     res->ms = tm_now() - start;
     res->nps = res->nodes * 1000 / (uint64_t)(res->ms > 0 ? res->ms : 1);
     if (out) {
+        if (stop && atomic_load(stop))
+            fprintf(out, "info string bench: stopped after %d of %d positions (the last may be cut short); the totals"
+                    " cover those\n", done, count);
         fprintf(out, "%" PRIu64 " nodes %" PRIu64 " nps\n", res->nodes, res->nps);
         fflush(out);
     }

@@ -1,6 +1,8 @@
-/* The UCI protocol.  Commands other than isready, stop and quit wait for a
- * running search to end (stopping it first), so the position, options and
- * tables are never changed under the search thread. */
+/* The UCI protocol.  A search, `go perft` and `bench` run on the search
+ * thread, and `isready` is answered meanwhile.  `stop` and `quit` end any
+ * of them; other commands (and the end of input) stop a search but let a
+ * perft or bench run to its end, and then wait for the thread, so the
+ * position, options and tables are never changed under it. */
 #include "uci.h"
 
 #include <ctype.h>
@@ -11,6 +13,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +31,9 @@
 #define MAX_OVERHEAD 5000
 #define DEFAULT_OVERHEAD 10
 
+/* What the search thread runs. */
+typedef enum { JOB_SEARCH, JOB_PERFT, JOB_BENCH } Job;
+
 typedef struct {
     FILE *out;
     Position *pos;          /* the game position */
@@ -35,6 +41,8 @@ typedef struct {
     pthread_t thread;
     bool running;           /* a search thread exists and has not been joined */
     atomic_bool stop;
+    Job job;
+    int job_depth;          /* of a perft or bench */
     SearchLimits limits;    /* read by the search thread while it runs */
     int threads;
     int overhead;
@@ -66,9 +74,8 @@ static void say(Uci *u, const char *fmt, ...)
 
 /* ---- The search thread --------------------------------------------------- */
 
-static void *search_thread(void *arg)
+static void run_search(Uci *u)
 {
-    Uci *u = arg;
     SearchResult res;
     search_run(u->searcher, u->pos, &u->limits, &u->stop, u->out, &res);
 
@@ -85,17 +92,113 @@ static void *search_thread(void *arg)
     } else {
         say(u, "bestmove %s", best);
     }
+}
+
+/* Perft that polls `stop` above the last PERFT_POLL_DEPTH plies (where the
+ * rules' bulk-counting perft runs, a millisecond or so at most). */
+#define PERFT_POLL_DEPTH 3
+static uint64_t perft_until(Position *p, int depth, atomic_bool *stop)
+{
+    if (depth <= PERFT_POLL_DEPTH)
+        return perft(p, depth);
+    if (atomic_load_explicit(stop, memory_order_relaxed))
+        return 0;
+    MoveList list;
+    gen_legal(p, &list, GEN_ALL);
+    uint64_t n = 0;
+    for (int i = 0; i < list.count; i++) {
+        pos_make(p, list.moves[i]);
+        n += perft_until(p, depth - 1, stop);
+        pos_unmake(p);
+    }
+    return n;
+}
+
+/* go perft N: the move: count split, then the total (Stockfish's format).
+ * After `stop`, the moves counted whole so far and their total. */
+static void run_perft(Uci *u)
+{
+    Position *p = malloc(sizeof *p);
+    if (!p) {
+        say(u, "info string go perft: out of memory");
+        return;
+    }
+    memcpy(p, u->pos, offsetof(Position, st) + (size_t)(u->pos->hist + 1) * sizeof p->st[0]);
+    int depth = u->job_depth;
+    MoveList list;
+    gen_legal(p, &list, GEN_ALL);
+    uint64_t total = 0;
+    int counted = 0;
+    for (int i = 0; i < list.count; i++) {
+        char mv[8];
+        pos_make(p, list.moves[i]);
+        uint64_t n = depth > 1 ? perft_until(p, depth - 1, &u->stop) : 1;
+        pos_unmake(p);
+        if (atomic_load(&u->stop))
+            break;
+        move_to_uci(list.moves[i], mv);
+        say(u, "%s: %" PRIu64, mv, n);
+        total += n;
+        counted++;
+    }
+    if (counted < list.count)
+        say(u, "info string go perft: stopped after %d of %d moves; the total counts those", counted, list.count);
+    say(u, "%s", "");
+    say(u, "Nodes searched: %" PRIu64, total);
+    free(p);
+}
+
+static void *search_thread(void *arg)
+{
+    Uci *u = arg;
+    if (u->job == JOB_PERFT) {
+        run_perft(u);
+    } else if (u->job == JOB_BENCH) {
+        BenchResult r;
+        bench_run_until(bench_fens, bench_count, u->job_depth, u->out, &u->stop, &r);
+    } else {
+        run_search(u);
+    }
     return NULL;
 }
 
-/* Stops a running search (it prints its bestmove) and waits for it. */
+/* Runs a job on the search thread (or, if no thread can be started, here:
+ * a search then answers from depth 1). */
+static void start_job(Uci *u, Job job)
+{
+    u->job = job;
+    atomic_store(&u->stop, false);
+    if (pthread_create(&u->thread, NULL, search_thread, u) == 0) {
+        u->running = true;
+        return;
+    }
+    if (job == JOB_SEARCH) {
+        say(u, "info string go: cannot start the search thread; answering from depth 1");
+        u->limits.infinite = false;
+        u->limits.depth = 1;
+    } else {
+        say(u, "info string cannot start the search thread; running here (stop is not read meanwhile)");
+    }
+    search_thread(u);
+}
+
+/* Stops a running search (it prints its bestmove), or lets a perft or
+ * bench finish, and waits for the thread. */
 static void finish_search(Uci *u)
 {
     if (!u->running)
         return;
-    atomic_store(&u->stop, true);
+    if (u->job == JOB_SEARCH)
+        atomic_store(&u->stop, true);
     pthread_join(u->thread, NULL);
     u->running = false;
+}
+
+/* `stop` and `quit`: whatever runs ends now. */
+static void stop_job(Uci *u)
+{
+    atomic_store(&u->stop, true);
+    finish_search(u);
 }
 
 /* ---- Helpers ------------------------------------------------------------- */
@@ -244,18 +347,20 @@ static void cmd_position(Uci *u, char **tok, int n)
             free(next);
             return;
         }
-        if (!pos_has_room(next)) {
-            say(u, "info string position: game too long (%d plies); position unchanged", MAX_HISTORY);
-            free(next);
-            return;
-        }
+        /* A game of any length: the plies the draw rules no longer
+         * reach make room. */
+        if (!pos_has_room(next))
+            pos_trim_history(next);
         pos_make(next, m);
     }
+    /* Room for the search's own plies. */
+    if (next->hist + MAX_PLY + 1 >= MAX_HISTORY)
+        pos_trim_history(next);
     memcpy(u->pos, next, sizeof *next);
     free(next);
 }
 
-/* go perft N: the move: count split, then the total (Stockfish's format). */
+/* go perft N: checked here, counted on the search thread. */
 static void cmd_perft(Uci *u, const char *arg)
 {
     long depth;
@@ -263,20 +368,8 @@ static void cmd_perft(Uci *u, const char *arg)
         say(u, "info string go perft: depth '%s' is not an integer in [1, 64]", arg ? arg : "");
         return;
     }
-    MoveList list;
-    gen_legal(u->pos, &list, GEN_ALL);
-    uint64_t total = 0;
-    for (int i = 0; i < list.count; i++) {
-        char mv[8];
-        pos_make(u->pos, list.moves[i]);
-        uint64_t n = depth > 1 ? perft(u->pos, (int)depth - 1) : 1;
-        pos_unmake(u->pos);
-        move_to_uci(list.moves[i], mv);
-        say(u, "%s: %" PRIu64, mv, n);
-        total += n;
-    }
-    say(u, "%s", "");
-    say(u, "Nodes searched: %" PRIu64, total);
+    u->job_depth = (int)depth;
+    start_job(u, JOB_PERFT);
 }
 
 /* The go parameters that take a value, and all of its keywords. */
@@ -316,11 +409,38 @@ static int read_searchmoves(Uci *u, char **tok, int n, int i, SearchLimits *lim)
     return i;
 }
 
+/* The largest time a go limit keeps (ms, about 31 years): larger clocks,
+ * increments and move times mean "no hurry", and the time manager's
+ * arithmetic stays far from overflow. */
+#define GO_MAX_MS 1000000000000LL
+/* A go whose only limits were malformed searches this long rather than
+ * until a `stop` that the GUI, expecting a move, will not send. */
+#define GO_FALLBACK_MS 1000
+
+/* A go limit's value: a whole decimal integer, clamped to [0, INT64_MAX]
+ * (a GUI may send a negative clock after flagging, or 2^64 - 1 for "no
+ * limit"); false when the text is missing or not an integer. */
+static bool parse_go_value(const char *text, int64_t *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end)
+        return false;
+    if (errno == ERANGE)
+        v = v < 0 ? 0 : LLONG_MAX;
+    *out = v < 0 ? 0 : (int64_t)v;
+    return true;
+}
+
 static void cmd_go(Uci *u, char **tok, int n)
 {
     SearchLimits *lim = &u->limits;
     search_limits_init(lim);
     lim->overhead = u->overhead;
+    bool malformed = false;
     for (int i = 1; i < n; i++) {
         const char *key = tok[i];
         if (!strcmp(key, "perft")) {
@@ -339,43 +459,48 @@ static void cmd_go(Uci *u, char **tok, int n)
             i = read_searchmoves(u, tok, n, i, lim);
             continue;
         }
-        const char *val = i + 1 < n ? tok[i + 1] : NULL;
-        long v;
-        if (in_list(key, go_valued, N_OF(go_valued))) {
-            i++;
-            if (!parse_long(val, LONG_MIN, LONG_MAX, &v)) {
-                /* Searching without the limit would turn `go depth` into
-                 * `go infinite`: refuse the whole command instead. */
-                say(u, "info string go: %s needs an integer value, got '%s'; no search started", key,
-                    val ? val : "");
-                return;
-            }
-        } else {
+        if (!in_list(key, go_valued, N_OF(go_valued))) {
             say(u, "info string go: unknown parameter '%s'; ignored", key);
             continue;
         }
-        if (v < 0)
-            v = 0; /* a GUI may send a negative clock after flagging */
+        /* The value; a keyword in its place means it is missing (and the
+         * keyword is read as one). */
+        const char *val = i + 1 < n && !is_go_keyword(tok[i + 1]) ? tok[++i] : NULL;
+        int64_t v;
+        if (!parse_go_value(val, &v)) {
+            say(u, "info string go: %s needs an integer value, got '%s'; %s ignored", key, val ? val : "", key);
+            malformed = true;
+            continue;
+        }
         /* depth, nodes and movetime of 0 still ask for a move: the least search. */
         if (v == 0 && strcmp(key, "wtime") && strcmp(key, "btime") && strcmp(key, "winc") && strcmp(key, "binc")
             && strcmp(key, "movestogo"))
             v = 1;
+        int64_t ms = v < GO_MAX_MS ? v : GO_MAX_MS;
         if (!strcmp(key, "wtime"))
-            lim->time[WHITE] = v;
+            lim->time[WHITE] = ms;
         else if (!strcmp(key, "btime"))
-            lim->time[BLACK] = v;
+            lim->time[BLACK] = ms;
         else if (!strcmp(key, "winc"))
-            lim->inc[WHITE] = v;
+            lim->inc[WHITE] = ms;
         else if (!strcmp(key, "binc"))
-            lim->inc[BLACK] = v;
+            lim->inc[BLACK] = ms;
         else if (!strcmp(key, "movestogo"))
             lim->movestogo = (int)(v < INT_MAX ? v : INT_MAX);
-        else if (!strcmp(key, "depth") || !strcmp(key, "mate"))
-            lim->depth = (int)(v < MAX_PLY ? (key[0] == 'm' ? 2 * v : v) : MAX_PLY);
+        else if (!strcmp(key, "depth"))
+            lim->depth = (int)(v < MAX_PLY ? v : MAX_PLY);
+        else if (!strcmp(key, "mate"))
+            lim->depth = (int)(v < MAX_PLY / 2 ? 2 * v : MAX_PLY);
         else if (!strcmp(key, "nodes"))
             lim->nodes = (uint64_t)v;
         else if (!strcmp(key, "movetime"))
-            lim->movetime = v;
+            lim->movetime = ms;
+    }
+    /* Malformed limits and nothing else: a short search, so a move comes. */
+    if (malformed && !lim->infinite && !lim->depth && !lim->nodes && !lim->movetime && lim->time[WHITE] < 0
+        && lim->time[BLACK] < 0) {
+        say(u, "info string go: no valid limit left; searching for %d ms", GO_FALLBACK_MS);
+        lim->movetime = GO_FALLBACK_MS;
     }
     /* Plain `go` with no limit at all searches until `stop`. */
     if (!lim->depth && !lim->nodes && !lim->movetime && lim->time[WHITE] < 0 && lim->time[BLACK] < 0)
@@ -384,16 +509,7 @@ static void cmd_go(Uci *u, char **tok, int n)
     if (lim->time[u->pos->side] < 0 && lim->time[!u->pos->side] >= 0)
         lim->time[u->pos->side] = 0;
 
-    atomic_store(&u->stop, false);
-    if (pthread_create(&u->thread, NULL, search_thread, u) != 0) {
-        /* No thread: answer from a one-ply search so the GUI still gets a move. */
-        say(u, "info string go: cannot start the search thread; answering from depth 1");
-        lim->infinite = false;
-        lim->depth = 1;
-        search_thread(u);
-        return;
-    }
-    u->running = true;
+    start_job(u, JOB_SEARCH);
 }
 
 static void cmd_bench(Uci *u, char **tok, int n)
@@ -403,8 +519,8 @@ static void cmd_bench(Uci *u, char **tok, int n)
         say(u, "info string bench: depth '%s' is not an integer in [1, %d]", tok[1], MAX_PLY - 1);
         return;
     }
-    BenchResult r;
-    bench_run(bench_fens, bench_count, (int)depth, u->out, &r);
+    u->job_depth = (int)depth;
+    start_job(u, JOB_BENCH);
 }
 
 /* `d`: the position as FEN (a debugging aid, as in Stockfish). */
@@ -462,8 +578,9 @@ int uci_loop(FILE *in, FILE *out)
         if (!strcmp(cmd, "isready")) {
             say(&u, "readyok");
         } else if (!strcmp(cmd, "stop")) {
-            finish_search(&u);
+            stop_job(&u);
         } else if (!strcmp(cmd, "quit")) {
+            stop_job(&u);
             quit = true;
         } else if (!strcmp(cmd, "ponderhit")) {
             /* `go ponder` searches as a normal go (no Ponder option): nothing to do. */

@@ -246,3 +246,22 @@ bool wait_for_file(const char *path, int timeout_ms)
     }
     return false;
 }
+
+void long_game_move(int i, char buf[8])
+{
+    static const char *const white[14] = {"a2a3", "a3a4", "b2b3", "b3b4", "c2c3", "c3c4", "d2d3",
+                                          "d3d4", "e2e3", "e3e4", "g2g3", "g3g4", "h2h3", "h3h4"};
+    static const char *const black[14] = {"a7a6", "a6a5", "b7b6", "b6b5", "c7c6", "c6c5", "d7d6",
+                                          "d6d5", "e7e6", "e6e5", "g7g6", "g6g5", "h7h6", "h6h5"};
+    static const char *const shuffle_w[4] = {"g1f3", "g8f6", "f3g1", "f6g8"}; /* White to move first */
+    static const char *const shuffle_b[4] = {"g8f6", "g1f3", "f6g8", "f3g1"}; /* Black to move first */
+    int block = i / 97, k = i % 97;
+    const char *m;
+    if (block >= 28)
+        m = "g1f3";
+    else if (k == 0)
+        m = block % 2 ? black[block / 2] : white[block / 2];
+    else
+        m = (block % 2 ? shuffle_w : shuffle_b)[(k - 1) % 4];
+    snprintf(buf, 8, "%s", m);
+}

@@ -66,5 +66,12 @@ bool child_read_until(Child *c, const char *text, int timeout_ms);
 int child_finish(Child *c, int timeout_ms);
 /* Whether path exists within timeout_ms. */
 bool wait_for_file(const char *path, int timeout_ms);
+/* A legal game from the start position longer than a Position's history
+ * (LONG_GAME_PLIES plies): 28 blocks of one pawn move (White's and Black's
+ * in turn) and 96 plies of knight shuffles (g1f3 g8f6 f3g1 f6g8), then
+ * g1f3, so Black is to move.  Move i (0-based) in UCI notation into buf. */
+#define LONG_GAME_PLIES (28 * 97 + 1)
+#define LONG_GAME_FEN "rnbqkbnr/5p2/8/ppppp1pp/PPPPP1PP/5N2/5P2/RNBQKB1R b KQkq - 97 1359"
+void long_game_move(int i, char buf[8]);
 
 #endif

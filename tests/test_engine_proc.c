@@ -415,3 +415,21 @@ Test(engine_proc, engines_inherit_only_their_pipes, .init = command_setup, .fini
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect_geq(check_fds(), 4);
 }
+
+/* ep_wdl_read tells a line without a wdl (0) from one whose wdl is
+ * malformed or degenerate (-1). */
+Test(engine_proc, wdl_read_tells_none_from_malformed)
+{
+    double e = -5;
+    cr_expect_eq(ep_wdl_read("info depth 9 multipv 1 score cp 12 wdl 412 500 88 pv e2e4", &e), 1);
+    cr_expect_float_eq(e, 0.662, 1e-9);
+    static const char *const none[] = {"info depth 9 score cp 12", "info string wdl 0 0 0", "bestmove e2e4 wdl 0 0 0",
+                                       "info depth 9 multipv 2 wdl 0 0 0", "info depth 9 wdl 0 0 0 multipv 3"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        cr_expect_eq(ep_wdl_read(none[i], &e), 0, "%s", none[i]);
+    static const char *const bad[] = {"info depth 3 wdl 0 0 0", "info depth 3 wdl 5 x 3", "info depth 3 wdl 1 2",
+                                      "info depth 3 wdl 99999999999 0 1", "info depth 3 wdl -1 2 3",
+                                      "info multipv 1 wdl 0 0 0 pv e2e4", "info depth 3\twdl\t0\t0\t0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect_eq(ep_wdl_read(bad[i], &e), -1, "%s", bad[i]);
+}

@@ -133,6 +133,77 @@ Test(label, an_engine_without_wdl_stops_the_run_and_nothing_is_written)
     free(log);
 }
 
+/* One bad answer from a live engine (a degenerate or malformed wdl, or no
+ * wdl after good ones) leaves that position out, named, and the run goes
+ * on; the same answer three times in a row stops it, and what was labelled
+ * before is written. */
+Test(label, a_malformed_wdl_leaves_its_position_out_and_the_run_goes_on)
+{
+    cr_assert_eq(label(FAKE " --wdl", "--every 3"), 0, "%s", slurp("log"));
+    int all = check_labels();
+    cr_assert_gt(all, 12);
+    static const char *const texts[] = {"0 0 0", "5 x 3", "1 2", "99999999999 0 1", "-1 500 501"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        char engine[160], want[160];
+        snprintf(engine, sizeof engine, FAKE " --wdl --bad-wdl-at 12 --bad-wdl-text \"%s\"", texts[i]);
+        cr_assert_eq(label(engine, "--every 3"), 0, "wdl %s: %s", texts[i], slurp("log"));
+        char *log = slurp("log");
+        snprintf(want, sizeof want, "reported a malformed 'wdl %s", texts[i]);
+        cr_expect_not_null(strstr(log, want), "wdl %s: %s", texts[i], log);
+        cr_expect_not_null(strstr(log, "; position left out\n"), "%s", log);
+        free(log);
+        cr_expect_eq(check_labels(), all - 1, "wdl %s", texts[i]);
+    }
+
+    cr_assert_eq(label(FAKE " --wdl --no-wdl-at 12", "--every 3"), 0, "%s", slurp("log"));
+    char *log = slurp("log");
+    cr_expect_not_null(strstr(log, "gave a bestmove without a wdl on "), "%s", log);
+    free(log);
+    cr_expect_eq(check_labels(), all - 1);
+
+    cr_expect_eq(label(FAKE " --wdl --bad-wdl-at 12 --bad-wdl-count 1000", "--every 3"), 1);
+    log = slurp("log");
+    cr_expect_not_null(strstr(log, "failed on 3 positions in a row"), "%s", log);
+    cr_expect_not_null(strstr(log, "with the 11 positions labelled before it"), "%s", log);
+    free(log);
+    cr_expect_eq(check_labels(), 11);
+}
+
+/* A game longer than a Position's history is read to its end. */
+Test(label, a_game_longer_than_the_history_is_read_whole)
+{
+    static char pgn[LONG_GAME_PLIES * 12 + 128];
+    int n = snprintf(pgn, sizeof pgn, "[Event \"long\"]\n[Result \"*\"]\n\n");
+    Position p;
+    pos_startpos(&p);
+    for (int i = 0; i < LONG_GAME_PLIES; i++) {
+        char uci[8], san[16];
+        long_game_move(i, uci);
+        if (!pos_has_room(&p))
+            pos_trim_history(&p);
+        Move m = parse_uci(&p, uci);
+        move_to_san(&p, m, san);
+        if (i % 2 == 0)
+            n += snprintf(pgn + n, sizeof pgn - (size_t)n, "%d. ", i / 2 + 1);
+        n += snprintf(pgn + n, sizeof pgn - (size_t)n, "%s%s", san, i % 8 == 7 ? "\n" : " ");
+        pos_make(&p, m);
+    }
+    snprintf(pgn + n, sizeof pgn - (size_t)n, " *\n");
+    write_file("long.pgn", pgn);
+    /* Every position is counted, none drawn (one in 10^6). */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s/long.pgn --every 1000000 --skip 0 -o %s/out.epd --engine '%s' > %s/log 2>&1",
+             LABEL, tmp, tmp, FAKE " --wdl", tmp);
+    int status = system(cmd);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", slurp("log"));
+    char *log = slurp("log");
+    cr_expect_null(strstr(log, "long.pgn"), "%s", log);
+    char want[128];
+    snprintf(want, sizeof want, "1 games (0 cut short), %d positions past the first 0 plies", LONG_GAME_PLIES);
+    cr_expect_not_null(strstr(log, want), "%s", log);
+    free(log);
+}
+
 Test(label, bad_arguments_and_files_are_refused_with_a_reason)
 {
     cr_expect_eq(label(FAKE " --wdl", "--nodes 0"), 2);

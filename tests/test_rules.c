@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "board.h"
+#include "helpers.h"
 
 static Position *pos;
 
@@ -370,6 +371,64 @@ Test(rules, threefold_and_fifty)
     pos_unmake(pos);
     play("e1d2");
     cr_expect(pos_fifty(pos));
+}
+
+/* A game longer than the history, trimmed whenever it is full (and, in a
+ * second copy, after every move): the key, the repetition count and the
+ * search-path check agree at every ply with a count over all the game's
+ * keys within the fifty-move window. */
+Test(rules, trimmed_history_keeps_what_the_draw_rules_read)
+{
+    static uint64_t keys[LONG_GAME_PLIES + 1];
+    static Position every;
+    pos_startpos(pos);
+    pos_startpos(&every);
+    keys[0] = pos_key(pos);
+    int trims = 0;
+    for (int ply = 1; ply <= LONG_GAME_PLIES; ply++) {
+        char mv[8];
+        long_game_move(ply - 1, mv);
+        if (!pos_has_room(pos)) {
+            pos_trim_history(pos);
+            trims++;
+        }
+        Move m = parse_uci(pos, mv);
+        cr_assert_neq(m, MOVE_NONE, "ply %d: %s is not legal", ply, mv);
+        pos_make(pos, m);
+        pos_make(&every, parse_uci(&every, mv));
+        pos_trim_history(&every);
+        keys[ply] = pos_key(pos);
+        cr_assert_eq(pos_key(pos), pos_compute_key(pos), "ply %d", ply);
+        cr_assert_eq(pos_key(&every), keys[ply], "ply %d", ply);
+        int want = 0;
+        bool within = false;
+        for (int back = 4; back <= pos_halfmove(pos) && back <= ply; back += 2)
+            if (keys[ply - back] == keys[ply]) {
+                want++;
+                within |= back <= 9;
+            }
+        cr_assert_eq(pos_repetitions(pos), want, "ply %d (%s): repetitions", ply, mv);
+        cr_assert_eq(pos_repetitions(&every), want, "ply %d (%s): repetitions, trimmed each ply", ply, mv);
+        cr_assert_eq(pos_repeated_within(pos, 9), within, "ply %d", ply);
+        cr_assert_eq(pos_repeated_within(&every, 9), within, "ply %d, trimmed each ply", ply);
+        cr_assert_eq(pos_last_move(&every, 2), pos_last_move(pos, 2), "ply %d", ply);
+    }
+    cr_expect_gt(trims, 0, "the game never filled the history");
+    char fen[128];
+    pos_to_fen(pos, fen, sizeof fen);
+    cr_expect_str_eq(fen, LONG_GAME_FEN);
+
+    /* A clock past the cap is held there and never wraps. */
+    cr_assert_eq(pos_from_fen(pos, "4k3/8/8/8/8/8/8/R3K3 w - - 9990 80", NULL, 0), 0);
+    static const char *const rook[4] = {"a1a2", "e8d8", "a2a1", "d8e8"};
+    for (int i = 0; i < 70000; i++) {
+        if (!pos_has_room(pos))
+            pos_trim_history(pos);
+        pos_make(pos, parse_uci(pos, rook[i % 4]));
+        cr_assert_geq(pos_halfmove(pos), 100, "move %d: the fifty-move clock wrapped to %d", i, pos_halfmove(pos));
+    }
+    cr_expect(pos_fifty(pos));
+    cr_expect_geq(pos_repetitions(pos), HISTORY_MAX_KEEP / 4 - 1);
 }
 
 Test(rules, null_move_breaks_repetition)

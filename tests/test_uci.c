@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "board.h"
+#include "helpers.h"
 #include "params.h"
 #include "tt.h"
 #include "uci.h"
@@ -484,6 +485,85 @@ Test(uci, long_move_lists_are_read_whole)
     cr_expect(strstr(split, "e2e4: 1\n") != NULL, "not White to move:\n%s", split);
 }
 
+/* A game longer than the engine's history (2717 plies): the position is
+ * the one sent, and the move is legal there. */
+Test(uci, a_game_longer_than_the_history_is_played_on)
+{
+    static char cmd[LONG_GAME_PLIES * 6 + 64];
+    int n = snprintf(cmd, sizeof cmd, "position startpos moves");
+    for (int i = 0; i < LONG_GAME_PLIES; i++) {
+        char mv[8];
+        long_game_move(i, mv);
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " %s", mv);
+    }
+    cmd[n++] = '\n';
+    for (int off = 0; off < n;) {
+        ssize_t w = write(S.to_engine, cmd + off, (size_t)(n - off));
+        cr_assert(w > 0);
+        off += (int)w;
+    }
+    static char seen[1 << 14];
+    char line[512];
+    seen[0] = '\0';
+    send("d");
+    expect_prefix("info string fen ", line, sizeof line, seen, sizeof seen);
+    cr_expect_str_eq(line, "info string fen " LONG_GAME_FEN, "before it: %s", seen);
+    send("go depth 4");
+    expect_bestmove(make_pos(LONG_GAME_FEN));
+}
+
+/* Reads lines until one starts with `prefix`; fails if one starting with
+ * `never` comes first. */
+static void expect_before(const char *prefix, const char *never, char *found, size_t cap)
+{
+    char line[1024];
+    while (next_line(line, sizeof line)) {
+        cr_assert(strncmp(line, never, strlen(never)), "'%s' came before '%s'", line, prefix);
+        if (!strncmp(line, prefix, strlen(prefix))) {
+            if (found)
+                copy_line(found, cap, line);
+            return;
+        }
+    }
+    cr_assert_fail("no line starting with '%s' from the engine", prefix);
+}
+
+/* go perft and bench run like a search: isready is answered meanwhile,
+ * stop ends them with their closing lines, quit ends them and the loop. */
+Test(uci, perft_and_bench_answer_isready_and_end_at_stop)
+{
+    char line[1024];
+    send("position startpos");
+    send("go perft 9"); /* 2.4e12 leaves: hours */
+    send("isready");
+    expect_before("readyok", "Nodes searched", NULL, 0);
+    send("stop");
+    expect_before("info string go perft: stopped after ", "Nodes searched", NULL, 0);
+    expect_prefix("Nodes searched: ", NULL, 0, NULL, 0);
+    /* The engine is in step: a full perft after it. */
+    send("go perft 2");
+    expect_prefix("Nodes searched: ", line, sizeof line, NULL, 0);
+    cr_expect_str_eq(line, "Nodes searched: 400");
+
+    send("bench 100");
+    send("isready");
+    expect_before("readyok", "info string bench", NULL, 0);
+    send("stop");
+    expect_prefix("info string bench: stopped after ", NULL, 0, NULL, 0);
+    expect_prefix("", line, sizeof line, NULL, 0);
+    regex_t re;
+    cr_assert_eq(regcomp(&re, "^[0-9]+ nodes [0-9]+ nps$", REG_EXTENDED | REG_NOSUB), 0);
+    cr_expect_eq(regexec(&re, line, 0, NULL, 0), 0, "last bench line: '%s'", line);
+    regfree(&re);
+    sync_engine(NULL, 0);
+
+    send("go perft 9");
+    send("quit");
+    expect_prefix("Nodes searched: ", NULL, 0, NULL, 0);
+    pthread_join(S.thread, NULL);
+    S.running = false;
+}
+
 Test(uci, quit_during_a_search_ends_the_loop)
 {
     send("position startpos");
@@ -552,24 +632,63 @@ Test(uci, searchmoves_restricts_the_root)
     cr_expect(strstr(seen, "info string") && strstr(seen, "e2e5"), "%s", seen);
 }
 
-Test(uci, a_limit_without_its_value_refuses_the_go)
+/* Every go ends in a bestmove: a malformed or missing value is named in an
+ * info string and left out; if no limit is left, a short search stands in
+ * for it (a GUI that expects a move sends no stop). */
+Test(uci, a_malformed_limit_is_named_and_a_move_still_comes)
 {
-    static const char *bad[] = {"go depth", "go nodes", "go movetime x", "go wtime 100 btime", "go depth -"};
+    static const char *bad[] = {"go depth", "go movetime x", "go mate 1.5", "go wtime 100 btime",
+                                "go depth - wtime 50 btime 50", "go nodes wtime 50 btime 50",
+                                "go nodes 0x10 wtime 50 btime 50"};
+    Position *p = make_pos(START_FEN);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        static char seen[1 << 14];
+        static char seen[1 << 16];
+        char line[256], mv[16] = "";
         seen[0] = '\0';
         send("position startpos");
         send("%s", bad[i]);
-        usleep(100 * 1000);
-        sync_engine(seen, sizeof seen);
+        expect_prefix("bestmove ", line, sizeof line, seen, sizeof seen);
+        sscanf(line, "bestmove %15s", mv);
+        cr_expect_neq(parse_uci(p, mv), MOVE_NONE, "'%s': bestmove '%s' is not legal", bad[i], mv);
         cr_expect(strstr(seen, "info string go:") != NULL, "'%s': no message: %s", bad[i], seen);
-        cr_expect(strstr(seen, "info depth") == NULL && strstr(seen, "bestmove") == NULL,
-                  "'%s' started a search: %s", bad[i], seen);
-        send("stop"); /* if it did start an infinite search, end it */
     }
     /* A good go afterwards still searches. */
     send("go depth 2");
-    expect_bestmove(make_pos(START_FEN));
+    expect_bestmove(p);
+}
+
+/* Values too large for the limit's type are clamped, negative ones read as
+ * 0, and the search answers like any other. */
+Test(uci, huge_and_negative_limits_are_clamped)
+{
+    static const char *bounded[] = {
+        "go nodes 18446744073709551615 depth 2",
+        "go nodes 99999999999999999999999999 depth 2",
+        "go depth 99999999999999999999 nodes 2000",
+        "go depth 9223372036854775807 nodes 2000",
+        "go mate 9223372036854775807 nodes 2000",
+        "go movetime 18446744073709551615 depth 2",
+        ("go wtime 18446744073709551615 btime 18446744073709551615 winc 18446744073709551615 "
+         "binc 18446744073709551615 movestogo 18446744073709551615 depth 2"),
+        "go wtime -18446744073709551615 btime -5 winc -1 binc -1 movestogo -3",
+        "go depth -99999999999999999999 nodes -1 movetime -7",
+    };
+    Position *p = make_pos(START_FEN);
+    send("position startpos");
+    for (size_t i = 0; i < sizeof bounded / sizeof bounded[0]; i++) {
+        send("%s", bounded[i]);
+        expect_bestmove(p);
+    }
+    /* 2^64 - 1 nodes alone: effectively unlimited, so it ends at stop. */
+    char line[512];
+    send("go nodes 18446744073709551615");
+    expect_prefix("info depth", line, sizeof line, NULL, 0);
+    send("stop");
+    expect_bestmove(p);
+    send("go movetime 18446744073709551615");
+    expect_prefix("info depth", line, sizeof line, NULL, 0);
+    send("stop");
+    expect_bestmove(p);
 }
 
 Test(uci, go_ponder_is_refused_and_the_search_ends_by_itself)

@@ -14,8 +14,12 @@
  *
  * Several engines may label at once (--concurrency).  An engine that dies
  * or does not answer in time is named with the position, started again,
- * and the position is left out and counted; an engine that reports no wdl
- * stops the run, since it cannot label. */
+ * and the position is left out and counted; so is a position whose last
+ * wdl is malformed (`wdl 0 0 0`, a count missing or not a number), or
+ * whose bestmove comes without a wdl from an engine that reported one
+ * before.  An engine that never reports a wdl stops the run, since it
+ * cannot label; so do three failures in a row.  A stopped run still
+ * writes the positions labelled before it stopped (and exits 1). */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -136,7 +140,11 @@ static void on_end(void *ctx, int number, const char *end, long line)
         return;
     }
     for (size_t k = 0; k < r->g.nply; k++) {
-        Move m = pos_has_room(p) ? parse_san(p, r->g.plies[k].san) : MOVE_NONE;
+        /* A game of any length: the plies the draw rules no longer reach
+         * make room. */
+        if (!pos_has_room(p))
+            pos_trim_history(p);
+        Move m = parse_san(p, r->g.plies[k].san);
         if (m == MOVE_NONE) {
             fprintf(stderr, "%s:%ld: game %d: illegal or unreadable move '%s' at ply %zu; rest of the game skipped\n",
                     r->path, r->g.plies[k].line, number, r->g.plies[k].san, k + 1);
@@ -212,7 +220,9 @@ static void fail(Shared *sh, const char *fmt, ...)
     atomic_store(&sh->stop, 1);
 }
 
-typedef enum { LABEL_OK, LABEL_NO_WDL, LABEL_FAILED } LabelResult;
+/* FAILED: the engine died, hung or could not be written to (restart it);
+ * BAD_WDL: its last wdl was malformed; NO_WDL: a bestmove without any. */
+typedef enum { LABEL_OK, LABEL_NO_WDL, LABEL_BAD_WDL, LABEL_FAILED } LabelResult;
 
 /* Searches one position; *score is the side to move's expected score. */
 static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, double *score, char *why,
@@ -241,6 +251,7 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
         return LABEL_FAILED;
     }
     *score = -1;
+    char bad[96] = ""; /* the last malformed wdl line, when it came after the last good one */
     for (;;) {
         const char *line;
         EpWait w = ep_read_line(e, deadline, stop, &line);
@@ -260,11 +271,30 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
             return LABEL_FAILED;
         }
         if (!strncmp(line, "info ", 5)) {
-            double s = ep_wdl_expected(line);
-            if (s >= 0)
+            double s;
+            int got = ep_wdl_read(line, &s);
+            if (got == 1) {
                 *score = s;
+                bad[0] = '\0';
+            } else if (got < 0) {
+                *score = -1;
+                /* "wdl" and the (up to) three words after it. */
+                const char *wdl = strstr(line, "wdl"), *end = wdl;
+                for (int words = 0; end && *end && words < 4; words++) {
+                    end += strspn(end, " \t");
+                    end += strcspn(end, " \t");
+                }
+                snprintf(bad, sizeof bad, "%.*s", wdl ? (int)(end - wdl) : 0, wdl ? wdl : "");
+            }
         } else if (!strncmp(line, "bestmove", 8) && (line[8] == ' ' || line[8] == '\0')) {
-            return *score >= 0 ? LABEL_OK : LABEL_NO_WDL;
+            if (*score >= 0)
+                return LABEL_OK;
+            if (bad[0]) {
+                snprintf(why, whylen, "reported a malformed '%.60s'", bad);
+                return LABEL_BAD_WDL;
+            }
+            snprintf(why, whylen, "gave a bestmove without a wdl");
+            return LABEL_NO_WDL;
         }
     }
 }
@@ -291,6 +321,7 @@ static void *worker_main(void *arg)
         return NULL;
     }
     int fails = 0;
+    bool had_wdl = false; /* this engine has reported a good wdl before */
     while (!atomic_load(&sh->stop)) {
         size_t i = atomic_fetch_add(&sh->next, 1);
         if (i >= sh->items->n)
@@ -301,28 +332,31 @@ static void *worker_main(void *arg)
         LabelResult r = label_one(&e, o, item->fen, &score, why, sizeof why, &sh->stop);
         if (r == LABEL_OK) {
             fails = 0;
+            had_wdl = true;
             item->label = (float)(strstr(item->fen, " w ") ? score : 1.0 - score);
             atomic_fetch_add(&sh->done, 1);
             continue;
         }
-        if (r == LABEL_NO_WDL) {
+        if (r == LABEL_NO_WDL && !had_wdl) {
             fail(sh, "engine '%s' (%s) gave a bestmove without a wdl for %s: it must report wdl with UCI_ShowWDL",
                  wk->name, o->engine, item->fen);
             break;
         }
         if (atomic_load(&sh->stop))
             break;
+        /* A bad answer from a live engine leaves it in step: no restart. */
+        bool restart = r == LABEL_FAILED;
         atomic_fetch_add(&sh->left_out, 1);
         pthread_mutex_lock(&sh->mu);
-        fprintf(stderr, "ratchet-label: engine '%s' (%s) %s on %s; position left out, engine restarted\n", wk->name,
-                o->engine, why, item->fen);
+        fprintf(stderr, "ratchet-label: engine '%s' (%s) %s on %s; position left out%s\n", wk->name, o->engine, why,
+                item->fen, restart ? ", engine restarted" : "");
         pthread_mutex_unlock(&sh->mu);
         if (++fails >= FAILS_IN_A_ROW) {
             fail(sh, "engine '%s' (%s) failed on %d positions in a row (the last: %s)", wk->name, o->engine, fails,
                  why);
             break;
         }
-        if (ep_restart(&e, err, sizeof err) < 0) {
+        if (restart && ep_restart(&e, err, sizeof err) < 0) {
             fail(sh, "%s", err);
             break;
         }
@@ -358,8 +392,11 @@ static void usage(FILE *f)
         "\n"
         "A game with a bad FEN or an illegal move is cut there, with a message\n"
         "FILE:LINE.  An engine that dies or hangs is started again and the position\n"
-        "left out, with a message naming both; three failures in a row, an engine\n"
-        "without UCI_ShowWDL, or a bestmove without a wdl stop the run (exit 1).\n");
+        "left out, with a message naming both; so is a position with a malformed\n"
+        "wdl (e.g. \"wdl 0 0 0\"), or without one from an engine that reported one\n"
+        "before.  Three failures in a row, an engine without UCI_ShowWDL, or one\n"
+        "that never reports a wdl stop the run (exit 1); the positions labelled\n"
+        "before that are written.\n");
 }
 
 static int to_long(const char *opt, const char *s, long lo, long hi, long *v)
@@ -522,10 +559,12 @@ int main(int argc, char **argv)
         }
         for (int j = 0; j < started; j++)
             pthread_join(th[j], NULL);
-        if (sh.fatal[0]) {
-            fprintf(stderr, "ratchet-label: %s; nothing written\n", sh.fatal);
-            rc = 1;
-        }
+    }
+    /* A stopped run keeps what was labelled before it stopped. */
+    bool stopped = sh.fatal[0] != '\0';
+    if (stopped && atomic_load(&sh.done) == 0) {
+        fprintf(stderr, "ratchet-label: %s; nothing written\n", sh.fatal);
+        rc = 1;
     }
 
     if (!rc) {
@@ -544,6 +583,10 @@ int main(int argc, char **argv)
                 }
             if (rd_write_atomic(o.out, text, len, err, sizeof err) < 0) {
                 fprintf(stderr, "ratchet-label: %s\n", err);
+                rc = 1;
+            } else if (stopped) {
+                fprintf(stderr, "ratchet-label: %s; wrote %s with the %zu positions labelled before it\n", sh.fatal,
+                        o.out, written);
                 rc = 1;
             } else if (!o.quiet) {
                 fprintf(stderr, "wrote %s: %zu labelled positions (%ld left out)\n", o.out, written,

@@ -461,6 +461,24 @@ void pos_unmake_null(Position *p)
     p->hist--;
 }
 
+void pos_trim_history(Position *p)
+{
+    const StateInfo *cur = &p->st[p->hist];
+    int keep = cur->halfmove < cur->pliesnull ? cur->halfmove : cur->pliesnull;
+    keep = keep < HISTORY_MIN_KEEP ? HISTORY_MIN_KEEP : keep > HISTORY_MAX_KEEP ? HISTORY_MAX_KEEP : keep;
+    if (keep < p->hist) {
+        memmove(&p->st[0], &p->st[p->hist - keep], (size_t)(keep + 1) * sizeof p->st[0]);
+        p->hist = keep;
+    }
+    for (int i = 0; i <= p->hist; i++) {
+        StateInfo *st = &p->st[i];
+        if (st->halfmove > HISTORY_CLOCK_CAP)
+            st->halfmove = HISTORY_CLOCK_CAP;
+        if (st->pliesnull > HISTORY_CLOCK_CAP)
+            st->pliesnull = HISTORY_CLOCK_CAP;
+    }
+}
+
 /* ---- draw rules --------------------------------------------------------- */
 
 static int repetition_window(const Position *p)

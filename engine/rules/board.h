@@ -203,6 +203,20 @@ void pos_make_null(Position *p);
 void pos_unmake_null(Position *p);
 /* Can one more move be made without overflowing the history? */
 static inline bool pos_has_room(const Position *p) { return p->hist + 1 < MAX_HISTORY; }
+/* Drops the oldest states of the history, keeping every state the draw
+ * rules can still reach (the plies since the last capture, pawn move or
+ * null move) and at least the last HISTORY_MIN_KEEP, but at most
+ * HISTORY_MAX_KEEP: a longer reach means at least that many plies without
+ * a capture or pawn move, a fifty-move draw whatever repeated before.  The
+ * position and everything read from the history (repetitions, the last
+ * moves) stay the same; the fifty-move clock and the plies since the last
+ * null move are capped at HISTORY_CLOCK_CAP, so that they never wrap in a
+ * game of any length.  A game longer than MAX_HISTORY plies can be played
+ * by trimming when pos_has_room() fails. */
+#define HISTORY_MIN_KEEP 4
+#define HISTORY_MAX_KEEP 1024
+#define HISTORY_CLOCK_CAP 10000
+void pos_trim_history(Position *p);
 
 /* The Zobrist key computed from scratch (the incremental one must equal it). */
 uint64_t pos_compute_key(const Position *p);

@@ -27,6 +27,11 @@
  *                          line with multipv 2 and wdl 0 0 1000 comes after it,
  *                          which a reader must ignore)
  *   --wdl-option-only      advertise UCI_ShowWDL but never report a wdl
+ *   --bad-wdl-at N         with --wdl: at the Nth `go`, the multipv 1 line carries
+ *                          "wdl TEXT" (--bad-wdl-text, default "0 0 0") instead
+ *   --bad-wdl-text TEXT    what --bad-wdl-at reports after "wdl"
+ *   --bad-wdl-count K      the same at the K `go` from the Nth on (default 1)
+ *   --no-wdl-at N          with --wdl: answer the Nth `go` without any wdl line
  *   --think MS             sleep MS before each bestmove
  *   --options              advertise spin options Hash, Alpha, Beta and a button
  *   --option-log FILE      append "set NAME VALUE", "ucinewgame", "uci" and the `go`
@@ -49,6 +54,8 @@ static struct {
     bool first, garbage, long_line, no_uciok, die_on_newgame, options, ignore_quit, info;
     bool wdl, wdl_option, show_wdl;
     long since_newgame; /* searches since the last ucinewgame */
+    long bad_wdl_at, bad_wdl_count, no_wdl_at;
+    const char *bad_wdl_text;
     long crash_after, hang_after, illegal_after, malformed_after, orphan_after;
     long slow_start, think;
     bool has_score, has_mate;
@@ -56,7 +63,8 @@ static struct {
     const char *option_log;
     const char *name;
 } cfg = { .seed = 1, .crash_after = -1, .hang_after = -1, .illegal_after = -1, .malformed_after = -1,
-          .orphan_after = -1, .name = "fakeuci" };
+          .orphan_after = -1, .name = "fakeuci",
+          .bad_wdl_at = -1, .bad_wdl_count = 1, .no_wdl_at = -1, .bad_wdl_text = "0 0 0" };
 
 static void sleep_ms(long ms)
 {
@@ -182,7 +190,10 @@ static void play(Position *pos, gsl_rng *rng, long gocount)
     else if (cfg.info)
         printf("info depth 1 seldepth 1 multipv 1 score cp 0 nodes 20 nps 20000 hashfull 0 tbhits 0 time 1 pv %s\n",
                uci);
-    if (cfg.wdl && cfg.show_wdl) {
+    if (cfg.wdl && cfg.show_wdl && cfg.bad_wdl_at >= 0 && gocount >= cfg.bad_wdl_at
+        && gocount < cfg.bad_wdl_at + cfg.bad_wdl_count) {
+        printf("info depth 1 multipv 1 score cp 0 wdl %s pv %s\n", cfg.bad_wdl_text, uci);
+    } else if (cfg.wdl && cfg.show_wdl && gocount != cfg.no_wdl_at) {
         int us = bb_count(pos->by_color[pos->side]), them = bb_count(pos->by_color[!pos->side]);
         printf("info depth 1 multipv 1 score cp 0 wdl %ld 50 %d pv %s\n", 10 * us + cfg.since_newgame, 10 * them,
                uci);
@@ -240,6 +251,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--info")) cfg.info = true;
         else if (!strcmp(a, "--wdl")) cfg.wdl = cfg.wdl_option = true;
         else if (!strcmp(a, "--wdl-option-only")) cfg.wdl_option = true;
+        else if (!strcmp(a, "--bad-wdl-at")) cfg.bad_wdl_at = num(argc, argv, &i);
+        else if (!strcmp(a, "--bad-wdl-text") && i + 1 < argc) cfg.bad_wdl_text = argv[++i];
+        else if (!strcmp(a, "--bad-wdl-count")) cfg.bad_wdl_count = num(argc, argv, &i);
+        else if (!strcmp(a, "--no-wdl-at")) cfg.no_wdl_at = num(argc, argv, &i);
         else if (!strcmp(a, "--think")) cfg.think = num(argc, argv, &i);
         else if (!strcmp(a, "--options")) cfg.options = true;
         else if (!strcmp(a, "--option-log") && i + 1 < argc) cfg.option_log = argv[++i];

@@ -675,30 +675,41 @@ static long wdl_count(const char *tok)
     return v <= 1000000000L ? v : -1;
 }
 
-double ep_wdl_expected(const char *line)
+int ep_wdl_read(const char *line, double *expected)
 {
     if (strncmp(line, "info ", 5) || !strncmp(line, "info string", 11))
-        return -1;
+        return 0;
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", line);
     long w = -1, d = -1, l = -1;
+    bool has = false, bad = false, other_pv = false;
     char *save, *tok = strtok_r(buf, " \t", &save);
     while (tok) {
         if (!strcmp(tok, "multipv")) {
             tok = strtok_r(NULL, " \t", &save);
             if (tok && strcmp(tok, "1"))
-                return -1;
+                other_pv = true;
         } else if (!strcmp(tok, "wdl")) {
+            has = true;
             w = wdl_count(strtok_r(NULL, " \t", &save));
             d = wdl_count(strtok_r(NULL, " \t", &save));
             l = wdl_count(strtok_r(NULL, " \t", &save));
-            if (w < 0 || d < 0 || l < 0)
-                return -1;
+            if (w < 0 || d < 0 || l < 0 || w + d + l == 0)
+                bad = true;
         }
         if (tok)
             tok = strtok_r(NULL, " \t", &save);
     }
-    if (w < 0 || w + d + l == 0)
+    if (!has || other_pv)
+        return 0;
+    if (bad)
         return -1;
-    return (w + d / 2.0) / (double)(w + d + l);
+    *expected = (w + d / 2.0) / (double)(w + d + l);
+    return 1;
+}
+
+double ep_wdl_expected(const char *line)
+{
+    double e;
+    return ep_wdl_read(line, &e) == 1 ? e : -1;
 }

@@ -118,5 +118,9 @@ void ep_free_argv(char **argv);
  * is an `info string`, has counts that are not plain numbers up to 10^9,
  * or belongs to another PV than the first (bin/ratchet-label's reading). */
 double ep_wdl_expected(const char *line);
+/* The same reading, telling apart a line without a usable wdl (0: none, an
+ * `info string`, another PV) from one whose wdl is malformed (-1: counts
+ * missing, not plain numbers up to 10^9, or all zero); 1 with *expected set. */
+int ep_wdl_read(const char *line, double *expected);
 
 #endif
