@@ -287,12 +287,21 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     /* Absent in states of older builds: counted from now on. */
     const cJSON *pe = cJSON_GetObjectItemCaseSensitive(run, "per_engine");
     const cJSON *since = cJSON_GetObjectItemCaseSensitive(pe, "since");
+    if (cJSON_IsNumber(since) && !is_count(since)) {
+        errmsg(err, errlen, "%s: run.per_engine.since is not a non-negative integer", origin);
+        goto fail;
+    }
     rs->per_engine_since = cJSON_IsNumber(since) ? (uint64_t)since->valuedouble : rs->games;
     for (int c = 0; c < ENG_NCOUNTS; c++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
         for (int e = 0; e < 2 && cJSON_IsNumber(since); e++) {
             const cJSON *v = cJSON_GetArrayItem(a, e);
-            rs->per_engine[c][e] = cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+            if (cJSON_IsNumber(v) && !is_count(v)) {
+                errmsg(err, errlen, "%s: run.per_engine.%s[%d] is not a non-negative integer", origin,
+                       runstate_engine_counts[c], e);
+                goto fail;
+            }
+            rs->per_engine[c][e] = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
         }
     }
     get_str(run, "engine", rs->engine, sizeof rs->engine);
@@ -374,6 +383,26 @@ char *runstate_text(RunState *rs)
     return t;
 }
 
+int runstate_check_text(const char *text, const char *path, char *err, size_t errlen)
+{
+    char why[1024];
+    cJSON *j = rd_parse_json(text, path, why, sizeof why);
+    RunState again;
+    int rc = j ? runstate_from_json(&again, j, path, why, sizeof why) : -1;
+    cJSON_Delete(j);
+    if (rc < 0)
+        return errmsg(err, errlen, "not writing '%s': the state would not load again (%s)", path, why);
+    runstate_free(&again);
+    return 0;
+}
+
+int runstate_write_text(const char *path, const char *text, char *err, size_t errlen)
+{
+    if (runstate_check_text(text, path, err, errlen) < 0)
+        return -1;
+    return rd_write_atomic(path, text, strlen(text), err, errlen);
+}
+
 int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
 {
     char *text = runstate_text(rs);
@@ -383,7 +412,7 @@ int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
     }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, STATE_FILE);
-    int rc = rd_write_atomic(path, text, strlen(text), err, errlen);
+    int rc = runstate_write_text(path, text, err, errlen);
     free(text);
     return rc;
 }
