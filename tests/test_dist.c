@@ -4,10 +4,19 @@
  * the rank that was given its pair. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "helpers.h"
 #include "msg.h"
+#include "rundir.h"
+#include "runhist.h"
+#include "spsa.h"
 
 static PairResult good_pair(void)
 {
@@ -212,4 +221,115 @@ Test(dist, a_result_counts_only_for_the_rank_that_holds_the_pair)
     cr_expect_eq(out_find(out, 3, 1, 2, &owner), OUT_NOT_YOURS);
     cr_expect_eq(owner, 1);
     cr_expect_eq(out_find(out, 3, 4, 1, NULL), OUT_NONE);
+}
+
+/* ---- the run directory: files planted by someone else ---------------------------- */
+
+static void rundir_setup(void)
+{
+    tmp_create("/tmp/ratchet-dist-XXXXXX");
+}
+
+TestSuite(rundir, .init = rundir_setup, .fini = tmp_remove, .timeout = 30);
+
+/* tmp/name as a symbolic link to tmp/victim, which holds "precious\n". */
+static void plant_link(const char *name)
+{
+    write_file("victim", "precious\n");
+    char from[256], to[256];
+    snprintf(to, sizeof to, "%s/victim", tmp);
+    snprintf(from, sizeof from, "%s/%s", tmp, name);
+    cr_assert_eq(symlink(to, from), 0, "symlink %s: %s", from, strerror(errno));
+}
+
+static void assert_victim_intact(void)
+{
+    char *v = slurp("victim");
+    cr_assert_str_eq(v, "precious\n", "the link's target was written to");
+    free(v);
+}
+
+static bool is_link(const char *name)
+{
+    char p[256];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s", tmp, name);
+    return lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode);
+}
+
+Test(rundir, a_lock_that_is_a_symbolic_link_is_refused_not_truncated)
+{
+    plant_link(RUNDIR_LOCK);
+    char err[512] = "";
+    int fd = rd_lock(tmp, err, sizeof err);
+    if (fd >= 0)
+        rd_unlock(fd);
+    assert_victim_intact();
+    cr_assert_lt(fd, 0, "a lock through a symbolic link was taken");
+    cr_assert(strstr(err, "symbolic link") && strstr(err, "/lock"), "%s", err);
+}
+
+Test(rundir, a_lock_with_a_second_name_is_refused_not_truncated)
+{
+    write_file("victim", "precious\n");
+    char from[256], to[256];
+    snprintf(to, sizeof to, "%s/victim", tmp);
+    snprintf(from, sizeof from, "%s/%s", tmp, RUNDIR_LOCK);
+    cr_assert_eq(link(to, from), 0, "link: %s", strerror(errno));
+    char err[512] = "";
+    int fd = rd_lock(tmp, err, sizeof err);
+    if (fd >= 0)
+        rd_unlock(fd);
+    assert_victim_intact();
+    cr_assert_lt(fd, 0);
+    cr_assert(strstr(err, "links to it"), "%s", err);
+}
+
+Test(rundir, a_planted_temporary_file_link_is_replaced_not_followed)
+{
+    plant_link("state.json.tmp");
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/state.json", tmp);
+    cr_assert_eq(rd_write_atomic(path, "{}\n", 3, err, sizeof err), 0, "%s", err);
+    assert_victim_intact();
+    char *s = slurp("state.json");
+    cr_assert_str_eq(s, "{}\n");
+    free(s);
+    cr_assert(!is_link("state.json"), "state.json is the link now");
+    cr_assert_neq(access(path, F_OK), -1);
+
+    /* the private form (report.html.tmp.PID) */
+    char name[64];
+    snprintf(name, sizeof name, "report.html.tmp.%ld", (long)getpid());
+    char victim[256];
+    snprintf(victim, sizeof victim, "%s/victim", tmp);
+    unlink(victim);
+    plant_link(name);
+    snprintf(path, sizeof path, "%s/report.html", tmp);
+    cr_assert_eq(rd_write_atomic_private(path, "<p>\n", 4, err, sizeof err), 0, "%s", err);
+    assert_victim_intact();
+    s = slurp("report.html");
+    cr_assert_str_eq(s, "<p>\n");
+    free(s);
+}
+
+Test(rundir, a_history_that_is_a_symbolic_link_is_refused)
+{
+    SpsaParam p[1] = { { .name = "A", .start = 5, .theta = 5, .min = 0, .max = 10, .c_end = 1, .r_end = 0.002 } };
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 20);
+    SpsaState st;
+    char err[512] = "";
+    cr_assert_eq(spsa_init(&st, p, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
+    /* a dangling link: a new history would be created at its target */
+    char from[256], to[256];
+    snprintf(to, sizeof to, "%s/victim", tmp);
+    snprintf(from, sizeof from, "%s/%s", tmp, HISTORY_FILE);
+    cr_assert_eq(symlink(to, from), 0);
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), -1, "a history through a symbolic link was opened");
+    cr_assert(strstr(err, "symbolic link") && strstr(err, HISTORY_FILE), "%s", err);
+    cr_assert_neq(access(to, F_OK), 0, "the link's target was created");
+    spsa_free(&st);
 }
