@@ -42,28 +42,28 @@ static PairResult good_pair(void)
     return r;
 }
 
-/* Decode r packed as a RESULT: the decoder's return, its reason in why. */
-static int decode_result(const PairResult *r, CoordMsg *m, char *why, size_t whylen)
+/* Decode r packed as a RESULT into *b (free b->p; m->text points into it):
+ * the decoder's return, its reason in why. */
+static int decode_result(const PairResult *r, Buf *b, CoordMsg *m, char *why, size_t whylen)
 {
-    Buf b = { 0 };
     const char *pgn = "[Event \"t\"]\n\n1. e4 1-0\n\n";
-    msg_pack_result(&b, 42, r, pgn, strlen(pgn));
-    cr_assert(!b.oom);
-    int rc = msg_decode_coord(T_RESULT, b.p, b.len, m, why, whylen);
-    free(b.p);
-    return rc;
+    msg_pack_result(b, 42, r, pgn, strlen(pgn));
+    cr_assert(!b->oom);
+    return msg_decode_coord(T_RESULT, b->p, b->len, m, why, whylen);
 }
 
 Test(dist, a_well_formed_result_is_accepted_as_sent)
 {
     PairResult r = good_pair();
     CoordMsg m;
+    Buf b = { 0 };
     char why[256] = "";
-    cr_assert_eq(decode_result(&r, &m, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(decode_result(&r, &b, &m, why, sizeof why), 0, "%s", why);
     cr_assert_eq(m.seq, 42);
     cr_assert_eq(memcmp(&m.res, &r, sizeof r), 0);
     cr_assert_eq(m.textlen, strlen("[Event \"t\"]\n\n1. e4 1-0\n\n"));
     cr_assert_eq(strncmp(m.text, "[Event", 6), 0);
+    free(b.p);
 }
 
 /* Case i of the test below: r with one field broken; the name the refusal must give. */
@@ -98,8 +98,10 @@ Test(dist, every_out_of_range_field_of_a_result_is_refused)
         PairResult r = good_pair();
         break_field(i, &r);
         CoordMsg m;
+        Buf b = { 0 };
         char why[256] = "";
-        cr_expect_eq(decode_result(&r, &m, why, sizeof why), -1, "case %d (%s) accepted", i, field);
+        cr_expect_eq(decode_result(&r, &b, &m, why, sizeof why), -1, "case %d (%s) accepted", i, field);
+        free(b.p);
         cr_expect(strstr(why, field), "case %d: '%s' does not name %s", i, why, field);
         cr_expect(m.has_seq && m.seq == 42, "case %d: the pair of a refused result is known", i);
     }
