@@ -102,7 +102,14 @@ cJSON *runstate_to_json(const RunState *rs)
         cJSON *pt = o ? cJSON_AddArrayToObject(o, "ptnml") : NULL;
         for (int t = 0; pt && t < 5; t++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)pb->ptnml[t]));
-        ok = ok && pt && add_per_engine(o, pb->per_engine) && cJSON_AddItemToArray(partial, o);
+        /* Per-engine counts that do not cover all the entry's pairs (an
+         * older build's entry, resumed and stopped again before its batch
+         * ended) are left out, as that build wrote them: the reader would
+         * refuse counts that do not add up. */
+        bool whole = pb->per_engine[ENG_TIME_LOSSES][0] + pb->per_engine[ENG_TIME_LOSSES][1] == pb->time_losses &&
+                     pb->per_engine[ENG_CRASHES][0] + pb->per_engine[ENG_CRASHES][1] == pb->crashes &&
+                     pb->per_engine[ENG_ILLEGAL][0] + pb->per_engine[ENG_ILLEGAL][1] == pb->illegal;
+        ok = ok && pt && (!whole || add_per_engine(o, pb->per_engine)) && cJSON_AddItemToArray(partial, o);
         if (!ok)
             cJSON_Delete(o);
     }

@@ -21,7 +21,8 @@
  *                   "per_engine": { "time_losses": [+, -], "crashes": [+, -],
  *                                   "illegal": [+, -], "restarts": [+, -] } }]
  * (PartialBatch; absent = none; an entry without "per_engine", written by an
- * older build, adds nothing to the per-engine counts).  A state without
+ * older build, adds nothing to the per-engine counts; such an entry is
+ * written back without them while its batch is unfinished).  A state without
  * "per_engine" counts them from its games on.
  *
  * Counters cover the batches already applied to theta; games of batches in
