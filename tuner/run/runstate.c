@@ -46,6 +46,17 @@ static cJSON *add_per_engine(cJSON *o, const uint64_t counts[ENG_NCOUNTS][2])
     return pe;
 }
 
+/* A kept partial batch's per-engine counts add up to its totals. */
+static bool partial_counts_whole(const PartialBatch *pb)
+{
+    const uint64_t total[ENG_RESTARTS] = { [ENG_TIME_LOSSES] = pb->time_losses, [ENG_CRASHES] = pb->crashes,
+                                           [ENG_ILLEGAL] = pb->illegal };
+    for (int c = 0; c < ENG_RESTARTS; c++)
+        if (pb->per_engine[c][0] + pb->per_engine[c][1] != total[c])
+            return false;
+    return true;
+}
+
 cJSON *runstate_to_json(const RunState *rs)
 {
     cJSON *o = cJSON_CreateObject();
@@ -106,10 +117,9 @@ cJSON *runstate_to_json(const RunState *rs)
          * older build's entry, resumed and stopped again before its batch
          * ended) are left out, as that build wrote them: the reader would
          * refuse counts that do not add up. */
-        bool whole = pb->per_engine[ENG_TIME_LOSSES][0] + pb->per_engine[ENG_TIME_LOSSES][1] == pb->time_losses &&
-                     pb->per_engine[ENG_CRASHES][0] + pb->per_engine[ENG_CRASHES][1] == pb->crashes &&
-                     pb->per_engine[ENG_ILLEGAL][0] + pb->per_engine[ENG_ILLEGAL][1] == pb->illegal;
-        ok = ok && pt && (!whole || add_per_engine(o, pb->per_engine)) && cJSON_AddItemToArray(partial, o);
+        if (ok && pt && partial_counts_whole(pb))
+            ok = add_per_engine(o, pb->per_engine) != NULL;
+        ok = ok && pt && cJSON_AddItemToArray(partial, o);
         if (!ok)
             cJSON_Delete(o);
     }
