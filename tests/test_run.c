@@ -832,6 +832,37 @@ Test(run, state_round_trips)
     runstate_free(&rs);
 }
 
+/* The writer never writes what its reader refuses: a count past 2^53 (a
+ * negative count cast to uint64) fails the save, names the field, and the
+ * state.json on disk stays as it was. */
+Test(run, a_state_its_reader_would_refuse_is_not_written)
+{
+    RunState rs;
+    runstate_init(&rs);
+    rs.spsa = small_state();
+    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
+    rs.games = 12;
+    char err[1024];
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    char *before = slurp("state.json");
+    rs.time_losses = (uint64_t)(int64_t)-1;
+    rs.games = 14;
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), -1, "a state with time_losses 1.8e19 was written");
+    cr_assert(strstr(err, "time_losses") && strstr(err, "state.json"), "%s", err);
+    char *after = slurp("state.json");
+    cr_assert_str_eq(after, before, "the state on disk changed");
+    free(before);
+    free(after);
+    RunState back;
+    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.games, 12u);
+    runstate_free(&back);
+    rs.time_losses = 3;
+    rs.per_engine[ENG_CRASHES][1] = (uint64_t)(int64_t)-5;
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), -1, "a state with per_engine.crashes 1.8e19 was written");
+    runstate_free(&rs);
+}
+
 Test(run, settings_from_the_command_line_override_the_file)
 {
     RunConf file, cl;

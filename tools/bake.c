@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "paramfile.h"
+#include "rundir.h"
 
 static void usage(FILE *out)
 {
@@ -75,9 +76,10 @@ static int write_atomic(const char *path, const char *text)
         fprintf(stderr, "ratchet-bake: %s: path too long\n", path);
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char err[512];
+    int fd = rd_create_temp(tmp, err, sizeof err);
     if (fd < 0) {
-        fprintf(stderr, "ratchet-bake: %s: cannot create: %s\n", tmp, strerror(errno));
+        fprintf(stderr, "ratchet-bake: %s\n", err);
         return -1;
     }
     size_t len = strlen(text), done = 0;

@@ -17,6 +17,7 @@
 #include "board.h"
 #include "book.h"
 #include "params.h"
+#include "rundir.h"
 #include "score.h"
 #include "search.h"
 #include "tt.h"
@@ -195,9 +196,15 @@ int main(int argc, char **argv)
     }
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", o.out);
-    FILE *out = fopen(tmp, "w");
+    int tmpfd = rd_create_temp(tmp, err, sizeof err);
+    FILE *out = tmpfd >= 0 ? fdopen(tmpfd, "w") : NULL;
     if (!out) {
-        fprintf(stderr, "ratchet-genbook: cannot write %s: %s\n", tmp, strerror(errno));
+        if (tmpfd >= 0) {
+            fprintf(stderr, "ratchet-genbook: cannot write %s: %s\n", tmp, strerror(errno));
+            close(tmpfd);
+        } else {
+            fprintf(stderr, "ratchet-genbook: %s\n", err);
+        }
         return 1;
     }
 

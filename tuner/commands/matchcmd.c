@@ -464,6 +464,10 @@ int match_cmd(int argc, char **argv)
         printf("\n");
     if (interrupted)
         printf("Match interrupted: report of the %llu finished games\n", (unsigned long long)m.tally.games);
+    else if (rc == 2)
+        printf("Match stopped early (the PGN file could not be written; it holds the games before the failure): "
+               "report of the %llu finished games\n",
+               (unsigned long long)m.tally.games);
     else if (rc > 0)
         printf("Match stopped early (an engine could not be restarted): report of the %llu finished games\n",
                (unsigned long long)m.tally.games);
@@ -477,5 +481,5 @@ int match_cmd(int argc, char **argv)
     printf("Finished match\n");
     fflush(stdout);
     match_config_free(&m.cfg);
-    return 0;
+    return rc == 2 ? 1 : 0;
 }

@@ -561,7 +561,7 @@ static pid_t start_make(const char *root, const char *log, char *const words[])
     pid_t pid = fork();
     if (pid != 0)
         return pid;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644); /* not through a planted link */
     if (fd < 0)
         _exit(126);
     dup2(fd, STDOUT_FILENO);

@@ -33,6 +33,13 @@
  *   0 -> w  QUIT                              leave (after the command ended)
  *   w -> 0  BYE                               all sends done; finalizing
  *
+ * The bytes are packed and decoded by msg.c (msg.h), which range-checks
+ * every field of a message when it arrives.  Rank 0 refuses a worker's
+ * message that fails, or a result or abandon for a pair that another rank
+ * holds, with a message naming the rank, and the session goes on (a refused
+ * result's pair is played again; a rank whose WANT or DONE is refused is
+ * retired).
+ *
  * Faults: engine faults on a worker are the local runner's (forfeit,
  * restart, counted per engine in the PairResult that reaches rank 0).  A
  * worker whose engine cannot be restarted is retired with a message and the
@@ -56,16 +63,12 @@
 
 #include "board.h"
 #include "match.h"
+#include "msg.h"
 #include "pgn.h"
 
 int ratchet_tune_main(int argc, char **argv); /* tuner/main.c, compiled with -Dmain=ratchet_tune_main */
 
 enum {
-    T_CONFIG = 1, T_WANT, T_JOB, T_RESULT, T_ABANDON, T_END, T_STOP, T_DONE, T_QUIT, T_BYE
-};
-
-enum {
-    PROTO_MAGIC = 0x52544d31,   /* "RTM1" in host order: a byte-order mismatch shows */
     POLL_MIN_US = 50,
     POLL_MAX_US = 2000,         /* rank 0's longest sleep between polls */
     WORKER_POLL_MAX_US = 10000, /* a worker's (its threads have pairs queued ahead; a result
@@ -82,90 +85,6 @@ static void sleep_us(long us)
 {
     struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
     nanosleep(&ts, NULL);
-}
-
-/* ---- byte buffers ------------------------------------------------------------------ */
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} Buf;
-
-static void put(Buf *b, const void *d, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, d, n);
-    b->len += n;
-}
-
-static void put_u64(Buf *b, uint64_t v) { put(b, &v, sizeof v); }
-static void put_i32(Buf *b, int32_t v) { put(b, &v, sizeof v); }
-
-static void put_str(Buf *b, const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    put(b, &n, sizeof n);
-    put(b, s, n);
-}
-
-typedef struct {
-    const char *p;
-    size_t len, pos;
-    bool bad;
-} Rd;
-
-static void get(Rd *r, void *d, size_t n)
-{
-    if (r->bad || r->len - r->pos < n) {
-        r->bad = true;
-        memset(d, 0, n);
-        return;
-    }
-    memcpy(d, r->p + r->pos, n);
-    r->pos += n;
-}
-
-static uint64_t get_u64(Rd *r)
-{
-    uint64_t v;
-    get(r, &v, sizeof v);
-    return v;
-}
-
-static int32_t get_i32(Rd *r)
-{
-    int32_t v;
-    get(r, &v, sizeof v);
-    return v;
-}
-
-/* A string into dst (cap bytes, always terminated); a longer one is an error. */
-static void get_str(Rd *r, char *dst, size_t cap)
-{
-    uint32_t n = 0;
-    get(r, &n, sizeof n);
-    if (r->bad || n >= cap || r->len - r->pos < n) {
-        r->bad = true;
-        dst[0] = '\0';
-        return;
-    }
-    memcpy(dst, r->p + r->pos, n);
-    dst[n] = '\0';
-    r->pos += n;
 }
 
 /* ---- sends that never block: MPI_Isend, the buffer kept until MPI_Test says done ---- */
@@ -272,24 +191,6 @@ static void protocol_error(const Msg *m, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* ---- the configuration ------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t magic;
-    uint32_t sizes[5];          /* the layout this build sends raw */
-    int32_t want_pgn;           /* rank 0 writes a PGN: send the games' text */
-    int32_t concurrency;
-} ConfigHead;
-
-static void layout(uint32_t sizes[5])
-{
-    sizes[0] = (uint32_t)sizeof(MatchConfig);
-    sizes[1] = (uint32_t)sizeof(PairResult);
-    sizes[2] = (uint32_t)sizeof(EngineSpec);
-    sizes[3] = (uint32_t)sizeof(TimeControl);
-    sizes[4] = (uint32_t)sizeof(Adjudication);
-}
-
 /* Credits a worker asks for: its threads plus a few pairs queued ahead, so a
  * thread that finishes a pair finds the next one without a round trip. */
 static int worker_credit(int concurrency)
@@ -311,83 +212,31 @@ typedef struct {
 } Worker;
 
 typedef struct {
-    uint64_t seq;
-    int worker;
-    PairJob *job;
-} Out;
-
-typedef struct {
     const MatchConfig *cfg;
     const MatchHooks *hooks;
     Worker *w;                  /* by rank; [0] unused */
-    Out *out;                   /* pairs at the workers */
+    OutPair *out;               /* pairs at the workers */
     size_t nout, capout;
     PairJob *spare;             /* one PairJob kept for the next hand-out */
     uint64_t seq;
     Outbox ob;
     PgnFile *pgn;
+    bool pgn_failed;            /* a write to the PGN failed: the session stops */
     int live;                   /* workers neither done nor retired */
 } Coord;
 
-static Out *find_out(Coord *c, uint64_t seq)
-{
-    for (size_t i = 0; i < c->nout; i++)
-        if (c->out[i].seq == seq)
-            return &c->out[i];
-    return NULL;
-}
-
-static void drop_out(Coord *c, Out *o)
+static void drop_out(Coord *c, OutPair *o)
 {
     c->w[o->worker].held--;
     free(o->job);
     *o = c->out[--c->nout];
 }
 
-static void abandon_out(Coord *c, Out *o)
+static void abandon_out(Coord *c, OutPair *o)
 {
     if (c->hooks->pair_abandoned)
         c->hooks->pair_abandoned(c->hooks->ctx, o->job);
     drop_out(c, o);
-}
-
-static void pack_job(Buf *b, uint64_t seq, const PairJob *j)
-{
-    put_u64(b, seq);
-    put_u64(b, j->id);
-    put_u64(b, (uint64_t)j->opening);
-    put_i32(b, j->games);
-    put_i32(b, j->swap);
-    put_str(b, j->fen);
-    for (int e = 0; e < 2; e++) {
-        int n = j->nopts[e] < MAX_JOB_OPTS ? j->nopts[e] : MAX_JOB_OPTS;
-        put_i32(b, n);
-        for (int k = 0; k < n; k++) {
-            put_str(b, j->opts[e][k].name);
-            put_str(b, j->opts[e][k].value);
-        }
-    }
-}
-
-static bool unpack_job(Rd *r, uint64_t *seq, PairJob *j)
-{
-    *seq = get_u64(r);
-    j->id = get_u64(r);
-    j->opening = (size_t)get_u64(r);
-    j->games = get_i32(r);
-    j->swap = get_i32(r) != 0;
-    get_str(r, j->fen, sizeof j->fen);
-    for (int e = 0; e < 2; e++) {
-        int n = get_i32(r);
-        if (n < 0 || n > MAX_JOB_OPTS)
-            return false;
-        j->nopts[e] = n;
-        for (int k = 0; k < n; k++) {
-            get_str(r, j->opts[e][k].name, sizeof j->opts[e][k].name);
-            get_str(r, j->opts[e][k].value, sizeof j->opts[e][k].value);
-        }
-    }
-    return !r->bad && r->pos == r->len;
 }
 
 static bool wants_pairs(const Worker *wk)
@@ -431,13 +280,13 @@ static bool hand_out(Coord *c)
         if (!job->fen[0] && cfg->book)
             snprintf(job->fen, sizeof job->fen, "%s", book_fen(cfg->book, job->opening % book_size(cfg->book)));
         c->out = grow(c->out, c->nout, &c->capout, sizeof *c->out);
-        Out *o = &c->out[c->nout++];
+        OutPair *o = &c->out[c->nout++];
         o->seq = ++c->seq;
         o->worker = w;
         o->job = job;
         c->spare = NULL;
         Buf b = { 0 };
-        pack_job(&b, o->seq, job);
+        msg_pack_job(&b, o->seq, job);
         post(&c->ob, w, T_JOB, &b);
         wk->credit--;
         wk->held++;
@@ -472,60 +321,86 @@ static void worker_done(Coord *c, int w, int rc, bool stopping)
                 w, wk->host, c->live, c->live == 1 ? "" : "s", c->live == 1 ? "es" : "");
 }
 
-/* Handle one message on rank 0 during a session. */
+/* A message from rank src refused: say so, naming the rank and its host. */
+static void refused(const Coord *c, int src, const char *why, const char *outcome)
+{
+    fprintf(stderr, "ratchet-tune: refused a message from worker rank %d (%s): %s; %s\n", src,
+            c->w[src].host[0] ? c->w[src].host : "?", why, outcome);
+}
+
+/* Handle one message on rank 0 during a session.  A message that does not
+ * decode, or a result or abandon for a pair the sender was not given, is
+ * refused with a message; the session goes on. */
 static void coord_msg(Coord *c, Msg *m, bool stopping)
 {
     if (m->src <= 0 || m->src >= g_size)
         protocol_error(m, "coordinator");
     Worker *wk = &c->w[m->src];
-    Rd r = { m->p, m->len, 0, false };
-    switch (m->tag) {
-    case T_WANT: {
-        int n = get_i32(&r);
-        if (r.bad || n < 0)
-            protocol_error(m, "WANT");
-        wk->ready = true;
-        wk->credit += n;
-        break;
-    }
-    case T_RESULT: {
-        uint64_t seq = get_u64(&r);
-        PairResult res;
-        get(&r, &res, sizeof res);
-        uint64_t len = get_u64(&r);
-        if (r.bad || len != r.len - r.pos)
-            protocol_error(m, "RESULT");
-        Out *o = find_out(c, seq);
-        if (!o)
-            break; /* its worker was retired meanwhile: the pair was given back already */
-        if (c->pgn && len > 0) {
-            PgnText t = { (char *)r.p + r.pos, (size_t)len, (size_t)len };
-            pgn_append(c->pgn, &t);
+    CoordMsg d;
+    char why[256];
+    if (msg_decode_coord(m->tag, m->p, m->len, &d, why, sizeof why) < 0) {
+        if (m->tag == T_RESULT && d.has_seq) {
+            long i = out_find(c->out, c->nout, d.seq, m->src, NULL);
+            if (i >= 0) {
+                /* The worker has finished with it: its credit comes back, the pair is played again. */
+                refused(c, m->src, why, "its pair is played again");
+                abandon_out(c, &c->out[i]);
+                wk->credit++;
+                return;
+            }
         }
-        c->hooks->pair_done(c->hooks->ctx, o->job, &res);
-        drop_out(c, o);
-        wk->credit++;
-        break;
+        if (m->tag == T_DONE && !wk->done) {
+            refused(c, m->src, why, "the rank is retired");
+            worker_done(c, m->src, 1, true);
+            return;
+        }
+        refused(c, m->src, why, "ignored");
+        return;
     }
+    switch (m->tag) {
+    case T_WANT:
+        wk->ready = true;
+        wk->credit += d.n;
+        break;
+    case T_RESULT:
     case T_ABANDON: {
-        uint64_t seq = get_u64(&r);
-        if (r.bad)
-            protocol_error(m, "ABANDON");
-        Out *o = find_out(c, seq);
-        if (o)
+        int owner = 0;
+        long i = out_find(c->out, c->nout, d.seq, m->src, &owner);
+        if (i == OUT_NONE)
+            break; /* its worker was retired meanwhile: the pair was given back already */
+        if (i == OUT_NOT_YOURS) {
+            snprintf(why, sizeof why, "%s for pair %llu, which rank %d holds", m->tag == T_RESULT ? "a result" : "an abandon",
+                     (unsigned long long)d.seq, owner);
+            refused(c, m->src, why, "ignored");
+            break;
+        }
+        OutPair *o = &c->out[i];
+        if (m->tag == T_ABANDON) {
             abandon_out(c, o);
+            break;
+        }
+        wk->credit++;
+        if (c->pgn && d.textlen > 0) {
+            PgnText t = { (char *)d.text, d.textlen, d.textlen };
+            if (pgn_append(c->pgn, &t) < 0) {
+                /* Not counted: the PGN would miss its games.  The session stops. */
+                if (!c->pgn_failed)
+                    fprintf(stderr, "ratchet-tune: the PGN file could not take a game; stopping\n");
+                c->pgn_failed = true;
+                abandon_out(c, o);
+                break;
+            }
+        }
+        c->hooks->pair_done(c->hooks->ctx, o->job, &d.res);
+        drop_out(c, o);
         break;
     }
-    case T_DONE: {
-        int rc = get_i32(&r);
-        if (r.bad)
-            protocol_error(m, "DONE");
+    case T_DONE:
         if (!wk->done)
-            worker_done(c, m->src, rc, stopping || wk->stopped);
+            worker_done(c, m->src, d.n, stopping || wk->stopped);
         break;
-    }
     default:
-        protocol_error(m, "session");
+        refused(c, m->src, "not a message of a session", "ignored");
     }
 }
 
@@ -578,19 +453,20 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         die_oom();
     c.live = g_size - 1;
 
-    ConfigHead h = { .magic = PROTO_MAGIC, .want_pgn = cfg->pgnout[0] != '\0', .concurrency = cfg->concurrency };
-    layout(h.sizes);
+    ConfigHead h;
+    msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
     for (int w = 1; w < g_size; w++) {
         Buf b = { 0 };
-        put(&b, &h, sizeof h);
-        put(&b, cfg, sizeof *cfg);
+        msg_put(&b, &h, sizeof h);
+        msg_put(&b, cfg, sizeof *cfg);
         post(&c.ob, w, T_CONFIG, &b);
     }
 
-    /* All workers' engines up, or nobody plays (as match_play does locally). */
-    int ready = 0, failed = 0;
+    /* All workers' engines up, or nobody plays (as match_play does locally).
+     * A worker whose WANT is refused is retired: the others play. */
+    int ready = 0, failed = 0, retired = 0;
     long us = POLL_MIN_US;
-    while (ready + failed < g_size - 1) {
+    while (ready + failed + retired < g_size - 1) {
         if (cfg->stop && *cfg->stop)
             break;
         Msg m;
@@ -602,24 +478,35 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         }
         us = POLL_MIN_US;
         Worker *wk = m.src > 0 && m.src < g_size ? &c.w[m.src] : NULL;
-        Rd r = { m.p, m.len, 0, false };
-        if (wk && m.tag == T_WANT && !wk->ready) {
-            int n = get_i32(&r);
-            get_str(&r, wk->host, sizeof wk->host);
-            if (r.bad || n < 0)
-                protocol_error(&m, "WANT");
-            wk->ready = true;
-            wk->credit = n;
-            ready++;
+        CoordMsg d;
+        char why[256];
+        bool ok = wk && msg_decode_coord(m.tag, m.p, m.len, &d, why, sizeof why) == 0;
+        if (ok)
+            snprintf(wk->host, sizeof wk->host, "%s", d.host);
+        if (wk && m.tag == T_WANT && !wk->ready && !wk->done) {
+            if (ok) {
+                wk->ready = true;
+                wk->credit = d.n;
+                ready++;
+            } else {
+                refused(&c, m.src, why, "the rank is retired");
+                post_empty(&c.ob, m.src, T_STOP);
+                wk->stopped = wk->done = true;
+                wk->rc = 1;
+                c.live--;
+                retired++;
+            }
         } else if (wk && m.tag == T_DONE && !wk->done) {
-            int rc = get_i32(&r);
-            get_str(&r, wk->host, sizeof wk->host);
+            if (!ok)
+                refused(&c, m.src, why, "taken as a failed start");
             fprintf(stderr, "ratchet-tune: worker rank %d (%s) could not start its engines (its message is above)\n",
                     m.src, wk->host[0] ? wk->host : "?");
             wk->done = true;
-            wk->rc = rc;
+            wk->rc = ok ? d.n : 1;
             c.live--;
             failed++;
+        } else if (wk && wk->done) {
+            /* a retired rank's last words */
         } else {
             protocol_error(&m, "start-up");
         }
@@ -647,7 +534,7 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     int64_t stop_deadline = stopping ? ep_now_ms() + STOP_WAIT_MS : 0;
     us = POLL_MIN_US;
     while (c.live > 0) {
-        if (!stopping && cfg->stop && *cfg->stop) {
+        if (!stopping && ((cfg->stop && *cfg->stop) || c.pgn_failed)) {
             stopping = true;
             stop_deadline = ep_now_ms() + STOP_WAIT_MS;
             stop_all(&c);
@@ -668,7 +555,9 @@ static int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     }
     while (c.nout > 0)
         abandon_out(&c, &c.out[0]);
-    if (rc == 0 && !stopping) {
+    if (c.pgn_failed) {
+        rc = 2; /* as match_play: the PGN could not take a game */
+    } else if (rc == 0 && !stopping) {
         int retired = 0;
         for (int w = 1; w < g_size; w++)
             retired += c.w[w].rc > 0;
@@ -816,7 +705,7 @@ static void w_pgn(void *ctx, const PairJob *job, const char *text, size_t len)
     Slot *sl = slot_of(s, job);
     if (sl) {
         Buf b = { sl->pgn.s, sl->pgn.len, sl->pgn.cap, false };
-        put(&b, text, len);
+        msg_put(&b, text, len);
         if (b.oom)
             die_oom();
         sl->pgn.s = b.p;
@@ -833,10 +722,7 @@ static void w_done(void *ctx, const PairJob *job, const PairResult *res)
     Slot *sl = slot_of(s, job);
     if (sl) {
         Buf b = { 0 };
-        put_u64(&b, sl->seq);
-        put(&b, res, sizeof *res);
-        put_u64(&b, sl->pgn.len);
-        put(&b, sl->pgn.s ? sl->pgn.s : "", sl->pgn.len);
+        msg_pack_result(&b, sl->seq, res, sl->pgn.s, sl->pgn.len);
         enqueue(s, T_RESULT, &b);
         sl->key = NULL;
     }
@@ -846,7 +732,7 @@ static void w_done(void *ctx, const PairJob *job, const PairResult *res)
 static void abandon_seq(Session *s, uint64_t seq)
 {
     Buf b = { 0 };
-    put_u64(&b, seq);
+    msg_put_u64(&b, seq);
     enqueue(s, T_ABANDON, &b);
 }
 
@@ -892,19 +778,15 @@ static void push_job(Session *s, uint64_t seq, PairJob *job)
 /* The worker's copy of rank 0's configuration: no book (openings come as
  * FENs), no PGN file (games go back as text), its own stop flag; -log goes
  * to FILE.rankN on this host. */
-static MatchConfig *worker_config(const Msg *m, ConfigHead *h)
+static MatchConfig *worker_config(const Msg *m, ConfigHead *h, char *why, size_t whylen)
 {
-    uint32_t sizes[5];
-    layout(sizes);
-    if (m->len != sizeof *h + sizeof(MatchConfig))
-        return NULL;
-    memcpy(h, m->p, sizeof *h);
-    if (h->magic != PROTO_MAGIC || memcmp(h->sizes, sizes, sizeof sizes) != 0)
-        return NULL;
     MatchConfig *cfg = malloc(sizeof *cfg);
     if (!cfg)
         die_oom();
-    memcpy(cfg, m->p + sizeof *h, sizeof *cfg);
+    if (msg_decode_config(m->p, m->len, h, cfg, why, whylen) < 0) {
+        free(cfg);
+        return NULL;
+    }
     cfg->book = NULL;
     cfg->pgnout[0] = '\0';
     cfg->stop = &g_wstop;
@@ -927,13 +809,14 @@ static MatchConfig *worker_config(const Msg *m, ConfigHead *h)
 static void worker_session(const Msg *cm, bool *quit)
 {
     ConfigHead h;
-    MatchConfig *cfg = worker_config(cm, &h);
+    char why[256];
+    MatchConfig *cfg = worker_config(cm, &h, why, sizeof why);
     Outbox ob = { 0 };
     if (!cfg) {
         fprintf(stderr,
                 "ratchet-tune: rank %d (%s): the configuration from rank 0 does not fit this build of "
-                "ratchet-tune-mpi (every host must run the same build)\n",
-                g_rank, g_host);
+                "ratchet-tune-mpi (every host must run the same build): %s\n",
+                g_rank, g_host, why);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     Session s;
@@ -961,8 +844,8 @@ static void worker_session(const Msg *cm, bool *quit)
         pthread_mutex_lock(&s.mu);
         if (s.started && !sent_want && !s.match_done) {
             Buf b = { 0 };
-            put_i32(&b, worker_credit(s.nslots));
-            put_str(&b, g_host);
+            msg_put_i32(&b, worker_credit(s.nslots));
+            msg_put_str(&b, g_host);
             enqueue(&s, T_WANT, &b);
             sent_want = true;
         }
@@ -985,9 +868,11 @@ static void worker_session(const Msg *cm, bool *quit)
                 if (!job)
                     die_oom();
                 uint64_t seq;
-                Rd r = { m.p, m.len, 0, false };
-                if (!unpack_job(&r, &seq, job))
+                char why[256];
+                if (msg_decode_job(m.p, m.len, &seq, job, why, sizeof why) < 0) {
+                    fprintf(stderr, "ratchet-tune: rank %d (%s): %s\n", g_rank, g_host, why);
                     protocol_error(&m, "JOB");
+                }
                 push_job(&s, seq, job);
             } else if (m.tag == T_END || m.tag == T_STOP || m.tag == T_QUIT) {
                 pthread_mutex_lock(&s.mu);
@@ -1027,14 +912,14 @@ static void worker_session(const Msg *cm, bool *quit)
     /* Whatever was still queued was not played; then the session's end. */
     Buf b = { 0 };
     for (; s.qhead < s.qend; s.qhead++) {
-        put_u64(&b, s.q[s.qhead].seq);
+        msg_put_u64(&b, s.q[s.qhead].seq);
         post(&ob, 0, T_ABANDON, &b);
         free(s.q[s.qhead].job);
     }
     for (size_t i = 0; i < s.noutq; i++)
         post(&ob, 0, s.outq[i].tag, &s.outq[i].b);
-    put_i32(&b, s.match_rc);
-    put_str(&b, g_host);
+    msg_put_i32(&b, s.match_rc);
+    msg_put_str(&b, g_host);
     post(&ob, 0, T_DONE, &b);
     outbox_flush(&ob);
     free(ob.v);

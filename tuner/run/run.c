@@ -557,6 +557,33 @@ static void print_final(Run *r)
     hist_data_free(&h);
 }
 
+/* The line after a stop: what a resume will start from.  After a failed
+ * save that is the state on disk, not the one in memory: it is read back. */
+static void print_stopped(Run *r, bool saved_ok, int mrc)
+{
+    const RunState *rs = &r->rs;
+    unsigned long long total = (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per);
+    const char *pgn = mrc == 2 ? "; the PGN file could not be written (it holds the whole games before the failure)"
+                               : "";
+    if (saved_ok) {
+        printf("stopped after %llu of %llu games (%zu batch%s in flight will be replayed)%s\n",
+               (unsigned long long)rs->games, total, rs->spsa.ninflight, rs->spsa.ninflight == 1 ? "" : "es", pgn);
+        return;
+    }
+    RunState disk;
+    char err[1024];
+    if (runstate_load(&disk, r->dir, err, sizeof err) < 0) {
+        printf("stopped: the state could not be saved, and the one on disk cannot be read (%s)%s\n", err, pgn);
+        return;
+    }
+    unsigned long long lost = rs->games > disk.games ? (unsigned long long)(rs->games - disk.games) : 0;
+    printf("stopped: the state could not be saved; the one on disk counts %llu of %llu games and has %zu batch%s in "
+           "flight, which a resume replays (%llu game%s played since its last save are not counted)%s\n",
+           (unsigned long long)disk.games, total, disk.spsa.ninflight, disk.spsa.ninflight == 1 ? "" : "es", lost,
+           lost == 1 ? "" : "s", pgn);
+    runstate_free(&disk);
+}
+
 /* Play until the schedule is done or a signal stops it; save; report. */
 static int play(Run *r)
 {
@@ -643,10 +670,7 @@ static int play(Run *r)
     progress(r, true);
     if (r->tty && r->progress_shown)
         putchar('\n');
-    printf("stopped after %llu of %llu games (%zu batch%s in flight will be replayed)%s\n",
-           (unsigned long long)rs->games,
-           (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
-           rs->spsa.ninflight, rs->spsa.ninflight == 1 ? "" : "es", saved_ok ? "" : "; the state could not be saved");
+    print_stopped(r, saved_ok, mrc);
     printf("resume with: %s resume %s\n", setup_prog(), r->dir);
     fflush(stdout);
     if (g_signal && !r->failed && mrc == 0)

@@ -88,9 +88,20 @@ int rd_lock(const char *dir, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, RUNDIR_LOCK);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd < 0) {
-        errmsg(err, errlen, "cannot open lock file '%s': %s", path, strerror(errno));
+        if (errno == ELOOP)
+            errmsg(err, errlen, "lock file '%s' is a symbolic link: not followed (remove it if it is not yours)",
+                   path);
+        else
+            errmsg(err, errlen, "cannot open lock file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb = { 0 };
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink > 1) {
+        errmsg(err, errlen, "lock file '%s' is not a plain file of its own (%s): not used (remove it if it is not yours)",
+               path, S_ISREG(sb.st_mode) ? "another name links to it" : "not a regular file");
+        close(fd);
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -133,7 +144,7 @@ pid_t rd_lock_holder(const char *dir)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, RUNDIR_LOCK);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return 0;
     pid_t pid = 0;
@@ -164,14 +175,51 @@ static int fsync_dir_of(const char *path)
     return rc;
 }
 
+int rd_create_temp(const char *tmp, char *err, size_t errlen)
+{
+    if (unlink(tmp) < 0 && errno != ENOENT) {
+        errmsg(err, errlen, "cannot remove the stale temporary file '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            errmsg(err, errlen, "cannot create '%s': another process created it meanwhile", tmp);
+        else
+            errmsg(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+        return -1;
+    }
+    return fd;
+}
+
+int rd_open_append(const char *path, bool create, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create ? O_CREAT : 0), 0644);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            errmsg(err, errlen, "'%s' is a symbolic link: not followed", path);
+        else
+            errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        errmsg(err, errlen, "'%s' is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 static int write_atomic_via(const char *path, const char *tmp, const char *data, size_t len, char *err,
                             size_t errlen)
 {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        errmsg(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+    int fd = rd_create_temp(tmp, err, errlen);
+    if (fd < 0)
         return -1;
-    }
     size_t off = 0;
     while (off < len) {
         ssize_t n = write(fd, data + off, len - off);

@@ -5,6 +5,7 @@
 #ifndef RATCHET_RUNDIR_H
 #define RATCHET_RUNDIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,7 +21,9 @@ enum { RD_ABSENT, RD_EMPTY, RD_NONEMPTY };
  * unreadable). */
 int rd_dir_state(const char *dir, char *err, size_t errlen);
 
-/* Take DIR/lock: an exclusive flock(2) on a file holding our pid.  The lock
+/* Take DIR/lock: an exclusive flock(2) on a file holding our pid.  A lock
+ * that is a symbolic link, not a regular file, or a file with other names
+ * (hard links) is refused, never truncated.  The lock
  * dies with the process (also on SIGKILL), so a stale lock file never blocks
  * a later run.  The descriptor is close-on-exec, so engines do not inherit
  * it.  Returns the descriptor, or -1 with a message naming the process that
@@ -31,7 +34,18 @@ void rd_unlock(int fd);
  * be told). */
 pid_t rd_lock_holder(const char *dir);
 
-/* Replace path with data atomically (path.tmp, fsync, rename, fsync dir). */
+/* Create the temporary file tmp for writing: a stale one (a file or a
+ * symbolic link planted there) is removed first, then tmp is created with
+ * O_EXCL | O_NOFOLLOW, so no other file is ever written through it.  The
+ * descriptor, or -1 with a message. */
+int rd_create_temp(const char *tmp, char *err, size_t errlen);
+/* Open a run directory file for appending (created when create is set), not
+ * through a symbolic link and only if it is a regular file.  The
+ * descriptor, or -1 with a message naming path. */
+int rd_open_append(const char *path, bool create, char *err, size_t errlen);
+
+/* Replace path with data atomically (path.tmp, fsync, rename, fsync dir);
+ * the temporary file as rd_create_temp makes it. */
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
 /* The same through path.tmp.PID, for a file that two processes may replace
  * at once (a run and `ratchet-tune report` both write DIR/report.html). */

@@ -79,9 +79,12 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
         if (rows > 0)
             fprintf(stderr, "warning: %s is missing; the rows of the %llu batches done so far are lost\n", h->path,
                     (unsigned long long)rows);
-        h->f = fopen(h->path, "we");
+        int fd = rd_open_append(h->path, true, err, errlen);
+        if (fd >= 0 && (ftruncate(fd, 0) < 0 || !(h->f = fdopen(fd, "ae"))))
+            close(fd);
         if (!h->f || fprintf(h->f, "%s\n", head) < 0 || fflush(h->f) != 0) {
-            errmsg(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
+            if (fd >= 0)
+                errmsg(err, errlen, "cannot write '%s': %s", h->path, strerror(errno));
             free(head);
             hist_close(h);
             return -1;
@@ -121,14 +124,21 @@ int hist_open(History *h, const char *dir, const SpsaState *st, uint64_t rows, c
     if (have < rows)
         fprintf(stderr, "warning: %s has %llu rows but %llu batches are done; the missing rows are lost\n",
                 h->path, (unsigned long long)have, (unsigned long long)rows);
-    if (keep < len && truncate(h->path, (off_t)keep) < 0) {
-        errmsg(err, errlen, "cannot truncate '%s': %s", h->path, strerror(errno));
+    int fd = rd_open_append(h->path, false, err, errlen);
+    if (fd < 0) {
         hist_close(h);
         return -1;
     }
-    h->f = fopen(h->path, "ae");
+    if (keep < len && ftruncate(fd, (off_t)keep) < 0) {
+        errmsg(err, errlen, "cannot truncate '%s': %s", h->path, strerror(errno));
+        close(fd);
+        hist_close(h);
+        return -1;
+    }
+    h->f = fdopen(fd, "ae");
     if (!h->f) {
         errmsg(err, errlen, "cannot open '%s': %s", h->path, strerror(errno));
+        close(fd);
         hist_close(h);
         return -1;
     }

@@ -46,6 +46,17 @@ static cJSON *add_per_engine(cJSON *o, const uint64_t counts[ENG_NCOUNTS][2])
     return pe;
 }
 
+/* A kept partial batch's per-engine counts add up to its totals. */
+static bool partial_counts_whole(const PartialBatch *pb)
+{
+    const uint64_t total[ENG_RESTARTS] = { [ENG_TIME_LOSSES] = pb->time_losses, [ENG_CRASHES] = pb->crashes,
+                                           [ENG_ILLEGAL] = pb->illegal };
+    for (int c = 0; c < ENG_RESTARTS; c++)
+        if (pb->per_engine[c][0] + pb->per_engine[c][1] != total[c])
+            return false;
+    return true;
+}
+
 cJSON *runstate_to_json(const RunState *rs)
 {
     cJSON *o = cJSON_CreateObject();
@@ -102,7 +113,13 @@ cJSON *runstate_to_json(const RunState *rs)
         cJSON *pt = o ? cJSON_AddArrayToObject(o, "ptnml") : NULL;
         for (int t = 0; pt && t < 5; t++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)pb->ptnml[t]));
-        ok = ok && pt && add_per_engine(o, pb->per_engine) && cJSON_AddItemToArray(partial, o);
+        /* Per-engine counts that do not cover all the entry's pairs (an
+         * older build's entry, resumed and stopped again before its batch
+         * ended) are left out, as that build wrote them: the reader would
+         * refuse counts that do not add up. */
+        if (ok && pt && partial_counts_whole(pb))
+            ok = add_per_engine(o, pb->per_engine) != NULL;
+        ok = ok && pt && cJSON_AddItemToArray(partial, o);
         if (!ok)
             cJSON_Delete(o);
     }
@@ -287,12 +304,21 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     /* Absent in states of older builds: counted from now on. */
     const cJSON *pe = cJSON_GetObjectItemCaseSensitive(run, "per_engine");
     const cJSON *since = cJSON_GetObjectItemCaseSensitive(pe, "since");
+    if (cJSON_IsNumber(since) && !is_count(since)) {
+        errmsg(err, errlen, "%s: run.per_engine.since is not a non-negative integer", origin);
+        goto fail;
+    }
     rs->per_engine_since = cJSON_IsNumber(since) ? (uint64_t)since->valuedouble : rs->games;
     for (int c = 0; c < ENG_NCOUNTS; c++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
         for (int e = 0; e < 2 && cJSON_IsNumber(since); e++) {
             const cJSON *v = cJSON_GetArrayItem(a, e);
-            rs->per_engine[c][e] = cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+            if (cJSON_IsNumber(v) && !is_count(v)) {
+                errmsg(err, errlen, "%s: run.per_engine.%s[%d] is not a non-negative integer", origin,
+                       runstate_engine_counts[c], e);
+                goto fail;
+            }
+            rs->per_engine[c][e] = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
         }
     }
     get_str(run, "engine", rs->engine, sizeof rs->engine);
@@ -374,6 +400,26 @@ char *runstate_text(RunState *rs)
     return t;
 }
 
+int runstate_check_text(const char *text, const char *path, char *err, size_t errlen)
+{
+    char why[1024];
+    cJSON *j = rd_parse_json(text, path, why, sizeof why);
+    RunState again;
+    int rc = j ? runstate_from_json(&again, j, path, why, sizeof why) : -1;
+    cJSON_Delete(j);
+    if (rc < 0)
+        return errmsg(err, errlen, "not writing '%s': the state would not load again (%s)", path, why);
+    runstate_free(&again);
+    return 0;
+}
+
+int runstate_write_text(const char *path, const char *text, char *err, size_t errlen)
+{
+    if (runstate_check_text(text, path, err, errlen) < 0)
+        return -1;
+    return rd_write_atomic(path, text, strlen(text), err, errlen);
+}
+
 int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
 {
     char *text = runstate_text(rs);
@@ -383,7 +429,7 @@ int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen)
     }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, STATE_FILE);
-    int rc = rd_write_atomic(path, text, strlen(text), err, errlen);
+    int rc = runstate_write_text(path, text, err, errlen);
     free(text);
     return rc;
 }

@@ -21,7 +21,8 @@
  *                   "per_engine": { "time_losses": [+, -], "crashes": [+, -],
  *                                   "illegal": [+, -], "restarts": [+, -] } }]
  * (PartialBatch; absent = none; an entry without "per_engine", written by an
- * older build, adds nothing to the per-engine counts).  A state without
+ * older build, adds nothing to the per-engine counts; such an entry is
+ * written back without them while its batch is unfinished).  A state without
  * "per_engine" counts them from its games on.
  *
  * Counters cover the batches already applied to theta; games of batches in
@@ -94,11 +95,19 @@ cJSON *runstate_to_json(const RunState *rs);
 /* origin names the file in messages. */
 int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *err, size_t errlen);
 
-/* Read and write DIR/state.json (the write is atomic and stamps `updated`). */
+/* Read and write DIR/state.json (the write is atomic and stamps `updated`).
+ * A state that runstate_from_json would refuse is never written: the save
+ * fails with the reader's reason and the file on disk stays as it was. */
 int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen);
 int runstate_save(RunState *rs, const char *dir, char *err, size_t errlen);
 /* The text runstate_save writes (stamps `updated`); malloc'd, NULL on OOM. */
 char *runstate_text(RunState *rs);
+/* 0 when text loads with runstate_from_json; else -1 with a message naming
+ * path and the reader's reason. */
+int runstate_check_text(const char *text, const char *path, char *err, size_t errlen);
+/* Replace path with a state's text atomically, once runstate_check_text
+ * accepts it. */
+int runstate_write_text(const char *path, const char *text, char *err, size_t errlen);
 
 /* The value of a spec parameter for export: tuned (spsa_value) or fixed;
  * *is_float (if not NULL) says whether it is a float parameter.  -1 if the

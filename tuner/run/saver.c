@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rundir.h"
+#include "runstate.h"
 
 struct Saver {
     History *hist;
@@ -40,7 +41,9 @@ static void *saver_main(void *arg)
 
         char err[512] = "";
         int rc = 0;
-        if (!failed && len > 0)
+        if (!failed && state)
+            rc = runstate_check_text(state, s->state_path, err, sizeof err); /* before its rows */
+        if (!failed && rc == 0 && len > 0)
             rc = hist_write(s->hist, rows, len, err, sizeof err);
         if (!failed && rc == 0 && state)
             rc = rd_write_atomic(s->state_path, state, strlen(state), err, sizeof err);

@@ -10,7 +10,9 @@
  * faster than the disk syncs, several are saved by one write.  A batch whose
  * checkpoint has not reached the disk when the process is killed is still in
  * flight in the state on disk: a resume plays it again.  After a failed
- * write nothing more is written (the state on disk stays consistent). */
+ * write nothing more is written (the state on disk stays consistent); a
+ * state that would not load again (runstate_check_text) counts as a failed
+ * write, found before its rows are appended. */
 #ifndef RATCHET_SAVER_H
 #define RATCHET_SAVER_H
 

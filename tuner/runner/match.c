@@ -124,7 +124,8 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
     return outcome;
 }
 
-static void write_pgn(Worker *w, const PairJob *job, int white, const GameRecord *rec, time_t start)
+/* 0, or -1 when the PGN file could not take the game (the match stops). */
+static int write_pgn(Worker *w, const PairJob *job, int white, const GameRecord *rec, time_t start)
 {
     const MatchConfig *cfg = w->run->cfg;
     char round[32], tc[64];
@@ -140,11 +141,14 @@ static void write_pgn(Worker *w, const PairJob *job, int white, const GameRecord
                      .comments = cfg->pgn_comments };
     w->pgn.len = 0;
     if (pgn_format(&tags, rec, w->scratch.pos, &w->pgn) < 0)
-        return;
-    if (w->run->pgn)
-        pgn_append(w->run->pgn, &w->pgn);
+        return 0;
+    if (w->run->pgn && pgn_append(w->run->pgn, &w->pgn) < 0) {
+        fatal(w, "%s%s", "the PGN file could not take a game", "");
+        return -1;
+    }
     if (w->run->hooks->game_pgn)
         w->run->hooks->game_pgn(w->run->hooks->ctx, job, w->pgn.s, w->pgn.len);
+    return 0;
 }
 
 /* Game g of the pair with engine `white` as White.  0, or -1 when the game
@@ -216,8 +220,8 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
                       (unsigned long long)job->id + 1, g + 1, cfg->eng[white].name, cfg->eng[!white].name,
                       game_result_text(rec->result), why, rec->nply);
     }
-    if (R->pgn || R->hooks->game_pgn)
-        write_pgn(w, job, white, rec, start);
+    if ((R->pgn || R->hooks->game_pgn) && write_pgn(w, job, white, rec, start) < 0)
+        return -1; /* the pair is abandoned: played again by a resume */
     return 0;
 }
 
@@ -380,7 +384,7 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
                 fprintf(stderr, "ratchet-tune: %s\n", R.workers[i].err);
         }
     } else if (rc == 0 && R.abort) {
-        rc = 1;
+        rc = R.pgn && pgn_failed(R.pgn) ? 2 : 1;
     }
 
     for (int i = 0; R.workers && i < n; i++) {

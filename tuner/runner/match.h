@@ -115,7 +115,9 @@ void match_print_options(FILE *out);
 /* Start concurrency x 2 engines, then play pairs until next_pair says no,
  * *cfg->stop is set, or an engine cannot be restarted.  Returns 0 when the
  * match ran, 1 when it was cut short by an engine that could not be
- * restarted (message on stderr), -1 on a setup error (an engine does not
+ * restarted (message on stderr), 2 when it was cut short because the PGN
+ * file could not take a game (a full disk: the file holds the games before;
+ * the pair is abandoned), -1 on a setup error (an engine does not
  * start or does not answer `uci`, the PGN or log file cannot be opened;
  * message on stderr, no game played).  Like ep_start, sets SIGPIPE to
  * SIG_IGN if it was SIG_DFL: a write to an engine that just died must not
@@ -127,7 +129,8 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks);
  * pairs to worker ranks and has the same contract. */
 extern int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks);
 
-/* `ratchet-tune match ...`: exit code 0 when the match ran, 2 on a usage error. */
+/* `ratchet-tune match ...`: exit code 0 when the match ran, 1 when it stopped
+ * because the PGN file could not be written, 2 on a usage error. */
 int match_cmd(int argc, char **argv);
 
 #endif

@@ -2,11 +2,14 @@
 #include "pgn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { LINE_WIDTH = 80 };
 
@@ -156,8 +159,85 @@ int pgn_format(const PgnTags *tags, const GameRecord *r, Position *pos, PgnText 
     return 0;
 }
 
+/* text[0..end), trailing white space aside, ends in a game's result token
+ * (a word of its own), or holds nothing but white space. */
+static bool ends_whole(const char *text, size_t end)
+{
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == '\t'))
+        end--;
+    if (end == 0)
+        return true;
+    static const char *const results[] = { "1-0", "0-1", "1/2-1/2", "*" };
+    for (int i = 0; i < 4; i++) {
+        size_t n = strlen(results[i]);
+        if (end >= n && memcmp(text + end - n, results[i], n) == 0 &&
+            (end == n || text[end - n - 1] == ' ' || text[end - n - 1] == '\n' || text[end - n - 1] == '\t')) {
+            size_t line = end - n;
+            while (line > 0 && text[line - 1] != '\n')
+                line--;
+            return text[line] != '['; /* movetext, not a tag cut short */
+        }
+    }
+    return false;
+}
+
+size_t pgn_whole_prefix(const char *text, size_t n, bool at_start)
+{
+    if (ends_whole(text, n))
+        return n;
+    /* The last game starts at a tag line after a whole game. */
+    for (size_t p = n; p-- > 0;) {
+        if (text[p] != '[' || (p > 0 && text[p - 1] != '\n'))
+            continue;
+        if (p == 0 ? at_start : ends_whole(text, p))
+            return p;
+    }
+    return (size_t)-1;
+}
+
+enum { PGN_TAIL = 4 << 20 }; /* bytes read from the end of a PGN file to find its last whole game */
+
+/* Cut a file that ends in a partial game (a write cut short by a kill or a
+ * full disk) back to its last whole game, so the next game starts cleanly. */
+static void cut_partial(int fd, const char *path, off_t *size)
+{
+    if (*size == 0)
+        return;
+    size_t n = *size > PGN_TAIL ? PGN_TAIL : (size_t)*size;
+    off_t base = *size - (off_t)n;
+    char *buf = malloc(n);
+    if (!buf)
+        return;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, base + (off_t)got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got == n) {
+        size_t keep = pgn_whole_prefix(buf, n, base == 0);
+        if (keep == (size_t)-1) {
+            fprintf(stderr, "ratchet-tune: warning: PGN file '%s' ends in a partial game that could not be told apart "
+                            "from the game before; it is left as it is\n", path);
+        } else if (keep < n) {
+            if (ftruncate(fd, base + (off_t)keep) == 0) {
+                fprintf(stderr, "ratchet-tune: PGN file '%s' ended in a partial game (%zu bytes, from a write cut "
+                                "short): cut back to its last whole game\n", path, n - keep);
+                *size = base + (off_t)keep;
+            } else {
+                fprintf(stderr, "ratchet-tune: warning: PGN file '%s' ends in a partial game and could not be cut "
+                                "back: %s\n", path, strerror(errno));
+            }
+        }
+    }
+    free(buf);
+}
+
 struct PgnFile {
-    FILE *f;
+    int fd;
+    off_t whole;                /* the file's size after the last whole game */
+    long games;                 /* games appended */
     pthread_mutex_t mu;
     char *path;
     bool failed;
@@ -170,12 +250,20 @@ PgnFile *pgn_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    p->f = fopen(path, "ae");
-    if (!p->f) {
-        snprintf(err, errlen, "cannot open PGN file '%s': %s", path, strerror(errno));
+    p->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    struct stat sb;
+    if (p->fd < 0 || fstat(p->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        if (p->fd < 0)
+            snprintf(err, errlen, "cannot open PGN file '%s': %s", path, strerror(errno));
+        else
+            snprintf(err, errlen, "cannot open PGN file '%s': not a regular file", path);
+        if (p->fd >= 0)
+            close(p->fd);
         free(p);
         return NULL;
     }
+    p->whole = sb.st_size;
+    cut_partial(p->fd, path, &p->whole);
     p->path = strdup(path);
     pthread_mutex_init(&p->mu, NULL);
     return p;
@@ -184,23 +272,52 @@ PgnFile *pgn_open(const char *path, char *err, size_t errlen)
 int pgn_append(PgnFile *p, const PgnText *t)
 {
     pthread_mutex_lock(&p->mu);
+    if (p->failed) {
+        pthread_mutex_unlock(&p->mu);
+        return -1;
+    }
+    size_t off = 0;
+    int e = 0;
+    while (off < t->len) {
+        ssize_t n = write(p->fd, t->s + off, t->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : EIO;
+            break;
+        }
+        off += (size_t)n;
+    }
     int rc = 0;
-    if (fwrite(t->s, 1, t->len, p->f) != t->len || fflush(p->f) != 0) {
-        if (!p->failed)
-            fprintf(stderr, "ratchet-tune: writing PGN file '%s' failed: %s\n", p->path ? p->path : "?",
-                    strerror(errno));
+    if (off < t->len) {
+        /* Half a game would run into the next one: cut the file back. */
+        bool cut = ftruncate(p->fd, p->whole) == 0;
+        fprintf(stderr, "ratchet-tune: writing PGN file '%s' failed: %s; %s\n", p->path ? p->path : "?", strerror(e),
+                cut ? "the file is cut back to its last whole game and no more games are written to it"
+                    : "it could not be cut back to its last whole game: it ends in a partial game");
         p->failed = true;
         rc = -1;
+    } else {
+        p->whole += (off_t)t->len;
+        p->games++;
     }
     pthread_mutex_unlock(&p->mu);
     return rc;
+}
+
+bool pgn_failed(PgnFile *p)
+{
+    pthread_mutex_lock(&p->mu);
+    bool f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f;
 }
 
 void pgn_close(PgnFile *p)
 {
     if (!p)
         return;
-    fclose(p->f);
+    close(p->fd);
     pthread_mutex_destroy(&p->mu);
     free(p->path);
     free(p);
