@@ -159,7 +159,7 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
     }
     if (l->kind == FLAT)
         b->curv[n / 2] = 0; /* no Elo effect */
-    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL, NULL};
+    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL, NULL, NULL};
     if (l->kind == ASYM || l->kind == AOPT) {
         /* the same loss as far8 at the far start (the side it lies on: sides) */
         double start = 0;

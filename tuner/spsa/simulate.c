@@ -16,23 +16,30 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "landscape.h"
 #include "spec.h"
 
 /* ---- the model ----------------------------------------------------------- */
+
+/* The landscape's unit of distance for parameter i. */
+static double unit(const SimModel *m, const SpsaParam *params, size_t i)
+{
+    return m->scale ? params[i].c_end / m->scale[i] : params[i].c_end;
+}
 
 double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
 {
     double loss = 0;
     for (size_t i = 0; i < m->nparams; i++) {
-        double z = (x[i] - m->opt[i]) / params[i].c_end;
+        double z = (x[i] - m->opt[i]) / unit(m, params, i);
         double side = m->skew ? 1.0 + (z > 0 ? m->skew[i] : -m->skew[i]) : 1.0;
         double w = m->width ? m->width[i] : 0;
         loss += m->curv[i] * side * (w > 0 ? w * w * -expm1(-(z / w) * (z / w)) : z * z);
     }
     for (size_t j = 0; j < m->ncouplings; j++) {
         const SimCoupling *c = &m->couplings[j];
-        loss += c->k * (x[c->a] - m->opt[c->a]) / params[c->a].c_end * (x[c->b] - m->opt[c->b]) /
-                params[c->b].c_end;
+        loss += c->k * (x[c->a] - m->opt[c->a]) / unit(m, params, c->a) *
+                (x[c->b] - m->opt[c->b]) / unit(m, params, c->b);
     }
     return loss;
 }
@@ -196,7 +203,9 @@ static const char USAGE[] =
     "usage: ratchet-tune simulate [options]\n"
     "\n"
     "Runs the SPSA of `ratchet-tune run` against a synthetic match model: a\n"
-    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / c_end_i)^2\n"
+    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / unit_i)^2\n"
+    "(unit_i = c_end_i unless -landscape scale= says otherwise; plateaus, skew and\n"
+    "couplings on request)\n"
     "with a known optimum; each game pair between the + and - values is drawn\n"
     "with GSL from the logistic expected score of their Elo difference.\n"
     "Prints progress, then the Elo loss of the final values and the distance of\n"
@@ -215,11 +224,23 @@ static const char USAGE[] =
     "                             optimum per parameter (default: the built-in\n"
     "                             one; with -params: random), random = start +\n"
     "                             c_end * uniform(-3, 3) rounded and clipped, from\n"
-    "                             seed S (default: -srand); curvature: Elo lost\n"
-    "                             at c_end from the optimum (default 1)\n"
-    "  -draw-ratio X              draw probability of an even game (0.5)\n"
-    "  -opening-bias ELO          std dev of an opening's White advantage (0)\n"
-    "  -concurrency N             batches in flight at once (1)\n"
+    "                             seed S (default: -srand); an optimum may be\n"
+    "                             min+Z or max-Z: Z c_end inside a bound;\n"
+    "                             curvature: Elo lost one unit from the optimum\n"
+    "                             (default 1); also width= (plateau, in units;\n"
+    "                             0 = quadratic), skew= (curvature 1+skew above\n"
+    "                             the optimum, 1-skew below), scale= (the spec's\n"
+    "                             c_end is this many units: 3 = c_end 3x too\n"
+    "                             large; default 1), start=optimum|V,...,\n"
+    "                             coupling=A:B:K,... (Elo loss += K z_A z_B, A and\n"
+    "                             B names or 0-based indices), each one value for\n"
+    "                             all or one per parameter\n"
+    "  -landscape file=L.json     the same from a JSON file (tuner/spsa/landscape.h),\n"
+    "                             which may also set draw_ratio and opening_bias;\n"
+    "                             words on the command line apply after it\n"
+    "  -draw-ratio X              draw probability of an even game (0.25)\n"
+    "  -opening-bias ELO          std dev of an opening's White advantage (80)\n"
+"  -concurrency N             batches in flight at once (1)\n"
     "  -srand N                   seed (1)\n"
     "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
     "  -quiet                     no progress lines\n"
@@ -245,8 +266,9 @@ typedef struct {
     const char *spec_file;
     SpsaConfig cfg;
     uint64_t games;
-    char optimum[4096];
-    char curvature[4096];
+    const char *lword[32];           /* -landscape words other than seed and file, in order */
+    size_t nlkeys;
+    const char *landscape_file;      /* -landscape file=PATH */
     bool landscape_seed_set;
     uint64_t landscape_seed;
     double draw_ratio, opening_bias;
@@ -297,6 +319,16 @@ static int usage_error(const char *fmt, ...)
     fprintf(stderr, "\n(see ratchet-tune simulate --help)\n");
     va_end(ap);
     return 2;
+}
+
+/* A -landscape key=value word (kv lives in argv), checked when the spec is
+ * known (landscape_set). */
+static int landscape_word(SimOptions *o, const char *kv)
+{
+    if (o->nlkeys >= sizeof o->lword / sizeof *o->lword)
+        return -1;
+    o->lword[o->nlkeys++] = kv;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, SimOptions *o)
@@ -360,15 +392,14 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 else if (!strcmp(a, "-spsa") && KEY("average"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
                          o->cfg.average < 1;
-                else if (!strcmp(a, "-landscape") && KEY("optimum"))
-                    ok = strlen(v) < sizeof o->optimum &&
-                         snprintf(o->optimum, sizeof o->optimum, "%s", v) > 0;
-                else if (!strcmp(a, "-landscape") && KEY("curvature"))
-                    ok = strlen(v) < sizeof o->curvature &&
-                         snprintf(o->curvature, sizeof o->curvature, "%s", v) > 0;
                 else if (!strcmp(a, "-landscape") && KEY("seed")) {
                     ok = !parse_u64(v, &o->landscape_seed);
                     o->landscape_seed_set = true;
+                } else if (!strcmp(a, "-landscape") && KEY("file"))
+                    o->landscape_file = v;
+                else if (!strcmp(a, "-landscape")) {
+                    if (landscape_word(o, kv))
+                        return usage_error("-landscape: too many words");
                 } else
                     return usage_error("%s: unknown key in \"%s\"", a, kv);
 #undef KEY
@@ -401,69 +432,29 @@ static int parse_args(int argc, char **argv, SimOptions *o)
     return 0;
 }
 
-/* A comma list of exactly n numbers, or one number for all n. */
-static int parse_list(const char *s, size_t n, double *out, bool allow_single)
+/* The landscape of the options for the spec ps (its starts may move:
+ * start=); the built-in spec's optima unless told otherwise.  Exit code
+ * as simulate_main. */
+static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool builtin,
+                           SimLandscape *l)
 {
-    size_t count = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || !isfinite(v) || count == n)
-            return -1;
-        out[count++] = v;
-        if (*end == '\0')
-            break;
-        if (*end != ',')
-            return -1;
-        p = end + 1;
+    char err[1024];
+    if (landscape_init(l, n))
+        return 1;
+    for (size_t i = 0; builtin && i < n; i++)
+        l->opt[i] = BUILTIN[i].opt;
+    if (o->landscape_file && landscape_load(l, ps, o->landscape_file, err, sizeof err))
+        return usage_error("-landscape file=%s", err);
+    for (size_t w = 0; w < o->nlkeys; w++) {
+        const char *kv = o->lword[w], *v = strchr(kv, '=') + 1;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(v - 1 - kv < 63 ? v - 1 - kv : 63), kv);
+        if (landscape_set(l, ps, key, v, err, sizeof err))
+            return usage_error("%s", err);
     }
-    if (count == n)
-        return 0;
-    if (count == 1 && allow_single) {
-        for (size_t i = 1; i < n; i++)
-            out[i] = out[0];
-        return 0;
-    }
-    return -1;
-}
-
-static int build_landscape(const SimOptions *o, const SpsaParam *ps, size_t n, bool builtin,
-                           double *opt, double *curv)
-{
-    for (size_t i = 0; i < n; i++)
-        curv[i] = 1.0;
-    if (o->curvature[0] && parse_list(o->curvature, n, curv, true))
-        return usage_error("-landscape curvature=%s: expected one number or %zu comma-separated",
-                           o->curvature, n);
-    for (size_t i = 0; i < n; i++)
-        if (!(curv[i] > 0))
-            return usage_error("-landscape curvature must be > 0");
-
-    bool random = (!o->optimum[0] && !builtin) || !strcmp(o->optimum, "random");
-    if (random) {
-        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!r)
-            return 1;
-        gsl_rng_set(r, (unsigned long)(o->landscape_seed_set ? o->landscape_seed : o->srand));
-        for (size_t i = 0; i < n; i++) {
-            double x = ps[i].start + ps[i].c_end * gsl_ran_flat(r, -3.0, 3.0);
-            opt[i] = spsa_clip(floor(x + 0.5), ps[i].min, ps[i].max);
-        }
-        gsl_rng_free(r);
-    } else if (o->optimum[0]) {
-        if (parse_list(o->optimum, n, opt, false))
-            return usage_error("-landscape optimum=%s: expected %zu comma-separated numbers or \"random\"",
-                               o->optimum, n);
-        for (size_t i = 0; i < n; i++)
-            if (opt[i] < ps[i].min || opt[i] > ps[i].max)
-                return usage_error("-landscape optimum of %s (%g) outside [%g, %g]", ps[i].name,
-                                   opt[i], ps[i].min, ps[i].max);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            opt[i] = BUILTIN[i].opt;
-    }
+    if (landscape_finish(l, ps, o->landscape_seed_set ? o->landscape_seed : o->srand, err,
+                         sizeof err))
+        return usage_error("%s", err);
     return 0;
 }
 
@@ -493,7 +484,8 @@ int simulate_main(int argc, char **argv)
     spsa_config_default(&o.cfg);
     o.cfg.form = SPSA_FORM_DEFAULT;
     o.games = 100000;
-    o.draw_ratio = 0.5;
+    o.draw_ratio = SIM_SUITE_DRAW_RATIO;
+    o.opening_bias = SIM_SUITE_OPENING_BIAS;
     o.concurrency = 1;
     o.srand = 1;
     o.seeds = 1;
@@ -536,25 +528,32 @@ int simulate_main(int argc, char **argv)
 
     for (size_t i = 0; o.r_end > 0 && i < n; i++)
         ps[i].r_end = o.r_end;
-    double *opt = calloc(n, sizeof *opt), *curv = calloc(n, sizeof *curv);
+    SimLandscape land;
+    memset(&land, 0, sizeof land);
     double *x = calloc(n, sizeof *x);
     double *losses = calloc((size_t)o.seeds, sizeof *losses);
     double *losses_int = calloc((size_t)o.seeds, sizeof *losses_int);
     double *dist = calloc((size_t)o.seeds * n, sizeof *dist);
     rc = 1;
-    if (!opt || !curv || !x || !losses || !losses_int || !dist)
+    if (!x || !losses || !losses_int || !dist)
         goto done;
-    rc = build_landscape(&o, ps, n, builtin, opt, curv);
+    rc = build_landscape(&o, ps, n, builtin, &land);
     if (rc)
         goto done;
-
-    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency, 0, NULL, NULL, NULL};
+    rc = 1;
+    /* the command line's -draw-ratio and -opening-bias, else the file's, else the measured defaults */
+    if (!o.draw_set && !isnan(land.draw_ratio))
+        o.draw_ratio = land.draw_ratio;
+    if (!o.bias_set && !isnan(land.opening_bias))
+        o.opening_bias = land.opening_bias;
+    const double *opt = land.opt;
+    SimModel m = landscape_model(&land, o.draw_ratio, o.opening_bias, o.concurrency);
     printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
            " iterations of %d pair(s), form %s, A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
-           "concurrency %d\n",
+           "opening bias %g, concurrency %d\n",
            n, o.games, o.cfg.iterations, o.cfg.pairs_per, spsa_form_name(o.cfg.form),
            o.cfg.A_ratio, o.cfg.alpha, o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "",
-           o.draw_ratio, o.concurrency);
+           o.draw_ratio, o.opening_bias, o.concurrency);
     for (int s = 0; s < o.seeds; s++) {
         uint64_t seed = o.srand + (uint64_t)s;
         SimResult r;
@@ -589,8 +588,7 @@ int simulate_main(int argc, char **argv)
     rc = 0;
 done:
     free(ps);
-    free(opt);
-    free(curv);
+    landscape_free(&land);
     free(x);
     free(losses);
     free(losses_int);
