@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,10 +246,13 @@ static const char USAGE[] =
     "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
     "  -quiet                     no progress lines\n"
     "  -suite                     every form on the landscape suite instead (below)\n"
+    "  -grid                      the robustness grid instead (below)\n"
     "  --help                     this text\n"
     "\n"
     "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
-    "beta1=X, beta2=X, probe=X, narrow=0|1 (the forms' settings, spsa.h) and r_end=X (every\n"
+    "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
+    "adapt-window=F, scale-min=X, scale-max=X (the forms' settings and the per-parameter\n"
+    "scale, spsa.h) and r_end=X (every\n"
     "parameter's r_end, for the classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
@@ -260,7 +264,17 @@ static const char USAGE[] =
     "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
     "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"
     "games (far8 against opt8 as the gain is scaled).  The draw ratio and opening\n"
-    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n";
+    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n"
+    "\n"
+    "simulate -grid [-seeds K] [-seed-base B] [-landscapes quad,plat,asym,coupled]\n"
+    "               [-spsa games=N form=NAME key=value ...]\n"
+    "The robustness grid (tuner/spsa/simgrid.c): landscapes drawn from the seeds\n"
+    "B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2, 0.33, 1, 3,\n"
+    "5 and mixed per parameter, from far and from the optimum, N games (10000);\n"
+    "the median loss of the -spsa form beside today's default form without the\n"
+    "scale, the classic form, and the classic form with the same probe multiple and\n"
+    "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
+    "games, and the targets of issue 33.\n";
 
 typedef struct {
     const char *spec_file;
@@ -277,6 +291,9 @@ typedef struct {
     int seeds;
     bool quiet;
     bool suite, custom;              /* -suite; a -spsa key beyond games, pairs-per */
+    bool grid;                       /* -grid */
+    uint64_t seed_base;              /* -seed-base (the grid's first seed) */
+    bool games_set;
     bool draw_set, bias_set, seeds_set;
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
@@ -302,6 +319,36 @@ static int parse_int(const char *s, int lo, int hi, int *out)
         return -1;
     *out = (int)v;
     return 0;
+}
+
+/* The scale's settings among -spsa's words: true if kv is one of them (*ok:
+ * its value is good). */
+static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const char *v, bool *ok)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        double lo, hi;
+    } KEYS[] = {
+        {"adapt-rate", offsetof(SpsaConfig, adapt_rate), 0, 100},
+        {"adapt-bias", offsetof(SpsaConfig, adapt_bias), -100, 100},
+        {"adapt-window", offsetof(SpsaConfig, adapt_window), 1e-6, 1},
+        {"scale-min", offsetof(SpsaConfig, scale_min), 1e-6, 1},
+        {"scale-max", offsetof(SpsaConfig, scale_max), 1, 1e6},
+    };
+    if (klen == 5 && !strncmp(kv, "adapt", 5)) {
+        int on = 1;
+        *ok = !parse_int(v, 0, 1, &on);
+        cfg->adapt = on != 0;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+        if (klen == strlen(KEYS[i].key) && !strncmp(kv, KEYS[i].key, klen)) {
+            *ok = cli_parse_double(v, KEYS[i].lo, KEYS[i].hi,
+                                   (double *)((char *)cfg + KEYS[i].off));
+            return true;
+        }
+    return false;
 }
 
 /* The key=value words after an option such as -spsa, up to the next -option. */
@@ -347,6 +394,10 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             o->suite = true;
             continue;
         }
+        if (!strcmp(a, "-grid")) {
+            o->grid = true;
+            continue;
+        }
         if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
             if (i + 1 >= argc || !is_kv(argv[i + 1]))
                 return usage_error("%s needs key=value arguments", a);
@@ -361,7 +412,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 if (!strcmp(a, "-params") && KEY("file"))
                     o->spec_file = v;
                 else if (!strcmp(a, "-spsa") && KEY("games"))
-                    ok = !parse_u64(v, &o->games) && o->games > 0;
+                    ok = (o->games_set = !parse_u64(v, &o->games)) && o->games > 0;
                 else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
                     ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
                 else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
@@ -387,6 +438,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = !parse_int(v, 0, 1, &narrow);
                     o->cfg.narrow = narrow != 0;
                 }
+                else if (!strcmp(a, "-spsa") && spsa_adapt_key(&o->cfg, kv, klen, v, &ok))
+                    ;
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
@@ -422,6 +475,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             ok = !parse_int(v, 1, 4096, &o->concurrency);
         else if (!strcmp(a, "-srand"))
             ok = !parse_u64(v, &o->srand);
+        else if (!strcmp(a, "-seed-base"))
+            ok = !parse_u64(v, &o->seed_base) && o->seed_base > 0;
         else if (!strcmp(a, "-seeds"))
             ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
         else
@@ -492,6 +547,14 @@ int simulate_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (o.grid) {
+        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
+                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
+                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.landscapes};
+        return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
+    }
     if (o.suite) {
         SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
                               o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,

@@ -103,6 +103,12 @@ typedef struct {
 
 int simsuite_run(const SimSuiteOptions *o);
 
+/* `simulate -grid` (simgrid.c): the robustness grid on landscapes drawn from
+ * the seeds seed0 .. seed0 + o->seeds - 1, each run `games` games.  o->cfg
+ * is the form judged; o->landscapes filters the kinds (quad, plat, asym,
+ * coupled).  Exit code as simulate_main. */
+int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games);
+
 /* The command line: argv[0] is the command name ("simulate"), options start
  * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */
 int simulate_main(int argc, char **argv);
