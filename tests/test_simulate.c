@@ -267,7 +267,7 @@ Test(simulate, cli_suite_runs_a_form, .init = cr_redirect_stdout, .timeout = 60)
             rows++;
         }
     }
-    cr_assert_eq(rows, 2, "a row for classic and one for adam");
+    cr_assert_eq(rows, 3, "a row for classic, one for the fair classic and one for adam");
 }
 
 Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)

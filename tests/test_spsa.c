@@ -670,6 +670,14 @@ Test(spsa_forms, scale_is_bounded)
         }
         double want = agree ? cfg.scale_max : cfg.scale_min;
         assert_close(st.params[0].scale, want, 1e-12);
+        /* a state at a bound of the scale saves and loads */
+        cJSON *j = spsa_to_json(&st);
+        SpsaState back;
+        char err[256];
+        cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(back.params[0].scale, st.params[0].scale);
+        spsa_free(&back);
+        cJSON_Delete(j);
         spsa_free(&st);
     }
 }

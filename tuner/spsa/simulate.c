@@ -251,9 +251,9 @@ static const char USAGE[] =
     "\n"
     "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
     "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
-    "adapt-window=F, scale-min=X, scale-max=X (the forms' settings and the per-parameter\n"
-    "scale, spsa.h) and r_end=X (every\n"
-    "parameter's r_end, for the classic form).\n"
+    "adapt-window=F, scale-min=X, scale-max=X, scale-start=X (the forms' settings and\n"
+    "the per-parameter scale, spsa.h) and r_end=X (every parameter's r_end, for the\n"
+    "classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
     "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
@@ -335,6 +335,7 @@ static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const c
         {"adapt-window", offsetof(SpsaConfig, adapt_window), 1e-6, 1},
         {"scale-min", offsetof(SpsaConfig, scale_min), 1e-6, 1},
         {"scale-max", offsetof(SpsaConfig, scale_max), 1, 1e6},
+        {"scale-start", offsetof(SpsaConfig, scale_start), 1e-6, 1e6},
     };
     if (klen == 5 && !strncmp(kv, "adapt", 5)) {
         int on = 1;

@@ -37,7 +37,7 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->beta2 = SPSA_DEFAULT_BETA2;
     cfg->probe = SPSA_DEFAULT_PROBE;
     cfg->narrow = true;
-    cfg->adapt = true;
+    cfg->adapt = SPSA_DEFAULT_ADAPT;
     cfg->adapt_rate = SPSA_DEFAULT_ADAPT_RATE;
     cfg->adapt_bias = SPSA_DEFAULT_ADAPT_BIAS;
     cfg->adapt_window = SPSA_DEFAULT_ADAPT_WINDOW;
@@ -442,7 +442,8 @@ static void adapt_scale(SpsaState *st, const SpsaBatch *b, double rn)
         double g = rn * b->flip[i];
         double q = g * p->e / sd;
         double ls = log(p->scale) + st->cfg.adapt_rate / W * (q - st->cfg.adapt_bias);
-        p->scale = exp(spsa_clip(ls, lo, hi));
+        /* exp(log(x)) may miss x by a bit: clip the scale itself too */
+        p->scale = spsa_clip(exp(spsa_clip(ls, lo, hi)), st->cfg.scale_min, st->cfg.scale_max);
         p->e = beta * p->e + (1.0 - beta) * g;
     }
 }

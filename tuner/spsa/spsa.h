@@ -169,6 +169,7 @@ typedef enum {
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5
 /* The per-parameter scale (cfg.adapt; "The scale" above). */
+#define SPSA_DEFAULT_ADAPT true /* new runs of the non-classic forms */
 #define SPSA_DEFAULT_ADAPT_RATE 3.0
 #define SPSA_DEFAULT_ADAPT_BIAS 0.02
 #define SPSA_DEFAULT_ADAPT_WINDOW 0.02
