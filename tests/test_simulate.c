@@ -491,8 +491,8 @@ Test(simulate, cli_runs_a_landscape_file, .init = cr_redirect_stdout, .timeout =
 
 /* ---- the per-parameter scale (spsa.h, "The scale") ------------------------ */
 
-/* Median Elo loss over seeds 1..5 after 10k games of form rms with or
- * without the scale, on 8 quadratic parameters at their optimum whose spec
+/* Median Elo loss over seeds 1..5 after 10k games of the default form (rms)
+ * with or without the per-parameter scale, on 8 quadratic parameters at their optimum whose spec
  * c_end is 5x the landscape's unit (scale 5): every step the old form takes
  * there is 5x too large, and the games carry no signal to say so. */
 static double loss_at_optimum_c_end_5x(bool adapt)
@@ -531,7 +531,7 @@ static double loss_at_optimum_c_end_5x(bool adapt)
 Test(simulate, the_scale_keeps_an_optimum_when_c_end_is_too_large, .timeout = 60)
 {
     double with = loss_at_optimum_c_end_5x(true), without = loss_at_optimum_c_end_5x(false);
-    cr_assert_lt(with, 0.5, "the default form lost %.3f Elo from the optimum", with);
+    cr_assert_lt(with, 0.5, "the form with the scale lost %.3f Elo from the optimum", with);
     cr_assert_gt(without, 0.5, "the form without the scale lost only %.3f: the bound tells nothing",
                  without);
 }

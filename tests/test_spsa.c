@@ -621,7 +621,7 @@ Test(spsa_forms, adam_update_by_hand)
 Test(spsa_forms, scale_by_hand)
 {
     SpsaConfig cfg = form_config(SPSA_FORM_RMS);
-    cr_assert(cfg.adapt, "the scale is on by default");
+    cfg.adapt = true;
     SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
     SpsaState st;
     init_ok(&st, &p, 1, &cfg, 3);
@@ -656,6 +656,7 @@ Test(spsa_forms, scale_by_hand)
 Test(spsa_forms, scale_is_bounded)
 {
     SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.adapt = true;
     cfg.adapt_rate = 100; /* fast enough to reach a bound in the 100 iterations */
     SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
     for (int agree = 0; agree < 2; agree++) {
@@ -840,11 +841,14 @@ static void through_text(SpsaState *st)
  * of state.json after stop_at iterations with that batch handed out and not
  * yet played (a run stopped mid-batch), and the batch is re-issued from the
  * state as `resume` does. */
+static bool run_form_adapt; /* run_form with the per-parameter scale */
+
 static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
 {
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.form = form;
+    cfg.adapt = run_form_adapt;
     cfg.average = 0.25;
     spsa_config_set_games(&cfg, 2 * (uint64_t)its);
     SpsaParam ps[3];
@@ -893,6 +897,11 @@ static void resume_is_exact(SpsaForm form)
 Test(spsa_forms, resume_continues_bit_for_bit_classic) { resume_is_exact(SPSA_FORM_CLASSIC); }
 Test(spsa_forms, resume_continues_bit_for_bit_rms) { resume_is_exact(SPSA_FORM_RMS); }
 Test(spsa_forms, resume_continues_bit_for_bit_adam) { resume_is_exact(SPSA_FORM_ADAM); }
+Test(spsa_forms, resume_continues_bit_for_bit_with_the_scale)
+{
+    run_form_adapt = true;
+    resume_is_exact(SPSA_FORM_RMS);
+}
 
 Test(spsa_forms, state_records_the_form)
 {

@@ -79,7 +79,7 @@ static const char RUN_USAGE[] =
     "      narrow=0|1      rms/adam: near a bound the probe narrows to the room left, down to the\n"
     "                      classic c_k (default 1)\n"
     "      adapt=0|1       rms/adam: each parameter's step scale is measured from the games,\n"
-    "                      c_end is its starting hint (default 1; spsa.h, \"The scale\")\n"
+    "                      c_end is its starting hint (default 0; spsa.h, \"The scale\")\n"
     "      average=F       also keep the mean of theta over the last fraction F of the run\n"
     "                      (reported and exported instead of theta; default 0 = off)\n"
     "  -out DIR            the run directory: must not exist or be empty\n"

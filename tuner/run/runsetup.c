@@ -348,7 +348,7 @@ int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
 static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t errlen)
 {
     spsa_config_default(cfg);
-    unsigned long long games = 0, pp = 1, narrow = 1, adapt = 1;
+    unsigned long long games = 0, pp = 1, narrow = 1, adapt = SPSA_DEFAULT_ADAPT;
     if (!conf_get(c, "spsa", "games")) {
         snprintf(err, errlen, "spsa.games is missing: give -spsa games=N");
         return -1;

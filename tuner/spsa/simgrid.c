@@ -18,8 +18,8 @@
  * each budget of 100 to 100k games.
  *
  * Rows: the median over the seeds of the loss after the budget, for the
- * form of -spsa (default: the default form), today's default form without
- * the scale (adapt=0), the classic form with the spec's 0.002 and its own
+ * form of -spsa (default: the default form with the scale, adapt=1), the
+ * default form without it (adapt=0), the classic form with the spec's 0.002 and its own
  * c_end, and the classic form made fair: its c_end probe times larger and
  * r_end = eta / probe from the budget (spsa_auto_eta), so the step at the
  * end is that of the other forms. */
@@ -192,8 +192,10 @@ int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
     int nv = 0;
     memset(vs, 0, sizeof vs);
     vs[nv].cfg = o->cfg;
+    if (!o->custom)
+        vs[nv].cfg.adapt = true; /* what the grid is for: the per-parameter scale */
     snprintf(vs[nv].label, sizeof vs[nv].label, "%s%s", spsa_form_name(o->cfg.form),
-             o->custom ? " (custom)" : "");
+             o->custom ? " (custom)" : " adapt=1");
     vs[nv++].mult = 1;
     spsa_config_default(&vs[nv].cfg);
     vs[nv].cfg.form = SPSA_FORM_DEFAULT;

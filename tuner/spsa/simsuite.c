@@ -346,9 +346,9 @@ int simsuite_run(const SimSuiteOptions *o)
         vs[nv++] = cv;
     else {
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
-        /* the default form before the per-parameter scale */
-        variant(&vs[nv], "rms adapt=0", SPSA_FORM_RMS, 0, 0);
-        vs[nv++].cfg.adapt = false;
+        /* the default form with the per-parameter scale (spsa.h, "The scale") */
+        variant(&vs[nv], "rms adapt=1", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.adapt = true;
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
         /* what the probe buys: rms with the classic probe, the 2x of the
          * first rms default, and a wider one than the default's 4x */

@@ -101,8 +101,8 @@
  *            beta1 = 0.9.
  * m_i and v are part of the state (state.json), so a resume continues them.
  *
- * The scale (cfg.adapt; on by default, off in states written before it
- * existed).  c_end is only the starting hint of the step: each parameter has
+ * The scale (cfg.adapt, -spsa adapt=1; off by default: SPSA_DEFAULT_ADAPT,
+ * and in states written before it existed).  c_end is only the starting hint of the step: each parameter has
  * a scale s_i, scale_start (0.1) at the start, that multiplies its step
  * (eta_k c_end_i s_i m_i / sqrt(v)); the probe is not scaled.  After each
  * batch, with g_i = r flip_i / sqrt(v) (v including this batch) and e_i the
@@ -169,7 +169,9 @@ typedef enum {
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5
 /* The per-parameter scale (cfg.adapt; "The scale" above). */
-#define SPSA_DEFAULT_ADAPT true /* new runs of the non-classic forms */
+/* Off: at the right c_end it travels 3 to 7 times slower from far starts
+ * (simulate -suite, docs/results/spsa-scale.md); -spsa adapt=1 turns it on. */
+#define SPSA_DEFAULT_ADAPT false
 #define SPSA_DEFAULT_ADAPT_RATE 3.0
 #define SPSA_DEFAULT_ADAPT_BIAS 0.02
 #define SPSA_DEFAULT_ADAPT_WINDOW 0.02
