@@ -169,7 +169,7 @@ typedef enum {
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5
 /* The per-parameter scale (cfg.adapt; "The scale" above). */
-/* Off: at the right c_end it travels 3 to 7 times slower from far starts
+/* Off: at the right c_end it loses 1.6 to 7 times as much from far starts
  * (simulate -suite, docs/results/spsa-scale.md); -spsa adapt=1 turns it on. */
 #define SPSA_DEFAULT_ADAPT false
 #define SPSA_DEFAULT_ADAPT_RATE 3.0
