@@ -1006,11 +1006,18 @@ Test(spsa_forms, a_state_without_the_scale_resumes_without_it)
     cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), 0, "%s", err);
     cr_assert(b.cfg.adapt);
     cr_assert_eq(b.cfg.adapt_rate, 2.5);
+    /* version 3, so that a build without the scale refuses it rather than
+     * resume it without */
+    cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 3);
     for (size_t i = 0; i < 3; i++) {
         cr_assert_eq(b.params[i].scale, a.params[i].scale);
         cr_assert_eq(b.params[i].e, a.params[i].e);
     }
     spsa_free(&b);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
+    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "version") && strstr(err, "adapt"), "%s", err);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(3));
     cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 1);
     cJSON_ReplaceItemInObject(q, "scale", cJSON_CreateNumber(1e9));
     cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);

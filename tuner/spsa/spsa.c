@@ -555,6 +555,9 @@ double spsa_value(const SpsaState *st, size_t p)
  * that knows only the classic form refuses it instead of resuming it wrongly. */
 #define SPSA_JSON_VERSION 1
 #define SPSA_JSON_VERSION_FORMS 2
+/* Version 3: a non-classic form with the per-parameter scale, which a build
+ * without the scale would resume without it. */
+#define SPSA_JSON_VERSION_SCALE 3
 
 /* A double as a JSON number that reads back to exactly the same double:
  * cJSON's own printer compares with a tolerance and may drop the last bit,
@@ -682,7 +685,8 @@ cJSON *spsa_to_json(const SpsaState *st)
         return NULL;
     bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
     bool ok = cJSON_AddNumberToObject(o, "version", classic ? SPSA_JSON_VERSION
-                                                            : SPSA_JSON_VERSION_FORMS) != NULL;
+                                                    : st->cfg.adapt ? SPSA_JSON_VERSION_SCALE
+                                                                    : SPSA_JSON_VERSION_FORMS) != NULL;
 
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
@@ -941,9 +945,10 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     double version;
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
-    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS) {
-        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d and %d)",
-               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS);
+    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS &&
+        version != SPSA_JSON_VERSION_SCALE) {
+        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d, %d and %d)",
+               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS, SPSA_JSON_VERSION_SCALE);
         return -1;
     }
 
@@ -995,6 +1000,11 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         return -1;
     }
     cfg.adapt = !classic && cJSON_IsTrue(adapt);
+    if ((version == SPSA_JSON_VERSION_SCALE) != cfg.adapt) {
+        errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"adapt\" %s",
+               version, cfg.adapt ? "true" : "false");
+        return -1;
+    }
     if (cfg.adapt && (get_num(c, "adapt_rate", "config", &cfg.adapt_rate, err, errlen) ||
                       get_num(c, "adapt_bias", "config", &cfg.adapt_bias, err, errlen) ||
                       get_num(c, "adapt_window", "config", &cfg.adapt_window, err, errlen) ||
