@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 
+#include "landscape.h"
 #include "simulate.h"
 
 /* Six parameters shaped like the engine's selectivity constants. */
@@ -59,7 +61,7 @@ static void converges(const double *opt, double curvature, uint64_t games, int p
     double curv[NP], x[NP];
     for (int i = 0; i < NP; i++)
         curv[i] = curvature;
-    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, concurrency, 0, NULL, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.pairs_per = pairs_per;
@@ -116,7 +118,7 @@ Test(simulate, deterministic_for_a_seed)
     SpsaParam ps[NP];
     make_params(ps);
     double opt[NP] = {150, 245, 5, 75, 4, 6}, curv[NP] = {1, 1, 1, 1, 1, 1};
-    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.3, 50.0, 3, 0, NULL, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 4000);
@@ -141,7 +143,7 @@ Test(simulate, no_signal_no_drift, .timeout = 120)
     for (int i = 0; i < NP; i++)
         opt[i] = ps[i].start;
     double curv[NP] = {1, 1, 1, 1, 1, 1}, x[NP];
-    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL, NULL, NULL};
+    SimModel m = {NP, opt, curv, 0.5, 0.0, 1, 0, NULL, NULL, NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 40000);
@@ -160,7 +162,7 @@ Test(simulate, elo_loss_formula)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, NULL};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, NULL, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 12.5, 1e-12);
 }
 
@@ -173,7 +175,7 @@ Test(simulate, elo_loss_skewed)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, skew[2] = {0.6, -0.5}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, skew, NULL};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, skew, NULL, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.8 + 18.0, 1e-12);
     x[0] = 95, x[1] = 6; /* the other sides: 2 * 0.4 * 0.25 + 3 * 0.5 * 4 */
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.2 + 6.0, 1e-12);
@@ -190,7 +192,7 @@ Test(simulate, elo_loss_with_plateaus)
     ps[0].c_end = 10;
     ps[1].c_end = 1;
     double opt[2] = {100, 4}, curv[2] = {2, 3}, width[2] = {2, 0}, x[2] = {105, 2};
-    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, width};
+    SimModel m = {2, opt, curv, 0.5, 0, 1, 0, NULL, NULL, width, NULL};
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 0.4846954975 + 12.0, 1e-9);
     x[0] = 600;
     cr_assert_float_eq(sim_elo_loss(&m, ps, x), 8.0 + 12.0, 1e-9);
@@ -265,7 +267,7 @@ Test(simulate, cli_suite_runs_a_form, .init = cr_redirect_stdout, .timeout = 60)
             rows++;
         }
     }
-    cr_assert_eq(rows, 2, "a row for classic and one for adam");
+    cr_assert_eq(rows, 3, "a row for classic, one for the fair classic and one for adam");
 }
 
 Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)
@@ -277,11 +279,12 @@ Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)
     cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
     const char *a[] = {"-params", path,  "-spsa", "games=60000", "pairs-per=2",
-                       "-landscape", "optimum=60,12", "-seeds", "3", "-quiet"};
+                       "-landscape", "optimum=60,12", "-seeds", "3", "-quiet",
+                       "-draw-ratio", "0.5", "-opening-bias", "0"};
     char file_arg[64];
     snprintf(file_arg, sizeof file_arg, "file=%s", path);
     a[1] = file_arg;
-    int rc = run_cli(a, 10);
+    int rc = run_cli(a, 14);
     unlink(path);
     cr_assert_eq(rc, 0);
     fflush(stdout);
@@ -295,4 +298,240 @@ Test(simulate, cli_runs_a_spec_file, .init = cr_redirect_stdout, .timeout = 120)
     cr_assert(median, "no median line");
     /* start loss (10/5)^2 + (2/1)^2 = 8 Elo */
     cr_assert_lt(loss, 1.0, "median loss %.3f", loss);
+}
+
+/* ---- landscapes of a user's own (tuner/spsa/landscape.c) ------------------ */
+
+Test(simulate, elo_loss_with_a_c_end_error)
+{
+    SpsaParam ps[2];
+    memset(ps, 0, sizeof ps);
+    ps[0].c_end = 10;
+    ps[1].c_end = 2;
+    double opt[2] = {100, 20}, curv[2] = {1, 3}, scale[2] = {5, 0.5}, x[2] = {104, 24};
+    SimModel m = {2, opt, curv, 0.25, 80, 1, 0, NULL, NULL, NULL, scale};
+    /* units c_end / scale: 2 and 4, so z = 2 and 1 */
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 1.0 * 4 + 3.0 * 1, 1e-9);
+}
+
+static void three_params(SpsaParam *ps)
+{
+    memset(ps, 0, 3 * sizeof *ps);
+    static const char *const NAMES[3] = {"Alpha", "Beta", "Gamma"};
+    for (int i = 0; i < 3; i++) {
+        strcpy(ps[i].name, NAMES[i]);
+        ps[i].min = 0;
+        ps[i].max = 100;
+        ps[i].start = ps[i].theta = 50;
+        ps[i].c_end = 5;
+        ps[i].r_end = 0.002;
+    }
+}
+
+Test(simulate, landscape_json_has_every_feature)
+{
+    SpsaParam ps[3];
+    three_params(ps);
+    SimLandscape l;
+    cr_assert_eq(landscape_init(&l, 3), 0);
+    const char *text =
+        "{\"draw_ratio\": 0.3, \"opening_bias\": 60,\n"
+        " \"params\": {\"Alpha\": {\"optimum\": \"max-2\", \"curvature\": 2, \"width\": 4,"
+        " \"scale\": 3, \"start\": \"optimum\"},\n"
+        "  \"Beta\": {\"optimum\": 40, \"skew\": -0.5, \"start\": 70},\n"
+        "  \"Gamma\": {\"optimum\": \"min+1\"}},\n"
+        " \"couplings\": [{\"a\": \"Beta\", \"b\": \"Gamma\", \"k\": 0.5}]}";
+    char err[512];
+    cr_assert_eq(landscape_parse_json(&l, ps, text, "my.json", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(landscape_finish(&l, ps, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(l.draw_ratio, 0.3, 1e-12);
+    cr_assert_float_eq(l.opening_bias, 60, 1e-12);
+    cr_assert_float_eq(l.opt[0], 90, 1e-12);
+    cr_assert_float_eq(l.opt[1], 40, 1e-12);
+    cr_assert_float_eq(l.opt[2], 5, 1e-12);
+    cr_assert_float_eq(l.curv[0], 2, 1e-12);
+    cr_assert_float_eq(l.width[0], 4, 1e-12);
+    cr_assert_float_eq(l.scale[0], 3, 1e-12);
+    cr_assert_float_eq(l.skew[1], -0.5, 1e-12);
+    cr_assert_float_eq(ps[0].theta, 90, 1e-12, "start at the optimum");
+    cr_assert_float_eq(ps[0].start, 90, 1e-12);
+    cr_assert_float_eq(ps[1].theta, 70, 1e-12);
+    cr_assert_float_eq(ps[2].theta, 50, 1e-12, "the spec's start");
+    cr_assert_eq(l.ncouplings, 1);
+    cr_assert_eq(l.couplings[0].a, 1);
+    cr_assert_eq(l.couplings[0].b, 2);
+    SimModel m = landscape_model(&l, 0.25, 80, 1);
+    double x[3] = {90, 35, 10}; /* Beta 1 c_end below (curvature 1.5 there), Gamma 1 above */
+    cr_assert_float_eq(sim_elo_loss(&m, ps, x), 1.5 + 1.0 + 0.5 * -1 * 1, 1e-9);
+    landscape_free(&l);
+}
+
+Test(simulate, landscape_words_set_every_feature)
+{
+    SpsaParam ps[3];
+    three_params(ps);
+    SimLandscape l;
+    cr_assert_eq(landscape_init(&l, 3), 0);
+    char err[512];
+    const char *words[][2] = {{"optimum", "20,min+3,max"}, {"curvature", "2"},
+                              {"width", "0,6,0"},         {"skew", "0.25,0,-0.25"},
+                              {"scale", "0.2,1,5"},       {"start", "optimum,60,40"},
+                              {"coupling", "Alpha:2:0.5"}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        cr_assert_eq(landscape_set(&l, ps, words[i][0], words[i][1], err, sizeof err), 0, "%s",
+                     err);
+    cr_assert_eq(landscape_finish(&l, ps, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(l.opt[0], 20, 1e-12);
+    cr_assert_float_eq(l.opt[1], 15, 1e-12);
+    cr_assert_float_eq(l.opt[2], 100, 1e-12);
+    for (int i = 0; i < 3; i++)
+        cr_assert_float_eq(l.curv[i], 2, 1e-12);
+    cr_assert_float_eq(l.width[1], 6, 1e-12);
+    cr_assert_float_eq(l.skew[2], -0.25, 1e-12);
+    cr_assert_float_eq(l.scale[0], 0.2, 1e-12);
+    cr_assert_float_eq(l.scale[2], 5, 1e-12);
+    cr_assert_float_eq(ps[0].theta, 20, 1e-12);
+    cr_assert_float_eq(ps[1].theta, 60, 1e-12);
+    cr_assert_eq(l.ncouplings, 1);
+    cr_assert_eq(l.couplings[0].b, 2);
+    landscape_free(&l);
+}
+
+/* Bad input is refused with a message that names the file or word, and the
+ * parameter or key. */
+static void refused_json(const char *text, const char *want1, const char *want2)
+{
+    SpsaParam ps[3];
+    three_params(ps);
+    SimLandscape l;
+    cr_assert_eq(landscape_init(&l, 3), 0);
+    char err[512] = "";
+    int rc = landscape_parse_json(&l, ps, text, "my.json", err, sizeof err);
+    if (rc == 0)
+        rc = landscape_finish(&l, ps, 1, err, sizeof err);
+    landscape_free(&l);
+    cr_assert_eq(rc, -1, "accepted: %s", text);
+    cr_assert(strstr(err, want1) && strstr(err, want2), "\"%s\" lacks \"%s\"/\"%s\"", err, want1,
+              want2);
+}
+
+Test(simulate, landscape_bad_input_is_named)
+{
+    refused_json("{\"params\": {\"Delta\": {}}}", "my.json", "Delta");
+    refused_json("{\"params\": {\"Beta\": {\"skew\": 1}}}", "my.json", "Beta");
+    refused_json("{\"params\": {\"Beta\": {\"width\": \"wide\"}}}", "Beta", "width");
+    refused_json("{\"params\": {\"Beta\": {\"curve\": 1}}}", "Beta", "curve");
+    refused_json("{\"params\": {\"Beta\": {\"optimum\": 101}}}", "Beta", "optimum");
+    refused_json("{\"params\": {\"Beta\": {\"optimum\": \"max+1\"}}}", "Beta", "optimum");
+    refused_json("{\"params\": {\"Beta\": {\"scale\": 0}}}", "Beta", "scale");
+    refused_json("{\"draw_ratio\": 2}", "my.json", "draw_ratio");
+    refused_json("{\"drawratio\": 0.2}", "my.json", "drawratio");
+    refused_json("{\"couplings\": [{\"a\": \"Alpha\", \"b\": \"Alpha\", \"k\": 1}]}", "Alpha",
+                 "itself");
+    refused_json("{\"couplings\": [{\"a\": \"Alpha\", \"b\": \"Beta\", \"k\": 2}]}", "Alpha",
+                 "Beta");
+    refused_json("{\"params\": {\"Alpha\": {\"width\": 3}},"
+                 " \"couplings\": [{\"a\": \"Alpha\", \"b\": \"Beta\", \"k\": 1}]}",
+                 "Alpha", "plateau");
+    refused_json("{\"params\":\n {\"Alpha\": }}", "my.json:2", "JSON");
+
+    SpsaParam ps[3];
+    three_params(ps);
+    SimLandscape l;
+    cr_assert_eq(landscape_init(&l, 3), 0);
+    char err[512];
+    cr_assert_eq(landscape_set(&l, ps, "width", "1,2", err, sizeof err), -1);
+    cr_assert(strstr(err, "width") && strstr(err, "3"), "%s", err);
+    cr_assert_eq(landscape_set(&l, ps, "skew", "0,0.9,x", err, sizeof err), -1);
+    cr_assert(strstr(err, "Gamma") && strstr(err, "skew"), "%s", err);
+    cr_assert_eq(landscape_set(&l, ps, "coupling", "Alpha:Omega:1", err, sizeof err), -1);
+    cr_assert(strstr(err, "Omega"), "%s", err);
+    cr_assert_eq(landscape_set(&l, ps, "tilt", "1", err, sizeof err), -1);
+    cr_assert(strstr(err, "tilt"), "%s", err);
+    landscape_free(&l);
+}
+
+/* simulate -landscape file=: the file's landscape is the one played, and by
+ * default the draw ratio and opening bias are the measured ones. */
+Test(simulate, cli_runs_a_landscape_file, .init = cr_redirect_stdout, .timeout = 60)
+{
+    char path[] = "/tmp/ratchet-land-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    /* the built-in spec: LmpBase 3 in [0, 12], c_end 1; IirDepth 4 in [2, 10] */
+    const char *text = "{\"params\": {\"LmpBase\": {\"optimum\": \"max-2\", \"curvature\": 4},"
+                       " \"IirDepth\": {\"optimum\": 4, \"start\": \"optimum\"}}}";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    char file_arg[64];
+    snprintf(file_arg, sizeof file_arg, "file=%s", path);
+    const char *a[] = {"-landscape", file_arg, "-spsa", "games=200", "-quiet"};
+    int rc = run_cli(a, 5);
+    unlink(path);
+    cr_assert_eq(rc, 0);
+    fflush(stdout);
+    FILE *out = cr_get_redirected_stdout();
+    char line[512];
+    bool header = false, lmp = false, iir = false;
+    double start_loss = -1;
+    while (fgets(line, sizeof line, out)) {
+        header |= strstr(line, "draw ratio 0.25, opening bias 80,") != NULL;
+        double start, fin, opt;
+        if (sscanf(line, " LmpBase %lf %lf %lf", &start, &fin, &opt) == 3)
+            lmp = start == 3 && opt == 10;
+        if (sscanf(line, " IirDepth %lf %lf %lf", &start, &fin, &opt) == 3)
+            iir = start == 4 && opt == 4;
+        sscanf(line, "seed 1: %*s games (W %*s L %*s D %*[0-9]), Elo loss %lf", &start_loss);
+    }
+    cr_assert(header, "the measured draw ratio and opening bias by default");
+    cr_assert(lmp && iir, "the file's optima and starts");
+    /* the built-in optima of the other four: 2.25 + 4 + 6.25 + 1 Elo, LmpBase 4 * 7^2 */
+    cr_assert_float_eq(start_loss, 13.5 + 4.0 * 49, 1e-6, "start loss %g", start_loss);
+}
+
+/* ---- the per-parameter scale (spsa.h, "The scale") ------------------------ */
+
+/* Median Elo loss over seeds 1..5 after 10k games of the default form (rms)
+ * with or without the per-parameter scale, on 8 quadratic parameters at their optimum whose spec
+ * c_end is 5x the landscape's unit (scale 5): every step the old form takes
+ * there is 5x too large, and the games carry no signal to say so. */
+static double loss_at_optimum_c_end_5x(bool adapt)
+{
+    SpsaParam ps[8];
+    double opt[8], curv[8], scale[8], loss[5];
+    memset(ps, 0, sizeof ps);
+    for (int i = 0; i < 8; i++) {
+        snprintf(ps[i].name, sizeof ps[i].name, "P%d", i);
+        ps[i].min = 0;
+        ps[i].max = 1000;
+        ps[i].start = ps[i].theta = opt[i] = 500;
+        ps[i].c_end = 50;
+        ps[i].r_end = 0.002;
+        curv[i] = 1;
+        scale[i] = 5;
+    }
+    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+                  NULL, scale};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    cfg.form = SPSA_FORM_DEFAULT;
+    cfg.adapt = adapt;
+    spsa_config_set_games(&cfg, 10000);
+    for (int s = 0; s < 5; s++) {
+        SimResult r;
+        char err[256];
+        cr_assert_eq(sim_run(ps, 8, &cfg, &m, (uint64_t)s + 1, NULL, &r, NULL, err, sizeof err), 0,
+                     "%s", err);
+        loss[s] = r.loss;
+    }
+    gsl_sort(loss, 1, 5);
+    return loss[2];
+}
+
+Test(simulate, the_scale_keeps_an_optimum_when_c_end_is_too_large, .timeout = 60)
+{
+    double with = loss_at_optimum_c_end_5x(true), without = loss_at_optimum_c_end_5x(false);
+    cr_assert_lt(with, 0.5, "the form with the scale lost %.3f Elo from the optimum", with);
+    cr_assert_gt(without, 0.5, "the form without the scale lost only %.3f: the bound tells nothing",
+                 without);
 }

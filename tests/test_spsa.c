@@ -572,6 +572,7 @@ static void two_batches(SpsaForm form, double beta1, double expect[2][2])
 {
     SpsaConfig cfg = form_config(form);
     cfg.beta1 = beta1;
+    cfg.adapt = false; /* the form's step alone; the scale: scale_by_hand */
     SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
     SpsaState st;
     init_ok(&st, &p, 1, &cfg, 3);
@@ -607,6 +608,79 @@ Test(spsa_forms, adam_update_by_hand)
     /* second step: 0.64818121608766 * (0.5 flip_1 - 0.5 flip_2) */
     double e[2][2] = {{0.63245553203367588, 0}, {-0.32409060804383, 0.32409060804383}};
     two_batches(SPSA_FORM_ADAM, 0.5, e);
+}
+
+/* The scale by hand (form_config: N = 100, so W = max(0.02 * 100, 4) = 4;
+ * the results of two_batches, +2 then -1, v 2.5 then 2):
+ *   batch 1: the step with s = 0.1: 0.5 * 2 * 0.1 * 2 flip_1 / sqrt(2.5);
+ *     g_1 = 2 flip_1 / sqrt(2.5), beta 0 (sd 1), e 0 so q 0:
+ *     log s = log 0.1 + 3 / 4 * (0 - 0.02); then e = g_1
+ *   batch 2: the step with that s: 0.45833333333333337 * 2 * s * (-1) flip_2 / sqrt(2);
+ *     g_2 = -flip_2 / sqrt(2), beta 1/2, sd = sqrt(1/3):
+ *     q = g_2 g_1 / sd, log s += 3 / 4 * (q - 0.02) */
+Test(spsa_forms, scale_by_hand)
+{
+    SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.adapt = true;
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 3);
+    cr_assert_eq(st.params[0].scale, 0.1);
+    SpsaBatch b1, b2;
+    cr_assert_eq(spsa_batch_begin(&st, &b1), 1);
+    assert_close(b1.c_k[0], 40.0, 1e-15); /* the probe is not scaled */
+    cr_assert_eq(spsa_batch_apply_wld(&st, &b1, 2, 0, 0), 0);
+    int f1 = b1.flip[0];
+    double g1 = 2.0 * f1 / sqrt(2.5);
+    double s1 = exp(log(0.1) + 0.75 * (0 - 0.02));
+    double theta = 50 + 0.5 * 2 * 0.1 * 2 * f1 / sqrt(2.5);
+    assert_close(st.params[0].theta, theta, 1e-14);
+    assert_close(st.params[0].scale, s1, 1e-15);
+    assert_close(st.params[0].e, g1, 1e-15);
+    cr_assert_eq(spsa_batch_begin(&st, &b2), 1);
+    cr_assert_eq(spsa_batch_apply_wld(&st, &b2, 0, 1, 1), 0);
+    int f2 = b2.flip[0];
+    double g2 = -1.0 * f2 / sqrt(2.0);
+    theta += 0.45833333333333337 * 2 * s1 * -1.0 * f2 / sqrt(2.0);
+    double q = g2 * g1 / sqrt(1.0 / 3.0);
+    assert_close(st.params[0].theta, theta, 1e-14);
+    assert_close(st.params[0].scale, exp(log(s1) + 0.75 * (q - 0.02)), 1e-14);
+    assert_close(st.params[0].e, 0.5 * g1 + 0.5 * g2, 1e-15);
+    spsa_batch_free(&b1);
+    spsa_batch_free(&b2);
+    spsa_free(&st);
+}
+
+/* The scale stays in [scale_min, scale_max]: a run of results that always
+ * agree with the flip drives it to the top, one of draws to the bottom. */
+Test(spsa_forms, scale_is_bounded)
+{
+    SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.adapt = true;
+    cfg.adapt_rate = 100; /* fast enough to reach a bound in the 100 iterations */
+    SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
+    for (int agree = 0; agree < 2; agree++) {
+        SpsaState st;
+        init_ok(&st, &p, 1, &cfg, 5);
+        SpsaBatch b;
+        while (spsa_batch_begin(&st, &b) == 1) {
+            bool plus_wins = b.flip[0] > 0; /* the `+` engine is the one above theta */
+            uint64_t w = agree ? (plus_wins ? 2 : 0) : 0, l = agree ? (plus_wins ? 0 : 2) : 0;
+            cr_assert_eq(spsa_batch_apply_wld(&st, &b, w, l, 2 - w - l), 0);
+            spsa_batch_free(&b);
+        }
+        double want = agree ? cfg.scale_max : cfg.scale_min;
+        assert_close(st.params[0].scale, want, 1e-12);
+        /* a state at a bound of the scale saves and loads */
+        cJSON *j = spsa_to_json(&st);
+        SpsaState back;
+        char err[256];
+        cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(back.params[0].scale, st.params[0].scale);
+        spsa_free(&back);
+        cJSON_Delete(j);
+        spsa_free(&st);
+    }
 }
 
 Test(spsa_forms, second_moment_window)
@@ -767,11 +841,14 @@ static void through_text(SpsaState *st)
  * of state.json after stop_at iterations with that batch handed out and not
  * yet played (a run stopped mid-batch), and the batch is re-issued from the
  * state as `resume` does. */
+static bool run_form_adapt; /* run_form with the per-parameter scale */
+
 static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
 {
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     cfg.form = form;
+    cfg.adapt = run_form_adapt;
     cfg.average = 0.25;
     spsa_config_set_games(&cfg, 2 * (uint64_t)its);
     SpsaParam ps[3];
@@ -805,6 +882,8 @@ static void resume_is_exact(SpsaForm form)
                      a.params[i].theta, b.params[i].theta);
         cr_assert_eq(memcmp(&a.params[i].avg, &b.params[i].avg, sizeof(double)), 0);
         cr_assert_eq(memcmp(&a.params[i].m, &b.params[i].m, sizeof(double)), 0);
+        cr_assert_eq(memcmp(&a.params[i].scale, &b.params[i].scale, sizeof(double)), 0);
+        cr_assert_eq(memcmp(&a.params[i].e, &b.params[i].e, sizeof(double)), 0);
     }
     cr_assert_eq(memcmp(&a.v, &b.v, sizeof(double)), 0);
     cr_assert_eq(a.wins, b.wins);
@@ -818,6 +897,11 @@ static void resume_is_exact(SpsaForm form)
 Test(spsa_forms, resume_continues_bit_for_bit_classic) { resume_is_exact(SPSA_FORM_CLASSIC); }
 Test(spsa_forms, resume_continues_bit_for_bit_rms) { resume_is_exact(SPSA_FORM_RMS); }
 Test(spsa_forms, resume_continues_bit_for_bit_adam) { resume_is_exact(SPSA_FORM_ADAM); }
+Test(spsa_forms, resume_continues_bit_for_bit_with_the_scale)
+{
+    run_form_adapt = true;
+    resume_is_exact(SPSA_FORM_RMS);
+}
 
 Test(spsa_forms, state_records_the_form)
 {
@@ -860,6 +944,89 @@ Test(spsa_forms, state_records_the_form)
     cr_assert(strstr(err, "form"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
+}
+
+/* A state written before the scale existed (no "adapt", no per-parameter
+ * "scale" and "e") resumes without it, and goes on exactly as a run started
+ * without it; a state with it keeps it; bad values are refused. */
+Test(spsa_forms, a_state_without_the_scale_resumes_without_it)
+{
+    SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.adapt = false;
+    SpsaParam ps[3];
+    make3(ps);
+    SpsaState a, b;
+    init_ok(&a, ps, 3, &cfg, 11);
+    init_ok(&b, ps, 3, &cfg, 11);
+    for (int it = 0; it < 100; it++) {
+        SpsaState *st;
+        if (it == 60) {
+            /* b goes through the text of an old state.json */
+            cJSON *j = spsa_to_json(&b);
+            cJSON *c = cJSON_GetObjectItem(j, "config");
+            cr_assert_null(cJSON_GetObjectItem(c, "adapt"));
+            cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 0), "scale"));
+            SpsaState back;
+            char err[256];
+            cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+            cr_assert(!back.cfg.adapt, "an old state resumes with its old form");
+            cJSON_Delete(j);
+            spsa_free(&b);
+            b = back;
+        }
+        st = &b;
+        SpsaBatch x, y;
+        cr_assert_eq(spsa_batch_begin(&a, &x), 1);
+        cr_assert_eq(spsa_batch_begin(st, &y), 1);
+        uint64_t w, l;
+        outcome(&x, &w, &l);
+        cr_assert_eq(spsa_batch_apply_wld(&a, &x, w, l, 2 - w - l), 0);
+        cr_assert_eq(spsa_batch_apply_wld(st, &y, w, l, 2 - w - l), 0);
+        spsa_batch_free(&x);
+        spsa_batch_free(&y);
+    }
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_eq(memcmp(&a.params[i].theta, &b.params[i].theta, sizeof(double)), 0);
+    spsa_free(&a);
+    spsa_free(&b);
+
+    /* with the scale: kept, with its settings; bad values refused */
+    cfg.adapt = true;
+    cfg.adapt_rate = 2.5;
+    init_ok(&a, ps, 3, &cfg, 11);
+    SpsaBatch x;
+    for (int it = 0; it < 30 && spsa_batch_begin(&a, &x) == 1; it++) {
+        uint64_t w, l;
+        outcome(&x, &w, &l);
+        cr_assert_eq(spsa_batch_apply_wld(&a, &x, w, l, 2 - w - l), 0);
+        spsa_batch_free(&x);
+    }
+    cJSON *j = spsa_to_json(&a);
+    char err[256];
+    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), 0, "%s", err);
+    cr_assert(b.cfg.adapt);
+    cr_assert_eq(b.cfg.adapt_rate, 2.5);
+    /* version 3, so that a build without the scale refuses it rather than
+     * resume it without */
+    cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 3);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(b.params[i].scale, a.params[i].scale);
+        cr_assert_eq(b.params[i].e, a.params[i].e);
+    }
+    spsa_free(&b);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
+    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "version") && strstr(err, "adapt"), "%s", err);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(3));
+    cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 1);
+    cJSON_ReplaceItemInObject(q, "scale", cJSON_CreateNumber(1e9));
+    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "scale") && strstr(err, ps[1].name), "%s", err);
+    cJSON_DeleteItemFromObject(q, "scale");
+    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "scale"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&a);
 }
 
 Test(spsa_forms, a_state_without_a_form_loads_as_classic)

@@ -348,7 +348,7 @@ int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
 static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t errlen)
 {
     spsa_config_default(cfg);
-    unsigned long long games = 0, pp = 1, narrow = 1;
+    unsigned long long games = 0, pp = 1, narrow = 1, adapt = SPSA_DEFAULT_ADAPT;
     if (!conf_get(c, "spsa", "games")) {
         snprintf(err, errlen, "spsa.games is missing: give -spsa games=N");
         return -1;
@@ -362,9 +362,11 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
         conf_get_double(c, "spsa", "eta", 0, 10, &cfg->eta, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "probe", 1, 100, &cfg->probe, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "narrow", 0, 1, &narrow, err, errlen) < 0 ||
+        conf_get_u64(c, "spsa", "adapt", 0, 1, &adapt, err, errlen) < 0 ||
         spsa_form_from(c, &cfg->form, err, errlen) < 0)
         return -1;
     cfg->narrow = narrow != 0;
+    cfg->adapt = adapt != 0;
     cfg->pairs_per = (int)pp;
     spsa_config_set_games(cfg, games);
     return 0;

@@ -33,6 +33,9 @@
  *           defaults lie in ranges of 20 c_end; a probe pair that does not
  *           fit beside the bound is measured elsewhere
  *
+ * Beside the classic form with the spec's r_end, the classic form made fair:
+ * its c_end the other forms' probe (4) times larger and r_end = eta / 4 from
+ * the budget, so that what the other forms add is seen apart from the probe.
  * For each form and landscape: the median over the seeds of the games until
  * the estimate first loses less than 1 Elo (in the longest budget's run), and
  * of the loss left after runs of each budget (2k, 10k and 50k games; the
@@ -80,6 +83,9 @@ typedef struct {
     char label[48];
     SpsaConfig cfg;
     double r_end;
+    double mult; /* > 1: the classic form made fair, its c_end this many times the
+                  * spec's (the other forms' probe) and r_end = eta / mult from the
+                  * budget (spsa_auto_eta), so its last step is theirs */
 } Variant;
 
 typedef struct {
@@ -159,7 +165,7 @@ static int build(const Landscape *l, uint64_t seed, double r_end, double draw_ra
     }
     if (l->kind == FLAT)
         b->curv[n / 2] = 0; /* no Elo effect */
-    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL, NULL};
+    b->m = (SimModel){n, b->opt, b->curv, draw_ratio, bias, 1, 0, NULL, NULL, NULL, NULL};
     if (l->kind == ASYM || l->kind == AOPT) {
         /* the same loss as far8 at the far start (the side it lies on: sides) */
         double start = 0;
@@ -229,6 +235,15 @@ static int run_cell(const Variant *v, const Landscape *l, int seeds, double draw
             }
             SpsaConfig cfg = v->cfg;
             spsa_config_set_games(&cfg, budgets[bi]);
+            double unit[64];
+            if (v->mult > 1 && l->n <= 64) {
+                for (size_t i = 0; i < l->n; i++) {
+                    b.ps[i].c_end *= v->mult;
+                    b.ps[i].r_end = spsa_auto_eta(cfg.iterations, l->n) / v->mult;
+                    unit[i] = v->mult; /* the same landscape: its unit is c_end / mult */
+                }
+                b.m.scale = unit;
+            }
             SimResult r;
             double x[64];
             int e = sim_run(b.ps, l->n, &cfg, &b.m, (uint64_t)s + 1, l->n <= 64 ? x : NULL, &r,
@@ -322,13 +337,18 @@ int simsuite_run(const SimSuiteOptions *o)
         return 2;
     }
 
-    Variant vs[12];
+    Variant vs[14];
     int nv = 0;
     variant(&vs[nv++], "classic", SPSA_FORM_CLASSIC, 0, 0);
+    variant(&vs[nv], "classic fair", SPSA_FORM_CLASSIC, 0, 0);
+    vs[nv++].mult = SPSA_DEFAULT_PROBE;
     if (custom)
         vs[nv++] = cv;
     else {
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
+        /* the default form with the per-parameter scale (spsa.h, "The scale") */
+        variant(&vs[nv], "rms adapt=1", SPSA_FORM_RMS, 0, 0);
+        vs[nv++].cfg.adapt = true;
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
         /* what the probe buys: rms with the classic probe, the 2x of the
          * first rms default, and a wider one than the default's 4x */
@@ -354,7 +374,7 @@ int simsuite_run(const SimSuiteOptions *o)
            seeds, draw_ratio, bias);
     printf("%-8s %-22s %9s %9s %9s %9s\n", "land", "form", "games<1", "loss@2k", "loss@10k",
            "loss@50k");
-    Cell far8[12], opt8[12];
+    Cell far8[14], opt8[14];
     bool have_far8 = false, have_opt8 = false;
     for (size_t li = 0; li < NLAND; li++) {
         const Landscape *l = &LANDSCAPES[li];
@@ -392,6 +412,8 @@ int simsuite_run(const SimSuiteOptions *o)
         static const double MULT[] = {0.25, 0.5, 1, 2, 4};
         uint64_t b10[1] = {10000};
         for (int vi = 0; vi < nv; vi++) {
+            if (vs[vi].mult > 1)
+                continue; /* its gains are the budget's */
             bool classic = vs[vi].cfg.form == SPSA_FORM_CLASSIC;
             size_t np = classic ? sizeof R_END / sizeof *R_END : sizeof MULT / sizeof *MULT;
             for (size_t k = 0; k < np; k++) {

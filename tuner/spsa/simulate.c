@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,23 +17,30 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "landscape.h"
 #include "spec.h"
 
 /* ---- the model ----------------------------------------------------------- */
+
+/* The landscape's unit of distance for parameter i. */
+static double unit(const SimModel *m, const SpsaParam *params, size_t i)
+{
+    return m->scale ? params[i].c_end / m->scale[i] : params[i].c_end;
+}
 
 double sim_elo_loss(const SimModel *m, const SpsaParam *params, const double *x)
 {
     double loss = 0;
     for (size_t i = 0; i < m->nparams; i++) {
-        double z = (x[i] - m->opt[i]) / params[i].c_end;
+        double z = (x[i] - m->opt[i]) / unit(m, params, i);
         double side = m->skew ? 1.0 + (z > 0 ? m->skew[i] : -m->skew[i]) : 1.0;
         double w = m->width ? m->width[i] : 0;
         loss += m->curv[i] * side * (w > 0 ? w * w * -expm1(-(z / w) * (z / w)) : z * z);
     }
     for (size_t j = 0; j < m->ncouplings; j++) {
         const SimCoupling *c = &m->couplings[j];
-        loss += c->k * (x[c->a] - m->opt[c->a]) / params[c->a].c_end * (x[c->b] - m->opt[c->b]) /
-                params[c->b].c_end;
+        loss += c->k * (x[c->a] - m->opt[c->a]) / unit(m, params, c->a) *
+                (x[c->b] - m->opt[c->b]) / unit(m, params, c->b);
     }
     return loss;
 }
@@ -196,7 +204,9 @@ static const char USAGE[] =
     "usage: ratchet-tune simulate [options]\n"
     "\n"
     "Runs the SPSA of `ratchet-tune run` against a synthetic match model: a\n"
-    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / c_end_i)^2\n"
+    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / unit_i)^2\n"
+    "(unit_i = c_end_i unless -landscape scale= says otherwise; plateaus, skew and\n"
+    "couplings on request)\n"
     "with a known optimum; each game pair between the + and - values is drawn\n"
     "with GSL from the logistic expected score of their Elo difference.\n"
     "Prints progress, then the Elo loss of the final values and the distance of\n"
@@ -215,20 +225,35 @@ static const char USAGE[] =
     "                             optimum per parameter (default: the built-in\n"
     "                             one; with -params: random), random = start +\n"
     "                             c_end * uniform(-3, 3) rounded and clipped, from\n"
-    "                             seed S (default: -srand); curvature: Elo lost\n"
-    "                             at c_end from the optimum (default 1)\n"
-    "  -draw-ratio X              draw probability of an even game (0.5)\n"
-    "  -opening-bias ELO          std dev of an opening's White advantage (0)\n"
-    "  -concurrency N             batches in flight at once (1)\n"
+    "                             seed S (default: -srand); an optimum may be\n"
+    "                             min+Z or max-Z: Z c_end inside a bound;\n"
+    "                             curvature: Elo lost one unit from the optimum\n"
+    "                             (default 1); also width= (plateau, in units;\n"
+    "                             0 = quadratic), skew= (curvature 1+skew above\n"
+    "                             the optimum, 1-skew below), scale= (the spec's\n"
+    "                             c_end is this many units: 3 = c_end 3x too\n"
+    "                             large; default 1), start=optimum|V,...,\n"
+    "                             coupling=A:B:K,... (Elo loss += K z_A z_B, A and\n"
+    "                             B names or 0-based indices), each one value for\n"
+    "                             all or one per parameter\n"
+    "  -landscape file=L.json     the same from a JSON file (tuner/spsa/landscape.h),\n"
+    "                             which may also set draw_ratio and opening_bias;\n"
+    "                             words on the command line apply after it\n"
+    "  -draw-ratio X              draw probability of an even game (0.25)\n"
+    "  -opening-bias ELO          std dev of an opening's White advantage (80)\n"
+"  -concurrency N             batches in flight at once (1)\n"
     "  -srand N                   seed (1)\n"
     "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
     "  -quiet                     no progress lines\n"
     "  -suite                     every form on the landscape suite instead (below)\n"
+    "  -grid                      the robustness grid instead (below)\n"
     "  --help                     this text\n"
     "\n"
     "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
-    "beta1=X, beta2=X, probe=X, narrow=0|1 (the forms' settings, spsa.h) and r_end=X (every\n"
-    "parameter's r_end, for the classic form).\n"
+    "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
+    "adapt-window=F, scale-min=X, scale-max=X, scale-start=X (the forms' settings and\n"
+    "the per-parameter scale, spsa.h) and r_end=X (every parameter's r_end, for the\n"
+    "classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
     "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
@@ -239,14 +264,25 @@ static const char USAGE[] =
     "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
     "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"
     "games (far8 against opt8 as the gain is scaled).  The draw ratio and opening\n"
-    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n";
+    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n"
+    "\n"
+    "simulate -grid [-seeds K] [-seed-base B] [-landscapes quad,plat,asym,coupled]\n"
+    "               [-spsa games=N form=NAME key=value ...]\n"
+    "The robustness grid (tuner/spsa/simgrid.c): landscapes drawn from the seeds\n"
+    "B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2, 0.33, 1, 3,\n"
+    "5 and mixed per parameter, from far and from the optimum, N games (10000);\n"
+    "the median loss of the -spsa form beside today's default form without the\n"
+    "scale, the classic form, and the classic form with the same probe multiple and\n"
+    "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
+    "games, and the targets of issue 33.\n";
 
 typedef struct {
     const char *spec_file;
     SpsaConfig cfg;
     uint64_t games;
-    char optimum[4096];
-    char curvature[4096];
+    const char *lword[32];           /* -landscape words other than seed and file, in order */
+    size_t nlkeys;
+    const char *landscape_file;      /* -landscape file=PATH */
     bool landscape_seed_set;
     uint64_t landscape_seed;
     double draw_ratio, opening_bias;
@@ -255,6 +291,9 @@ typedef struct {
     int seeds;
     bool quiet;
     bool suite, custom;              /* -suite; a -spsa key beyond games, pairs-per */
+    bool grid;                       /* -grid */
+    uint64_t seed_base;              /* -seed-base (the grid's first seed) */
+    bool games_set;
     bool draw_set, bias_set, seeds_set;
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
@@ -282,6 +321,37 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* The scale's settings among -spsa's words: true if kv is one of them (*ok:
+ * its value is good). */
+static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const char *v, bool *ok)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        double lo, hi;
+    } KEYS[] = {
+        {"adapt-rate", offsetof(SpsaConfig, adapt_rate), 0, 100},
+        {"adapt-bias", offsetof(SpsaConfig, adapt_bias), -100, 100},
+        {"adapt-window", offsetof(SpsaConfig, adapt_window), 1e-6, 1},
+        {"scale-min", offsetof(SpsaConfig, scale_min), 1e-6, 1},
+        {"scale-max", offsetof(SpsaConfig, scale_max), 1, 1e6},
+        {"scale-start", offsetof(SpsaConfig, scale_start), 1e-6, 1e6},
+    };
+    if (klen == 5 && !strncmp(kv, "adapt", 5)) {
+        int on = 1;
+        *ok = !parse_int(v, 0, 1, &on);
+        cfg->adapt = on != 0;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+        if (klen == strlen(KEYS[i].key) && !strncmp(kv, KEYS[i].key, klen)) {
+            *ok = cli_parse_double(v, KEYS[i].lo, KEYS[i].hi,
+                                   (double *)((char *)cfg + KEYS[i].off));
+            return true;
+        }
+    return false;
+}
+
 /* The key=value words after an option such as -spsa, up to the next -option. */
 static bool is_kv(const char *s)
 {
@@ -297,6 +367,16 @@ static int usage_error(const char *fmt, ...)
     fprintf(stderr, "\n(see ratchet-tune simulate --help)\n");
     va_end(ap);
     return 2;
+}
+
+/* A -landscape key=value word (kv lives in argv), checked when the spec is
+ * known (landscape_set). */
+static int landscape_word(SimOptions *o, const char *kv)
+{
+    if (o->nlkeys >= sizeof o->lword / sizeof *o->lword)
+        return -1;
+    o->lword[o->nlkeys++] = kv;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, SimOptions *o)
@@ -315,6 +395,10 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             o->suite = true;
             continue;
         }
+        if (!strcmp(a, "-grid")) {
+            o->grid = true;
+            continue;
+        }
         if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
             if (i + 1 >= argc || !is_kv(argv[i + 1]))
                 return usage_error("%s needs key=value arguments", a);
@@ -329,7 +413,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 if (!strcmp(a, "-params") && KEY("file"))
                     o->spec_file = v;
                 else if (!strcmp(a, "-spsa") && KEY("games"))
-                    ok = !parse_u64(v, &o->games) && o->games > 0;
+                    ok = (o->games_set = !parse_u64(v, &o->games)) && o->games > 0;
                 else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
                     ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
                 else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
@@ -355,20 +439,21 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = !parse_int(v, 0, 1, &narrow);
                     o->cfg.narrow = narrow != 0;
                 }
+                else if (!strcmp(a, "-spsa") && spsa_adapt_key(&o->cfg, kv, klen, v, &ok))
+                    ;
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
                          o->cfg.average < 1;
-                else if (!strcmp(a, "-landscape") && KEY("optimum"))
-                    ok = strlen(v) < sizeof o->optimum &&
-                         snprintf(o->optimum, sizeof o->optimum, "%s", v) > 0;
-                else if (!strcmp(a, "-landscape") && KEY("curvature"))
-                    ok = strlen(v) < sizeof o->curvature &&
-                         snprintf(o->curvature, sizeof o->curvature, "%s", v) > 0;
                 else if (!strcmp(a, "-landscape") && KEY("seed")) {
                     ok = !parse_u64(v, &o->landscape_seed);
                     o->landscape_seed_set = true;
+                } else if (!strcmp(a, "-landscape") && KEY("file"))
+                    o->landscape_file = v;
+                else if (!strcmp(a, "-landscape")) {
+                    if (landscape_word(o, kv))
+                        return usage_error("-landscape: too many words");
                 } else
                     return usage_error("%s: unknown key in \"%s\"", a, kv);
 #undef KEY
@@ -391,6 +476,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             ok = !parse_int(v, 1, 4096, &o->concurrency);
         else if (!strcmp(a, "-srand"))
             ok = !parse_u64(v, &o->srand);
+        else if (!strcmp(a, "-seed-base"))
+            ok = !parse_u64(v, &o->seed_base) && o->seed_base > 0;
         else if (!strcmp(a, "-seeds"))
             ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
         else
@@ -401,69 +488,29 @@ static int parse_args(int argc, char **argv, SimOptions *o)
     return 0;
 }
 
-/* A comma list of exactly n numbers, or one number for all n. */
-static int parse_list(const char *s, size_t n, double *out, bool allow_single)
+/* The landscape of the options for the spec ps (its starts may move:
+ * start=); the built-in spec's optima unless told otherwise.  Exit code
+ * as simulate_main. */
+static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool builtin,
+                           SimLandscape *l)
 {
-    size_t count = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || !isfinite(v) || count == n)
-            return -1;
-        out[count++] = v;
-        if (*end == '\0')
-            break;
-        if (*end != ',')
-            return -1;
-        p = end + 1;
+    char err[1024];
+    if (landscape_init(l, n))
+        return 1;
+    for (size_t i = 0; builtin && i < n; i++)
+        l->opt[i] = BUILTIN[i].opt;
+    if (o->landscape_file && landscape_load(l, ps, o->landscape_file, err, sizeof err))
+        return usage_error("-landscape file=%s", err);
+    for (size_t w = 0; w < o->nlkeys; w++) {
+        const char *kv = o->lword[w], *v = strchr(kv, '=') + 1;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(v - 1 - kv < 63 ? v - 1 - kv : 63), kv);
+        if (landscape_set(l, ps, key, v, err, sizeof err))
+            return usage_error("%s", err);
     }
-    if (count == n)
-        return 0;
-    if (count == 1 && allow_single) {
-        for (size_t i = 1; i < n; i++)
-            out[i] = out[0];
-        return 0;
-    }
-    return -1;
-}
-
-static int build_landscape(const SimOptions *o, const SpsaParam *ps, size_t n, bool builtin,
-                           double *opt, double *curv)
-{
-    for (size_t i = 0; i < n; i++)
-        curv[i] = 1.0;
-    if (o->curvature[0] && parse_list(o->curvature, n, curv, true))
-        return usage_error("-landscape curvature=%s: expected one number or %zu comma-separated",
-                           o->curvature, n);
-    for (size_t i = 0; i < n; i++)
-        if (!(curv[i] > 0))
-            return usage_error("-landscape curvature must be > 0");
-
-    bool random = (!o->optimum[0] && !builtin) || !strcmp(o->optimum, "random");
-    if (random) {
-        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!r)
-            return 1;
-        gsl_rng_set(r, (unsigned long)(o->landscape_seed_set ? o->landscape_seed : o->srand));
-        for (size_t i = 0; i < n; i++) {
-            double x = ps[i].start + ps[i].c_end * gsl_ran_flat(r, -3.0, 3.0);
-            opt[i] = spsa_clip(floor(x + 0.5), ps[i].min, ps[i].max);
-        }
-        gsl_rng_free(r);
-    } else if (o->optimum[0]) {
-        if (parse_list(o->optimum, n, opt, false))
-            return usage_error("-landscape optimum=%s: expected %zu comma-separated numbers or \"random\"",
-                               o->optimum, n);
-        for (size_t i = 0; i < n; i++)
-            if (opt[i] < ps[i].min || opt[i] > ps[i].max)
-                return usage_error("-landscape optimum of %s (%g) outside [%g, %g]", ps[i].name,
-                                   opt[i], ps[i].min, ps[i].max);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            opt[i] = BUILTIN[i].opt;
-    }
+    if (landscape_finish(l, ps, o->landscape_seed_set ? o->landscape_seed : o->srand, err,
+                         sizeof err))
+        return usage_error("%s", err);
     return 0;
 }
 
@@ -493,13 +540,22 @@ int simulate_main(int argc, char **argv)
     spsa_config_default(&o.cfg);
     o.cfg.form = SPSA_FORM_DEFAULT;
     o.games = 100000;
-    o.draw_ratio = 0.5;
+    o.draw_ratio = SIM_SUITE_DRAW_RATIO;
+    o.opening_bias = SIM_SUITE_OPENING_BIAS;
     o.concurrency = 1;
     o.srand = 1;
     o.seeds = 1;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (o.grid) {
+        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
+                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
+                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.landscapes};
+        return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
+    }
     if (o.suite) {
         SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
                               o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
@@ -536,25 +592,32 @@ int simulate_main(int argc, char **argv)
 
     for (size_t i = 0; o.r_end > 0 && i < n; i++)
         ps[i].r_end = o.r_end;
-    double *opt = calloc(n, sizeof *opt), *curv = calloc(n, sizeof *curv);
+    SimLandscape land;
+    memset(&land, 0, sizeof land);
     double *x = calloc(n, sizeof *x);
     double *losses = calloc((size_t)o.seeds, sizeof *losses);
     double *losses_int = calloc((size_t)o.seeds, sizeof *losses_int);
     double *dist = calloc((size_t)o.seeds * n, sizeof *dist);
     rc = 1;
-    if (!opt || !curv || !x || !losses || !losses_int || !dist)
+    if (!x || !losses || !losses_int || !dist)
         goto done;
-    rc = build_landscape(&o, ps, n, builtin, opt, curv);
+    rc = build_landscape(&o, ps, n, builtin, &land);
     if (rc)
         goto done;
-
-    SimModel m = {n, opt, curv, o.draw_ratio, o.opening_bias, o.concurrency, 0, NULL, NULL, NULL};
+    rc = 1;
+    /* the command line's -draw-ratio and -opening-bias, else the file's, else the measured defaults */
+    if (!o.draw_set && !isnan(land.draw_ratio))
+        o.draw_ratio = land.draw_ratio;
+    if (!o.bias_set && !isnan(land.opening_bias))
+        o.opening_bias = land.opening_bias;
+    const double *opt = land.opt;
+    SimModel m = landscape_model(&land, o.draw_ratio, o.opening_bias, o.concurrency);
     printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
            " iterations of %d pair(s), form %s, A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
-           "concurrency %d\n",
+           "opening bias %g, concurrency %d\n",
            n, o.games, o.cfg.iterations, o.cfg.pairs_per, spsa_form_name(o.cfg.form),
            o.cfg.A_ratio, o.cfg.alpha, o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "",
-           o.draw_ratio, o.concurrency);
+           o.draw_ratio, o.opening_bias, o.concurrency);
     for (int s = 0; s < o.seeds; s++) {
         uint64_t seed = o.srand + (uint64_t)s;
         SimResult r;
@@ -589,8 +652,7 @@ int simulate_main(int argc, char **argv)
     rc = 0;
 done:
     free(ps);
-    free(opt);
-    free(curv);
+    landscape_free(&land);
     free(x);
     free(losses);
     free(losses_int);

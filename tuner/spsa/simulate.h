@@ -5,7 +5,7 @@
  * The model.  A quadratic Elo landscape with a known optimum:
  *     Elo(x) = - sum_i curv_i * ((x_i - opt_i) / c_end_i)^2
  * i.e. curv_i is the Elo lost by parameter i sitting c_end_i away from its
- * optimum (with `skew`, a different curvature on each side of it, where a
+ * optimum (with `scale`, the landscape's unit is c_end_i / scale_i instead) (with `skew`, a different curvature on each side of it, where a
  * wide probe pair straddling the optimum no longer cancels; with `width`, a
  * loss that saturates far from the optimum, where the slope fades as it does
  * on bin/ratchet's plateaus).  A game pair between the `+` values x+ and the `-` values x- (the
@@ -55,6 +55,9 @@ typedef struct {
                           * the optimum: curv_i w_i^2 (1 - exp(-(z / w_i)^2)), z and
                           * w_i in c_end, so quadratic near the optimum and flat far
                           * away (w_i <= 0: quadratic) */
+    const double *scale; /* per parameter, or NULL (all 1): the spec's c_end_i is
+                          * scale_i units of the landscape, z = (x_i - opt_i) *
+                          * scale_i / c_end_i (scale_i 5: c_end 5x too large) */
 } SimModel;
 
 typedef struct {
@@ -99,6 +102,12 @@ typedef struct {
 #define SIM_SUITE_OPENING_BIAS 80.0
 
 int simsuite_run(const SimSuiteOptions *o);
+
+/* `simulate -grid` (simgrid.c): the robustness grid on landscapes drawn from
+ * the seeds seed0 .. seed0 + o->seeds - 1, each run `games` games.  o->cfg
+ * is the form judged; o->landscapes filters the kinds (quad, plat, asym,
+ * coupled).  Exit code as simulate_main. */
+int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games);
 
 /* The command line: argv[0] is the command name ("simulate"), options start
  * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */

@@ -37,6 +37,13 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->beta2 = SPSA_DEFAULT_BETA2;
     cfg->probe = SPSA_DEFAULT_PROBE;
     cfg->narrow = true;
+    cfg->adapt = SPSA_DEFAULT_ADAPT;
+    cfg->adapt_rate = SPSA_DEFAULT_ADAPT_RATE;
+    cfg->adapt_bias = SPSA_DEFAULT_ADAPT_BIAS;
+    cfg->adapt_window = SPSA_DEFAULT_ADAPT_WINDOW;
+    cfg->scale_min = SPSA_DEFAULT_SCALE_MIN;
+    cfg->scale_max = SPSA_DEFAULT_SCALE_MAX;
+    cfg->scale_start = SPSA_DEFAULT_SCALE_START;
 }
 
 static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "rms", "adam" };
@@ -86,6 +93,12 @@ static double classic_c_k(const SpsaState *st, size_t p, uint64_t k)
 {
     double ck = st->params[p].c / pow((double)k, st->cfg.gamma);
     return ck < SPSA_MIN_C_INT && !st->params[p].is_float ? SPSA_MIN_C_INT : ck;
+}
+
+/* The scale of parameter p's step: 1 unless the scale adapts. */
+static double param_scale(const SpsaState *st, size_t p)
+{
+    return st->cfg.form != SPSA_FORM_CLASSIC && st->cfg.adapt ? st->params[p].scale : 1.0;
 }
 
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
@@ -178,6 +191,15 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
         errmsg(err, errlen, "spsa: beta2 must be in [0, 1) (got %g)", c->beta2);
         return -1;
     }
+    if (c->adapt && !(c->adapt_rate >= 0 && c->adapt_rate <= 100 && isfinite(c->adapt_bias) &&
+                      c->adapt_window > 0 && c->adapt_window <= 1 && c->scale_min > 0 &&
+                      c->scale_min <= 1 && c->scale_max >= 1 && c->scale_max <= 1e6 &&
+                      c->scale_start >= c->scale_min && c->scale_start <= c->scale_max)) {
+        errmsg(err, errlen,
+               "spsa: adapt needs adapt_rate in [0, 100], a finite adapt_bias, adapt_window in "
+               "(0, 1], scale_min in (0, 1], scale_max in [1, 1e6] and scale_start between them");
+        return -1;
+    }
     return 0;
 }
 
@@ -256,6 +278,8 @@ int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
         st->params[i].start = st->params[i].theta;
         st->params[i].avg = st->params[i].theta;
         st->params[i].m = 0.0;
+        st->params[i].scale = cfg->scale_start;
+        st->params[i].e = 0.0;
     }
     st->v = (double)cfg->pairs_per; /* prior: W - L of an even pair has variance about 1 */
     compute_schedule(st);
@@ -403,6 +427,27 @@ static void fold_average(SpsaState *st, uint64_t k)
     }
 }
 
+/* The scale's update (spsa.h, "The scale"): g_i = rn flip_i with rn the
+ * batch's normalised result. */
+static void adapt_scale(SpsaState *st, const SpsaBatch *b, double rn)
+{
+    double W = fmax(st->cfg.adapt_window * (double)st->cfg.iterations, SPSA_ADAPT_MIN_WINDOW);
+    /* the mean of the batches so far until there are W of them */
+    double Wk = fmin((double)st->completed + 1.0, W);
+    double beta = 1.0 - 1.0 / Wk;
+    double sd = sqrt((1.0 - beta) / (1.0 + beta));
+    double lo = log(st->cfg.scale_min), hi = log(st->cfg.scale_max);
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        double g = rn * b->flip[i];
+        double q = g * p->e / sd;
+        double ls = log(p->scale) + st->cfg.adapt_rate / W * (q - st->cfg.adapt_bias);
+        /* exp(log(x)) may miss x by a bit: clip the scale itself too */
+        p->scale = spsa_clip(exp(spsa_clip(ls, lo, hi)), st->cfg.scale_min, st->cfg.scale_max);
+        p->e = beta * p->e + (1.0 - beta) * g;
+    }
+}
+
 /* The rms and adam forms (spsa.h, "Other forms"): the second moment of the
  * result first (it includes this batch), then per parameter the momentum
  * and the step of eta_k c_end m / sqrt(v). */
@@ -417,9 +462,11 @@ static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
     for (size_t i = 0; i < st->nparams; i++) {
         SpsaParam *p = &st->params[i];
         p->m = beta1 * p->m + (1.0 - beta1) * result * b->flip[i];
-        double step = b->R_k[i] * p->c_end * p->m * scale;
+        double step = b->R_k[i] * p->c_end * param_scale(st, i) * p->m * scale;
         p->theta = spsa_clip(p->theta + step, p->min, p->max);
     }
+    if (st->cfg.adapt)
+        adapt_scale(st, b, result * scale);
 }
 
 int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint64_t losses,
@@ -508,6 +555,9 @@ double spsa_value(const SpsaState *st, size_t p)
  * that knows only the classic form refuses it instead of resuming it wrongly. */
 #define SPSA_JSON_VERSION 1
 #define SPSA_JSON_VERSION_FORMS 2
+/* Version 3: a non-classic form with the per-parameter scale, which a build
+ * without the scale would resume without it. */
+#define SPSA_JSON_VERSION_SCALE 3
 
 /* A double as a JSON number that reads back to exactly the same double:
  * cJSON's own printer compares with a tolerance and may drop the last bit,
@@ -635,7 +685,8 @@ cJSON *spsa_to_json(const SpsaState *st)
         return NULL;
     bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
     bool ok = cJSON_AddNumberToObject(o, "version", classic ? SPSA_JSON_VERSION
-                                                            : SPSA_JSON_VERSION_FORMS) != NULL;
+                                                    : st->cfg.adapt ? SPSA_JSON_VERSION_SCALE
+                                                                    : SPSA_JSON_VERSION_FORMS) != NULL;
 
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
@@ -651,6 +702,14 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
              add_num(cfg, "probe", st->cfg.probe) &&
              cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow);
+    if (ok && !classic && st->cfg.adapt)
+        ok = cJSON_AddBoolToObject(cfg, "adapt", true) &&
+             add_num(cfg, "adapt_rate", st->cfg.adapt_rate) &&
+             add_num(cfg, "adapt_bias", st->cfg.adapt_bias) &&
+             add_num(cfg, "adapt_window", st->cfg.adapt_window) &&
+             add_num(cfg, "scale_min", st->cfg.scale_min) &&
+             add_num(cfg, "scale_max", st->cfg.scale_max) &&
+             add_num(cfg, "scale_start", st->cfg.scale_start);
 
     cJSON *params = cJSON_AddArrayToObject(o, "params");
     ok = ok && params;
@@ -667,7 +726,9 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(q, "r_end", p->r_end) &&
              add_num(q, "avg", p->avg) &&
              (!p->is_float || cJSON_AddStringToObject(q, "type", "float")) &&
-             (classic || add_num(q, "m", p->m));
+             (classic || add_num(q, "m", p->m)) &&
+             (classic || !st->cfg.adapt ||
+              (add_num(q, "scale", p->scale) && add_num(q, "e", p->e)));
         if (!q)
             ok = false;
     }
@@ -819,6 +880,7 @@ out:
 }
 
 static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, bool classic,
+                            bool adapt,
                             char *err, size_t errlen)
 {
     if (!cJSON_IsArray(arr)) {
@@ -860,7 +922,9 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, boo
             get_num(q, "c_end", where, &p->c_end, err, errlen) ||
             get_num(q, "r_end", where, &p->r_end, err, errlen) ||
             get_num(q, "avg", where, &p->avg, err, errlen) ||
-            (!classic && get_num(q, "m", where, &p->m, err, errlen))) {
+            (!classic && get_num(q, "m", where, &p->m, err, errlen)) ||
+            (adapt && (get_num(q, "scale", where, &p->scale, err, errlen) ||
+                       get_num(q, "e", where, &p->e, err, errlen)))) {
             free(ps);
             return -1;
         }
@@ -881,9 +945,10 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     double version;
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
-    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS) {
-        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d and %d)",
-               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS);
+    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS &&
+        version != SPSA_JSON_VERSION_SCALE) {
+        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d, %d and %d)",
+               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS, SPSA_JSON_VERSION_SCALE);
         return -1;
     }
 
@@ -928,6 +993,25 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         return -1;
     }
     cfg.narrow = classic ? true : cJSON_IsTrue(narrow);
+    /* A state from before the scale existed ran without it: it goes on so. */
+    const cJSON *adapt = cJSON_GetObjectItemCaseSensitive(c, "adapt");
+    if (adapt && !cJSON_IsBool(adapt)) {
+        errmsg(err, errlen, "spsa state: config \"adapt\" must be true or false");
+        return -1;
+    }
+    cfg.adapt = !classic && cJSON_IsTrue(adapt);
+    if ((version == SPSA_JSON_VERSION_SCALE) != cfg.adapt) {
+        errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"adapt\" %s",
+               version, cfg.adapt ? "true" : "false");
+        return -1;
+    }
+    if (cfg.adapt && (get_num(c, "adapt_rate", "config", &cfg.adapt_rate, err, errlen) ||
+                      get_num(c, "adapt_bias", "config", &cfg.adapt_bias, err, errlen) ||
+                      get_num(c, "adapt_window", "config", &cfg.adapt_window, err, errlen) ||
+                      get_num(c, "scale_min", "config", &cfg.scale_min, err, errlen) ||
+                      get_num(c, "scale_max", "config", &cfg.scale_max, err, errlen) ||
+                      get_num(c, "scale_start", "config", &cfg.scale_start, err, errlen)))
+        return -1;
     if (!is_integer(pairs_per)) {
         errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
         return -1;
@@ -937,6 +1021,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     SpsaParam *ps;
     size_t n;
     if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), classic,
+                         cfg.adapt,
                          err, errlen))
         return -1;
     /* spsa_init validates everything and resets start/avg: restore them after. */
@@ -948,8 +1033,22 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         st->params[i].start = ps[i].start;
         st->params[i].avg = ps[i].avg;
         st->params[i].m = ps[i].m;
+        if (cfg.adapt) {
+            st->params[i].scale = ps[i].scale;
+            st->params[i].e = ps[i].e;
+        }
     }
     free(ps);
+    for (size_t i = 0; cfg.adapt && i < n; i++) {
+        const SpsaParam *p = &st->params[i];
+        if (!(p->scale >= cfg.scale_min && p->scale <= cfg.scale_max) || !isfinite(p->e)) {
+            errmsg(err, errlen,
+                   "spsa state: params[%zu] (%s): \"scale\" must be in [scale_min, scale_max] "
+                   "and \"e\" finite",
+                   i, p->name);
+            goto fail;
+        }
+    }
     if (!classic && get_num(json, "v", "", &st->v, err, errlen))
         goto fail;
     if (!(st->v >= 0)) {

@@ -97,6 +97,28 @@
  *            beta1 = 0.9.
  * m_i and v are part of the state (state.json), so a resume continues them.
  *
+ * The scale (cfg.adapt, -spsa adapt=1; off by default: SPSA_DEFAULT_ADAPT,
+ * and in states written before it existed).  c_end is only the starting hint of the step: each parameter has
+ * a scale s_i, scale_start (0.1) at the start, that multiplies its step
+ * (eta_k c_end_i s_i m_i / sqrt(v)); the probe is not scaled.  After each
+ * batch, with g_i = r flip_i / sqrt(v) (v including this batch) and e_i the
+ * running mean of the earlier g_i (the plain mean of the first ones, then a
+ * window of W = max(adapt_window N, 4) iterations: e_i = beta e_i +
+ * (1 - beta) g_i after the update, beta = 1 - 1/min(completed + 1, W)):
+ *   q_i     = g_i e_i / sd,  sd = sqrt((1 - beta) / (1 + beta))
+ *   log s_i += adapt_rate / W * (q_i - adapt_bias),  s_i kept in [scale_min, scale_max]
+ * q_i is the consistency of the sign of the parameter's gradient estimate
+ * (Rprop, "SPSA with adaptive gains"): with no signal its mean is 0, so s
+ * shrinks (by adapt_rate * adapt_bias per window); where the estimates keep
+ * their sign it is about mu^2 / sd (mu: the mean of g_i) and s grows; where
+ * the steps overshoot and alternate it is negative.  The step starts small
+ * and grows only where the games show a direction, so a parameter whose
+ * games carry no signal (a flat one, or one sitting at its optimum under a
+ * probe wider than the basin) stays near where it is.  Chosen with
+ * `simulate -grid` on seeds 1..10 against a probe scaled with s, a probe
+ * that grows where s shrinks, a start of 1 or 0.3, and other rates and
+ * biases (docs/results/spsa-scale.md).  s_i and e_i are in the state.
+ *
  * Threading: none inside; the caller serializes access (the match runner
  * calls its hooks under its lock).
  */
@@ -142,6 +164,17 @@ typedef enum {
 #define SPSA_AUTO_ETA 0.025
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5
+/* The per-parameter scale (cfg.adapt; "The scale" above). */
+/* Off: at the right c_end it loses 1.6 to 7 times as much from far starts
+ * (simulate -suite, docs/results/spsa-scale.md); -spsa adapt=1 turns it on. */
+#define SPSA_DEFAULT_ADAPT false
+#define SPSA_DEFAULT_ADAPT_RATE 3.0
+#define SPSA_DEFAULT_ADAPT_BIAS 0.02
+#define SPSA_DEFAULT_ADAPT_WINDOW 0.02
+#define SPSA_DEFAULT_SCALE_MIN 0.02
+#define SPSA_DEFAULT_SCALE_MAX 10.0
+#define SPSA_DEFAULT_SCALE_START 0.1
+#define SPSA_ADAPT_MIN_WINDOW 4.0
 
 /* One tuned parameter: the spec plus the moving value and schedule. */
 typedef struct {
@@ -154,6 +187,8 @@ typedef struct {
     double avg;          /* theta_avg when the `average` option is on, else theta */
     bool is_float;       /* an OpenBench `float` parameter: never rounded */
     double m;            /* non-classic forms: running mean of the signed result (momentum) */
+    double scale;        /* non-classic forms with cfg.adapt: the scale s of c_end (1 otherwise) */
+    double e;            /* cfg.adapt: running mean of the normalised signed result */
 } SpsaParam;
 
 typedef struct {
@@ -172,6 +207,12 @@ typedef struct {
     double probe;        /* non-classic: c_k is this many times the classic c_k */
     bool narrow;         /* non-classic: near a bound the probe narrows to the room
                           * between theta and the bound, down to the classic c_k */
+    bool adapt;          /* non-classic: a per-parameter scale s of c_end from the games */
+    double adapt_rate;   /* cfg.adapt: log s moves rate / W per iteration and unit statistic */
+    double adapt_bias;   /* cfg.adapt: the statistic's threshold between shrinking and growing */
+    double adapt_window; /* cfg.adapt: the window W = max(this * N, 4) iterations */
+    double scale_min, scale_max; /* cfg.adapt: s stays in [scale_min, scale_max] */
+    double scale_start;  /* cfg.adapt: s at the start of a run */
 } SpsaConfig;
 
 /* One batch handed out: the k it was issued at, and per parameter the gains,
