@@ -43,7 +43,10 @@ static const char VERIFY_USAGE[] =
     "     any other engine plays with the values sent as UCI options;\n"
     "  3. plays game pairs, tuned against base, until the SPRT decides (normalized pentanomial\n"
     "     model, as `match -sprt`), with the run's time control, book, adjudication and\n"
-    "     concurrency unless the match options below say otherwise;\n"
+    "     concurrency unless the match options below say otherwise; out of sample: only the\n"
+    "     openings the run held out of its tuning (a run of an older build held none out: then\n"
+    "     the whole book, and verify says so); -openings file=F plays F instead.  The output\n"
+    "     and verify.json (\"openings\": set, file, count) say which openings were used;\n"
     "  4. writes the verdict, Elo, nElo, LOS and the pentanomial counts to DIR/verify.json\n"
     "     (after every pair, atomically); `ratchet-tune status DIR` shows them.\n"
     "\n"
@@ -99,6 +102,7 @@ typedef struct {
     MatchConfig mc;
     bool mc_init;
     char tc[96];
+    char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
     /* progress */
     MatchTally tally;
     uint64_t next_round;
@@ -411,6 +415,16 @@ static cJSON *verify_to_json(const Verify *v, const char *status, const char *ve
     NUM("rounds", v->rounds);
     STR("tc", v->tc);
     STR("book", v->mc.book_path);
+    if (v->openings[0]) {
+        cJSON *op = cJSON_CreateObject();
+        ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
+             cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
+             cJSON_AddNumberToObject(op, "count", (double)book_picks(v->mc.book)) &&
+             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book));
+        if (!ok)
+            cJSON_Delete(op);
+        ADD("openings", op);
+    }
     NUM("seed", v->seed);
     cJSON *eng = cJSON_CreateObject();
     ok = ok && eng && cJSON_AddStringToObject(eng, "mode", v->baked ? "baked" : "options") &&
@@ -734,6 +748,46 @@ static int build_match(Verify *v, const RunConf *settings, bool limit_over, char
     return 0;
 }
 
+/* Out of sample by default: without an -openings of its own, verify plays
+ * the positions the run held out of its tuning (validate.h): the last
+ * `holdout` of the run's book order, in that order.  A run of an older build
+ * held none out: verify then plays the whole book and says that the tuning
+ * drew from it. */
+static int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen)
+{
+    if (conf_get(over, "openings", "file")) {
+        snprintf(v->openings, sizeof v->openings, "given");
+        printf("verify: openings: %zu from %s (given with -openings)\n", book_size(v->mc.book), v->mc.book_path);
+        return 0;
+    }
+    uint64_t h = v->rs.val.holdout;
+    MatchConfig *run = NULL;
+    int rc = 0;
+    if (h > 0 && setup_match(&v->rs, &run, err, errlen) < 0) {
+        setup_free_match(run);
+        return -1;
+    }
+    size_t n = book_size(v->mc.book);
+    if (h == 0 || !run->book || book_size(run->book) != n || h >= n || strcmp(run->book_path, v->mc.book_path) != 0) {
+        snprintf(v->openings, sizeof v->openings, "whole book (in sample)");
+        printf("verify: openings: the whole book %s (%zu); the run %s, so the tuning drew from these openings: "
+               "give -openings file=F for openings the run did not play\n", v->mc.book_path, n,
+               h == 0 ? "held none out (a run started by an older build, or a book of one position)"
+                      : "held out openings of a book that has changed since");
+    } else {
+        book_set_order(v->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
+        if (book_keep(v->mc.book, n - h, (size_t)h) < 0) {
+            rc = errmsg(err, errlen, "out of memory");
+        } else {
+            snprintf(v->openings, sizeof v->openings, "held-out");
+            printf("verify: openings: the %llu of %s's %zu that the run held out of its tuning (never played by it)\n",
+                   (unsigned long long)h, v->mc.book_path, n);
+        }
+    }
+    setup_free_match(run);
+    return rc;
+}
+
 static void progress(Verify *v, bool force)
 {
     int64_t now = ep_now_ms();
@@ -960,7 +1014,7 @@ static int play(Verify *v)
                v->rounds ? ", at most" : "");
     if (v->rounds)
         printf("%s%llu pairs", v->sprt.on ? " " : "", (unsigned long long)v->rounds);
-    printf(", concurrency %d, %zu openings from %s\n", v->mc.concurrency, book_size(v->mc.book), v->mc.book_path);
+    printf(", concurrency %d, %zu openings from %s\n", v->mc.concurrency, book_picks(v->mc.book), v->mc.book_path);
     if (v->tally.games || v->npending)
         printf("continuing: %llu games played, %zu pair%s to replay\n", (unsigned long long)v->tally.games,
                v->npending, v->npending == 1 ? "" : "s");
@@ -1183,6 +1237,8 @@ int verify_main(int argc, char **argv)
                  "give -openings file=F");
         goto fail;
     }
+    if (verify_pick_openings(&v, &over, err, sizeof err) < 0)
+        goto fail;
     rc = play(&v);
     goto out;
 oom:
