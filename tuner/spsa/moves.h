@@ -1,0 +1,40 @@
+/* Which moves are real: per parameter, from the sequence of its values
+ * after each completed batch (history.csv's theta column, or a simulation),
+ *
+ *   - an interval for its final value: the final value +/- 1.96 times the
+ *     root of the sum of its squared steps over the tail (the last MOVES_TAIL
+ *     of the rows): how far the steps of that stretch of the run moved it
+ *     about.  (Batch means of theta over the tail, and the tail's mean +/- 2
+ *     standard deviations of its values, were measured too: SPSA's iterates
+ *     are correlated over hundreds of batches, and both intervals were far
+ *     too narrow, covering the optimum in 17% and 44% of the cases where this
+ *     one covers it in 76%, at the optimum.);
+ *   - whether the move from the start is distinguishable from noise: the
+ *     signed steps d_k = theta_k - theta_(k-1) of a parameter the games do
+ *     not see are symmetric (its flip is independent of the outcome), so
+ *     z = (theta_end - start) / sqrt(sum d_k^2) is about standard normal for
+ *     it; the move is called real when |z| > MOVES_Z.  This is the sign
+ *     consistency of its gradient estimates, each weighted by its step.
+ *
+ * The threshold and the tail were chosen by measurement on the simulator
+ * (tools/movesbench.c; docs/results/morning-after.md). */
+#ifndef RATCHET_MOVES_H
+#define RATCHET_MOVES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MOVES_Z 2.0
+#define MOVES_TAIL 0.25
+
+typedef struct {
+    double final;     /* the last value */
+    double lo, hi;    /* the interval for the final value (lo == hi == final without steps in the tail) */
+    double z;         /* the move's sign-consistency statistic; 0 without steps */
+    bool real;        /* |z| > MOVES_Z */
+} MoveVerdict;
+
+/* theta: n values, stride apart (row-major history: stride = parameters). */
+void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out);
+
+#endif
