@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     int seeds = 25;
     unsigned long long games = 10000;
     double zthr = MOVES_Z;
+    bool use_steps = false; /* -stat steps|signs: which z of moves.h calls a move real */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-seeds"))
             seeds = atoi(argv[i + 1]);
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
             games = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "-z"))
             zthr = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "-stat"))
+            use_steps = !strcmp(argv[i + 1], "steps");
         else {
             fprintf(stderr, "usage: ratchet-movesbench [-seeds N] [-games N] [-z X]\n");
             return 2;
@@ -121,7 +124,7 @@ int main(int argc, char **argv)
                 for (int i = 0; i < NP; i++) {
                     MoveVerdict v;
                     moves_judge(p[i].start, tr.theta + i, tr.rows, NP, &v);
-                    bool real = fabs(v.z) > zthr;
+                    bool real = fabs(use_steps ? v.z_steps : v.z_signs) > zthr;
                     xall[i] = floor(v.final + 0.5);
                     xkeep[i] = real ? xall[i] : p[i].start;
                     if (curv[i] == 0) {

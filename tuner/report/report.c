@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "morning.h"
 #include "rundir.h"
 #include "verify.h"
 
@@ -117,6 +118,7 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
     if (rs->nfixed > 0)
         fprintf(out, "(%zu more parameter%s of the spec not tuned: played and exported with the spec value)\n",
                 rs->nfixed, rs->nfixed == 1 ? "" : "s");
+    morning_moves(out, rs, h);
 }
 
 static const char STATUS_USAGE[] =
@@ -166,6 +168,7 @@ int status_main(int argc, char **argv)
         printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
                rs.spsa.ninflight == 1 ? "" : "es");
     report_table(stdout, &rs, &h);
+    morning_validation(stdout, dir, &rs);
     verify_print_status(stdout, dir, &rs);
     hist_data_free(&h);
     runstate_free(&rs);

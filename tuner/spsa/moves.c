@@ -7,20 +7,23 @@ void moves_judge(double start, const double *theta, size_t n, size_t stride, Mov
 {
     out->final = n ? theta[(n - 1) * stride] : start;
     out->lo = out->hi = out->final;
-    out->z = 0;
+    out->z = out->z_steps = out->z_signs = 0;
     out->real = false;
     if (n == 0)
         return;
     double prev = start, ss = 0;
+    double npos = 0, nneg = 0;
     for (size_t k = 0; k < n; k++) {
         double d = theta[k * stride] - prev;
         ss += d * d;
+        npos += d > 0;
+        nneg += d < 0;
         prev = theta[k * stride];
     }
-    if (ss > 0) {
-        out->z = (out->final - start) / sqrt(ss);
-        out->real = fabs(out->z) > MOVES_Z;
-    }
+    out->z_steps = ss > 0 ? (out->final - start) / sqrt(ss) : 0;
+    out->z_signs = npos + nneg > 0 ? (npos - nneg) / sqrt(npos + nneg) : 0;
+    out->z = out->z_steps;
+    out->real = fabs(out->z) > MOVES_Z;
     size_t tail = (size_t)ceil((double)n * MOVES_TAIL);
     double st = 0;
     for (size_t k = n - tail + (n == tail ? 1 : 0); k < n; k++) {

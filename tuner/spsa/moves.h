@@ -30,7 +30,9 @@
 typedef struct {
     double final;     /* the last value */
     double lo, hi;    /* the interval for the final value (lo == hi == final without steps in the tail) */
-    double z;         /* the move's sign-consistency statistic; 0 without steps */
+    double z;         /* the move's sign-consistency statistic (z_steps); 0 without steps */
+    double z_steps;   /* (final - start) / sqrt(sum of squared steps) */
+    double z_signs;   /* (steps up - steps down) / sqrt(steps) */
     bool real;        /* |z| > MOVES_Z */
 } MoveVerdict;
 

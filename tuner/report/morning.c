@@ -1,0 +1,91 @@
+/* The latest validation point and which moves are real; see morning.h. */
+#include "morning.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+
+void morning_judge(const RunState *rs, const HistData *h, size_t p, MoveVerdict *out)
+{
+    const SpsaParam *q = &rs->spsa.params[p];
+    if (h && h->nrows > 0 && p < h->nparams) {
+        moves_judge(q->start, h->theta + p, h->nrows, h->nparams, out);
+    } else {
+        double theta = q->theta;
+        moves_judge(q->start, &theta, 1, 1, out);
+    }
+}
+
+void morning_moves(FILE *out, const RunState *rs, const HistData *h)
+{
+    const SpsaState *st = &rs->spsa;
+    int w = 9;
+    for (size_t i = 0; i < st->nparams; i++)
+        if ((int)strlen(st->params[i].name) > w)
+            w = (int)strlen(st->params[i].name);
+    fprintf(out, "\nwhich moves are real (|z| > %.1f: the steps' signs agree more than noise would; interval: the "
+                 "final value +/- 1.96 x its steps over the last %.0f%% of the run)\n",
+            MOVES_Z, 100 * MOVES_TAIL);
+    fprintf(out, "%-*s %8s %9s  %-21s %7s  %s\n", w, "parameter", "start", "final", "interval", "z", "move");
+    size_t nreal = 0;
+    for (size_t i = 0; i < st->nparams; i++) {
+        const SpsaParam *q = &st->params[i];
+        MoveVerdict v;
+        morning_judge(rs, h, i, &v);
+        char iv[48];
+        snprintf(iv, sizeof iv, q->is_float ? "[%.4g, %.4g]" : "[%.1f, %.1f]", v.lo, v.hi);
+        nreal += v.real;
+        fprintf(out, q->is_float ? "%-*s %8g %9.4g  %-21s %7.2f  %s\n" : "%-*s %8.0f %9.2f  %-21s %7.2f  %s\n", w,
+                q->name, q->start, v.final, iv, v.z,
+                v.real ? "real" : v.final == q->start ? "none" : "noise (export -keep-noise=start keeps the start)");
+    }
+    fprintf(out, "%zu of %zu moves distinguishable from noise\n", nreal, st->nparams);
+}
+
+void morning_validation(FILE *out, const char *dir, const RunState *rs)
+{
+    const Validation *v = &rs->val;
+    if (v->holdout == 0 && v->every <= 0)
+        return;
+    ValidationPoint *pts = NULL;
+    size_t n = 0;
+    char err[512];
+    if (validate_read(dir, &pts, &n, err, sizeof err) < 0) {
+        fprintf(out, "\nvalidation: %s\n", err);
+        return;
+    }
+    if (n > v->done)
+        n = (size_t)v->done; /* a row the state does not count yet is played again on resume */
+    fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
+            (unsigned long long)v->holdout);
+    if (validate_points(v) == 0)
+        fprintf(out, "off\n");
+    else if (n == 0)
+        fprintf(out, "no point yet (every %g of the budget, %llu games each)%s\n", v->every,
+                (unsigned long long)v->games, v->pending ? "; the first is being played" : "");
+    else {
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (pts[i].elo > pts[best].elo)
+                best = i;
+        const ValidationPoint *l = &pts[n - 1];
+        fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %+.1f +/- %.1f Elo (%llu games, "
+                     "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]), snapshot %s/%llu.json\n",
+                n, (unsigned long long)validate_points(v), (unsigned long long)l->point,
+                (unsigned long long)l->games, l->elo, l->elo_err, (unsigned long long)(2 * l->pairs),
+                (unsigned long long)l->ptnml[0], (unsigned long long)l->ptnml[1], (unsigned long long)l->ptnml[2],
+                (unsigned long long)l->ptnml[3], (unsigned long long)l->ptnml[4], SNAPSHOT_DIR,
+                (unsigned long long)l->point);
+        if (n > 1)
+            fprintf(out, "  best:   point %llu at %llu games: %+.1f +/- %.1f Elo (the best of %zu noisy estimates "
+                         "is optimistic: re-measure it with verify)\n",
+                    (unsigned long long)pts[best].point, (unsigned long long)pts[best].games, pts[best].elo,
+                    pts[best].elo_err, n);
+        if (v->pending)
+            fprintf(out, "  point %llu being played: %llu of %llu games\n", (unsigned long long)(v->done + 1),
+                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->games);
+    }
+    free(pts);
+}
