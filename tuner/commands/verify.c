@@ -25,6 +25,7 @@
 #include "rundir.h"
 #include "runsetup.h"
 #include "stats.h"
+#include "validate.h"
 
 #define VERIFY_SUBDIR "verify"
 
@@ -53,6 +54,9 @@ static const char VERIFY_USAGE[] =
     "  -sprt elo0=X elo1=Y alpha=A beta=B   the test (default elo0=0 elo1=5 alpha=0.05 beta=0.05);\n"
     "                      -sprt off plays exactly -rounds pairs and reports the Elo\n"
     "  -rounds N           at most N pairs (default: until the SPRT decides)\n"
+    "  -snapshot best|K    play snapshot K of the run's validation points (DIR/snapshots/K.json;\n"
+    "                      best: the one that scored best, an optimistic estimate this re-measures)\n"
+    "                      instead of its current values\n"
     "  -base FILE.json     play against these values instead of the start values (a value file\n"
     "                      as `export` writes; parameters it leaves out keep their start value)\n"
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
@@ -102,6 +106,7 @@ typedef struct {
     MatchConfig mc;
     bool mc_init;
     char tc[96];
+    char snapshot[24];             /* -snapshot: "" or last = the run's values; best or K: snapshots/K.json */
     char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
     /* progress */
     MatchTally tally;
@@ -230,6 +235,12 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
                 rc = errmsg(err, errlen, "-base needs a value file (FILE.json)");
             else
                 snprintf(v->base_file, sizeof v->base_file, "%s", v->args[i + 1]);
+            i += 2;
+        } else if (!strcmp(a, "-snapshot")) {
+            if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
+                rc = errmsg(err, errlen, "-snapshot needs last, best or a point number");
+            else
+                snprintf(v->snapshot, sizeof v->snapshot, "%s", v->args[i + 1]);
             i += 2;
         } else if (!strcmp(a, "-engine")) {
             rc = errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
@@ -748,6 +759,30 @@ static int build_match(Verify *v, const RunConf *settings, bool limit_over, char
     return 0;
 }
 
+/* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
+ * instead of the run's current values. */
+static int verify_use_snapshot(Verify *v, char *err, size_t errlen)
+{
+    uint64_t k;
+    if (!v->snapshot[0] || export_snapshot_number(v->dir, &v->rs, v->snapshot, &k, err, errlen) < 0)
+        return v->snapshot[0] ? -1 : 0;
+    if (k == 0)
+        return 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s/%llu.json", v->dir, SNAPSHOT_DIR, (unsigned long long)k);
+    cJSON *j = rd_read_json(path, err, errlen);
+    if (!j)
+        return -1;
+    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params"))) {
+        cJSON_Delete(j);
+        return errmsg(err, errlen, "%s: not a value file (no \"params\")", path);
+    }
+    cJSON_Delete(v->tuned);
+    v->tuned = j;
+    printf("verify: the tuned side plays snapshot %llu (%s)\n", (unsigned long long)k, path);
+    return 0;
+}
+
 /* Out of sample by default: without an -openings of its own, verify plays
  * the positions the run held out of its tuning (validate.h): the last
  * `holdout` of the run's book order, in that order.  A run of an older build
@@ -775,13 +810,19 @@ static int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_
                h == 0 ? "held none out (a run started by an older build, or a book of one position)"
                       : "held out openings of a book that has changed since");
     } else {
+        /* The validation points played the first of them (validate.h): fresh ones when there are. */
+        const Validation *val = &v->rs.val;
+        uint64_t used = (val->done + (val->pending ? 1 : 0)) * (val->games / 2);
+        uint64_t skip = used < h ? used : 0;
         book_set_order(v->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
-        if (book_keep(v->mc.book, n - h, (size_t)h) < 0) {
+        if (book_keep(v->mc.book, n - h + skip, (size_t)(h - skip)) < 0) {
             rc = errmsg(err, errlen, "out of memory");
         } else {
             snprintf(v->openings, sizeof v->openings, "held-out");
-            printf("verify: openings: the %llu of %s's %zu that the run held out of its tuning (never played by it)\n",
-                   (unsigned long long)h, v->mc.book_path, n);
+            printf("verify: openings: %llu of the %llu of %s's %zu that the run held out of its tuning (never played "
+                   "by it)%s\n", (unsigned long long)(h - skip), (unsigned long long)h, v->mc.book_path, n,
+                   used == 0 ? "" : skip ? ", past those its validation points played"
+                                         : "; its validation points played them all");
         }
     }
     setup_free_match(run);
@@ -1143,7 +1184,8 @@ int verify_main(int argc, char **argv)
     }
     if (parse_args(&v, &over, err, sizeof err) < 0)
         goto fail;
-    if (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0)
+    if (verify_use_snapshot(&v, err, sizeof err) < 0 ||
+        (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0))
         goto fail;
     if (old) {
         if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
