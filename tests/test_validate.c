@@ -251,3 +251,114 @@ Test(validate, holdout_picks_never_meet_the_tuning)
     Validation old = { 0 };
     cr_assert_eq(validate_tuning_pick(&old, 20, 17), 17u, "a run without a holdout draws the whole book");
 }
+
+static cJSON *read_json_file(const char *name)
+{
+    char *text = slurp(name);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(j, "%s is not JSON", name);
+    return j;
+}
+
+static double param_of(const cJSON *j, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), name);
+    cr_assert(cJSON_IsNumber(v), "no number for %s", name);
+    return v->valuedouble;
+}
+
+/* The fake engine ignores Gamma (--flat) and Beta starts at its optimum;
+ * Alpha starts 40 from its optimum.  A deterministic run (one worker, the
+ * engine's random numbers restarted every game) moves Alpha by 23 with
+ * z 3.5, Gamma by 4 with z 0.6.  -keep-noise=start exports Alpha moved and
+ * Gamma at its start; with the classification inverted, both fail. */
+Test(validate, keep_noise_keeps_what_the_games_ignore_and_exports_what_matters)
+{
+    write_file("kn.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
+                         "Beta, int, 30, 0, 100, 8, 0.05\n"
+                         "Gamma, int, -30, -50, 50, 8, 0.05\n");
+    Args a = far_run("r", 500, "--flat Gamma --seed 5 --seed-each-game");
+    add(&a, "-params");
+    add(&a, "file=%s/kn.txt", tmp);
+    add(&a, "-spsa");
+    add(&a, "form=classic");
+    add(&a, "-concurrency");
+    add(&a, "1");
+    add(&a, "-maxmoves");
+    add(&a, "40");
+    add(&a, "-srand");
+    add(&a, "3");
+    add(&a, "-validate");
+    add(&a, "off");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    for (int keep = 0; keep < 2; keep++) {
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-o");
+        add(&e, "%s/%s", tmp, keep ? "kept.json" : "all.json");
+        if (keep)
+            add(&e, "-keep-noise=start");
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        cr_assert_eq(rc, 0, "export failed:\n%s", log);
+        cr_assert(!keep || strstr(log, "Gamma -30"), "export names what it kept:\n%s", log);
+        free(log);
+    }
+    cJSON *all = read_json_file("all.json"), *kept = read_json_file("kept.json");
+    cr_assert_neq(param_of(all, "Gamma"), -30, "Gamma moved in this run (the test needs a move to undo)");
+    cr_assert_eq(param_of(kept, "Gamma"), -30, "Gamma, ignored by the games, is kept at its start: %g",
+                 param_of(kept, "Gamma"));
+    cr_assert_gt(param_of(kept, "Alpha"), 45, "Alpha, which matters, is exported moved: %g", param_of(kept, "Alpha"));
+    cr_assert_eq(param_of(kept, "Alpha"), param_of(all, "Alpha"));
+    cJSON_Delete(all);
+    cJSON_Delete(kept);
+}
+
+/* -snapshot K is snapshots/K.json; best warns of the selection bias; a point
+ * that does not exist is refused naming the points there are. */
+Test(validate, export_snapshots)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    static const char *const which[] = { "1", "best", "3" };
+    for (int w = 0; w < 3; w++) {
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-snapshot");
+        add(&e, "%s", which[w]);
+        add(&e, "-o");
+        add(&e, "%s/snap.json", tmp);
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        if (w == 2) {
+            cr_assert_eq(rc, 1);
+            cr_assert(strstr(log, "-snapshot 3") && strstr(log, "2 validation points"), "%s", log);
+        } else {
+            cr_assert_eq(rc, 0, "%s", log);
+            cr_assert(w == 0 || strstr(log, "optimistic"), "best names the selection bias:\n%s", log);
+            cJSON *got = read_json_file("snap.json");
+            char name[64];
+            int k = (int)cJSON_GetObjectItemCaseSensitive(got, "snapshot")->valuedouble;
+            cr_assert(w == 1 || k == 1, "-snapshot 1 gave snapshot %d", k);
+            snprintf(name, sizeof name, "r/%s/%d.json", SNAPSHOT_DIR, k);
+            cJSON *want = read_json_file(name);
+            cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(got, "params"),
+                                    cJSON_GetObjectItemCaseSensitive(want, "params"), true));
+            cJSON_Delete(got);
+            cJSON_Delete(want);
+        }
+        free(log);
+    }
+}

@@ -25,8 +25,8 @@ void morning_moves(FILE *out, const RunState *rs, const HistData *h)
     for (size_t i = 0; i < st->nparams; i++)
         if ((int)strlen(st->params[i].name) > w)
             w = (int)strlen(st->params[i].name);
-    fprintf(out, "\nwhich moves are real (|z| > %.1f: the steps' signs agree more than noise would; interval: the "
-                 "final value +/- 1.96 x its steps over the last %.0f%% of the run)\n",
+    fprintf(out, "\nwhich moves are real (|z| > %.1f: the move exceeds what a random walk of the same steps would "
+                 "make; interval: the final value +/- 1.96 x its steps over the last %.0f%% of the run)\n",
             MOVES_Z, 100 * MOVES_TAIL);
     fprintf(out, "%-*s %8s %9s  %-21s %7s  %s\n", w, "parameter", "start", "final", "interval", "z", "move");
     size_t nreal = 0;
