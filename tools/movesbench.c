@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     int seeds = 25;
     unsigned long long games = 10000;
     double zthr = MOVES_Z;
-    bool use_steps = false; /* -stat steps|signs: which z of moves.h calls a move real */
+    bool use_steps = true; /* -stat steps|signs: which z of moves.h calls a move real (moves.h uses steps) */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-seeds"))
             seeds = atoi(argv[i + 1]);

@@ -653,8 +653,10 @@ static void validation_section(FILE *f, RunPage *pg, const char *dir)
         if (pts[i].elo > pts[best].elo)
             best = i;
         double e = isfinite(pts[i].elo_err) ? pts[i].elo_err : 0;
-        lo = fmin(lo, pts[i].elo - e);
-        hi = fmax(hi, pts[i].elo + e);
+        if (isfinite(pts[i].elo)) {
+            lo = fmin(lo, pts[i].elo - e);
+            hi = fmax(hi, pts[i].elo + e);
+        }
     }
     double *x = calloc(3 * n + 1, sizeof *x), *y = calloc(3 * n + 1, sizeof *y);
     PlotSeries *s = calloc(n + 3, sizeof *s);

@@ -236,9 +236,11 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
                           .losses = v->losses, .draws = v->draws };
     memcpy(p.ptnml, v->ptnml, sizeof p.ptnml);
     EloEstimate e;
-    stats_from_ptnml(v->ptnml, &e);
-    p.elo = isfinite(e.elo) ? e.elo : (e.elo > 0 ? 9999 : -9999);
-    p.elo_err = isfinite(e.elo_err) ? e.elo_err : 9999;
+    /* Every pair in one category has no interval: its error is written as inf (as is the Elo of a
+     * point that scored 0 or 100%). */
+    bool interval = stats_from_ptnml(v->ptnml, &e) == 0;
+    p.elo = e.elo;
+    p.elo_err = interval || v->pairs == 0 ? e.elo_err : INFINITY;
     char path[PATH_MAX + 32], row[512];
     snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
