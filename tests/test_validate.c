@@ -362,3 +362,63 @@ Test(validate, export_snapshots)
         free(log);
     }
 }
+
+/* The [FEN] tags of a PGN file, appended to set (a '\n'-separated list). */
+static size_t fens_of(const char *name, char set[][128], size_t n, size_t cap)
+{
+    char *text = slurp(name);
+    for (char *p = text; (p = strstr(p, "[FEN \"")) && n < cap; p++) {
+        char *q = strchr(p + 6, '"');
+        if (!q)
+            break;
+        snprintf(set[n++], 128, "%.*s", (int)(q - (p + 6)), p + 6);
+    }
+    free(text);
+    return n;
+}
+
+/* verify plays by default only openings the run held out of its tuning (and
+ * says so in verify.json): no start position of its games is one of the
+ * run's tuning games.  Fails when verify plays the run's whole book. */
+Test(validate, verify_plays_only_held_out_openings)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "holdout=0.5");
+    add(&a, "games=0");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/run.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "held out for validation and verify"), "%s", log);
+    free(log);
+    Args v = { .n = 0 };
+    add(&v, "verify");
+    add(&v, "%s/r", tmp);
+    add(&v, "-sprt");
+    add(&v, "off");
+    add(&v, "-rounds");
+    add(&v, "20");
+    add(&v, "-bake");
+    add(&v, "no");
+    add(&v, "-pgnout");
+    add(&v, "file=%s/verify.pgn", tmp);
+    rc = run_to_end(verify_main, &v, "vlog");
+    log = slurp("vlog");
+    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
+    cr_assert(strstr(log, "held out of its tuning"), "verify says which openings it plays:\n%s", log);
+    free(log);
+    static char run_fens[200][128], ver_fens[200][128];
+    size_t nr = fens_of("run.pgn", run_fens, 0, 200), nv = fens_of("verify.pgn", ver_fens, 0, 200);
+    cr_assert_gt(nr, 20u);
+    cr_assert_eq(nv, 40u, "verify played 20 pairs from [FEN] positions");
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < nr; j++)
+            cr_assert_str_neq(ver_fens[i], run_fens[j], "verify played an opening of the tuning: %s", ver_fens[i]);
+    cJSON *j = read_json_file("r/verify.json");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(op, "set")->valuestring, "held-out");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(op, "count")->valuedouble, 10);
+    cJSON_Delete(j);
+}
