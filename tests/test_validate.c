@@ -422,3 +422,21 @@ Test(validate, verify_plays_only_held_out_openings)
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(op, "count")->valuedouble, 10);
     cJSON_Delete(j);
 }
+
+/* A state written before held-out openings and validation existed reads as
+ * neither: the tuning draws the whole book as it did, and no point is due. */
+Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
+{
+    RunState rs;
+    char err[512];
+    cr_assert_eq(runstate_load(&rs, "tests/data/state_v1", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rs.val.holdout, 0u);
+    cr_assert_eq(validate_points(&rs.val), 0u);
+    cr_assert_not(validate_due(&rs.val, rs.games + 1000, 1000000));
+    cr_assert_eq(validate_tuning_pick(&rs.val, 5000, 4999), 4999u);
+    char *text = runstate_text(&rs);
+    cr_assert_not_null(text);
+    cr_assert_null(strstr(text, "\"validation\""), "nothing new is written for it");
+    free(text);
+    runstate_free(&rs);
+}
