@@ -677,7 +677,7 @@ static void validation_section(FILE *f, RunPage *pg, const char *dir)
                                 .style = PLOT_DASHED };
         plot_pad_range(&lo, &hi, 0.08, 10);
         PlotChart c = { .xlabel = "games", .ylabel = "Elo against the start values", .width = 640, .height = 300,
-                        .xmin = 0, .xmax = pg->games_max > 0 ? pg->games_max : x[n - 1], .ymin = lo, .ymax = hi,
+                        .xmin = 0, .xmax = 1.04 * fmax(pg->games_max, x[n - 1]), .ymin = lo, .ymax = hi,
                         .x_count = true, .s = s, .ns = ns };
         chart(f, &c, &pg->charts);
     }
