@@ -10,7 +10,9 @@
  *
  * Centipawns, mg = midgame, eg = endgame; a term adds weight * count for
  * each side (a penalty is a negative weight).
- * Source: the fifth refit, with the pawn-count, rook-flank and one-queen endgame scales: bin/ratchet-texel -e sfall.epd --fix 'Mopup*' --ridge 'Pst*=0.000002' --ridge 'Mob*=0.000002' --ridge 'KingDanger*=0.000002' -i 8, where sfall.epd is the fourth refit's sf16.epd and sf16b.epd (bin/ratchet-label --every 16 --seed 2 --nodes 5000 on the 23 PGN files of README and four more: 418,310 positions): 798,550 positions kept, K 0.010497; held-out MSE on those labels 0.038389 (the fourth refit) -> 0.037605 (with the pawn-count scale, refitted, rounded) -> 0.037541 (with all three, refitted, rounded); SPRT at nodes=5000 against the refit with the pawn-count scale alone: +11.4 +/- 7.2 Elo after 6000 games (LLR 2.84, undecided at the cap)
+ * Source: the fifth refit, with the pawn-count, rook-flank and one-queen
+ * endgame scales, fitted on Stockfish's labels; its command, data, figures
+ * and SPRTs are in docs/results/eval-refits.md ("The fifth refit").
  */
 EVAL_W(PawnValue, 82, 96, "material: a pawn")
 EVAL_W(KnightValue, 396, 357, "material: a knight")

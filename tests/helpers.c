@@ -6,12 +6,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rundir.h"
@@ -25,6 +29,19 @@ void write_file(const char *name, const char *text)
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f, "cannot create %s", path);
     fputs(text, f);
+    fclose(f);
+}
+
+void put(const char *name, const char *fmt, ...)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
     fclose(f);
 }
 
@@ -124,4 +141,108 @@ void stderr_capture_end(StderrCapture *c, char *out, size_t outlen)
     size_t n = fread(out, 1, outlen - 1, f);
     out[n] = '\0';
     fclose(f);
+}
+
+/* ---- bin/ratchet-tune as a user runs it ---------------------------------------- */
+
+extern char **environ;
+
+char out[1 << 17];
+
+void command_fixture(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    cr_assert(access("bin/ratchet-tune", X_OK) == 0 && access("build/fake/fakeuci", X_OK) == 0 &&
+                  access("build/fake/fakespsa", X_OK) == 0,
+              "run make all build/fake/fakeuci build/fake/fakespsa first");
+    put("spec2.txt", "Alpha, int, 50, 0, 100, 5, 0.002\n"
+                     "Beta, int, 50, 0, 100, 5, 0.002\n");
+    put("book.epd", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+                    "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n");
+}
+
+int shell(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+Child child_start(char *const argv[], bool own_group)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    if (own_group) {
+        posix_spawnattr_setpgroup(&at, 0);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    }
+    Child c = { .fd = fds[0] };
+    cr_assert_eq(posix_spawn(&c.pid, argv[0], &fa, &at, argv, environ), 0, "cannot start %s", argv[0]);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(fds[1]);
+    out[0] = '\0';
+    return c;
+}
+
+bool child_read_until(Child *c, const char *text, int timeout_ms)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!strstr(out, text)) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        struct pollfd p = { .fd = c->fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return false;
+        ssize_t r = read(c->fd, out + c->n, sizeof out - 1 - c->n);
+        if (r <= 0)
+            return false;
+        c->n += (size_t)r;
+        out[c->n] = '\0';
+    }
+    return true;
+}
+
+int child_finish(Child *c, int timeout_ms)
+{
+    child_read_until(c, "\x01never", timeout_ms); /* drains until EOF or the timeout */
+    for (int waited = 0;; waited += 10) {
+        int st;
+        pid_t w = waitpid(c->pid, &st, WNOHANG);
+        if (w == c->pid) {
+            close(c->fd);
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+        }
+        if (waited > 5000)
+            return -1;
+        usleep(10000);
+    }
+}
+
+bool wait_for_file(const char *path, int timeout_ms)
+{
+    for (int t = 0; t < timeout_ms; t += 20) {
+        if (access(path, F_OK) == 0)
+            return true;
+        usleep(20000);
+    }
+    return false;
 }

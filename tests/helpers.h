@@ -1,9 +1,11 @@
-/* What the tests that run whole subcommands share (test_run.c, test_mpi.c):
- * a temporary directory per test with the fake SPSA engine's spec and a small
- * book in it, argument lists, child processes and their logs. */
+/* What the tests that run whole subcommands share (test_run.c, test_mpi.c,
+ * test_match.c, test_engine_proc.c): a temporary directory per test with the
+ * fake SPSA engine's spec and a small book in it, argument lists, child
+ * processes, their logs and their output. */
 #ifndef RATCHET_TEST_HELPERS_H
 #define RATCHET_TEST_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -15,6 +17,7 @@ extern char tmp[128];                 /* the test's directory ("" = none) */
 void tmp_create(const char *template);
 void tmp_remove(void);                /* tmp and all in it; a suite's .fini */
 void write_file(const char *name, const char *text);  /* tmp/name */
+void put(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  /* tmp/name */
 char *slurp(const char *name);        /* tmp/name, malloc'd; fails the test if unreadable */
 
 typedef struct {
@@ -37,5 +40,31 @@ typedef struct {
 } StderrCapture;
 void stderr_capture_begin(StderrCapture *c);
 void stderr_capture_end(StderrCapture *c, char *out, size_t outlen);
+
+/* For the tests that run bin/ratchet-tune as a user does, from a test's .init
+ * after tmp exists: SIGPIPE ignored, bin/ratchet-tune and the fake engines
+ * built, tmp/spec2.txt (Alpha, Beta) and tmp/book.epd cut to two openings. */
+void command_fixture(void);
+
+/* The output (stdout and stderr) of the last shell() or child_start() child. */
+extern char out[1 << 17];
+
+/* `sh -c CMD` with stdout and stderr into out; the exit code (1000 + signal). */
+int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A spawned process whose output (stdout and stderr) is read from a pipe into out. */
+typedef struct {
+    pid_t pid;
+    int fd;
+    size_t n;
+} Child;
+/* argv[0] is a path; own_group puts the child in a process group of its own. */
+Child child_start(char *const argv[], bool own_group);
+/* Reads output until `text` appears (true) or EOF / timeout (false). */
+bool child_read_until(Child *c, const char *text, int timeout_ms);
+/* Waits at most timeout_ms for the child; its exit code, 1000 + signal, or -1. */
+int child_finish(Child *c, int timeout_ms);
+/* Whether path exists within timeout_ms. */
+bool wait_for_file(const char *path, int timeout_ms);
 
 #endif

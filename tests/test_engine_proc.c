@@ -5,13 +5,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine_proc.h"
+#include "helpers.h"
 
 #define FAKE "build/fake/fakeuci"
 
@@ -49,6 +52,18 @@ Test(engine_proc, handshake_reads_options_and_name)
     cr_assert(ep_has_option(&eng, "Alpha"));
     cr_assert(ep_has_option(&eng, "clear hash"), "option names compare case-insensitively, with blanks");
     cr_assert_not(ep_has_option(&eng, "Gamma"));
+}
+
+/* An escape sequence in the engine's `id name` does not reach the terminal,
+ * PGN tags or the state: each control character becomes '?'. */
+Test(engine_proc, id_name_loses_its_control_characters)
+{
+    start_fake("--name A\x1b[31mB\x07" "C", 5000, NULL, 0, 0);
+    cr_assert_str_eq(eng.id_name, "A?[31mB?C");
+    EngineProc e;
+    memset(&e, 0, sizeof e);
+    ep_handshake_line(&e, "id name x\ty\rz");
+    cr_assert_str_eq(e.id_name, "x?y?z");
 }
 
 Test(engine_proc, startup_options_reach_the_engine)
@@ -330,4 +345,73 @@ Test(engine_proc, wdl_is_win_plus_half_the_draws_of_the_first_pv)
     cr_expect_eq(ep_wdl_expected("info depth 3 wdl 0 0 0"), -1);
     cr_expect_eq(ep_wdl_expected("info depth 3 wdl 1 2"), -1);
     cr_expect_eq(ep_wdl_expected("bestmove e2e4 wdl 1 2 3"), -1);
+}
+
+/* ---- Files are not inherited by engines ----------------------------------------- */
+
+#define TUNE "bin/ratchet-tune"
+#define FAKEUCI "build/fake/fakeuci"
+#define FAKESPSA "build/fake/fakespsa"
+
+static void command_setup(void)
+{
+    tmp_create("/tmp/ratchet-engine-proc-XXXXXX");
+    command_fixture();
+}
+
+/* An engine wrapper that records which files it was started with. */
+static void fd_recording_engine(const char *name, const char *real)
+{
+    char abs[PATH_MAX];
+    cr_assert_not_null(realpath(real, abs));
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    put(name, "#!/bin/sh\nls -l /proc/$$/fd > %s/fds/$$ 2>&1\nexec %s \"$@\"\n", tmp, abs);
+    cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* Every recorded descriptor of every engine: none may point into tmp/out. */
+static int check_fds(void)
+{
+    char pattern[PATH_MAX];
+    snprintf(pattern, sizeof pattern, "%s/fds/*", tmp);
+    glob_t g;
+    cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "no engine recorded its files");
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        FILE *f = fopen(g.gl_pathv[i], "r");
+        cr_assert_not_null(f);
+        char line[1024];
+        while (fgets(line, sizeof line, f)) {
+            const char *arrow = strstr(line, " -> ");
+            if (arrow)
+                cr_expect(strstr(arrow, "/out/") == NULL, "an engine inherited %s", arrow + 4);
+        }
+        fclose(f);
+    }
+    int n = (int)g.gl_pathc;
+    globfree(&g);
+    return n;
+}
+
+Test(engine_proc, engines_inherit_only_their_pipes, .init = command_setup, .fini = tmp_remove, .timeout = 120)
+{
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s/fds", tmp);
+    cr_assert_eq(mkdir(d, 0755), 0);
+    snprintf(d, sizeof d, "%s/out", tmp);
+    cr_assert_eq(mkdir(d, 0755), 0);
+    fd_recording_engine("uci.sh", FAKEUCI);
+    fd_recording_engine("spsa.sh", FAKESPSA);
+    /* match: the PGN and the -log file are open while engines start. */
+    int rc = shell(TUNE " match -engine cmd=%s/uci.sh name=A -engine cmd=%s/uci.sh name=B -each nodes=10 -rounds 2 "
+                        "-maxmoves 10 -pgnout file=%s/out/m.pgn -log file=%s/out/m.log",
+                   tmp, tmp, tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect_geq(check_fds(), 2);
+    /* run: history.csv and the PGN too. */
+    rc = shell(TUNE " run -engine cmd=%s/spsa.sh -params file=%s/spec.txt -each nodes=1 -maxmoves 10 "
+                    "-openings file=%s/book.epd -spsa games=4 -out %s/out/run -pgnout file=%s/out/run.pgn",
+               tmp, tmp, tmp, tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect_geq(check_fds(), 4);
 }

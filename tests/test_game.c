@@ -10,6 +10,7 @@
 
 #include "board.h"
 #include "game.h"
+#include "pgn.h"
 
 #define FAKE "build/fake/fakeuci"
 
@@ -522,4 +523,35 @@ Test(game, info_scores_out_of_range_are_clamped)
         cr_expect(score >= -32000 && score <= 32000, "%s: score %d", cases[i].line, (int)score);
         cr_expect_geq(depth, 1, "%s: depth %d", cases[i].line, (int)depth);
     }
+}
+
+/* A tag is one line of printable text: a line break or an escape sequence in
+ * an engine's name (or the event) cannot start a tag of its own. */
+Test(game, pgn_tags_hold_no_control_characters)
+{
+    GameRecord *r = rec;
+    memset(r, 0, sizeof *r);
+    snprintf(r->fen, sizeof r->fen, "%s", START_FEN);
+    r->startpos = true;
+    r->result = RESULT_DRAW;
+    r->term = TERM_ADJ_DRAW;
+    r->culprit = -1;
+    PgnTags t = { .event = "ev\nent", .site = "s\"i\\te", .round = "1", .white = "W\x1b[31mhite\r\n[Result \"1-0\"]",
+                  .black = "B\x7f", .timecontrol = "-" };
+    Position *pos = malloc(sizeof *pos);
+    PgnText out = { 0 };
+    cr_assert_eq(pgn_format(&t, r, pos, &out), 0);
+    cr_assert_not_null(out.s);
+    cr_assert(strstr(out.s, "[Event \"ev?ent\"]\n"), "%s", out.s);
+    cr_assert(strstr(out.s, "[Site \"s\\\"i\\\\te\"]\n"), "quotes and backslashes escaped:\n%s", out.s);
+    cr_assert(strstr(out.s, "[White \"W?[31mhite??[Result \\\"1-0\\\"]\"]\n"), "%s", out.s);
+    cr_assert(strstr(out.s, "[Black \"B?\"]\n"), "%s", out.s);
+    cr_assert_null(strchr(out.s, '\x1b'));
+    cr_assert_null(strchr(out.s, '\r'));
+    /* every line of the tag section is a whole tag */
+    for (const char *l = out.s; *l == '['; l = strchr(l, '\n') + 1)
+        cr_assert(strstr(l, "\"]\n") && strstr(l, "\"]\n") < strchr(l, '\n') + 1, "a tag split over lines:\n%s",
+                  out.s);
+    pgn_text_free(&out);
+    free(pos);
 }

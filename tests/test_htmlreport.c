@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <gsl/gsl_rng.h>
+#include <malloc.h>
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "histscan.h"
 #include "htmlreport.h"
 #include "plot.h"
@@ -362,6 +365,291 @@ Test(htmlreport, match_series_stays_bounded)
     cr_assert_geq(s.p[s.n - 1].games, 200000 - 2.0 * (double)s.every, "the last point is recent");
     cr_assert(isfinite(s.p[s.n - 1].llr));
     match_series_free(&s);
+}
+
+/* ---- history.csv read back: one rule, streamed -------------------------------------- */
+
+Test(htmlreport, history_numbers_read_exactly_as_strtod)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    static const char *const fmts[] = { "%.10g", "%.6g", "%.1f", "%.17g", "%.3e", "%.0f" };
+    char buf[64];
+    for (int i = 0; i < 200000; i++) {
+        double x = (gsl_rng_uniform(r) - 0.5) * pow(10, gsl_rng_uniform_int(r, 20) - 6.0);
+        snprintf(buf, sizeof buf, fmts[i % 6], x);
+        double want = strtod(buf, NULL), got = NAN;
+        cr_assert(hist_num_field(buf, &got), "'%s' refused", buf);
+        cr_assert(memcmp(&want, &got, sizeof got) == 0, "'%s': %.17g, strtod %.17g", buf, got, want);
+    }
+    gsl_rng_free(r);
+    static const char *const bad[] = { "nan", "NaN", "inf", "-inf", "1e308", "1e15", "-2e15", "0x10", "", "-",
+                                       "1e", ".", "1.5x", "infinity" };
+    double v;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert_not(hist_num_field(bad[i], &v), "'%s' accepted", bad[i]);
+    static const char *const good[] = { "0", "-0", "99999999999999", "+3.5", ".5", "1e14", "1234567890123.4567890123" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        cr_assert(hist_num_field(good[i], &v), "'%s' refused", good[i]);
+}
+
+/* status (hist_read) and the report (histscan_read) take and refuse the same values. */
+Test(htmlreport, status_and_report_share_one_rule)
+{
+    RunState rs;
+    synthetic_run(&rs, 50, climbing);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    char *orig = slurp_path(path);
+    static const char *const vals[] = { "nan", "inf", "-inf", "1e308", "-1e16", "0x1p4", "1e14", "-7.25" };
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        /* the value of "P 1" (the second parameter) on line 8 */
+        char *t = strdup(orig), *out = NULL;
+        size_t ol = 0;
+        FILE *m = open_memstream(&out, &ol);
+        int line = 1;
+        for (char *l = t, *e; *l; l = e + 1) {
+            e = strchr(l, '\n');
+            *e = '\0';
+            if (line == 8) {
+                char *f[64];
+                int nf = csv_split(l, f, 64);
+                cr_assert_gt(nf, 9);
+                for (int c = 0; c < nf; c++)
+                    fprintf(m, "%s%s", c ? "," : "", c == HIST_NFIXED + 1 ? vals[i] : f[c]);
+                fputc('\n', m);
+            } else {
+                fprintf(m, "%s\n", l);
+            }
+            line++;
+        }
+        fclose(m);
+        write_text("history.csv", out);
+        free(out);
+        free(t);
+        bool ok = i >= 6;
+        HistData d;
+        int a = hist_read(tmp, &rs.spsa, rs.spsa.completed, &d, err, sizeof err);
+        cr_assert_eq(a, ok ? 0 : -1, "status, '%s': %s", vals[i], a ? err : "accepted");
+        if (!ok)
+            cr_assert(strstr(err, "history.csv:8:"), "status names the line: %s", err);
+        hist_data_free(&d);
+        HistScan h;
+        int b = histscan_read(tmp, &rs.spsa, rs.spsa.completed, 10, 0, &h, err, sizeof err);
+        cr_assert_eq(b, ok ? 0 : -1, "report, '%s': %s", vals[i], b ? err : "accepted");
+        if (!ok)
+            cr_assert(strstr(err, "history.csv:8:") && strstr(err, "P 1"), "report names line and column: %s",
+                      err);
+        histscan_free(&h);
+    }
+    free(orig);
+    runstate_free(&rs);
+}
+
+/* status keeps a few numbers per parameter, not the history: the memory
+ * hist_read holds grows by one iteration number a row. */
+Test(htmlreport, status_streams_the_history)
+{
+    enum { P = 30, ROWS = 20000 };
+    SpsaParam p[P];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < P; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "Q%d", i);
+        p[i].theta = p[i].start = 100;
+        p[i].max = 1000;
+        p[i].c_end = 4;
+        p[i].r_end = 0.002;
+    }
+    SpsaState st;
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2 * ROWS);
+    char err[512];
+    cr_assert_eq(spsa_init(&st, p, P, &cfg, 1, err, sizeof err), 0, "%s", err);
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), 0, "%s", err);
+    for (int r = 1; r <= ROWS; r++) {
+        fprintf(h.f, "%d,%d,%d,1,0,1,%.1f", r, r, 2 * r, 0.5 * r);
+        for (int i = 0; i < P; i++)
+            fprintf(h.f, ",%.10g", 100 + (i == 3 ? 0.01 * r : i == 4 && r == 777 ? 500 : 0));
+        for (int i = 0; i < 2 * P; i++)
+            fputs(",4", h.f);
+        fputc('\n', h.f);
+    }
+    hist_close(&h);
+    struct mallinfo2 before = mallinfo2();
+    HistData d;
+    cr_assert_eq(hist_read(tmp, &st, ROWS, &d, err, sizeof err), 0, "%s", err);
+    struct mallinfo2 after = mallinfo2();
+    size_t b0 = before.uordblks + before.hblkhd, b1 = after.uordblks + after.hblkhd; /* heap and mmap'd */
+    size_t held = b1 > b0 ? b1 - b0 : 0;
+    cr_assert_lt(held, (size_t)ROWS * 8 + 65536, "hist_read holds %zu bytes for %d rows of %d parameters", held,
+                 ROWS, P);
+    cr_assert_eq(d.nrows, (size_t)ROWS);
+    cr_assert_eq(d.k[ROWS - 1], (uint64_t)ROWS);
+    cr_assert_float_eq(d.last[3], 100 + 0.01 * ROWS, 1e-9);
+    cr_assert_eq(d.hi[4], 600, "a one-row spike is the largest value");
+    cr_assert(d.moved[4] && !d.moved[5]);
+    cr_assert_eq(d.tail_rows, (size_t)ROWS / 10);
+    cr_assert_float_eq(d.tail_sum[3] / (double)d.tail_rows, 100 + 0.01 * (ROWS - (ROWS / 10 - 1) / 2.0), 1e-6);
+    hist_data_free(&d);
+    spsa_free(&st);
+}
+
+/* The page of a run of 30 parameters with a long, noisy history: every chart
+ * at its full number of points, the page stays small. */
+Test(htmlreport, a_page_of_30_parameters_stays_small)
+{
+    enum { P = 30, ROWS = 6000 }; /* 600 buckets of 10 rows: as many points as any longer run */
+    SpsaParam p[P];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < P; i++) {
+        snprintf(p[i].name, sizeof p[i].name, "Param%02d", i);
+        p[i].theta = p[i].start = 100;
+        p[i].max = 1000;
+        p[i].c_end = 4;
+        p[i].r_end = 0.002;
+    }
+    RunState rs;
+    runstate_init(&rs);
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 2 * ROWS);
+    char err[512];
+    cr_assert_eq(spsa_init(&rs.spsa, p, P, &cfg, 1, err, sizeof err), 0, "%s", err);
+    History h;
+    cr_assert_eq(hist_open(&h, tmp, &rs.spsa, 0, err, sizeof err), 0, "%s", err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    double theta[P];
+    for (int i = 0; i < P; i++)
+        theta[i] = 100;
+    for (int row = 1; row <= ROWS; row++) {
+        fprintf(h.f, "%d,%d,%d,1,0,1,%.1f", row, row, 2 * row, 0.5 * row);
+        for (int i = 0; i < P; i++) {
+            theta[i] += gsl_rng_uniform(r) - 0.5 + 0.002 * i;
+            fprintf(h.f, ",%.10g", theta[i]);
+        }
+        for (int i = 0; i < 2 * P; i++)
+            fputs(",4", h.f);
+        fputc('\n', h.f);
+    }
+    hist_close(&h);
+    gsl_rng_free(r);
+    for (int i = 0; i < P; i++)
+        rs.spsa.params[i].theta = theta[i];
+    rs.spsa.completed = rs.spsa.k = ROWS;
+    rs.games = 2 * ROWS;
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char out[256];
+    snprintf(out, sizeof out, "%s/r.html", tmp);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp_path(out);
+    cr_assert_eq(count(page, "class=\"chart\""), P + HTML_RUN_EXTRA_CHARTS);
+    cr_assert_null(strstr(page, "no trajectory"));
+    cr_assert(strstr(page, "6000 batches drawn as 300 groups of 20"), "the whole history is drawn");
+    size_t len = strlen(page);
+    cr_assert_lt(len, (size_t)2000000, "the page of 30 parameters is %zu bytes", len);
+    free(page);
+}
+
+/* ---- every string a user controls is escaped -------------------------------------- */
+
+/* Markup that must never reach a page as markup: a tag, an attribute quote, an entity. */
+#define INJ "<x-inj a=\"1\">&amp;'"
+#define INJ_RAW "<x-inj"
+
+/* Replace every "from" in the file at path by "to". */
+static void replace_in(const char *path, const char *from, const char *to)
+{
+    char *t = slurp_path(path);
+    char *out = NULL;
+    size_t ol = 0;
+    FILE *m = open_memstream(&out, &ol);
+    for (char *p = t, *q; *p; p = q + strlen(from)) {
+        if (!(q = strstr(p, from))) {
+            fputs(p, m);
+            break;
+        }
+        fwrite(p, 1, (size_t)(q - p), m);
+        fputs(to, m);
+    }
+    fclose(m);
+    char err[256];
+    cr_assert_eq(rd_write_atomic(path, out, ol, err, sizeof err), 0, "%s", err);
+    free(out);
+    free(t);
+}
+
+Test(htmlreport, no_user_string_reaches_a_page_as_markup)
+{
+    /* The run page: the run directory's name, the engine's `id name`, the time
+     * control, a parameter's name, every setting (engine command, openings
+     * file, option values, -each keys and values). */
+    char base[sizeof tmp];
+    snprintf(base, sizeof base, "%s", tmp);
+    static const char sub[] = "/" INJ_RAW " q=\"1\">";
+    cr_assert_lt(strlen(base) + sizeof sub, sizeof tmp);
+    memcpy(tmp + strlen(base), sub, sizeof sub);
+    cr_assert_eq(mkdir(tmp, 0700), 0, "%s", strerror(errno));
+    RunState rs;
+    synthetic_run(&rs, 100, climbing);
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    replace_in(path, ",P0,", ",p" INJ_RAW ">,");
+    replace_in(path, ",c_k.P0,", ",c_k.p" INJ_RAW ">,");
+    replace_in(path, ",R_k.P0,", ",R_k.p" INJ_RAW ">,");
+    snprintf(rs.spsa.params[0].name, sizeof rs.spsa.params[0].name, "p" INJ_RAW ">");
+    snprintf(rs.engine, sizeof rs.engine, "eng " INJ "\x1b[31m");
+    snprintf(rs.tc, sizeof rs.tc, "tc " INJ);
+    cr_assert_eq(conf_set(&rs.conf, "engine", "cmd", "/opt/" INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "engine", "option.Hash", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "openings", "file", "book" INJ ".epd", "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "openings", "order", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "each", "x" INJ_RAW ">", INJ, "test"), 0);
+    cr_assert_eq(conf_set(&rs.conf, "each", "option." INJ_RAW ">", INJ, "test"), 0);
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char out[512];
+    snprintf(out, sizeof out, "%s/r.html", tmp);
+    cr_assert_eq(htmlreport_run(tmp, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp_path(out);
+    cr_assert_null(strstr(page, "no trajectory"), "the renamed parameter keeps its column");
+    const char *raw = strstr(page, INJ_RAW);
+    cr_assert_null(raw, "markup on the run page: %.120s", raw ? (raw > page + 60 ? raw - 60 : page) : "");
+    /* each string is there, escaped: header, title, table, cards, legend, provenance, settings, commands */
+    cr_assert_geq(count(page, "&lt;x-inj"), 15u, "%zu escaped", count(page, "&lt;x-inj"));
+    cr_assert(strstr(page, "eng &lt;x-inj a=&quot;1&quot;&gt;&amp;amp;&#39;"), "the engine's name, escaped");
+    cr_assert(strstr(page, " x&lt;x-inj&gt;=&lt;x-inj"), "an -each key and value in the verify command");
+    cr_assert_null(strchr(page, '\x1b'), "no escape sequence on the page");
+    cr_assert(strstr(page, "&#39;&#xfffd;[31m"), "a control character shows as U+FFFD");
+    free(page);
+    snprintf(tmp, sizeof tmp, "%s", base);
+
+    /* The match page: the engines' names, an option value, the openings file. */
+    MatchConfig cfg;
+    match_config_init(&cfg);
+    snprintf(cfg.eng[0].name, sizeof cfg.eng[0].name, "a" INJ);
+    snprintf(cfg.eng[1].name, sizeof cfg.eng[1].name, "b" INJ);
+    snprintf(cfg.eng[0].opts[0].name, sizeof cfg.eng[0].opts[0].name, "Hash");
+    snprintf(cfg.eng[0].opts[0].value, sizeof cfg.eng[0].opts[0].value, INJ);
+    cfg.eng[0].nopts = 1;
+    snprintf(cfg.book_path, sizeof cfg.book_path, "/b/" INJ ".epd");
+    snprintf(cfg.pgnout, sizeof cfg.pgnout, "/b/" INJ ".pgn");
+    snprintf(cfg.event, sizeof cfg.event, INJ);
+    snprintf(cfg.site, sizeof cfg.site, INJ);
+    MatchTally t = { .games = 4, .pairs = 2, .wins = 2, .losses = 1, .draws = 1, .ptnml = { 0, 1, 0, 1, 0 } };
+    SprtSpec sp = { .on = true, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
+    snprintf(out, sizeof out, "%s/m.html", tmp);
+    cr_assert_eq(htmlreport_match(out, &cfg, &t, &sp, NULL, NULL, false, err, sizeof err), 0, "%s", err);
+    page = slurp_path(out);
+    raw = strstr(page, INJ_RAW);
+    cr_assert_null(raw, "markup on the match page: %.120s", raw ? (raw > page + 60 ? raw - 60 : page) : "");
+    cr_assert(strstr(page, "game pairs from a&lt;x-inj"), "the pentanomial card names engine 0, escaped");
+    cr_assert_geq(count(page, "&lt;x-inj"), 6u, "%zu escaped", count(page, "&lt;x-inj"));
+    free(page);
+    match_config_free(&cfg);
 }
 
 /* ---- in a real browser ------------------------------------------------------------ */

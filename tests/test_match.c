@@ -22,6 +22,7 @@
 #include "book.h"
 #include "cli.h"
 #include "matchcmd.h"
+#include "helpers.h"
 #include "match.h"
 #include "stats.h"
 
@@ -270,7 +271,7 @@ Test(match, slow_start_within_the_deadline)
     cr_assert_eq(rec.done, 1);
 }
 
-static char *slurp(const char *path)
+static char *slurp_path(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -300,7 +301,7 @@ Test(match, pair_options_reach_the_engine_before_each_game)
     configure(line);
     rec.alpha_per_pair = true;
     cr_assert_eq(play(3), 0);
-    char *log = slurp(path);
+    char *log = slurp_path(path);
     unlink(path);
     cr_assert_not_null(log);
     /* Drop the go lines. */
@@ -399,7 +400,7 @@ Test(match, engine_that_cannot_restart_stops_the_match)
 static const char *book_epd = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
                               "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n";
 
-static void write_file(const char *path, const char *text)
+static void write_path(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
@@ -458,7 +459,7 @@ Test(match, pgn_replays_move_by_move_to_the_same_result)
     close(mkstemp(epd));
     close(mkstemp(pgn));
     unlink(pgn);
-    write_file(epd, book_epd);
+    write_path(epd, book_epd);
     char line[1024];
     snprintf(line, sizeof line,
              "-engine cmd=" FAKE " name=Alpha args=\"--seed 3 --info\" -engine cmd=" FAKE " name=Beta args=\"--seed 4\" "
@@ -466,7 +467,7 @@ Test(match, pgn_replays_move_by_move_to_the_same_result)
              epd, pgn);
     configure(line);
     cr_assert_eq(play(2), 0);
-    char *text = slurp(pgn);
+    char *text = slurp_path(pgn);
     unlink(epd);
     unlink(pgn);
     cr_assert_not_null(text);
@@ -532,7 +533,6 @@ static int cli(const char *args, char *out, size_t len)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char out[1 << 16];
 
 #define PAIR "-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B "
 
@@ -663,7 +663,7 @@ Test(match, cli_single_games_and_pgn_colours)
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "Games: 4, "), "%s", out);
     cr_assert_null(strstr(out, "Ptnml"), "no pentanomial line for single games");
-    char *text = slurp(pgn);
+    char *text = slurp_path(pgn);
     unlink(pgn);
     cr_assert_not_null(text);
     int a_white = 0, b_white = 0;
@@ -682,7 +682,7 @@ Test(match, cli_log_records_the_engine_traffic)
     close(mkstemp(log));
     snprintf(args, sizeof args, PAIR "-each nodes=10 -maxmoves 5 -log file=%s", log);
     cr_assert_eq(cli(args, out, sizeof out), 0, "%s", out);
-    char *text = slurp(log);
+    char *text = slurp_path(log);
     unlink(log);
     cr_assert_not_null(text);
     cr_assert(strstr(text, "<A: uciok"), "%s", text);
@@ -785,6 +785,27 @@ Test(match, pasted_fastchess_options_are_accepted)
     cr_assert_eq(cfg.seed, 42);
 }
 
+/* A name, event or option with a control character would go raw into UCI
+ * commands, PGN tags and the terminal: refused, naming the setting. */
+Test(match, control_characters_in_names_are_refused)
+{
+    static const char *const bad[][2] = { { "-engine", "name=a\x1b[31mb" }, { "-engine", "name=a\nb" },
+                                          { "-engine", "option.Hash=1\nquit" }, { "-engine", "option.A\rB=1" },
+                                          { "-event", "x\ny" },                 { "-each", "name=\x07" } };
+    static const char *const what[] = { "name=", "name=", "option.Hash", "option.A", "-event", "name=" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char *argv[] = { (char *)bad[k][0], (char *)bad[k][1] };
+        int i = 0;
+        char err[256] = "";
+        cr_assert_eq(match_parse_option(&cfg, 2, argv, &i, err, sizeof err), -1, "'%s' taken", bad[k][1]);
+        cr_assert(strstr(err, what[k]) && strstr(err, "control character"), "%s", err);
+    }
+    char *good[] = { "-engine", "name=a b\xc3\xa9", "cmd=/bin/true", "option.Hash=16" };
+    int i = 0;
+    char err[256] = "";
+    cr_assert_eq(match_parse_option(&cfg, 4, good, &i, err, sizeof err), 1, "%s", err);
+}
+
 Test(match, unknown_option_is_left_to_the_caller)
 {
     char *argv[] = { "-rounds", "5" };
@@ -795,4 +816,65 @@ Test(match, unknown_option_is_left_to_the_caller)
     char *bad[] = { "-engine", "cmd" };
     cr_assert_eq(match_parse_option(&cfg, 2, bad, &i, err, sizeof err), -1);
     cr_assert(strstr(err, "key=value"), "%s", err);
+}
+
+/* ---- bin/ratchet-tune match as a user runs it ------------------------------------ */
+
+#define FAKEUCI "build/fake/fakeuci"
+
+static void command_setup(void)
+{
+    tmp_create("/tmp/ratchet-match-XXXXXX");
+    command_fixture();
+}
+
+Test(match, match_reports_on_sigterm, .init = command_setup, .fini = tmp_remove, .timeout = 120)
+{
+    char *argv[] = { TUNE, "match", "-engine", "cmd=" FAKEUCI, "name=A", "-engine", "cmd=" FAKEUCI, "name=B",
+                     "-each", "nodes=10", "-rounds", "100000", "-concurrency", "2", NULL };
+    Child c = child_start(argv, false);
+    cr_assert(child_read_until(&c, "Games: ", 20000), "no progress:\n%s", out);
+    kill(c.pid, SIGTERM);
+    int rc = child_finish(&c, 20000);
+    cr_assert_eq(rc, 0, "exit %d (1000 + signal when killed)\n%s", rc, out);
+    cr_expect(strstr(out, "Match interrupted") && strstr(out, "Results of A vs B") && strstr(out, "Finished match"),
+              "%s", out);
+}
+
+Test(match, the_sprt_verdict_printed_is_the_one_that_stopped_the_match)
+{
+    MatchConfig cfg;
+    match_config_init(&cfg);
+    snprintf(cfg.eng[0].name, sizeof cfg.eng[0].name, "A");
+    snprintf(cfg.eng[1].name, sizeof cfg.eng[1].name, "B");
+    SprtSpec s = { .on = true, .elo0 = 0, .elo1 = 10, .alpha = 0.05, .beta = 0.05 };
+    /* Balanced counts: undecided by themselves. */
+    MatchTally t = { .games = 40, .wins = 10, .losses = 10, .draws = 20, .pairs = 20, .ptnml = { 2, 4, 8, 4, 2 } };
+    double llr, lo, up;
+    cr_assert_eq(sprt_check(&t, &s, &llr, &lo, &up), 0);
+    SprtStop stop = { .verdict = 1, .games = 36, .llr = 2.95 };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    match_report(f, &cfg, &t, &s, &stop);
+    fclose(f);
+    cr_expect(strstr(buf, "SPRT ([0.00, 10.00]) completed - H1 was accepted at 36 games (LLR 2.95)"), "%s", buf);
+    cr_expect(strstr(buf, "4 games finished after the verdict are counted above"), "%s", buf);
+    cr_expect(strstr(buf, "not decided") == NULL, "%s", buf);
+    free(buf);
+    match_config_free(&cfg);
+}
+
+Test(match, the_match_header_has_no_null, .init = command_setup, .fini = tmp_remove, .timeout = 120)
+{
+    int rc = shell(TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=B -each nodes=10 "
+                        "-maxmoves 10 -openings file=%s/book.epd",
+                   tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "Results of A vs B (10 nodes, 1t, book.epd):"), "%s", out);
+    rc = shell(TUNE " match -engine cmd=" FAKEUCI " name=A args=--options option.Hash=64 -engine cmd=" FAKEUCI
+                    " name=B args=--options option.Hash=64 -each nodes=10 -maxmoves 10");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "Results of A vs B (10 nodes, 1t, 64MB):"), "%s", out);
+    cr_expect(strstr(out, "NULL") == NULL, "%s", out);
 }

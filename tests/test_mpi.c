@@ -306,7 +306,7 @@ static void assert_complete(const char *dir, unsigned long long games, int sessi
     }
     free(seen);
     for (size_t p = 0; p < st->nparams; p++) {
-        double last = h.theta[(h.nrows - 1) * h.nparams + p];
+        double last = h.last[p];
         cr_assert(fabs(last - st->params[p].theta) <= 1e-6 * (1 + fabs(last)), "%s: history %g, state %g",
                   st->params[p].name, last, st->params[p].theta);
     }

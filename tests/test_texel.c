@@ -59,6 +59,22 @@ static void compiled_ints(int *mg, int *eg)
     }
 }
 
+/* The text of a Source comment that starts at src, up to the comment's end:
+ * its lines joined, each "\n * " between them read as one space. */
+static void source_text(const char *src, char *out, size_t len)
+{
+    size_t n = 0;
+    while (*src && strncmp(src, "\n */", 4) != 0 && n + 1 < len) {
+        if (strncmp(src, "\n * ", 4) == 0) {
+            out[n++] = ' ';
+            src += 4;
+        } else {
+            out[n++] = *src++;
+        }
+    }
+    out[n] = '\0';
+}
+
 /* The committed header is exactly what the fitter writes for the values
  * compiled from it, and a changed value changes exactly its line. */
 Test(texel, header_round_trip)
@@ -68,7 +84,7 @@ Test(texel, header_round_trip)
     cr_assert_not_null(src, "no Source line in engine/eval_weights.h");
     src += strlen(" * Source: ");
     char source[1024];
-    snprintf(source, sizeof source, "%.*s", (int)strcspn(src, "\n"), src);
+    source_text(src, source, sizeof source);
 
     int mg[EVAL_NWEIGHTS], eg[EVAL_NWEIGHTS];
     compiled_ints(mg, eg);
@@ -108,6 +124,45 @@ Test(texel, header_round_trip)
     cr_expect_eq(diff, 1, "%zu characters differ (one expected: the pawn's last digit)", diff);
     free(written);
     free(committed);
+}
+
+/* A long source is written over several comment lines of at most 78
+ * columns, broken at spaces, and reads back as written; a line break in it
+ * is a space, and a star-slash cannot end the comment. */
+Test(texel, header_source_is_wrapped)
+{
+    int mg[EVAL_NWEIGHTS], eg[EVAL_NWEIGHTS];
+    compiled_ints(mg, eg);
+    const char *source = "the fifth refit: bin/ratchet-texel -e sfall.epd --fix 'Mopup*' --ridge 'Pst*=0.000002' "
+                         "--ridge 'Mob*=0.000002' -i 8\non 798,550 positions, K 0.010497; held-out MSE 0.038389 "
+                         "-> 0.037541 */ and a word longer than a line: "
+                         "runs/texel/a-very-long-path-name-that-does-not-fit-on-one-comment-line/weights.h.";
+    char *text = texel_header_text(mg, eg, source);
+    cr_assert_not_null(text);
+    const char *src = strstr(text, " * Source: ");
+    cr_assert_not_null(src);
+    const char *end = strstr(src, "\n */\n");
+    cr_assert_not_null(end, "the comment does not end after the source");
+    int lines = 0;
+    for (const char *line = src; line <= end; lines++) {
+        size_t n = strcspn(line, "\n");
+        bool long_word = memmem(line, n, "a-very-long-path", 16) != NULL;
+        cr_expect(n <= 78 || long_word, "a Source line of %zu columns: %.*s", n, (int)n, line);
+        cr_expect(strncmp(line, " * ", 3) == 0, "not a comment line: %.*s", (int)n, line);
+        line += n + 1;
+    }
+    cr_expect_geq(lines, 4, "the source is on %d lines", lines);
+    cr_expect_null(strstr(src, "*/ and"), "a star-slash in the source ends the comment");
+    char back[1024];
+    source_text(src + strlen(" * Source: "), back, sizeof back);
+    char want[1024];
+    snprintf(want, sizeof want, "%s", source);
+    *strchr(want, '\n') = ' ';
+    char *star = strstr(want, "*/ and");
+    memmove(star + 2, star + 1, strlen(star + 1) + 1);
+    star[1] = ' ';
+    cr_expect_str_eq(back, want);
+    free(text);
 }
 
 /* White's evaluate() from the trace and the compiled weights, with the

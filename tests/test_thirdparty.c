@@ -11,7 +11,7 @@
  * The figures: 400 games (about 45 s on 2 cores) from Skill Level 1 with
  * c_end 2, r_end 0.02 reach 20 (the maximum) in the default rms form; the
  * classic form ended between 7.8 and 9.1 in five runs (tools/bench/stockfish.sh,
- * README "Any UCI engine").  The test asks for 5 or more: far below what a
+ * docs/other-engines.md).  The test asks for 5 or more: far below what a
  * working tuner reaches in either form, while a tuner that moves theta the
  * wrong way ends at 0 (tried, in both forms).  With no signal at all the
  * classic form would stay within about 1 of the start; the rms form's steps

@@ -10,7 +10,7 @@
 # Engines: the fake random mover (a near-zero-cost engine: the runner's share
 # is as large as it gets), then Debian's Stockfish if installed, then
 # bin/ratchet if built.  fastchess's 0.17 ms/ply and cutechess's 1 ms/ply are
-# the figures quoted in ../shared/DESIGN.md for this machine, not measured here.
+# the figures quoted in docs/design.md for this machine, not measured here.
 set -e
 cd "$(dirname "$0")/../.."
 make -s build/fake/fakeuci bin/ratchet-tune >/dev/null

@@ -1,6 +1,7 @@
 /* The weight table and the header writer; see weights.h. */
 #include "weights.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,57 @@ static const char preamble[] =
     " * Centipawns, mg = midgame, eg = endgame; a term adds weight * count for\n"
     " * each side (a penalty is a negative weight).\n";
 
+/* The Source line: " * Source: " and the text, continued on " * " lines,
+ * broken at spaces so that a line has at most SOURCE_WIDTH columns (a word
+ * longer than that is not broken).  Reading each "\n * " between the lines
+ * as one space gives the text back.  Line breaks in the text become spaces,
+ * and a slash after a star gets a space before it, so nothing ends the
+ * comment.  0, or -1 when out of memory. */
+enum { SOURCE_WIDTH = 78 };
+
+static int put_source(FILE *f, const char *source)
+{
+    char *text = malloc(2 * strlen(source) + 1);
+    if (!text)
+        return -1;
+    size_t len = 0;
+    for (const char *s = source; *s; s++) {
+        if (*s == '\n' || *s == '\r') {
+            text[len++] = ' ';
+        } else if (*s == '/' && s > source && s[-1] == '*') {
+            text[len++] = ' ';
+            text[len++] = '/';
+        } else {
+            text[len++] = *s;
+        }
+    }
+    text[len] = '\0';
+
+    static const char first[] = " * Source: ", next[] = "\n * ";
+    fputs(first, f);
+    size_t col = sizeof first - 1;
+    bool line_start = true;
+    for (const char *w = text;;) {
+        size_t n = strcspn(w, " ");
+        if (!line_start && col + 1 + n > SOURCE_WIDTH) {
+            fputs(next, f);
+            col = sizeof next - 2;
+        } else if (!line_start) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(w, 1, n, f);
+        col += n;
+        line_start = false;
+        if (!w[n])
+            break;
+        w += n + 1;
+    }
+    fputc('\n', f);
+    free(text);
+    return 0;
+}
+
 char *texel_header_text(const int *mg, const int *eg, const char *source)
 {
     char *buf = NULL;
@@ -51,17 +103,12 @@ char *texel_header_text(const int *mg, const int *eg, const char *source)
     if (!f)
         return NULL;
     fputs(preamble, f);
-    /* One line, and nothing that would end the comment. */
-    fputs(" * Source: ", f);
-    for (const char *s = source ? source : "?"; *s; s++) {
-        if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else if (*s == '/' && s > source && s[-1] == '*')
-            fputs(" /", f);
-        else
-            fputc(*s, f);
+    if (put_source(f, source ? source : "?") != 0) {
+        fclose(f);
+        free(buf);
+        return NULL;
     }
-    fputs("\n */\n", f);
+    fputs(" */\n", f);
     for (size_t k = 0; k < texel_nweights; k++) {
         const WeightInfo *w = &texel_weights[k];
         switch (w->kind) {

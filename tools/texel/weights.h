@@ -32,8 +32,9 @@ const WeightInfo *texel_weight(int i);
 
 /* The header's text for the given values of the linear weights (indexed
  * by EW_; a flat weight's value is mg[i]; shapes keep their compiled
- * value) with `source` on its Source line.  Returns a malloc'ed string,
- * or NULL when out of memory. */
+ * value) with `source` on its Source line, continued on further comment
+ * lines of at most 78 columns, broken at spaces.  Returns a malloc'ed
+ * string, or NULL when out of memory. */
 char *texel_header_text(const int *mg, const int *eg, const char *source);
 
 /* Writes that text to path atomically (temporary file, fsync, rename).

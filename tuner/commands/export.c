@@ -108,9 +108,12 @@ static cJSON *export_pick(const char *dir, const RunState *rs, const char *name,
     }
     if (!keep_noise)
         return j;
-    HistData h;
     uint64_t per = 2 * (uint64_t)rs->spsa.cfg.pairs_per;
-    if (hist_read(dir, &rs->spsa, games / per, &h, err, errlen) < 0) {
+    MoveVerdict *vs = calloc(rs->spsa.nparams + 1, sizeof *vs);
+    if (!vs || morning_verdicts(dir, rs, games / per, vs, err, errlen) < 0) {
+        if (!vs)
+            errmsg(err, errlen, "out of memory");
+        free(vs);
         cJSON_Delete(j);
         return NULL;
     }
@@ -118,20 +121,19 @@ static cJSON *export_pick(const char *dir, const RunState *rs, const char *name,
     size_t kept = 0;
     for (size_t i = 0; i < rs->spsa.nparams; i++) {
         const SpsaParam *q = &rs->spsa.params[i];
-        MoveVerdict v;
-        morning_judge(rs, &h, i, &v);
-        if (v.real || !cJSON_GetObjectItemCaseSensitive(params, q->name))
+        const MoveVerdict *v = &vs[i];
+        if (v->real || !cJSON_GetObjectItemCaseSensitive(params, q->name))
             continue;
         cJSON_ReplaceItemInObjectCaseSensitive(params, q->name, cJSON_CreateNumber(q->start));
         fprintf(stderr, "%s%s %g (moved to %g, z %.2f)", kept++ ? ", " : "-keep-noise=start: at the start value, its "
-                "move not distinguishable from noise: ", q->name, q->start, v.final, v.z);
+                "move not distinguishable from noise: ", q->name, q->start, v->final, v->z);
     }
     if (kept)
         fputc('\n', stderr);
     else
         fprintf(stderr, "-keep-noise=start: every move is distinguishable from noise; nothing kept at its start\n");
+    free(vs);
     cJSON_AddBoolToObject(j, "keep_noise_start", true);
-    hist_data_free(&h);
     return j;
 }
 

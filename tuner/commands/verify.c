@@ -18,6 +18,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "engcheck.h"
 #include "errmsg.h"
 #include "export.h"
 #include "match.h"
@@ -62,6 +63,8 @@ static const char VERIFY_USAGE[] =
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
     "                      source tree; no: send the values as options (no build)\n"
     "  -restart            discard DIR/verify.json and start over\n"
+    "  -force              play even if the run's engine changed since the run (its id name,\n"
+    "                      file size, modification time or bench signature; as `resume -force`)\n"
     "  match options       -each (tc=, nodes=, st=, depth= replace the run's limit), -openings,\n"
     "                      -draw, -resign, -maxmoves, -concurrency, -srand, -pgnout, -log\n"
     "\n"
@@ -1124,7 +1127,7 @@ int verify_main(int argc, char **argv)
     runstate_init(&v.rs);
     char err[PATH_MAX + 2048];
     int rc = EXIT_USAGE, lockfd = -1;
-    bool restart = false;
+    bool restart = false, force = false;
     const char *concurrency = NULL;
     RunConf over, settings;
     conf_init(&over);
@@ -1134,6 +1137,8 @@ int verify_main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-restart"))
             restart = true;
+        else if (!strcmp(argv[i], "-force"))
+            force = true;
         else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
             concurrency = argv[++i];
         else if (push_arg_abs(&v, argv, i) < 0)
@@ -1279,7 +1284,11 @@ int verify_main(int argc, char **argv)
                  "give -openings file=F");
         goto fail;
     }
-    if (verify_pick_openings(&v, &over, err, sizeof err) < 0)
+    /* The engine at the run's path must be the one the run tuned (engcheck.h). */
+    EngineSpec run_engine = v.mc.eng[0];
+    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
+    if (engcheck_verify(&v.rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
+        verify_pick_openings(&v, &over, err, sizeof err) < 0)
         goto fail;
     rc = play(&v);
     goto out;

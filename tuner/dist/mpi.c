@@ -1,6 +1,6 @@
 /* bin/ratchet-tune-mpi: the same tuner, its game pairs played by the ranks
  * of an MPI job.  Every MPI call of the project is in this file, and only
- * bin/ratchet-tune-mpi is linked with it (see DESIGN.md: "MPI is a transport,
+ * bin/ratchet-tune-mpi is linked with it (see docs/design.md: "MPI is a transport,
  * not a new tuner").
  *
  * Rank 0 runs ratchet-tune's own command dispatcher (tuner/main.c), so `run`,

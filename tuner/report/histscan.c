@@ -39,11 +39,18 @@ static uint64_t count_rows(FILE *f)
     return lines ? lines - 1 : 0;
 }
 
-static bool num(const char *s, double *v)
+/* Column c of a row of m fields: 1 read into *v, 0 when the row has no such
+ * column, -1 (with a message naming the file, line and column) when its
+ * value breaks the rule of runhist.h. */
+static int field(char **fld, size_t m, int c, const char *name, const char *path, uint64_t line, double *v,
+                 char *err, size_t errlen)
 {
-    char *end;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(*v);
+    if (c < 0 || (size_t)c >= m)
+        return 0;
+    if (hist_num_field(fld[c], v))
+        return 1;
+    return errmsg(err, errlen, "%s:%llu: unreadable value of %s ('%.40s'): a finite number below %g expected", path,
+                  (unsigned long long)line, name, fld[c], HIST_VALUE_MAX);
 }
 
 static int find_col(char **f, size_t n, const char *name)
@@ -151,9 +158,17 @@ int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t
             goto done;
         }
         size_t m = (size_t)mi;
-        double games, v;
-        if ((size_t)col[1] >= m || !num(fld[col[1]], &games)) {
-            errmsg(err, errlen, "%s:%llu: unreadable row", path, (unsigned long long)i + 2);
+        uint64_t ln = i + 2;
+        double games, v, w, l, k;
+        int rg = field(fld, m, col[1], "games", path, ln, &games, err, errlen);
+        int re = field(fld, m, col[4], "elapsed_s", path, ln, &v, err, errlen);
+        int rw = field(fld, m, col[2], "wins", path, ln, &w, err, errlen);
+        int rl = field(fld, m, col[3], "losses", path, ln, &l, err, errlen);
+        int rk = field(fld, m, col[0], "k", path, ln, &k, err, errlen);
+        if (rg < 0 || re < 0 || rw < 0 || rl < 0 || rk < 0)
+            goto done;
+        if (rg == 0) {
+            errmsg(err, errlen, "%s:%llu: unreadable row", path, (unsigned long long)ln);
             goto done;
         }
         size_t b = (size_t)(i / h->per);
@@ -161,29 +176,24 @@ int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t
         if (first)
             h->g_first[b] = games;
         h->g_last[b] = games;
-        if (col[4] >= 0 && (size_t)col[4] < m && num(fld[col[4]], &v))
-            h->el_last[b] = v;
-        else
-            h->el_last[b] = NAN;
-        double w, l;
-        if (h->have_wl && (size_t)col[3] < m && num(fld[col[2]], &w) && num(fld[col[3]], &l))
+        h->el_last[b] = re > 0 ? v : NAN;
+        if (h->have_wl && rw > 0 && rl > 0)
             score += w - l;
         h->score_last[b] = score;
-        double k;
-        if (isnan(h->avg_g0) && avg_k0 > 0 && col[0] >= 0 && (size_t)col[0] < m && num(fld[col[0]], &k) &&
-            k > (double)avg_k0)
+        if (isnan(h->avg_g0) && avg_k0 > 0 && rk > 0 && k > (double)avg_k0)
             h->avg_g0 = prev_games;
         if (i == n - tail)
             h->tail_g0 = prev_games;
         for (size_t p = 0; p < np && h->have_theta; p++) {
             double t, c = NAN;
-            if ((size_t)col[5 + p] >= m || !num(fld[col[5 + p]], &t)) {
-                errmsg(err, errlen, "%s:%llu: unreadable value of %s", path, (unsigned long long)i + 2,
+            int rt = field(fld, m, col[5 + p], st->params[p].name, path, ln, &t, err, errlen);
+            if (rt == 0)
+                errmsg(err, errlen, "%s:%llu: unreadable value of %s", path, (unsigned long long)ln,
                        st->params[p].name);
+            if (rt <= 0)
                 goto done;
-            }
-            if (h->have_ck && (size_t)col[5 + np + p] < m && !num(fld[col[5 + np + p]], &c))
-                c = NAN;
+            if (h->have_ck && field(fld, m, col[5 + np + p], "c_k", path, ln, &c, err, errlen) < 0)
+                goto done;
             size_t j = b * np + p;
             if (first) {
                 h->t_min[j] = h->t_max[j] = t;

@@ -60,7 +60,13 @@ static void html_esc(FILE *f, const char *s)
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case '\'': fputs("&#39;", f); break;
+        default:
+            /* a control character (an escape sequence from an engine's name) shows as U+FFFD */
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputs("&#xfffd;", f);
+            else
+                fputc(*s, f);
         }
     }
 }
@@ -153,11 +159,17 @@ static int page_end(FILE *f, char **text, size_t *len, const char *what, const c
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* buckets per point pair of a trajectory: 300 groups, for charts of 520
+ * (a card) and 1000 pixels (the overview) */
+#define TRACK_GROUP 2
+
 enum { COL_THETA = 0x1f77b4, COL_START = 0x757575, COL_BOUND = 0xc62828, COL_TAIL = 0xef6c00, COL_AVG = 0x8e24aa };
 
-/* The decimated trajectory of column p (or of the score when p < 0):
- * two points per bucket (its smallest and largest value, in the order they
- * came), one when a bucket holds one row. */
+/* The decimated trajectory of column p: two points per group of `group`
+ * consecutive buckets (the group's smallest and largest value, in the order
+ * they came), one when a group holds one row.  A chart some 500 pixels wide
+ * needs no more than about 300 groups: more points only make the page
+ * larger. */
 typedef struct {
     double *x, *y, *lo, *hi;
     size_t n;
@@ -173,9 +185,11 @@ static void track_free(Track *t)
 }
 
 /* theta of parameter p, (theta - start) / scale (scale 0: raw), starting at (0, start). */
-static int track_param(const HistScan *h, size_t p, double start, double scale, Track *t)
+static int track_param(const HistScan *h, size_t p, double start, double scale, size_t group, Track *t)
 {
-    size_t cap = 2 * h->nb + 1;
+    if (group < 1)
+        group = 1;
+    size_t cap = 2 * (h->nb / group + 1) + 1;
     t->x = malloc(cap * sizeof(double));
     t->y = malloc(cap * sizeof(double));
     t->lo = malloc(cap * sizeof(double));
@@ -188,21 +202,33 @@ static int track_param(const HistScan *h, size_t p, double start, double scale, 
     t->y[0] = (start - o) / s;
     t->lo[0] = t->hi[0] = NAN;
     t->n = 1;
-    for (size_t b = 0; b < h->nb; b++) {
-        size_t j = b * h->np + p;
-        double a = h->min_first[j] ? h->t_min[j] : h->t_max[j];
-        double z = h->min_first[j] ? h->t_max[j] : h->t_min[j];
-        bool one = h->per == 1 || h->g_first[b] == h->g_last[b];
-        if (!one) {
-            t->x[t->n] = h->g_first[b];
-            t->y[t->n] = (a - o) / s;
-            t->lo[t->n] = (h->band_lo[j] - o) / s;
-            t->hi[t->n++] = (h->band_hi[j] - o) / s;
+    for (size_t b0 = 0; b0 < h->nb; b0 += group) {
+        size_t b1 = b0 + group < h->nb ? b0 + group : h->nb; /* buckets [b0, b1) */
+        size_t bmin = b0, bmax = b0;
+        double blo = INFINITY, bhi = -INFINITY;
+        for (size_t b = b0; b < b1; b++) {
+            size_t j = b * h->np + p;
+            if (h->t_min[j] < h->t_min[bmin * h->np + p])
+                bmin = b;
+            if (h->t_max[j] > h->t_max[bmax * h->np + p])
+                bmax = b;
+            blo = fmin(blo, h->band_lo[j]);
+            bhi = fmax(bhi, h->band_hi[j]);
         }
-        t->x[t->n] = h->g_last[b];
+        double vmin = h->t_min[bmin * h->np + p], vmax = h->t_max[bmax * h->np + p];
+        bool min_first = bmin != bmax ? bmin < bmax : h->min_first[bmin * h->np + p];
+        double a = min_first ? vmin : vmax, z = min_first ? vmax : vmin;
+        bool one = (h->per == 1 && b1 - b0 == 1) || h->g_first[b0] == h->g_last[b1 - 1];
+        if (!one) {
+            t->x[t->n] = h->g_first[b0];
+            t->y[t->n] = (a - o) / s;
+            t->lo[t->n] = (blo - o) / s;
+            t->hi[t->n++] = (bhi - o) / s;
+        }
+        t->x[t->n] = h->g_last[b1 - 1];
         t->y[t->n] = ((one ? a : z) - o) / s;
-        t->lo[t->n] = (h->band_lo[j] - o) / s;
-        t->hi[t->n++] = (h->band_hi[j] - o) / s;
+        t->lo[t->n] = (blo - o) / s;
+        t->hi[t->n++] = (bhi - o) / s;
     }
     return 0;
 }
@@ -275,7 +301,7 @@ static void param_card(FILE *f, RunPage *pg, size_t p)
             q->start, q->theta, s.recent, value, q->min, q->max, s.c_k, q->c_end);
 
     Track t = { 0 };
-    if (!h->have_theta || track_param(h, p, q->start, 0, &t) < 0) {
+    if (!h->have_theta || track_param(h, p, q->start, 0, TRACK_GROUP, &t) < 0) {
         fputs("<p class=\"warn\">no trajectory: history.csv has no column for this parameter</p></div>\n", f);
         track_free(&t);
         return;
@@ -303,8 +329,8 @@ static void param_card(FILE *f, RunPage *pg, size_t p)
     if (h->have_ck)
         ser[ns++] = (PlotSeries){ .kind = PLOT_BAND, .x = t.x + 1, .y = t.lo + 1, .y2 = t.hi + 1, .n = t.n - 1,
                                   .rgb = COL_THETA, .alpha = 0.18 };
-    ser[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = q->start, .x0 = NAN, .x1 = NAN, .rgb = COL_START,
-                              .style = PLOT_DASHED };
+    /* solid: PLplot draws a dashed line as one SVG element per dash */
+    ser[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = q->start, .x0 = NAN, .x1 = NAN, .rgb = COL_START };
     if (show_min)
         ser[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = q->min, .x0 = NAN, .x1 = NAN, .rgb = COL_BOUND,
                                   .width = 1.5 };
@@ -317,7 +343,7 @@ static void param_card(FILE *f, RunPage *pg, size_t p)
                                   .rgb = COL_TAIL, .width = 3 };
     if (st->cfg.average > 0 && isfinite(h->avg_g0))
         ser[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = q->avg, .x0 = h->avg_g0, .x1 = pg->games_max,
-                                  .rgb = COL_AVG, .width = 2, .style = PLOT_DASHED };
+                                  .rgb = COL_AVG, .width = 2 };
     PlotChart c = { .xlabel = "games", .width = 520, .height = 260, .xmin = 0,
                     .xmax = pg->games_max, .ymin = lo, .ymax = hi, .x_count = true, .s = ser, .ns = ns };
     chart(f, &c, &pg->charts);
@@ -330,18 +356,27 @@ static void param_legend(FILE *f, const RunState *rs)
     fputs("<div class=\"legend\">", f);
     legend_item(f, COL_THETA, PLOT_SOLID, 1.3, false, "theta");
     legend_item(f, COL_THETA, PLOT_SOLID, 0, true, "theta \xc2\xb1 c_k (what the two engines played)");
-    legend_item(f, COL_START, PLOT_DASHED, 1, false, "start");
+    legend_item(f, COL_START, PLOT_SOLID, 1, false, "start");
     legend_item(f, COL_BOUND, PLOT_SOLID, 1.5, false, "bound (drawn when near)");
     legend_item(f, COL_TAIL, PLOT_SOLID, 3, false, "mean of the last 10% (status)");
     if (rs->spsa.cfg.average > 0)
-        legend_item(f, COL_AVG, PLOT_DASHED, 2, false, "iterate average (what export writes)");
+        legend_item(f, COL_AVG, PLOT_SOLID, 2, false, "iterate average (what export writes)");
     fputs("</div>\n", f);
 }
 
-static int style_of(size_t i)
+/* The colour of the i-th line of the overview: the ten colours of the
+ * palette, then the same darker, then lighter, all drawn solid (a dashed
+ * line of a thousand points is thousands of separate segments in SVG). */
+static uint32_t series_colour(size_t i)
 {
-    static const int styles[] = { PLOT_SOLID, PLOT_DASHED, PLOT_DOTTED };
-    return styles[(i / PLOT_NCOLORS) % 3];
+    uint32_t c = plot_palette[i % PLOT_NCOLORS], out = 0;
+    size_t shade = i / PLOT_NCOLORS % 3;
+    for (int sh = 0; sh < 24; sh += 8) {
+        unsigned v = c >> sh & 0xff;
+        v = shade == 1 ? v * 3 / 5 : shade == 2 ? v + (255 - v) * 9 / 20 : v;
+        out |= (uint32_t)v << sh;
+    }
+    return out;
 }
 
 static void overview(FILE *f, RunPage *pg)
@@ -369,11 +404,11 @@ static void overview(FILE *f, RunPage *pg)
     size_t ns = 0;
     ser[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = 0, .x0 = NAN, .x1 = NAN, .rgb = 0x9e9e9e };
     for (size_t p = 0; p < st->nparams; p++) {
-        if (track_param(h, p, st->params[p].start, st->params[p].c_end, &t[p]) < 0)
+        if (track_param(h, p, st->params[p].start, st->params[p].c_end, TRACK_GROUP, &t[p]) < 0)
             continue;
         range_of(t[p].y, t[p].n, &lo, &hi);
         ser[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = t[p].x, .y = t[p].y, .n = t[p].n,
-                                  .rgb = plot_palette[p % PLOT_NCOLORS], .width = 1.4, .style = style_of(p) };
+                                  .rgb = series_colour(p), .width = 1.4 };
     }
     plot_pad_range(&lo, &hi, 0.05, 0.2);
     PlotChart c = { .xlabel = "games", .ylabel = "(theta - start) / c_end", .width = 1000, .height = 400, .font = 0.95,
@@ -384,7 +419,7 @@ static void overview(FILE *f, RunPage *pg)
         char label[SPSA_NAME_MAX + 32];
         snprintf(label, sizeof label, "%s %+.2f", st->params[p].name,
                  (st->params[p].theta - st->params[p].start) / st->params[p].c_end);
-        legend_item(f, plot_palette[p % PLOT_NCOLORS], style_of(p), 1.6, false, label);
+        legend_item(f, series_colour(p), PLOT_SOLID, 1.6, false, label);
     }
     fputs("</div></div></section>\n", f);
     for (size_t p = 0; p < st->nparams; p++)
@@ -600,7 +635,9 @@ static void commands(FILE *f, const RunState *rs, const char *dir)
     bool each = false;
     for (size_t i = 0; i < rs->conf.n; i++)
         if (strcmp(rs->conf.v[i].sec, "each") == 0 && strncmp(rs->conf.v[i].key, "option.", 7) != 0) {
-            fprintf(f, " %s=", rs->conf.v[i].key);
+            fputc(' ', f);
+            html_esc(f, rs->conf.v[i].key);
+            fputc('=', f);
             html_esc(f, rs->conf.v[i].val);
             each = true;
         }
@@ -705,10 +742,11 @@ static void validation_section(FILE *f, RunPage *pg, const char *dir)
 static void moves_section(FILE *f, RunPage *pg, const char *dir)
 {
     const RunState *rs = pg->rs;
-    HistData h;
-    char err[512];
-    if (hist_read(dir, &rs->spsa, rs->spsa.completed, &h, err, sizeof err) < 0)
-        memset(&h, 0, sizeof h);
+    MoveVerdict *vs = calloc(rs->spsa.nparams + 1, sizeof *vs);
+    char err[512] = "";
+    if (!vs)
+        return;
+    morning_verdicts(dir, rs, rs->spsa.completed, vs, err, sizeof err);
     fprintf(f, "<section id=\"moves\"><h2>Which moves are real</h2>\n<p class=\"note\">A move is <i>real</i> "
                "when |z| &gt; %.1f: it exceeds what a random walk of the same steps (the noise of a parameter "
                "the games ignore) would make.  The interval is the final value &plusmn; 1.96 &times; its steps "
@@ -717,15 +755,20 @@ static void moves_section(FILE *f, RunPage *pg, const char *dir)
                "<th>z</th><th>move</th></tr>\n", MOVES_Z, 100 * MOVES_TAIL);
     for (size_t i = 0; i < rs->spsa.nparams; i++) {
         const SpsaParam *q = &rs->spsa.params[i];
-        MoveVerdict v;
-        morning_judge(rs, &h, i, &v);
+        const MoveVerdict v = vs[i];
         fputs("<tr><td>", f);
         html_esc(f, q->name);
         fprintf(f, "</td><td>%g</td><td>%.2f</td><td>[%.1f, %.1f]</td><td>%.2f</td><td>%s</td></tr>\n", q->start,
                 v.final, v.lo, v.hi, v.z, v.real ? "<b>real</b>" : v.final == q->start ? "none" : "noise");
     }
-    fputs("</table></section>\n", f);
-    hist_data_free(&h);
+    fputs("</table>", f);
+    if (err[0]) {
+        fputs("<p class=\"warn\">", f);
+        html_esc(f, err);
+        fputs("</p>", f);
+    }
+    fputs("</section>\n", f);
+    free(vs);
 }
 
 static void param_table(FILE *f, RunPage *pg)
@@ -823,10 +866,11 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
         fputs("<p class=\"warn\">history.csv could not be read, so there are no trajectories: ", f);
         html_esc(f, herr);
         fputs("</p>\n", f);
-    } else if (h.per > 1) {
+    } else if (h.rows > (h.nb + TRACK_GROUP - 1) / TRACK_GROUP) {
         fprintf(f, "<p class=\"note\">%llu batches drawn as %zu groups of %llu: each group shows its "
                    "smallest and largest value, so no excursion is hidden. history.csv keeps every row.</p>\n",
-                (unsigned long long)h.rows, h.nb, (unsigned long long)h.per);
+                (unsigned long long)h.rows, (h.nb + TRACK_GROUP - 1) / TRACK_GROUP,
+                (unsigned long long)h.per * TRACK_GROUP);
     }
     fputs("<section id=\"params\"><h2>Parameters</h2>\n<p class=\"note\">Flags as <code>ratchet-tune status</code>: "
           "<i>never moved</i>, <i>at min/max</i> (theta sits on a bound), <i>drifting up/down</i> (the mean of "
@@ -1047,9 +1091,9 @@ int htmlreport_match(const char *out, const MatchConfig *cfg, const MatchTally *
         pv[i] = (double)t->ptnml[i];
         top = fmax(top, pv[i]);
     }
-    fprintf(f, "<div class=\"card\"><h3>pentanomial counts</h3><div class=\"sub\">game pairs from %s's side: "
-               "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]</div>\n",
-            cfg->eng[0].name, (unsigned long long)t->ptnml[0], (unsigned long long)t->ptnml[1],
+    fputs("<div class=\"card\"><h3>pentanomial counts</h3><div class=\"sub\">game pairs from ", f);
+    html_esc(f, cfg->eng[0].name);
+    fprintf(f, "'s side: Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]</div>\n", (unsigned long long)t->ptnml[0], (unsigned long long)t->ptnml[1],
             (unsigned long long)t->ptnml[2], (unsigned long long)t->ptnml[3], (unsigned long long)t->ptnml[4]);
     {
         PlotSeries s = { .kind = PLOT_BARS, .y = pv, .n = 5, .rgb = 0x546e7a };

@@ -1,5 +1,5 @@
 /* Charts as inline SVG, drawn by PLplot's svg driver: the one module that
- * calls the plotting library (DESIGN.md, "The report").  A chart is a frame
+ * calls the plotting library (docs/design.md, "The report").  A chart is a frame
  * (axes, ticks and labels by PLplot) holding lines, filled bands, horizontal
  * reference lines and bars.  The result is an <svg> element ready to be
  * pasted into an HTML page: the XML prologue is dropped, the fixed size is

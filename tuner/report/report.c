@@ -26,25 +26,18 @@ void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary 
     out->current = q->theta;
     out->lo = out->hi = q->start;
     bool moved = q->theta != q->start;
-    size_t n = h ? h->nrows : 0;
-    for (size_t r = 0; r < n; r++) {
-        double t = h->theta[r * h->nparams + p];
-        out->lo = fmin(out->lo, t);
-        out->hi = fmax(out->hi, t);
-        moved |= t != q->start;
+    bool rows = h && h->nrows > 0 && p < h->nparams;
+    if (rows) {
+        out->lo = fmin(out->lo, h->lo[p]);
+        out->hi = fmax(out->hi, h->hi[p]);
+        moved |= h->moved[p];
     }
     out->lo = fmin(out->lo, q->theta);
     out->hi = fmax(out->hi, q->theta);
-    size_t tail = n ? (size_t)ceil(0.1 * (double)n) : 0;
-    double sum = 0;
-    for (size_t r = n - tail; r < n; r++)
-        sum += h->theta[r * h->nparams + p];
-    out->recent = tail ? sum / (double)tail : q->theta;
-    size_t prev = n - tail < tail ? n - tail : tail;
-    double psum = 0;
-    for (size_t r = n - tail - prev; r < n - tail; r++)
-        psum += h->theta[r * h->nparams + p];
-    out->drifting = prev ? report_drift(out->recent, psum / (double)prev, prev, q->c_end) : 0;
+    out->recent = rows && h->tail_rows ? h->tail_sum[p] / (double)h->tail_rows : q->theta;
+    out->drifting = rows && h->prev_rows ? report_drift(out->recent, h->prev_sum[p] / (double)h->prev_rows,
+                                                        h->prev_rows, q->c_end)
+                                         : 0;
     uint64_t k = st->k < st->cfg.iterations ? st->k + 1 : st->cfg.iterations;
     out->c_k = spsa_probe_c_k(st, p, k ? k : 1); /* narrowed, as the next batch */
     out->never_moved = !moved;
@@ -118,7 +111,6 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
     if (rs->nfixed > 0)
         fprintf(out, "(%zu more parameter%s of the spec not tuned: played and exported with the spec value)\n",
                 rs->nfixed, rs->nfixed == 1 ? "" : "s");
-    morning_moves(out, rs, h);
 }
 
 static const char STATUS_USAGE[] =
@@ -170,6 +162,7 @@ int status_main(int argc, char **argv)
         printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
                rs.spsa.ninflight == 1 ? "" : "es");
     report_table(stdout, &rs, &h);
+    morning_moves(stdout, dir, &rs);
     morning_validation(stdout, dir, &rs);
     verify_print_status(stdout, dir, &rs);
     hist_data_free(&h);

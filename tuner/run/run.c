@@ -20,6 +20,7 @@
 #include "duration.h"
 #include "runhist.h"
 #include "match.h"
+#include "morning.h"
 #include "report.h"
 #include "reporter.h"
 #include "runconf.h"
@@ -723,6 +724,7 @@ static void print_final(Run *r)
     }
     report_table(stdout, &r->rs, &h);
     hist_data_free(&h);
+    morning_moves(stdout, r->dir, &r->rs);
 }
 
 /* Play until the schedule is done or a signal stops it; save; report. */

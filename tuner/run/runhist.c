@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -192,23 +193,174 @@ void hist_close(History *h)
     h->path = NULL;
 }
 
+const char *hist_parse_num(const char *s, double *v)
+{
+    const char *p = s;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+        return NULL; /* no nan, inf, hex or empty field */
+    /* Up to 19 digits in an integer and a power of ten: exact when the
+     * digits fit in 53 bits and the power is at most 22 (both are then exact
+     * doubles, and one multiplication or division rounds correctly);
+     * otherwise strtod reads the same text. */
+    uint64_t m = 0;
+    int digits = 0, e10 = 0;
+    bool exact = true;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (digits < 19) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            digits += m > 0;
+        } else {
+            exact = false;
+        }
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+            if (digits < 19) {
+                m = m * 10 + (uint64_t)(*p - '0');
+                digits += m > 0;
+                e10--;
+            } else {
+                exact = false;
+            }
+        }
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        bool eneg = *q == '-';
+        if (*q == '-' || *q == '+')
+            q++;
+        if (!(*q >= '0' && *q <= '9'))
+            return NULL;
+        int x = 0;
+        for (; *q >= '0' && *q <= '9'; q++)
+            if (x < 10000)
+                x = x * 10 + (*q - '0');
+        e10 += eneg ? -x : x;
+        p = q;
+    }
+    static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    double x;
+    if (exact && m < (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+        x = e10 >= 0 ? (double)m * pow10[e10] : (double)m / pow10[-e10];
+        if (neg)
+            x = -x;
+    } else {
+        char *end;
+        x = strtod(s, &end);
+        if (end != p)
+            return NULL;
+    }
+    if (!isfinite(x) || fabs(x) >= HIST_VALUE_MAX)
+        return NULL;
+    *v = x;
+    return p;
+}
+
+bool hist_num_field(const char *s, double *v)
+{
+    const char *end = hist_parse_num(s, v);
+    return end && *end == '\0';
+}
+
 void hist_data_free(HistData *h)
 {
     free(h->k);
-    free(h->elapsed);
-    free(h->theta);
+    free(h->lo);
+    free(h->hi);
+    free(h->last);
+    free(h->moved);
+    free(h->tail_sum);
+    free(h->prev_sum);
     memset(h, 0, sizeof *h);
+}
+
+/* Complete lines from where f stands (after the header), at most max. */
+static uint64_t count_rows(FILE *f, uint64_t max)
+{
+    char buf[1 << 16];
+    uint64_t lines = 0;
+    size_t n;
+    while (lines < max && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p))); p++)
+            lines++;
+    return lines < max ? lines : max;
+}
+
+/* One pass over the first n rows into out (its arrays allocated); the rows
+ * read, or -1 with a message. */
+static int64_t read_rows(FILE *f, const char *path, const SpsaState *st, uint64_t n, HistData *out, char *err,
+                         size_t errlen)
+{
+    static const char *const fixed[HIST_NFIXED] = { "row", "k", "games", "wins", "losses", "draws", "elapsed_s" };
+    size_t np = st->nparams;
+    size_t tail = n ? (size_t)((n + 9) / 10) : 0;
+    size_t prev = n - tail < tail ? n - tail : tail;
+    out->tail_rows = tail;
+    out->prev_rows = prev;
+    for (size_t i = 0; i < np; i++) {
+        out->lo[i] = out->hi[i] = out->last[i] = st->params[i].start;
+        out->moved[i] = false;
+        out->tail_sum[i] = out->prev_sum[i] = 0;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    uint64_t r = 0;
+    int64_t rc = -1;
+    /* a last line without its newline is half written: ignored */
+    while (r < n && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        line[len - 1] = '\0';
+        unsigned long long lineno = (unsigned long long)r + 2;
+        const char *p = line, *end;
+        double v;
+        for (size_t c = 0; c < HIST_NFIXED + np; c++) {
+            end = hist_parse_num(p, &v);
+            if (!end || (*end != ',' && *end != '\0') || (*end == '\0' && c + 1 < HIST_NFIXED + np)) {
+                const char *name = c < HIST_NFIXED ? fixed[c] : st->params[c - HIST_NFIXED].name;
+                errmsg(err, errlen, "%s:%llu: unreadable row: the %s column does not hold a finite number "
+                                    "below %g",
+                       path, lineno, name, HIST_VALUE_MAX);
+                goto done;
+            }
+            p = *end ? end + 1 : end;
+            if (c == 1) {
+                if (v < 0 || v != floor(v)) {
+                    errmsg(err, errlen, "%s:%llu: unreadable row: k is %g", path, lineno, v);
+                    goto done;
+                }
+                out->k[r] = (uint64_t)v;
+            } else if (c >= HIST_NFIXED) {
+                size_t i = c - HIST_NFIXED;
+                out->lo[i] = fmin(out->lo[i], v);
+                out->hi[i] = fmax(out->hi[i], v);
+                out->moved[i] |= v != st->params[i].start;
+                out->last[i] = v;
+                if (r >= n - tail)
+                    out->tail_sum[i] += v;
+                else if (r >= n - tail - prev)
+                    out->prev_sum[i] += v;
+            }
+        }
+        r++;
+    }
+    rc = (int64_t)r;
+done:
+    free(line);
+    return rc;
 }
 
 int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen)
 {
-    /* Line by line: only the numbers are kept, never the file's text (a
-     * million rows of 30 parameters are some 700 MB of CSV). */
+    /* Streamed: one count of the lines (for the tail windows), then one
+     * pass that keeps per parameter its range and the tail sums. */
     memset(out, 0, sizeof *out);
     char *path = path_of(dir), *line = NULL;
     size_t linecap = 0;
     int rc = -1;
-    FILE *f = path ? fopen(path, "r") : NULL;
+    FILE *f = path ? fopen(path, "re") : NULL;
     if (!f) {
         if (!path)
             errmsg(err, errlen, "out of memory");
@@ -226,50 +378,39 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
         errmsg(err, errlen, "%s: the header does not match the run's parameters", path);
         goto done;
     }
-    size_t cap = 0, n = st->nparams;
-    out->nparams = n;
-    /* a last line without its newline is half written: ignored */
-    while (out->nrows < maxrows && (len = getline(&line, &linecap, f)) > 0 && line[len - 1] == '\n') {
-        line[len - 1] = '\0';
-        if (out->nrows == cap) {
-            cap = cap ? cap * 2 : 256;
-            uint64_t *k = realloc(out->k, cap * sizeof *k);
-            if (k)
-                out->k = k;
-            double *e = realloc(out->elapsed, cap * sizeof *e);
-            if (e)
-                out->elapsed = e;
-            double *t = realloc(out->theta, cap * n * sizeof *t + 1);
-            if (t)
-                out->theta = t;
-            if (!k || !e || !t) {
-                errmsg(err, errlen, "out of memory");
-                goto done;
-            }
-        }
-        char *p = line, *end;
-        double v[7];
-        for (int c = 0; c < 7; c++) {
-            v[c] = strtod(p, &end);
-            if (end == p || (*end != ',' && *end != '\0')) {
-                errmsg(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
-                goto done;
-            }
-            p = *end ? end + 1 : end;
-        }
-        out->k[out->nrows] = (uint64_t)v[1];
-        out->elapsed[out->nrows] = v[6];
-        for (size_t i = 0; i < n; i++) {
-            double t = strtod(p, &end);
-            if (end == p || (*end != ',' && *end != '\0')) {
-                errmsg(err, errlen, "%s:%zu: unreadable row", path, out->nrows + 2);
-                goto done;
-            }
-            out->theta[out->nrows * n + i] = t;
-            p = *end ? end + 1 : end;
-        }
-        out->nrows++;
+    long body = ftell(f);
+    uint64_t n = count_rows(f, maxrows);
+    size_t np = st->nparams, na = np ? np : 1;
+    out->nparams = np;
+    out->k = malloc((n ? n : 1) * sizeof *out->k);
+    out->lo = malloc(na * sizeof(double));
+    out->hi = malloc(na * sizeof(double));
+    out->last = malloc(na * sizeof(double));
+    out->moved = malloc(na * sizeof(bool));
+    out->tail_sum = malloc(na * sizeof(double));
+    out->prev_sum = malloc(na * sizeof(double));
+    if (!out->k || !out->lo || !out->hi || !out->last || !out->moved || !out->tail_sum || !out->prev_sum) {
+        errmsg(err, errlen, "out of memory");
+        goto done;
     }
+    /* A run that resumes meanwhile may cut the file back: read again what is there. */
+    for (int tries = 0;; tries++) {
+        if (fseek(f, body, SEEK_SET) != 0) {
+            errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            goto done;
+        }
+        int64_t got = read_rows(f, path, st, n, out, err, errlen);
+        if (got < 0)
+            goto done;
+        if ((uint64_t)got == n)
+            break;
+        if (tries == 2) {
+            errmsg(err, errlen, "%s: the file keeps shrinking while it is read", path);
+            goto done;
+        }
+        n = (uint64_t)got;
+    }
+    out->nrows = (size_t)n;
     rc = 0;
 done:
     if (rc < 0)

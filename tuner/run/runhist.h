@@ -20,6 +20,7 @@
 #ifndef RATCHET_RUNHIST_H
 #define RATCHET_RUNHIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,15 +55,34 @@ void hist_close(History *h);
 char *hist_format_row(const HistRow *r, const SpsaState *st, const SpsaBatch *b, size_t *len);
 int hist_write(History *h, const char *text, size_t len, char *err, size_t errlen);
 
+/* The one rule for a number read back from history.csv, by `status`, the
+ * table a run prints at its end and the report alike: a decimal (as the run writes it: %llu,
+ * %.1f, %.10g, %.6g), finite and of magnitude below HIST_VALUE_MAX (no
+ * parameter, count or time of a run comes near it; nan, inf and 1e308 are
+ * refused).  hist_parse_num parses the number at s: the end of its text, or
+ * NULL when s does not start with such a number (*v is then left unset).
+ * The caller checks what follows (a comma or the end of the line). */
+#define HIST_VALUE_MAX 1e15
+const char *hist_parse_num(const char *s, double *v);
+/* The whole of s is one number under that rule. */
+bool hist_num_field(const char *s, double *v);
+
+/* What `status` needs from history.csv, gathered in one streaming pass:
+ * memory grows by one iteration number a row, not by the parameters. */
 typedef struct {
     size_t nrows, nparams;
-    uint64_t *k;
-    double *elapsed;
-    double *theta; /* nrows x nparams, row-major, in st's parameter order */
+    uint64_t *k;          /* the iteration of every row, in file order */
+    /* per parameter, in st's order */
+    double *lo, *hi;      /* smallest and largest theta of the rows */
+    double *last;         /* theta of the last row */
+    bool *moved;          /* some row's theta differs from the start */
+    /* the last ceil(nrows/10) rows and the ones before them (at most as many) */
+    size_t tail_rows, prev_rows;
+    double *tail_sum, *prev_sum;
 } HistData;
 
 /* Read at most maxrows complete rows (a half-written last line is ignored).
- * 0, or -1 with a message. */
+ * 0, or -1 with a message naming the file and line. */
 int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen);
 void hist_data_free(HistData *h);
 

@@ -129,12 +129,37 @@ void match_config_free(MatchConfig *cfg)
     cfg->finished = false;
 }
 
+/* The first control character of s (a line break, an escape), or NULL. */
+static const char *control_char(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return s;
+    return NULL;
+}
+
+static int no_control(const char *v, const char *what, char *err, size_t errlen)
+{
+    const char *c = control_char(v);
+    if (!c)
+        return 0;
+    return errmsg(err, errlen, "%s holds a control character (byte 0x%02x at position %zu): it would go raw into "
+                               "UCI commands, PGN tags or the terminal",
+                  what, (unsigned)(unsigned char)*c, (size_t)(c - v) + 1);
+}
+
 static int copy_str(char *dst, size_t len, const char *v, const char *what, char *err, size_t errlen)
 {
     if (strlen(v) >= len)
         return errmsg(err, errlen, "%s is too long (at most %zu characters)", what, len - 1);
     memcpy(dst, v, strlen(v) + 1);
     return 0;
+}
+
+/* copy_str for a name or a line of text (no control characters). */
+static int copy_text(char *dst, size_t len, const char *v, const char *what, char *err, size_t errlen)
+{
+    return no_control(v, what, err, errlen) < 0 ? -1 : copy_str(dst, len, v, what, err, errlen);
 }
 
 static int set_option(EngineOption *opts, int *n, int max, const char *name, const char *value, const char *opt,
@@ -144,6 +169,10 @@ static int set_option(EngineOption *opts, int *n, int max, const char *name, con
         return errmsg(err, errlen, "%s: option. needs a name (option.NAME=VALUE)", opt);
     if (strlen(name) >= sizeof opts->name || strlen(value) >= sizeof opts->value)
         return errmsg(err, errlen, "%s: option '%s' name or value too long (63 characters at most)", opt, name);
+    char what[96];
+    snprintf(what, sizeof what, "%s: option.%.63s", opt, name);
+    if (no_control(name, what, err, errlen) < 0 || no_control(value, what, err, errlen) < 0)
+        return -1;
     int k = 0;
     while (k < *n && strcasecmp(opts[k].name, name) != 0)
         k++;
@@ -166,11 +195,11 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
         if (!*v)
             return errmsg(err, errlen, "%s: cmd= is empty", opt);
         s->set |= SPEC_CMD;
-        return copy_str(s->cmd, sizeof s->cmd, v, "cmd=", err, errlen);
+        return copy_text(s->cmd, sizeof s->cmd, v, "cmd=", err, errlen);
     }
     if (!strcmp(key, "name")) {
         s->set |= SPEC_NAME;
-        return copy_str(s->name, sizeof s->name, v, "name=", err, errlen);
+        return copy_text(s->name, sizeof s->name, v, "name=", err, errlen);
     }
     if (!strcmp(key, "args") || !strcmp(key, "arg")) {
         s->set |= SPEC_ARGS;
@@ -406,7 +435,7 @@ static int str_value(int argc, char **argv, int *i, char *dst, size_t len, char 
 {
     if (*i + 1 >= argc)
         return errmsg(err, errlen, "%s needs a value", argv[*i]);
-    if (copy_str(dst, len, argv[*i + 1], argv[*i], err, errlen) < 0)
+    if (copy_text(dst, len, argv[*i + 1], argv[*i], err, errlen) < 0)
         return -1;
     *i += 2;
     return 1;

@@ -137,27 +137,47 @@ int engcheck_compare(const EngineId *was, const EngineId *now, char *diff, size_
     return count;
 }
 
-int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen)
+/* Measure the engine of spec and compare it with *recorded; `what` is the
+ * command that asks (for the messages).  0 with *now set, or -1. */
+static int check(const EngineId *recorded, const EngineSpec *spec, bool force, const char *what, EngineId *now,
+                 char *err, size_t errlen)
 {
-    EngineId now;
-    if (engcheck_measure(spec, &now, err, errlen) < 0)
+    if (engcheck_measure(spec, now, err, errlen) < 0)
         return -1;
     char diff[2 * PATH_MAX + 512];
     if (!recorded->have) {
-        fprintf(stderr, "ratchet-tune: note: state.json has no record of its engine (written by an older build), so "
-                        "the engine was not checked; recording %s ('%s') for the next resume\n",
-                now.path, now.id_name);
-    } else if (engcheck_compare(recorded, &now, diff, sizeof diff) > 0) {
+        if (!strcmp(what, "resume"))
+            fprintf(stderr, "ratchet-tune: note: state.json has no record of its engine (written by an older build), "
+                            "so the engine was not checked; recording %s ('%s') for the next resume\n",
+                    now->path, now->id_name);
+        else
+            fprintf(stderr, "ratchet-tune: note: state.json has no record of its engine (written by an older build), "
+                            "so the engine was not checked\n");
+    } else if (engcheck_compare(recorded, now, diff, sizeof diff) > 0) {
         if (!force)
             return errmsg(err, errlen,
-                          "engine.cmd: %s is not the engine this run was started with (%s); resume with -force "
+                          "engine.cmd: %s is not the engine this run was started with (%s); %s with -force "
                           "to continue with it anyway",
-                          spec->cmd, diff);
+                          spec->cmd, diff, what);
         fprintf(stderr, "ratchet-tune: warning: -force: continuing with a different engine %s (%s)\n", spec->cmd,
                 diff);
     }
+    return 0;
+}
+
+int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen)
+{
+    EngineId now;
+    if (check(recorded, spec, force, "resume", &now, err, errlen) < 0)
+        return -1;
     *recorded = now;
     return 0;
+}
+
+int engcheck_verify(const EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen)
+{
+    EngineId now;
+    return check(recorded, spec, force, "verify", &now, err, errlen);
 }
 
 cJSON *engcheck_to_json(const EngineId *id)

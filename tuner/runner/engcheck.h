@@ -41,6 +41,10 @@ int engcheck_compare(const EngineId *was, const EngineId *now, char *diff, size_
  * (then a warning).  On success *recorded becomes the current engine. */
 int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen);
 
+/* For verify: the same check of the engine the run plays (spec), without
+ * recording it (verify does not change the run's state). */
+int engcheck_verify(const EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen);
+
 cJSON *engcheck_to_json(const EngineId *id);
 /* Absent (NULL) leaves id->have false; a malformed record is an error. */
 int engcheck_from_json(EngineId *id, const cJSON *j, const char *origin, char *err, size_t errlen);

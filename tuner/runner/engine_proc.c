@@ -493,8 +493,14 @@ bool ep_handshake_line(EngineProc *e, const char *s)
         return true;
     if (strncmp(s, "option name ", 12) == 0)
         remember_option(e, s);
-    else if (strncmp(s, "id name ", 8) == 0)
+    else if (strncmp(s, "id name ", 8) == 0) {
+        /* a control character (an escape sequence) becomes '?': the name
+         * reaches the terminal, PGN tags, state.json and the report */
         snprintf(e->id_name, sizeof e->id_name, "%s", s + 8);
+        for (char *c = e->id_name; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+    }
     return false;
 }
 

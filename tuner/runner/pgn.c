@@ -52,7 +52,9 @@ static int add(PgnText *t, const char *fmt, ...)
     return 0;
 }
 
-/* A tag pair with '"' and '\' escaped. */
+/* A tag pair with '"' and '\' escaped, and a control character (a line
+ * break or an escape sequence from an engine's name) as '?': a tag is one
+ * line of printable text. */
 static int tag(PgnText *t, const char *name, const char *value)
 {
     char esc[512];
@@ -60,7 +62,7 @@ static int tag(PgnText *t, const char *name, const char *value)
     for (const char *p = value ? value : "?"; *p && n + 2 < sizeof esc; p++) {
         if (*p == '"' || *p == '\\')
             esc[n++] = '\\';
-        esc[n++] = *p;
+        esc[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
     }
     esc[n] = '\0';
     return add(t, "[%s \"%s\"]\n", name, esc);

@@ -3,33 +3,48 @@
 
 #include <math.h>
 
-void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out)
+void moves_acc_init(MoveAcc *a, double start)
 {
-    out->final = n ? theta[(n - 1) * stride] : start;
-    out->lo = out->hi = out->final;
-    out->z = out->z_steps = out->z_signs = 0;
-    out->real = false;
-    if (n == 0)
-        return;
-    double prev = start, ss = 0;
-    double npos = 0, nneg = 0;
-    for (size_t k = 0; k < n; k++) {
-        double d = theta[k * stride] - prev;
-        ss += d * d;
-        npos += d > 0;
-        nneg += d < 0;
-        prev = theta[k * stride];
-    }
-    out->z_steps = ss > 0 ? (out->final - start) / sqrt(ss) : 0;
-    out->z_signs = npos + nneg > 0 ? (npos - nneg) / sqrt(npos + nneg) : 0;
+    *a = (MoveAcc){ .start = start, .prev = start };
+}
+
+void moves_acc_add(MoveAcc *a, double theta, bool in_tail)
+{
+    double d = theta - a->prev;
+    a->ss += d * d;
+    /* The first step of the tail starts at the row before it. */
+    if (in_tail)
+        a->tail_ss += d * d;
+    a->up += d > 0;
+    a->down += d < 0;
+    a->prev = theta;
+    a->n++;
+}
+
+size_t moves_tail_from(size_t n)
+{
+    size_t tail = (size_t)ceil((double)n * MOVES_TAIL);
+    /* The tail's steps need the row before it: at least one step. */
+    return n - tail + (tail == n && n > 0 ? 1 : 0);
+}
+
+void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out)
+{
+    out->final = a->n ? a->prev : a->start;
+    out->z_steps = a->ss > 0 ? (out->final - a->start) / sqrt(a->ss) : 0;
+    out->z_signs = a->up + a->down > 0 ? (a->up - a->down) / sqrt(a->up + a->down) : 0;
     out->z = out->z_steps;
     out->real = fabs(out->z) > MOVES_Z;
-    size_t tail = (size_t)ceil((double)n * MOVES_TAIL);
-    double st = 0;
-    for (size_t k = n - tail + (n == tail ? 1 : 0); k < n; k++) {
-        double d = theta[k * stride] - theta[(k - 1) * stride];
-        st += d * d;
-    }
-    out->lo = out->final - 1.96 * sqrt(st);
-    out->hi = out->final + 1.96 * sqrt(st);
+    out->lo = out->final - 1.96 * sqrt(a->tail_ss);
+    out->hi = out->final + 1.96 * sqrt(a->tail_ss);
+}
+
+void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out)
+{
+    MoveAcc a;
+    moves_acc_init(&a, start);
+    size_t t0 = moves_tail_from(n);
+    for (size_t k = 0; k < n; k++)
+        moves_acc_add(&a, theta[k * stride], k >= t0);
+    moves_acc_verdict(&a, out);
 }

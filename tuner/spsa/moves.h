@@ -38,7 +38,22 @@ typedef struct {
     bool real;        /* |z| > MOVES_Z */
 } MoveVerdict;
 
-/* theta: n values, stride apart (row-major history: stride = parameters). */
+/* The sums a verdict needs, gathered one value at a time (history.csv is
+ * read in one streaming pass): add every value in order, in_tail for the
+ * last MOVES_TAIL of them (moves_tail_from gives the first row of the tail). */
+typedef struct {
+    double start, prev;
+    double ss, tail_ss;   /* sums of squared steps: all, the tail's */
+    double up, down;      /* steps up and down */
+    size_t n;
+} MoveAcc;
+void moves_acc_init(MoveAcc *a, double start);
+void moves_acc_add(MoveAcc *a, double theta, bool in_tail);
+void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out);
+/* The index of the first row of the tail of n rows. */
+size_t moves_tail_from(size_t n);
+
+/* The same over an array: n values, stride apart (row-major: stride = parameters). */
 void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out);
 
 #endif

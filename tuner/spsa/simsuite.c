@@ -21,8 +21,8 @@
  *   plat8   far8 with plateaus: parameter i's loss saturates at
  *           curv_i w_i^2 with w_i 4, 6 or 8 c_end (simulate.h), so from the
  *           far start the slope fades and some parameters feel almost none,
- *           as on bin/ratchet at the far ends of its ranges (README, "The
- *           real engine"); scaled to the same 117 Elo at the start
+ *           as on bin/ratchet at the far ends of its ranges (docs/results/recovery.md,
+ *           the per-parameter table); scaled to the same 117 Elo at the start
  *   platb8  bench-recover's detune in ranges like bin/ratchet's: 20 c_end,
  *           each optimum 2 to 8 c_end inside its nearer bound, the start 13
  *           c_end from it toward the farther bound, clipped (two of the

@@ -99,7 +99,7 @@ typedef struct {
 } SimSuiteOptions;
 
 /* The suite's defaults, measured on bin/ratchet at nodes=5000 (a 600-game
- * history.csv, README "SPSA forms"): draws, and the opening bias that gives
+ * history.csv, docs/results/spsa-suite.md): draws, and the opening bias that gives
  * the share of win-and-loss pairs seen there. */
 #define SIM_SUITE_SEEDS 25
 #define SIM_SUITE_DRAW_RATIO 0.25

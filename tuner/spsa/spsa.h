@@ -14,7 +14,7 @@
  *   N          the total number of iterations: N = ceil(games / (2 P)), at
  *              least 1 (spsa_iterations_for_games).
  *
- * The classic schedule (DESIGN.md, "SPSA: the classic form").  Per parameter:
+ * The classic schedule (docs/design.md, "SPSA: the classic form").  Per parameter:
  *   A   = A_ratio * N
  *   c   = c_end * N^gamma
  *   a   = r_end * c_end^2 * (A + N)^alpha
@@ -47,24 +47,21 @@
  *            each completed batch over the last f of the schedule (batches
  *            with k > (1 - f) N).  Polyak-Ruppert iterate averaging; the
  *            update itself is unchanged, theta_avg is the estimate that
- *            spsa_value (and so export) reports.  Measured with `simulate`
- *            (tools/bench/spsa.sh, built-in landscape, 25 seeds): it LOSES
- *            while theta is still travelling (games to reach 1 Elo: x1.10
- *            for f = 0.25, x1.26 for f = 0.5) and WINS once the run is long
- *            enough for r_end's noise floor to dominate (Elo loss after
- *            400000 games: x0.57 for f = 0.25, x0.37 for f = 0.5).
+ *            spsa_value (and so export) reports.  It lags while theta is
+ *            still travelling and lowers the noise once theta has settled
+ *            (docs/results/spsa-suite.md).
  *   The pair signal is W - L summed over the batch, which already equals the
  *   pentanomial pair score (LL = -2, LD = -1, DD/WL = 0, WD = +1, WW = +2);
- *   no other pentanomial weighting is offered.  Momentum (theta moved by an
- *   exponential average v = beta v + (1 - beta) step) was tried in
- *   `simulate` and changed nothing measurable (beta 0.5 and 0.9: same median
- *   loss at 30k, 40k, 60k and 400k games within 2%), so it is not offered;
- *   without the (1 - beta) it is only a larger r_end.
+ *   no other pentanomial weighting is offered.  The classic form has no
+ *   momentum (the adam form below has): with the (1 - beta) of an
+ *   exponential average it measured the same as without
+ *   (docs/results/spsa-suite.md), and without it it is only a larger r_end.
  *
  * Other forms (cfg.form; `-spsa form=NAME`).  The classic form above is
  * SPSA_FORM_CLASSIC and is unchanged, bit for bit.  The others keep its
  * flips, shared-uniform rounding, asynchronous batches and averaging, and
- * change the probe and the step (measured with `simulate -suite`, README):
+ * change the probe and the step (docs/results/spsa-suite.md has the suite
+ * `simulate -suite` that chose them):
  *   probe    c_k = probe * (the classic c_k), probe = 4 by default: in a
  *            quadratic landscape the signal of a pair grows with c_k and its
  *            noise does not, so a larger probe buys the same travel for less
@@ -85,9 +82,8 @@
  *            moved as above.  The batch's c_k (history.csv) is the narrowed one.
  *   eta_k    the step as a fraction of c_end, whatever r_end is (r_end is
  *            not used): eta_k = eta * ((A + N) / (A + k))^decay, decay =
- *            1.2 by default (0.602 before the suite's plateau landscapes
- *            showed that the early steps were too short; a state keeps the
- *            decay it was started with).  eta = 0 (the default) takes it from the budget
+ *            1.2 by default, so the first steps are about 18 times the last
+ *            (a state keeps the decay it was started with).  eta = 0 (the default) takes it from the budget
  *            and the parameter count: eta = 0.025 * (8 / n) * sqrt(5000 / N).
  *            R_k in batches and history.csv holds eta_k.
  *   v        the running second moment of r = W - L per batch, shared by all
