@@ -752,9 +752,17 @@ static int play(Run *r)
         msg_err("%s", err);
         return EXIT_FAILED;
     }
-    if (rs->val.pending)
+    if (rs->val.pending) {
         printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
                (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.games);
+        /* The snapshot is written before the state that holds its point: missing only after a failed write. */
+        char snap[PATH_MAX + 64];
+        snprintf(snap, sizeof snap, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(rs->val.done + 1));
+        if (access(snap, F_OK) != 0 && write_snapshot(r, err, sizeof err) < 0) {
+            msg_err("validation: %s", err);
+            return EXIT_FAILED;
+        }
+    }
     rs->sessions++;
     if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
         msg_err("%s", err);
