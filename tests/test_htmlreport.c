@@ -787,7 +787,7 @@ Test(htmlreport, a_real_run_and_match_in_chromium, .timeout = 600)
     char *dom, *console;
     PngStats shot;
     render(page, "run", &dom, &console, &shot);
-    check_rendered("run", dom, console, &shot, 4 + HTML_RUN_EXTRA_CHARTS);
+    check_rendered("run", dom, console, &shot, 4 + HTML_RUN_EXTRA_CHARTS + 1 /* validation (validate.h) */);
     free(dom);
     free(console);
     render(mpage, "match", &dom, &console, &shot);

@@ -318,9 +318,15 @@ static void assert_complete(const char *dir, unsigned long long games, int sessi
     int ngames = count(text, "[Event ");
     cr_assert_eq(count(text, "[FEN \"rnbqkbnr/pppppppp/8/8/"), ngames, "every game from the book's openings");
     free(text);
-    cr_assert_geq((unsigned long long)ngames, games, "the PGN has %d games of %llu", ngames, games);
-    cr_assert_leq((unsigned long long)ngames, games + (unsigned long long)(sessions - 1) * 64,
-                  "the PGN has %d games of %llu", ngames, games);
+    /* every validation point was played (validate.h); their games are in the PGN too */
+    cr_assert_eq(rs.val.done, validate_points(&rs.val), "%llu of %llu validation points",
+                 (unsigned long long)rs.val.done, (unsigned long long)validate_points(&rs.val));
+    cr_assert_not(rs.val.pending);
+    unsigned long long vgames = (unsigned long long)(rs.val.done * rs.val.games);
+    cr_assert_geq((unsigned long long)ngames, games + vgames, "the PGN has %d games of %llu + %llu of validation",
+                  ngames, games, vgames);
+    cr_assert_leq((unsigned long long)ngames, games + vgames + (unsigned long long)(sessions - 1) * 64,
+                  "the PGN has %d games of %llu + %llu of validation", ngames, games, vgames);
     runstate_free(&rs);
 }
 

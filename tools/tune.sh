@@ -92,6 +92,9 @@ cat <<EOF
 == next steps ==
   status:  $TUNE status $OUT
   report:  $OUT/report.html   (open it in a browser; it was kept current during the run)
+  export:  $TUNE export $OUT -o params/tuned/$NAME.json
+           (-snapshot best|K for a validation point's values, -keep-noise=start to keep the
+            start value where a move is not distinguishable from noise: docs/morning-after.md)
 EOF
 if [ $rc -ne 0 ]; then
     echo "  resume:  $TUNE resume $OUT"

@@ -20,6 +20,8 @@
  *                       with a slope far from the optimum (for runs from a far start)
  *   --think MS          sleep MS before each bestmove (to keep a run busy)
  *   --no-gamma          do not advertise Gamma (a parameter the engine lacks)
+ *   --flat NAME         advertise and accept option NAME (Alpha, Beta or Gamma) but
+ *                       play as if it sat at its optimum: a parameter the games ignore
  *   --more-options      also advertise options as third-party engines have
  *                       them (they do not change how it plays):
  *                         option name Skill Level type spin default 5 min 0 max 20
@@ -49,6 +51,7 @@ static int target[NOPT] = { 70, 30, 10 };
 static long think_ms;
 static double width = 20;
 static bool no_gamma, more_options;
+static bool flat[NOPT];
 static const char *option_log;
 static bool seed_each_game;
 static long crash_after = -1, gocount;
@@ -64,6 +67,8 @@ static double strength(void)
 {
     double d2 = 0;
     for (int i = 0; i < NOPT; i++) {
+        if (flat[i])
+            continue;
         double d = (opt_val[i] - target[i]) / width;
         d2 += d * d;
     }
@@ -181,6 +186,17 @@ int main(int argc, char **argv)
             think_ms = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-gamma"))
             no_gamma = true;
+        else if (!strcmp(argv[i], "--flat") && i + 1 < argc) {
+            i++;
+            int k = 0;
+            while (k < NOPT && strcmp(argv[i], opt_name[k]) != 0)
+                k++;
+            if (k == NOPT) {
+                fprintf(stderr, "fakespsa: --flat %s: not an option (Alpha, Beta, Gamma)\n", argv[i]);
+                return 2;
+            }
+            flat[k] = true;
+        }
         else if (!strcmp(argv[i], "--more-options"))
             more_options = true;
         else if (!strcmp(argv[i], "--option-log") && i + 1 < argc)

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
+#include "morning.h"
 #include "rundir.h"
+#include "validate.h"
 
 cJSON *export_values(const RunState *rs, const char *run_name)
 {
@@ -30,8 +33,112 @@ cJSON *export_values(const RunState *rs, const char *run_name)
     return NULL;
 }
 
+/* ---- -snapshot and -keep-noise ------------------------------------------------- */
+
+int export_snapshot_number(const char *dir, const RunState *rs, const char *which, uint64_t *k, char *err,
+                           size_t errlen)
+{
+    *k = 0;
+    if (!which || !strcmp(which, "last"))
+        return 0;
+    ValidationPoint *pts = NULL;
+    size_t n = 0;
+    if (validate_read(dir, &pts, &n, err, errlen) < 0)
+        return -1;
+    if (n > rs->val.done)
+        n = (size_t)rs->val.done; /* a row not counted by the state yet */
+    int rc = 0;
+    if (!strcmp(which, "best")) {
+        if (n == 0) {
+            rc = errmsg(err, errlen, "-snapshot best: the run in %s has no validation point yet (%s)", dir,
+                        validate_points(&rs->val) ? "the first comes at a fraction of the budget" : "validation is off");
+        } else {
+            size_t b = 0;
+            for (size_t i = 1; i < n; i++)
+                if (pts[i].elo > pts[b].elo)
+                    b = i;
+            *k = pts[b].point;
+            fprintf(stderr,
+                    "snapshot %llu scored best of the %zu validation points: %+.1f +/- %.1f Elo at %llu games.  The best "
+                    "of several noisy estimates is optimistic (selection bias): re-measure it on fresh openings with "
+                    "`ratchet-tune verify %s -snapshot %llu`\n",
+                    (unsigned long long)*k, n, pts[b].elo, pts[b].elo_err, (unsigned long long)pts[b].games, dir,
+                    (unsigned long long)*k);
+        }
+    } else {
+        char *end;
+        unsigned long long v = strtoull(which, &end, 10);
+        if (!which[0] || *end || which[0] == '-' || v == 0 || v > n)
+            rc = errmsg(err, errlen, "-snapshot %s: expected last, best or a point number; the run in %s has %zu "
+                        "validation point%s%s", which, dir, n, n == 1 ? "" : "s", n > 1 ? " (1 to that)" : "");
+        else
+            *k = v;
+    }
+    free(pts);
+    return rc;
+}
+
+/* The values of snapshot k (0 = the run's current values), with the tuned
+ * parameters whose move is not distinguishable from noise (moves.h, judged
+ * on the rows of history.csv up to the snapshot) at their start when
+ * keep_noise.  The names kept go to stderr. */
+static cJSON *export_pick(const char *dir, const RunState *rs, const char *name, uint64_t k, bool keep_noise,
+                          char *err, size_t errlen)
+{
+    cJSON *j = NULL;
+    uint64_t games = rs->games;
+    if (k == 0) {
+        j = export_values(rs, name);
+        if (!j) {
+            errmsg(err, errlen, "out of memory");
+            return NULL;
+        }
+    } else {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s/%llu.json", dir, SNAPSHOT_DIR, (unsigned long long)k);
+        if (!(j = rd_read_json(path, err, errlen)))
+            return NULL;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "games");
+        if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params")) || !cJSON_IsNumber(g)) {
+            errmsg(err, errlen, "%s: not a snapshot (a value file with \"params\" and \"games\")", path);
+            cJSON_Delete(j);
+            return NULL;
+        }
+        games = (uint64_t)g->valuedouble;
+    }
+    if (!keep_noise)
+        return j;
+    uint64_t per = 2 * (uint64_t)rs->spsa.cfg.pairs_per;
+    MoveVerdict *vs = calloc(rs->spsa.nparams + 1, sizeof *vs);
+    if (!vs || morning_verdicts(dir, rs, games / per, vs, err, errlen) < 0) {
+        if (!vs)
+            errmsg(err, errlen, "out of memory");
+        free(vs);
+        cJSON_Delete(j);
+        return NULL;
+    }
+    cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+    size_t kept = 0;
+    for (size_t i = 0; i < rs->spsa.nparams; i++) {
+        const SpsaParam *q = &rs->spsa.params[i];
+        const MoveVerdict *v = &vs[i];
+        if (v->real || !cJSON_GetObjectItemCaseSensitive(params, q->name))
+            continue;
+        cJSON_ReplaceItemInObjectCaseSensitive(params, q->name, cJSON_CreateNumber(q->start));
+        fprintf(stderr, "%s%s %g (moved to %g, z %.2f)", kept++ ? ", " : "-keep-noise=start: at the start value, its "
+                "move not distinguishable from noise: ", q->name, q->start, v->final, v->z);
+    }
+    if (kept)
+        fputc('\n', stderr);
+    else
+        fprintf(stderr, "-keep-noise=start: every move is distinguishable from noise; nothing kept at its start\n");
+    free(vs);
+    cJSON_AddBoolToObject(j, "keep_noise_start", true);
+    return j;
+}
+
 static const char EXPORT_USAGE[] =
-    "usage: ratchet-tune export DIR [-o FILE]\n"
+    "usage: ratchet-tune export DIR [-o FILE] [-snapshot last|best|K] [-keep-noise=start]\n"
     "\n"
     "Writes the value file of the run in DIR: {\"params\": {NAME: value, ...}, \"source\",\n"
     "\"run\", \"games\", \"date\", \"engine\", \"tc\"}, with every parameter of the run's spec:\n"
@@ -41,11 +148,43 @@ static const char EXPORT_USAGE[] =
     "state).  Without -o, the file goes to stdout; with -o,\n"
     "FILE (and its directory) is created, or replaced atomically.  Then:\n"
     "    make PARAMS=FILE             bin/ratchet with the values baked in\n"
-    "    bin/ratchet --params FILE    the runtime engine with the values\n";
+    "    bin/ratchet --params FILE    the runtime engine with the values\n"
+    "\n"
+    "  -snapshot last      the current values (default; the last validation point's snapshot\n"
+    "                      when the run is complete)\n"
+    "  -snapshot K         snapshot K, the values validation point K played (DIR/snapshots/K.json)\n"
+    "  -snapshot best      the snapshot of the point that scored best in DIR/validation.csv; the\n"
+    "                      best of several noisy estimates is optimistic: verify it on fresh openings\n"
+    "  -keep-noise=start   the start value for every tuned parameter whose move from the start is\n"
+    "                      not distinguishable from noise (`status` shows which, moves.h)\n";
 
 int export_main(int argc, char **argv)
 {
-    const char *dir, *outfile;
+    const char *dir, *outfile, *snapshot = NULL;
+    bool keep_noise = false;
+    /* The options of our own first; cli_dir_output takes the rest. */
+    for (int i = 1; i < argc; i++) {
+        int used = 0;
+        if (!strcmp(argv[i], "-snapshot") && i + 1 < argc) {
+            snapshot = argv[i + 1];
+            used = 2;
+        } else if (!strncmp(argv[i], "-snapshot=", 10)) {
+            snapshot = argv[i] + 10;
+            used = 1;
+        } else if (!strncmp(argv[i], "-keep-noise", 11)) {
+            if (strcmp(argv[i], "-keep-noise=start") != 0) {
+                fprintf(stderr, "ratchet-tune: export: %s: the one choice is -keep-noise=start\n", argv[i]);
+                return 2;
+            }
+            keep_noise = true;
+            used = 1;
+        }
+        if (used) {
+            memmove(&argv[i], &argv[i + used], (size_t)(argc - i - used + 1) * sizeof *argv);
+            argc -= used;
+            i--;
+        }
+    }
     int rc0 = cli_dir_output(argc, argv, EXPORT_USAGE, &dir, &outfile);
     if (rc0 >= 0)
         return rc0;
@@ -61,10 +200,13 @@ int export_main(int argc, char **argv)
     while (l > 1 && abs[l - 1] == '/')
         abs[--l] = '\0';
     const char *name = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
-    cJSON *j = export_values(&rs, name);
+    uint64_t k;
+    cJSON *j = NULL;
+    if (export_snapshot_number(dir, &rs, snapshot, &k, err, sizeof err) == 0)
+        j = export_pick(dir, &rs, name, k, keep_noise, err, sizeof err);
     runstate_free(&rs);
     if (!j) {
-        fprintf(stderr, "ratchet-tune: export: out of memory\n");
+        fprintf(stderr, "ratchet-tune: export: %s\n", err);
         return 1;
     }
     int rc = 0;

@@ -15,6 +15,11 @@
 
 /* The value file as JSON (NULL on OOM); run_name is the "run" member. */
 cJSON *export_values(const RunState *rs, const char *run_name);
+/* -snapshot WHICH (last or NULL: 0, the current values; best: the point of
+ * highest Elo, with the selection-bias warning on stderr; K) -> the point
+ * number *k.  0, or -1 with a message naming the choices. */
+int export_snapshot_number(const char *dir, const RunState *rs, const char *which, uint64_t *k, char *err,
+                           size_t errlen);
 /* Exit code 0, 1 on failure, 2 on a usage error. */
 int export_main(int argc, char **argv);
 

@@ -26,6 +26,7 @@
 #include "rundir.h"
 #include "runsetup.h"
 #include "stats.h"
+#include "validate.h"
 
 #define VERIFY_SUBDIR "verify"
 
@@ -44,13 +45,19 @@ static const char VERIFY_USAGE[] =
     "     any other engine plays with the values sent as UCI options;\n"
     "  3. plays game pairs, tuned against base, until the SPRT decides (normalized pentanomial\n"
     "     model, as `match -sprt`), with the run's time control, book, adjudication and\n"
-    "     concurrency unless the match options below say otherwise;\n"
+    "     concurrency unless the match options below say otherwise; out of sample: only the\n"
+    "     openings the run held out of its tuning (a run of an older build held none out: then\n"
+    "     the whole book, and verify says so); -openings file=F plays F instead.  The output\n"
+    "     and verify.json (\"openings\": set, file, count) say which openings were used;\n"
     "  4. writes the verdict, Elo, nElo, LOS and the pentanomial counts to DIR/verify.json\n"
     "     (after every pair, atomically); `ratchet-tune status DIR` shows them.\n"
     "\n"
     "  -sprt elo0=X elo1=Y alpha=A beta=B   the test (default elo0=0 elo1=5 alpha=0.05 beta=0.05);\n"
     "                      -sprt off plays exactly -rounds pairs and reports the Elo\n"
     "  -rounds N           at most N pairs (default: until the SPRT decides)\n"
+    "  -snapshot best|K    play snapshot K of the run's validation points (DIR/snapshots/K.json;\n"
+    "                      best: the one that scored best, an optimistic estimate this re-measures)\n"
+    "                      instead of its current values\n"
     "  -base FILE.json     play against these values instead of the start values (a value file\n"
     "                      as `export` writes; parameters it leaves out keep their start value)\n"
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
@@ -102,6 +109,8 @@ typedef struct {
     MatchConfig mc;
     bool mc_init;
     char tc[96];
+    char snapshot[24];             /* -snapshot: "" or last = the run's values; best or K: snapshots/K.json */
+    char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
     /* progress */
     MatchTally tally;
     uint64_t next_round;
@@ -229,6 +238,12 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
                 rc = errmsg(err, errlen, "-base needs a value file (FILE.json)");
             else
                 snprintf(v->base_file, sizeof v->base_file, "%s", v->args[i + 1]);
+            i += 2;
+        } else if (!strcmp(a, "-snapshot")) {
+            if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
+                rc = errmsg(err, errlen, "-snapshot needs last, best or a point number");
+            else
+                snprintf(v->snapshot, sizeof v->snapshot, "%s", v->args[i + 1]);
             i += 2;
         } else if (!strcmp(a, "-engine")) {
             rc = errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
@@ -414,6 +429,16 @@ static cJSON *verify_to_json(const Verify *v, const char *status, const char *ve
     NUM("rounds", v->rounds);
     STR("tc", v->tc);
     STR("book", v->mc.book_path);
+    if (v->openings[0]) {
+        cJSON *op = cJSON_CreateObject();
+        ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
+             cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
+             cJSON_AddNumberToObject(op, "count", (double)book_picks(v->mc.book)) &&
+             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book));
+        if (!ok)
+            cJSON_Delete(op);
+        ADD("openings", op);
+    }
     NUM("seed", v->seed);
     cJSON *eng = cJSON_CreateObject();
     ok = ok && eng && cJSON_AddStringToObject(eng, "mode", v->baked ? "baked" : "options") &&
@@ -737,6 +762,76 @@ static int build_match(Verify *v, const RunConf *settings, bool limit_over, char
     return 0;
 }
 
+/* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
+ * instead of the run's current values. */
+static int verify_use_snapshot(Verify *v, char *err, size_t errlen)
+{
+    uint64_t k;
+    if (!v->snapshot[0] || export_snapshot_number(v->dir, &v->rs, v->snapshot, &k, err, errlen) < 0)
+        return v->snapshot[0] ? -1 : 0;
+    if (k == 0)
+        return 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s/%llu.json", v->dir, SNAPSHOT_DIR, (unsigned long long)k);
+    cJSON *j = rd_read_json(path, err, errlen);
+    if (!j)
+        return -1;
+    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params"))) {
+        cJSON_Delete(j);
+        return errmsg(err, errlen, "%s: not a value file (no \"params\")", path);
+    }
+    cJSON_Delete(v->tuned);
+    v->tuned = j;
+    printf("verify: the tuned side plays snapshot %llu (%s)\n", (unsigned long long)k, path);
+    return 0;
+}
+
+/* Out of sample by default: without an -openings of its own, verify plays
+ * the positions the run held out of its tuning (validate.h): the last
+ * `holdout` of the run's book order, in that order.  A run of an older build
+ * held none out: verify then plays the whole book and says that the tuning
+ * drew from it. */
+static int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen)
+{
+    if (conf_get(over, "openings", "file")) {
+        snprintf(v->openings, sizeof v->openings, "given");
+        printf("verify: openings: %zu from %s (given with -openings)\n", book_size(v->mc.book), v->mc.book_path);
+        return 0;
+    }
+    uint64_t h = v->rs.val.holdout;
+    MatchConfig *run = NULL;
+    int rc = 0;
+    if (h > 0 && setup_match(&v->rs, &run, err, errlen) < 0) {
+        setup_free_match(run);
+        return -1;
+    }
+    size_t n = book_size(v->mc.book);
+    if (h == 0 || !run->book || book_size(run->book) != n || h >= n || strcmp(run->book_path, v->mc.book_path) != 0) {
+        snprintf(v->openings, sizeof v->openings, "whole book (in sample)");
+        printf("verify: openings: the whole book %s (%zu); the run %s, so the tuning drew from these openings: "
+               "give -openings file=F for openings the run did not play\n", v->mc.book_path, n,
+               h == 0 ? "held none out (a run started by an older build, or a book of one position)"
+                      : "held out openings of a book that has changed since");
+    } else {
+        /* The validation points played the first of them (validate.h): fresh ones when there are. */
+        const Validation *val = &v->rs.val;
+        uint64_t used = (val->done + (val->pending ? 1 : 0)) * (val->games / 2);
+        uint64_t skip = used < h ? used : 0;
+        book_set_order(v->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
+        if (book_keep(v->mc.book, n - h + skip, (size_t)(h - skip)) < 0) {
+            rc = errmsg(err, errlen, "out of memory");
+        } else {
+            snprintf(v->openings, sizeof v->openings, "held-out");
+            printf("verify: openings: %llu of the %llu of %s's %zu that the run held out of its tuning (never played "
+                   "by it)%s\n", (unsigned long long)(h - skip), (unsigned long long)h, v->mc.book_path, n,
+                   used == 0 ? "" : skip ? ", past those its validation points played"
+                                         : "; its validation points played them all");
+        }
+    }
+    setup_free_match(run);
+    return rc;
+}
+
 static void progress(Verify *v, bool force)
 {
     int64_t now = ep_now_ms();
@@ -963,7 +1058,7 @@ static int play(Verify *v)
                v->rounds ? ", at most" : "");
     if (v->rounds)
         printf("%s%llu pairs", v->sprt.on ? " " : "", (unsigned long long)v->rounds);
-    printf(", concurrency %d, %zu openings from %s\n", v->mc.concurrency, book_size(v->mc.book), v->mc.book_path);
+    printf(", concurrency %d, %zu openings from %s\n", v->mc.concurrency, book_picks(v->mc.book), v->mc.book_path);
     if (v->tally.games || v->npending)
         printf("continuing: %llu games played, %zu pair%s to replay\n", (unsigned long long)v->tally.games,
                v->npending, v->npending == 1 ? "" : "s");
@@ -1094,7 +1189,8 @@ int verify_main(int argc, char **argv)
     }
     if (parse_args(&v, &over, err, sizeof err) < 0)
         goto fail;
-    if (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0)
+    if (verify_use_snapshot(&v, err, sizeof err) < 0 ||
+        (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0))
         goto fail;
     if (old) {
         if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
@@ -1191,7 +1287,8 @@ int verify_main(int argc, char **argv)
     /* The engine at the run's path must be the one the run tuned (engcheck.h). */
     EngineSpec run_engine = v.mc.eng[0];
     snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
-    if (engcheck_verify(&v.rs.engine_id, &run_engine, force, err, sizeof err) < 0)
+    if (engcheck_verify(&v.rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
+        verify_pick_openings(&v, &over, err, sizeof err) < 0)
         goto fail;
     rc = play(&v);
     goto out;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "morning.h"
 #include "rundir.h"
 #include "verify.h"
 
@@ -122,8 +123,10 @@ static const char STATUS_USAGE[] =
     "the smallest and largest theta of the run, the current perturbation c_k, the range, and\n"
     "a flag for parameters that never moved, sit at a bound of their range, or are still\n"
     "drifting (the mean of the last 10% of the batches differs from the mean of the 10%\n"
-    "before them by at least half of c_end).  After `ratchet-tune verify DIR`: its verdict,\n"
-    "Elo and pentanomial counts (DIR/verify.json).\n";
+    "before them by at least half of c_end).  Then which moves are real (per parameter an\n"
+    "interval for its final value, z and real or noise: see docs/morning-after.md), the\n"
+    "latest and the best validation point (DIR/validation.csv).  After `ratchet-tune verify\n"
+    "DIR`: its verdict, Elo and pentanomial counts (DIR/verify.json).\n";
 
 int status_main(int argc, char **argv)
 {
@@ -159,6 +162,8 @@ int status_main(int argc, char **argv)
         printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
                rs.spsa.ninflight == 1 ? "" : "es");
     report_table(stdout, &rs, &h);
+    morning_moves(stdout, dir, &rs);
+    morning_validation(stdout, dir, &rs);
     verify_print_status(stdout, dir, &rs);
     hist_data_free(&h);
     runstate_free(&rs);

@@ -20,6 +20,7 @@
 #include "duration.h"
 #include "runhist.h"
 #include "match.h"
+#include "morning.h"
 #include "report.h"
 #include "reporter.h"
 #include "runconf.h"
@@ -28,6 +29,8 @@
 #include "runstate.h"
 #include "saver.h"
 #include "spsa.h"
+#include "uciopt.h"
+#include "validate.h"
 
 enum {
     EXIT_DONE = 0,
@@ -48,6 +51,7 @@ static const char RUN_USAGE[] =
     "                        [-openings file=F [format=epd|pgn] [order=random|sequential]]\n"
     "                        -spsa games=N [form=rms|adam|classic] [pairs-per=P] [A-ratio=0.1]\n"
     "                              [alpha=0.602] [gamma=0.101] [eta=X] [probe=X] [narrow=0|1] [adapt=0|1] [average=F]\n"
+    "                        [-validate every=F games=N holdout=F | -validate off]\n"
     "                        -out DIR [-concurrency N] [-srand N] [-pgnout file=F]\n"
     "       ratchet-tune run -config file=run.json [options, which override the file key by key]\n"
     "\n"
@@ -82,6 +86,15 @@ static const char RUN_USAGE[] =
     "                      c_end is its starting hint (default 0; spsa.h, \"The scale\")\n"
     "      average=F       also keep the mean of theta over the last fraction F of the run\n"
     "                      (reported and exported instead of theta; default 0 = off)\n"
+    "  -validate           validation points (a new run has them unless -validate off):\n"
+    "      every=F         at each fraction F of the budget (default 0.2), play the values export\n"
+    "                      would write then against the start values, on held-out openings;\n"
+    "                      DIR/validation.csv gets the point (games, Elo, error bar, pentanomial\n"
+    "                      counts), DIR/snapshots/K.json the values (`export -snapshot K`)\n"
+    "      games=N         games a point (even; default: about 10% of the budget over all points;\n"
+    "                      0 or `-validate off`: no points)\n"
+    "      holdout=F       the share of the book kept out of the tuning for validation and\n"
+    "                      `verify` (default 0.2; the last F of the run's opening order)\n"
     "  -out DIR            the run directory: must not exist or be empty\n"
     "  -srand N            seeds the SPSA flips and roundings and the opening order (default:\n"
     "                      from the clock; kept in the state, so a resume continues the same)\n"
@@ -100,7 +113,8 @@ static const char RUN_USAGE[] =
     "The run directory: state.json (configuration, theta, iteration, RNG, batches in flight,\n"
     "counters; replaced atomically after every completed batch), history.csv (one row per\n"
     "completed batch: row, k, games, wins, losses, draws, elapsed_s, theta of every parameter,\n"
-    "then c_k.NAME and R_k.NAME; names with spaces quoted as CSV requires), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
+    "then c_k.NAME and R_k.NAME; names with spaces quoted as CSV requires), validation.csv and\n"
+    "snapshots/ (see -validate), a lock file. Ctrl-C or SIGTERM: no new games, the games in\n"
     "flight are abandoned, the state is saved and the resume command printed (a second Ctrl-C\n"
     "quits at once; the state on disk is still whole). With pairs-per > 1, the pairs of a batch\n"
     "that already finished are kept in the state (run.partial, with their fault counts) and\n"
@@ -301,6 +315,149 @@ static void keep_partials(Run *r)
     rs->npartial = n;
 }
 
+/* ---- validation points (validate.h) ------------------------------------------------ */
+
+static uint64_t budget_games(const SpsaState *st)
+{
+    return st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+}
+
+/* The value file of snapshot K: the export format, the tuned parameters at
+ * the snapshot's values. */
+static int write_snapshot(Run *r, char *err, size_t errlen)
+{
+    const RunState *rs = &r->rs;
+    const Validation *v = &rs->val;
+    char date[32], path[PATH_MAX + 64];
+    rd_now_iso(date, sizeof date);
+    const char *name = strrchr(r->dir, '/') ? strrchr(r->dir, '/') + 1 : r->dir;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *params = o ? cJSON_AddObjectToObject(o, "params") : NULL;
+    bool ok = params != NULL;
+    for (size_t i = 0; ok && i < rs->norder; i++) {
+        double x;
+        size_t t = 0;
+        while (t < rs->spsa.nparams && strcmp(rs->spsa.params[t].name, rs->order[i]) != 0)
+            t++;
+        if (t < rs->spsa.nparams && t < v->nvalues)
+            ok = cJSON_AddNumberToObject(params, rs->order[i], v->values[t]) != NULL;
+        else if (runstate_value(rs, rs->order[i], &x, NULL) == 0)
+            ok = cJSON_AddNumberToObject(params, rs->order[i], x) != NULL;
+    }
+    ok = ok && cJSON_AddStringToObject(o, "source", "ratchet-tune") && cJSON_AddStringToObject(o, "run", name) &&
+         cJSON_AddNumberToObject(o, "games", (double)v->at_games) && cJSON_AddStringToObject(o, "date", date) &&
+         cJSON_AddStringToObject(o, "engine", rs->engine) && cJSON_AddStringToObject(o, "tc", rs->tc) &&
+         cJSON_AddNumberToObject(o, "snapshot", (double)(v->done + 1));
+    int rc = -1;
+    if (!ok) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        snprintf(path, sizeof path, "%s/%s", r->dir, SNAPSHOT_DIR);
+        if (rd_mkdir_p(path, err, errlen) == 0) {
+            snprintf(path, sizeof path, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(v->done + 1));
+            rc = rd_write_json(path, o, err, errlen);
+        }
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* Take the next point if it is due: the values export would write now. */
+static void validation_check(Run *r)
+{
+    RunState *rs = &r->rs;
+    if (!validate_due(&rs->val, rs->games, budget_games(&rs->spsa)))
+        return;
+    size_t n = rs->spsa.nparams;
+    double *vals = malloc((n + 1) * sizeof *vals);
+    for (size_t i = 0; vals && i < n; i++)
+        vals[i] = spsa_value(&rs->spsa, i);
+    int rc = vals ? validate_take(&rs->val, vals, n, rs->games) : -1;
+    free(vals);
+    char err[1024];
+    if (rc < 0) {
+        msg_err("out of memory");
+        stop_failed(r);
+        return;
+    }
+    if (write_snapshot(r, err, sizeof err) < 0) {
+        msg_err("validation: %s; stopping the run (the last saved state is whole)", err);
+        stop_failed(r);
+    }
+}
+
+static bool validation_next(Run *r, PairJob *job)
+{
+    Validation *v = &r->rs.val;
+    if (!v->pending || 2 * (v->pairs + v->inflight) >= v->games)
+        return false;
+    uint64_t j = (v->done * (v->games / 2)) + v->next++;
+    v->inflight++;
+    job->id = VALIDATION_ID | j;
+    job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), j));
+    job->games = 2;
+    const SpsaState *st = &r->rs.spsa;
+    int n = (int)st->nparams;
+    job->nopts[0] = job->nopts[1] = n;
+    for (int i = 0; i < n; i++) {
+        const SpsaParam *p = &st->params[i];
+        bool spin = p->is_float && r->rs.to_spin && r->rs.to_spin[i];
+        double x[2] = { v->values[i], p->start };
+        for (int e = 0; e < 2; e++) {
+            snprintf(job->opts[e][i].name, sizeof job->opts[e][i].name, "%s", p->name);
+            uciopt_format(spin ? floor(x[e] + 0.5) : x[e], p->is_float && !spin, job->opts[e][i].value,
+                          sizeof job->opts[e][i].value);
+        }
+    }
+    return true;
+}
+
+static void validation_pair_done(Run *r, const PairResult *res)
+{
+    RunState *rs = &r->rs;
+    Validation *v = &rs->val;
+    if (!v->pending || v->inflight == 0)
+        return;
+    v->inflight--;
+    for (int g = 0; g < res->games && g < 2; g++) {
+        if (res->score2[g] == 2)
+            v->wins++;
+        else if (res->score2[g] == 0)
+            v->losses++;
+        else
+            v->draws++;
+    }
+    if (res->ptnml_index >= 0 && res->ptnml_index < 5)
+        v->ptnml[res->ptnml_index]++;
+    v->pairs++;
+    char err[1024];
+    if (2 * v->pairs >= v->games) {
+        ValidationPoint p;
+        if (validate_record(v, r->dir, &p, err, sizeof err) < 0) {
+            msg_err("validation: %s; stopping the run (the last saved state is whole)", err);
+            stop_failed(r);
+            return;
+        }
+        if (r->tty && r->progress_shown)
+            printf("\r\033[K");
+        printf("validation %llu at %llu games: %+.1f +/- %.1f Elo over %llu games, snapshot %s/%s/%llu.json\n",
+               (unsigned long long)p.point, (unsigned long long)p.games, p.elo, p.elo_err,
+               (unsigned long long)(2 * p.pairs), r->dir, SNAPSHOT_DIR, (unsigned long long)p.point);
+        fflush(stdout);
+        validation_check(r); /* a budget shortened on resume can make the next one due at once */
+    }
+    char *state = runstate_text(rs);
+    char *row = strdup("");
+    if (!state || !row) {
+        free(state);
+        free(row);
+        msg_err("out of memory saving the state; stopping the run (the last saved state is whole)");
+        stop_failed(r);
+        return;
+    }
+    saver_push(r->saver, row, 0, state);
+}
+
 static bool next_pair(void *ctx, PairJob *job)
 {
     Run *r = ctx;
@@ -313,6 +470,8 @@ static bool next_pair(void *ctx, PairJob *job)
         return false;
     if (!r->tplay)
         r->tplay = ep_now_ms();
+    if (validation_next(r, job))
+        return true;
     SpsaState *st = &r->rs.spsa;
     int P = st->cfg.pairs_per;
     Active *a = NULL;
@@ -356,7 +515,7 @@ static bool next_pair(void *ctx, PairJob *job)
     a->handed++;
     job->id = a->b.k - 1; /* the PGN Round is id + 1 = k */
     r->rs.pairs_issued++;
-    job->opening = book_pick(r->mc->book, pair_index);
+    job->opening = book_pick(r->mc->book, validate_tuning_pick(&r->rs.val, book_size(r->mc->book), pair_index));
     job->games = 2;
     int n = (int)a->b.nparams;
     job->nopts[0] = job->nopts[1] = n;
@@ -394,6 +553,7 @@ static void complete_batch(Run *r, Active *a)
             rs->per_engine[c][e] += a->per_engine[c][e];
     rs->elapsed = now_elapsed(r);
     keep_partials(r); /* this batch has all its pairs: it is not kept as partial */
+    validation_check(r);
     HistRow row = { .row = st->completed, .k = a->b.k, .games = rs->games, .wins = a->w, .losses = a->l,
                     .draws = a->d, .elapsed = rs->elapsed };
     /* The row and the state that counts it, written in that order by the saver. */
@@ -420,6 +580,10 @@ static void complete_batch(Run *r, Active *a)
 static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
 {
     Run *r = ctx;
+    if (job->id & VALIDATION_ID) {
+        validation_pair_done(r, res);
+        return;
+    }
     Active *a = find_active(r, job->id + 1);
     if (!a)
         return;
@@ -451,6 +615,11 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
 static void pair_abandoned(void *ctx, const PairJob *job)
 {
     Run *r = ctx;
+    if (job->id & VALIDATION_ID) {
+        if (r->rs.val.inflight > 0)
+            r->rs.val.inflight--;
+        return;
+    }
     Active *a = find_active(r, job->id + 1);
     if (a && a->handed > a->done)
         a->handed--;
@@ -557,6 +726,7 @@ static void print_final(Run *r)
     }
     report_table(stdout, &r->rs, &h);
     hist_data_free(&h);
+    morning_moves(stdout, r->dir, &r->rs);
 }
 
 /* The line after a stop: what a resume will start from.  After a failed
@@ -606,9 +776,21 @@ static int play(Run *r)
     if (r->nreissue > 0)
         printf("replaying %zu batch%s that %s in flight when the run stopped\n", r->nreissue,
                r->nreissue == 1 ? "" : "es", r->nreissue == 1 ? "was" : "were");
-    if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0) {
+    if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
+        validate_trim(&rs->val, r->dir, err, sizeof err) < 0) {
         msg_err("%s", err);
         return EXIT_FAILED;
+    }
+    if (rs->val.pending) {
+        printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
+               (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.games);
+        /* The snapshot is written before the state that holds its point: missing only after a failed write. */
+        char snap[PATH_MAX + 64];
+        snprintf(snap, sizeof snap, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(rs->val.done + 1));
+        if (access(snap, F_OK) != 0 && write_snapshot(r, err, sizeof err) < 0) {
+            msg_err("validation: %s", err);
+            return EXIT_FAILED;
+        }
     }
     rs->sessions++;
     if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
@@ -619,6 +801,18 @@ static int play(Run *r)
            rs->spsa.nparams, rs->spsa.nparams == 1 ? "" : "s", rs->engine, r->mc->eng[0].cmd, rs->tc,
            (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
            (unsigned long long)rs->spsa.cfg.iterations, r->mc->concurrency, r->dir);
+    size_t nbook = book_size(r->mc->book);
+    if (rs->val.holdout && rs->val.holdout < nbook)
+        printf("openings: %zu of the book's %zu for tuning, the other %llu held out for validation and verify\n",
+               nbook - (size_t)rs->val.holdout, nbook, (unsigned long long)rs->val.holdout);
+    else
+        printf("openings: the whole book (%zu) for tuning, none held out%s\n", nbook,
+               rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
+    if (validate_points(&rs->val))
+        printf("validation: every %g of the budget (%llu points), %llu games each, the values export would write "
+               "against the start values; %llu done\n", rs->val.every,
+               (unsigned long long)validate_points(&rs->val), (unsigned long long)rs->val.games,
+               (unsigned long long)rs->val.done);
     fflush(stdout);
 
     g_stop = 0;
@@ -640,6 +834,10 @@ static int play(Run *r)
     Reporter *rep = reporter_start(r->dir); /* DIR/report.html, from the files the saver writes */
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
     int mrc = match_transport(r->mc, &hooks);
+    /* The runner ends when no pair is left to hand out, so a point taken by
+     * the last batches (the final values) is played in a session of its own. */
+    while (mrc == 0 && !g_stop && !r->failed && spsa_done(&rs->spsa) && rs->val.pending)
+        mrc = match_transport(r->mc, &hooks);
     if (saver_finish(r->saver, err, sizeof err) < 0) {
         msg_err("%s; the last saved state is whole", err);
         r->failed = true;
@@ -659,7 +857,7 @@ static int play(Run *r)
                 setup_prog(), r->dir);
         return EXIT_FAILED;
     }
-    if (spsa_done(&rs->spsa) && !r->failed) {
+    if (spsa_done(&rs->spsa) && !rs->val.pending && !r->failed) {
         progress(r, true);
         if (r->tty && r->progress_shown)
             putchar('\n');
@@ -795,7 +993,7 @@ int resume_main(int argc, char **argv)
         engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, err, sizeof err) < 0)
         goto fail;
     conf_free(&over);
-    if (spsa_done(&rs->spsa)) {
+    if (spsa_done(&rs->spsa) && !rs->val.pending) {
         printf("the run in %s is complete (%llu games); to play more: %s resume %s -spsa games=N\n\n", r.dir,
                (unsigned long long)rs->games, setup_prog(), argv[1]);
         print_final(&r);

@@ -32,6 +32,7 @@ static const struct {
     { "params", KV, false, (const char *const[]){ "file", "only", NULL } },
     { "spsa", KV, false,
       (const char *const[]){ "games", "pairs-per", "A-ratio", "alpha", "gamma", "average", "form", "eta", "probe", "narrow", "adapt", NULL } },
+    { "validate", KV, false, (const char *const[]){ "every", "games", "holdout", NULL } },
     { "out", SCALAR, false, NULL },
     { "config", KV_FILE, false, (const char *const[]){ "file", NULL } },
 };
@@ -221,7 +222,10 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             const char *eq = strchr(w, '=');
             char key[128];
             const char *val;
-            if (!eq && n == 0 && SECTIONS[s].kind == KV_FILE) {
+            if (!eq && n == 0 && !strcmp(SECTIONS[s].name, "validate") && !strcmp(w, "off")) {
+                snprintf(key, sizeof key, "games"); /* -validate off: no validation points */
+                val = "0";
+            } else if (!eq && n == 0 && SECTIONS[s].kind == KV_FILE) {
                 snprintf(key, sizeof key, "file");
                 val = w;
             } else if (!eq || eq == w || (size_t)(eq - w) >= sizeof key) {

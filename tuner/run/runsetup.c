@@ -20,7 +20,7 @@
 /* The sections `run` takes. */
 static const char *const RUN_SECTIONS[] = { "engine", "each",   "openings", "draw",  "resign", "pgnout",
                                             "log",    "maxmoves", "concurrency", "srand", "params", "spsa",
-                                            "out",    "config", "event",    "site",  NULL };
+                                            "validate", "out",    "config", "event",    "site",  NULL };
 
 /* Sections handed to the match runner's parser, after the engine. */
 static const char *const MATCH_SECTIONS[] = { "each",   "openings", "draw",  "resign", "maxmoves", "concurrency",
@@ -540,7 +540,8 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     free(tuned);
     if (rc < 0 || check_option_conflicts(rs, err, errlen) < 0 || setup_match(rs, mcp, err, errlen) < 0 ||
         setup_check_engine(rs, *mcp, err, errlen) < 0 ||
-        engcheck_measure(&(*mcp)->eng[0], &rs->engine_id, err, errlen) < 0)
+        engcheck_measure(&(*mcp)->eng[0], &rs->engine_id, err, errlen) < 0 ||
+        validate_setup(&rs->val, &rs->conf, &rs->spsa, book_size((*mcp)->book), err, errlen) < 0)
         return -1;
     tc_format(&(*mcp)->eng[0].tc, rs->tc, sizeof rs->tc);
     rd_now_iso(rs->created, sizeof rs->created);

@@ -30,6 +30,7 @@ void runstate_free(RunState *rs)
     free(rs->order);
     free(rs->to_spin);
     free(rs->partial);
+    validate_free(&rs->val);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -123,6 +124,8 @@ cJSON *runstate_to_json(const RunState *rs)
         if (!ok)
             cJSON_Delete(o);
     }
+    cJSON *val = ok ? validate_to_json(&rs->val, &rs->spsa) : NULL;
+    ok = ok && (!val || cJSON_AddItemToObject(run, "validation", val));
     if (ok && rs->engine_id.have) {
         cJSON *ec = engcheck_to_json(&rs->engine_id);
         ok = ec && cJSON_AddItemToObject(run, "engine_check", ec);
@@ -299,7 +302,9 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     if (check_batches(&rs->spsa, origin, err, errlen) < 0 ||
         engcheck_from_json(&rs->engine_id, cJSON_GetObjectItemCaseSensitive(run, "engine_check"), origin, err,
                            errlen) < 0 ||
-        partial_from_json(rs, cJSON_GetObjectItemCaseSensitive(run, "partial"), origin, err, errlen) < 0)
+        partial_from_json(rs, cJSON_GetObjectItemCaseSensitive(run, "partial"), origin, err, errlen) < 0 ||
+        validate_from_json(&rs->val, cJSON_GetObjectItemCaseSensitive(run, "validation"), &rs->spsa, origin, err,
+                           errlen) < 0)
         goto fail;
     /* Absent in states of older builds: counted from now on. */
     const cJSON *pe = cJSON_GetObjectItemCaseSensitive(run, "per_engine");

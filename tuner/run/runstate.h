@@ -20,6 +20,8 @@
  *                   "time_losses", "crashes", "illegal",
  *                   "per_engine": { "time_losses": [+, -], "crashes": [+, -],
  *                                   "illegal": [+, -], "restarts": [+, -] } }]
+ * and "validation": held-out openings and validation points (validate.h;
+ * absent in states of older builds)
  * (PartialBatch; absent = none; an entry without "per_engine", written by an
  * older build, adds nothing to the per-engine counts; such an entry is
  * written back without them while its batch is unfinished).  A state without
@@ -37,6 +39,7 @@
 #include "engcheck.h"
 #include "runconf.h"
 #include "spsa.h"
+#include "validate.h"
 
 #define STATE_FILE "state.json"
 
@@ -86,6 +89,7 @@ typedef struct {
     EngineId engine_id;     /* run.engine_check: the engine the run was started with */
     PartialBatch *partial;  /* run.partial: finished pairs of batches in flight */
     size_t npartial;
+    Validation val;         /* run.validation: held-out openings, validation points (validate.h) */
 } RunState;
 
 void runstate_init(RunState *rs);

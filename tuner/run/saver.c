@@ -98,7 +98,7 @@ void saver_push(Saver *s, char *row, size_t len, char *state)
             s->rows_cap = cap;
         }
     }
-    if (s->rows_len + len <= s->rows_cap) {
+    if (len > 0 && s->rows_len + len <= s->rows_cap) { /* len 0: a state with no row (a validation pair) */
         memcpy(s->rows + s->rows_len, row, len);
         s->rows_len += len;
     }

@@ -26,8 +26,8 @@ typedef struct Saver Saver;
 /* Start the thread; it appends to hist and replaces state_path.  NULL with
  * a message on failure. */
 Saver *saver_start(History *hist, const char *state_path, char *err, size_t errlen);
-/* Queue a row (len bytes) and the state text that counts it; takes ownership
- * of both malloc'd strings. */
+/* Queue a row (len bytes; 0 = none, the state alone) and the state text that
+ * counts it; takes ownership of both malloc'd strings. */
 void saver_push(Saver *s, char *row, size_t len, char *state);
 /* True once a write failed; the message goes to err. */
 bool saver_failed(Saver *s, char *err, size_t errlen);

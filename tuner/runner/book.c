@@ -22,6 +22,7 @@ struct Book {
     size_t n, cap;
     size_t *order;       /* a permutation of 0..n-1, or NULL for file order */
     size_t start;
+    size_t norder;       /* entries of order that book_pick cycles through (book_keep); 0 = n */
 };
 
 /* What a loader needs while reading one file. */
@@ -394,6 +395,7 @@ void book_set_order(Book *b, bool random, uint64_t seed, size_t start)
 {
     free(b->order);
     b->order = NULL;
+    b->norder = 0;
     b->start = b->n ? start % b->n : 0;
     if (!random || b->n < 2)
         return;
@@ -418,8 +420,30 @@ size_t book_pick(const Book *b, uint64_t k)
 {
     if (!b || b->n == 0)
         return 0;
-    size_t i = (size_t)((b->start + k % b->n) % b->n);
+    size_t m = b->norder ? b->norder : b->n;
+    size_t i = (size_t)((b->start + k % m) % m);
     return b->order ? b->order[i] : i;
+}
+
+int book_keep(Book *b, uint64_t first, size_t count)
+{
+    if (!b || count == 0 || b->n == 0)
+        return -1;
+    size_t *sel = malloc(count * sizeof *sel);
+    if (!sel)
+        return -1;
+    for (size_t i = 0; i < count; i++)
+        sel[i] = book_pick(b, first + i);
+    free(b->order);
+    b->order = sel;
+    b->norder = count;
+    b->start = 0;
+    return 0;
+}
+
+size_t book_picks(const Book *b)
+{
+    return !b ? 0 : b->norder ? b->norder : b->n;
 }
 
 void book_free(Book *b)

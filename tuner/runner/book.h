@@ -42,6 +42,12 @@ const char *book_fen(const Book *b, size_t i);       /* the opening position as 
 void book_set_order(Book *b, bool random, uint64_t seed, size_t start);
 /* Index k (any k >= 0, wraps around) -> opening index.  Thread-safe (reads only). */
 size_t book_pick(const Book *b, uint64_t k);
+/* Keep only the openings book_pick gives for first .. first+count-1: from
+ * then on book_pick(k) cycles through those, in that order (book_size still
+ * counts every position).  0, or -1 (count 0, an empty book, out of memory). */
+int book_keep(Book *b, uint64_t first, size_t count);
+/* How many openings book_pick cycles through: book_size, or the count kept. */
+size_t book_picks(const Book *b);
 void book_free(Book *b);
 
 #endif

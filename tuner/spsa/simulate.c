@@ -93,6 +93,13 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
             uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
             size_t errlen)
 {
+    return sim_run_traced(params, nparams, cfg, m, seed, final, res, progress, NULL, NULL, err, errlen);
+}
+
+int sim_run_traced(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
+                   uint64_t seed, double *final, SimResult *res, FILE *progress, SimTraceFn trace, void *ctx,
+                   char *err, size_t errlen)
+{
     memset(res, 0, sizeof *res);
     bool bad_coupling = false;
     for (size_t j = 0; j < m->ncouplings; j++)
@@ -142,6 +149,8 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
         uint64_t b[3] = {0, 0, 0};
         play_batch(r, m, params, &out[j], cfg->pairs_per, xp, xm, b);
         spsa_batch_apply_wld(&st, &out[j], b[0], b[1], b[2]);
+        if (trace)
+            trace(ctx, &st);
         for (int i = 0; i < 3; i++)
             wld[i] += b[i];
         spsa_batch_free(&out[j]);

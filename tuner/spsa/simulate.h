@@ -81,6 +81,13 @@ int sim_run(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, cons
             uint64_t seed, double *final, SimResult *res, FILE *progress, char *err,
             size_t errlen);
 
+/* sim_run, calling trace(ctx, state) after every batch is applied (the
+ * state's theta as history.csv would record it). */
+typedef void (*SimTraceFn)(void *ctx, const SpsaState *st);
+int sim_run_traced(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
+                   uint64_t seed, double *final, SimResult *res, FILE *progress, SimTraceFn trace, void *ctx,
+                   char *err, size_t errlen);
+
 /* `simulate -suite` (simsuite.c): every form on every landscape of the
  * suite, or only `cfg` (beside the classic form) when `custom`.  r_end > 0
  * replaces the spec's 0.002 (classic); landscapes: a comma list of names, or

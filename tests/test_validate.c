@@ -1,0 +1,442 @@
+/* Validation during a run, held-out openings, snapshots and the
+ * classification of moves, end to end against the fake engine
+ * build/fake/fakespsa (whose strength depends on Alpha, Beta, Gamma). */
+#include <criterion/criterion.h>
+#include <gsl/gsl_fit.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "helpers.h"
+#include "run.h"
+#include "runstate.h"
+#include "validate.h"
+#include "verify.h"
+
+#define FAKE "build/fake/fakespsa"
+
+static void setup(void)
+{
+    tmp_create("/tmp/ratchet-validate-XXXXXX");
+}
+
+TestSuite(validate, .init = setup, .fini = tmp_remove, .timeout = 120);
+
+typedef int (*MainFn)(int, char **);
+
+/* A run from a far start (8 c_end from the optimum; the landscape has a
+ * slope there with --width 60) on a book of 20 openings. */
+static Args far_run(const char *dir, int games, const char *engine_args)
+{
+    cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
+    write_file("far.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
+                          "Beta, int, 70, 0, 100, 8, 0.05\n"
+                          "Gamma, int, -30, -50, 50, 8, 0.05\n");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp tests/data/book/first-moves.epd %s/book20.epd", tmp);
+    cr_assert_eq(system(cmd), 0);
+    Args a = { .n = 0 };
+    add(&a, "run");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKE);
+    add(&a, "args=--width 60 --target 70,30,10 %s", engine_args);
+    add(&a, "-params");
+    add(&a, "file=%s/far.txt", tmp);
+    add(&a, "-each");
+    add(&a, "nodes=1");
+    add(&a, "-openings");
+    add(&a, "file=%s/book20.epd", tmp);
+    add(&a, "order=random");
+    add(&a, "-maxmoves");
+    add(&a, "100");
+    add(&a, "-spsa");
+    add(&a, "games=%d", games);
+    add(&a, "-concurrency");
+    add(&a, "2");
+    add(&a, "-srand");
+    add(&a, "7");
+    add(&a, "-out");
+    add(&a, "%s/%s", tmp, dir);
+    return a;
+}
+
+static pid_t spawn(MainFn fn, Args *a, const char *log)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        child_output(log);
+        int rc = fn(a->n, a->v);
+        fflush(NULL);
+        _exit(rc);
+    }
+    return pid;
+}
+
+static int run_to_end(MainFn fn, Args *a, const char *log)
+{
+    int rc = wait_child(spawn(fn, a, log));
+    args_free(a);
+    return rc;
+}
+
+static void read_points(const char *dir, ValidationPoint **pts, size_t *n)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    cr_assert_eq(validate_read(path, pts, n, err, sizeof err), 0, "%s", err);
+}
+
+/* Every point 1..n once, at K * every of the budget, with its games. */
+static void assert_points(const char *dir, size_t npoints, uint64_t budget, uint64_t games)
+{
+    ValidationPoint *p;
+    size_t n;
+    read_points(dir, &p, &n);
+    cr_assert_eq(n, npoints, "validation.csv has %zu points, not %zu", n, npoints);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(p[i].point, i + 1, "point %zu is numbered %llu", i + 1, (unsigned long long)p[i].point);
+        /* at the first batch after K * every of the budget when no point is in play */
+        cr_assert_geq(p[i].games, (i + 1) * budget / npoints, "point %zu taken at %llu games", i + 1,
+                      (unsigned long long)p[i].games);
+        cr_assert(i == 0 || p[i].games > p[i - 1].games);
+        cr_assert_eq(2 * p[i].pairs, games, "point %zu: %llu pairs", i + 1, (unsigned long long)p[i].pairs);
+        cr_assert_eq(p[i].wins + p[i].losses + p[i].draws, games);
+        uint64_t s = 0;
+        for (int k = 0; k < 5; k++)
+            s += p[i].ptnml[k];
+        cr_assert_eq(s, p[i].pairs);
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s/%s/%zu.json", tmp, dir, SNAPSHOT_DIR, i + 1);
+        cr_assert_eq(access(path, R_OK), 0, "snapshot %s is missing", path);
+    }
+    free(p);
+    RunState rs;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    cr_assert_eq(runstate_load(&rs, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rs.val.done, npoints);
+    cr_assert_not(rs.val.pending);
+    runstate_free(&rs);
+}
+
+/* The points are recorded as configured, and on a landscape where theta
+ * improves, the last one scores well above the first (taken after 10% of
+ * the budget, when theta has barely left the start).  Measured over 3 runs
+ * (CLI, the same settings): first points +9 to +107 Elo, last +127 to +285.
+ * Fails if the snapshot is not the current values (the start values score
+ * 0), or if the sides are swapped (negative). */
+Test(validate, records_the_points_and_their_elo_rises)
+{
+    Args a = far_run("r", 400, "");
+    add(&a, "-spsa");
+    add(&a, "form=classic"); /* small early steps: the first points are near the start */
+    add(&a, "-validate");
+    add(&a, "every=0.1");
+    add(&a, "games=40");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "validation 10 at 400 games"), "%s", log);
+    free(log);
+    assert_points("r", 10, 400, 40);
+    ValidationPoint *p;
+    size_t n;
+    read_points("r", &p, &n);
+    double first = (p[0].elo + p[1].elo) / 2, last = (p[n - 1].elo + p[n - 2].elo) / 2;
+    cr_assert_gt(last, 80, "the last points score %+.1f Elo over the start values", last);
+    cr_assert_gt(last, first, "the Elo did not rise: first two %+.1f, last two %+.1f", first, last);
+    double x[16], y[16], c0, c1, cov00, cov01, cov11, sumsq;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)p[i].games;
+        y[i] = p[i].elo;
+    }
+    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    cr_assert_gt(c1, 0, "the fitted Elo falls with the games: %+.3f Elo a game", c1);
+    free(p);
+}
+
+static bool state_has_pending_pairs(const char *dir)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    RunState rs;
+    if (runstate_load(&rs, path, err, sizeof err) < 0)
+        return false;
+    bool yes = rs.val.pending && rs.val.pairs >= 2 && rs.val.done >= 1;
+    runstate_free(&rs);
+    return yes;
+}
+
+/* Killed while a point is in play, and with that point's row already in
+ * validation.csv but not in the state (the window between the two writes):
+ * the resume keeps the finished pairs, drops the uncounted row, and every
+ * point ends up recorded exactly once with exactly its games.  Fails without
+ * validate_trim (the point twice). */
+Test(validate, resumes_after_sigkill_with_no_point_lost_or_counted_twice)
+{
+    Args a = far_run("r", 80, "--think 1");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=20");
+    add(&a, "-maxmoves");
+    add(&a, "30");
+    pid_t pid = spawn(run_main, &a, "log1");
+    for (int i = 0; !state_has_pending_pairs("r"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
+        cr_assert_lt(i, 3000, "no point in play after 60 s");
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    wait_child(pid);
+    args_free(&a);
+    RunState rs;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(runstate_load(&rs, path, err, sizeof err), 0, "%s", err);
+    uint64_t pending = rs.val.done + 1;
+    runstate_free(&rs);
+    /* The row of the pending point, as if it had been written before the kill. */
+    char row[256], csv[256];
+    snprintf(csv, sizeof csv, "%s/r/%s", tmp, VALIDATION_FILE);
+    FILE *f = fopen(csv, "a");
+    cr_assert_not_null(f);
+    snprintf(row, sizeof row, "%llu,80,10,10.00,5.00,0,0,10,0,0,0,0,20\n", (unsigned long long)pending);
+    fputs(row, f);
+    fclose(f);
+
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    int rc = run_to_end(resume_main, &b, "log2");
+    char *log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_assert(strstr(log, "continuing"), "the resume says it continues the point in play:\n%s", log);
+    free(log);
+    assert_points("r", 2, 80, 20);
+}
+
+/* -validate off: no point, no file; a book of one position holds none out. */
+Test(validate, off_plays_no_point)
+{
+    Args a = far_run("r", 40, "");
+    add(&a, "-validate");
+    add(&a, "off");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r/%s", tmp, VALIDATION_FILE);
+    cr_assert_neq(access(path, F_OK), 0, "-validate off wrote %s", path);
+}
+
+Test(validate, holdout_picks_never_meet_the_tuning)
+{
+    Validation v = { .holdout = 4 };
+    for (uint64_t i = 0; i < 100; i++) {
+        cr_assert_lt(validate_tuning_pick(&v, 20, i), 16u);
+        cr_assert_geq(validate_holdout_pick(&v, 20, i), 16u);
+        cr_assert_lt(validate_holdout_pick(&v, 20, i), 20u);
+    }
+    Validation old = { 0 };
+    cr_assert_eq(validate_tuning_pick(&old, 20, 17), 17u, "a run without a holdout draws the whole book");
+}
+
+static cJSON *read_json_file(const char *name)
+{
+    char *text = slurp(name);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(j, "%s is not JSON", name);
+    return j;
+}
+
+static double param_of(const cJSON *j, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), name);
+    cr_assert(cJSON_IsNumber(v), "no number for %s", name);
+    return v->valuedouble;
+}
+
+/* The fake engine ignores Gamma (--flat) and Beta starts at its optimum;
+ * Alpha starts 40 from its optimum.  A deterministic run (one worker, the
+ * engine's random numbers restarted every game) moves Alpha by 23 with
+ * z 3.5, Gamma by 4 with z 0.6.  -keep-noise=start exports Alpha moved and
+ * Gamma at its start; with the classification inverted, both fail. */
+Test(validate, keep_noise_keeps_what_the_games_ignore_and_exports_what_matters)
+{
+    write_file("kn.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
+                         "Beta, int, 30, 0, 100, 8, 0.05\n"
+                         "Gamma, int, -30, -50, 50, 8, 0.05\n");
+    Args a = far_run("r", 500, "--flat Gamma --seed 5 --seed-each-game");
+    add(&a, "-params");
+    add(&a, "file=%s/kn.txt", tmp);
+    add(&a, "-spsa");
+    add(&a, "form=classic");
+    add(&a, "-concurrency");
+    add(&a, "1");
+    add(&a, "-maxmoves");
+    add(&a, "40");
+    add(&a, "-srand");
+    add(&a, "3");
+    add(&a, "-validate");
+    add(&a, "off");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    for (int keep = 0; keep < 2; keep++) {
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-o");
+        add(&e, "%s/%s", tmp, keep ? "kept.json" : "all.json");
+        if (keep)
+            add(&e, "-keep-noise=start");
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        cr_assert_eq(rc, 0, "export failed:\n%s", log);
+        cr_assert(!keep || strstr(log, "Gamma -30"), "export names what it kept:\n%s", log);
+        free(log);
+    }
+    cJSON *all = read_json_file("all.json"), *kept = read_json_file("kept.json");
+    cr_assert_neq(param_of(all, "Gamma"), -30, "Gamma moved in this run (the test needs a move to undo)");
+    cr_assert_eq(param_of(kept, "Gamma"), -30, "Gamma, ignored by the games, is kept at its start: %g",
+                 param_of(kept, "Gamma"));
+    cr_assert_gt(param_of(kept, "Alpha"), 45, "Alpha, which matters, is exported moved: %g", param_of(kept, "Alpha"));
+    cr_assert_eq(param_of(kept, "Alpha"), param_of(all, "Alpha"));
+    cJSON_Delete(all);
+    cJSON_Delete(kept);
+}
+
+/* -snapshot K is snapshots/K.json; best warns of the selection bias; a point
+ * that does not exist is refused naming the points there are. */
+Test(validate, export_snapshots)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    static const char *const which[] = { "1", "best", "3" };
+    for (int w = 0; w < 3; w++) {
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-snapshot");
+        add(&e, "%s", which[w]);
+        add(&e, "-o");
+        add(&e, "%s/snap.json", tmp);
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        if (w == 2) {
+            cr_assert_eq(rc, 1);
+            cr_assert(strstr(log, "-snapshot 3") && strstr(log, "2 validation points"), "%s", log);
+        } else {
+            cr_assert_eq(rc, 0, "%s", log);
+            cr_assert(w == 0 || strstr(log, "optimistic"), "best names the selection bias:\n%s", log);
+            cJSON *got = read_json_file("snap.json");
+            char name[64];
+            int k = (int)cJSON_GetObjectItemCaseSensitive(got, "snapshot")->valuedouble;
+            cr_assert(w == 1 || k == 1, "-snapshot 1 gave snapshot %d", k);
+            snprintf(name, sizeof name, "r/%s/%d.json", SNAPSHOT_DIR, k);
+            cJSON *want = read_json_file(name);
+            cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(got, "params"),
+                                    cJSON_GetObjectItemCaseSensitive(want, "params"), true));
+            cJSON_Delete(got);
+            cJSON_Delete(want);
+        }
+        free(log);
+    }
+}
+
+/* The [FEN] tags of a PGN file, appended to set (a '\n'-separated list). */
+static size_t fens_of(const char *name, char set[][128], size_t n, size_t cap)
+{
+    char *text = slurp(name);
+    for (char *p = text; (p = strstr(p, "[FEN \"")) && n < cap; p++) {
+        char *q = strchr(p + 6, '"');
+        if (!q)
+            break;
+        snprintf(set[n++], 128, "%.*s", (int)(q - (p + 6)), p + 6);
+    }
+    free(text);
+    return n;
+}
+
+/* verify plays by default only openings the run held out of its tuning (and
+ * says so in verify.json): no start position of its games is one of the
+ * run's tuning games.  Fails when verify plays the run's whole book. */
+Test(validate, verify_plays_only_held_out_openings)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "holdout=0.5");
+    add(&a, "games=0");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/run.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "held out for validation and verify"), "%s", log);
+    free(log);
+    Args v = { .n = 0 };
+    add(&v, "verify");
+    add(&v, "%s/r", tmp);
+    add(&v, "-sprt");
+    add(&v, "off");
+    add(&v, "-rounds");
+    add(&v, "20");
+    add(&v, "-bake");
+    add(&v, "no");
+    add(&v, "-pgnout");
+    add(&v, "file=%s/verify.pgn", tmp);
+    rc = run_to_end(verify_main, &v, "vlog");
+    log = slurp("vlog");
+    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
+    cr_assert(strstr(log, "held out of its tuning"), "verify says which openings it plays:\n%s", log);
+    free(log);
+    static char run_fens[200][128], ver_fens[200][128];
+    size_t nr = fens_of("run.pgn", run_fens, 0, 200), nv = fens_of("verify.pgn", ver_fens, 0, 200);
+    cr_assert_gt(nr, 20u);
+    cr_assert_eq(nv, 40u, "verify played 20 pairs from [FEN] positions");
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < nr; j++)
+            cr_assert_str_neq(ver_fens[i], run_fens[j], "verify played an opening of the tuning: %s", ver_fens[i]);
+    cJSON *j = read_json_file("r/verify.json");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(op, "set")->valuestring, "held-out");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(op, "count")->valuedouble, 10);
+    cJSON_Delete(j);
+}
+
+/* A state written before held-out openings and validation existed reads as
+ * neither: the tuning draws the whole book as it did, and no point is due. */
+Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
+{
+    RunState rs;
+    char err[512];
+    cr_assert_eq(runstate_load(&rs, "tests/data/state_v1", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rs.val.holdout, 0u);
+    cr_assert_eq(validate_points(&rs.val), 0u);
+    cr_assert_not(validate_due(&rs.val, rs.games + 1000, 1000000));
+    cr_assert_eq(validate_tuning_pick(&rs.val, 5000, 4999), 4999u);
+    char *text = runstate_text(&rs);
+    cr_assert_not_null(text);
+    cr_assert_null(strstr(text, "\"validation\""), "nothing new is written for it");
+    free(text);
+    runstate_free(&rs);
+}

@@ -1,0 +1,162 @@
+/* The latest validation point and which moves are real; see morning.h. */
+#include "morning.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "runhist.h"
+#include "validate.h"
+
+/* The verdicts of the state's theta alone (no history). */
+static void verdicts_of_state(const RunState *rs, MoveVerdict *out)
+{
+    for (size_t i = 0; i < rs->spsa.nparams; i++) {
+        double theta = rs->spsa.params[i].theta;
+        moves_judge(rs->spsa.params[i].start, &theta, 1, 1, &out[i]);
+    }
+}
+
+int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, MoveVerdict *out, char *err,
+                     size_t errlen)
+{
+    const SpsaState *st = &rs->spsa;
+    size_t np = st->nparams;
+    verdicts_of_state(rs, out);
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, HISTORY_FILE);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    MoveAcc *acc = calloc(np + 1, sizeof *acc);
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = acc ? 0 : errmsg(err, errlen, "out of memory");
+    /* Pass 1: the complete rows (a half-written last line is left out), for the tail. */
+    uint64_t rows = 0;
+    ssize_t len;
+    bool header = true;
+    while (rc == 0 && rows < maxrows && (len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] != '\n')
+            break;
+        if (header)
+            header = false;
+        else
+            rows++;
+    }
+    size_t t0 = moves_tail_from((size_t)rows);
+    for (size_t i = 0; acc && i < np; i++)
+        moves_acc_init(&acc[i], st->params[i].start);
+    /* Pass 2: theta of every parameter, after the fixed columns. */
+    rewind(f);
+    uint64_t r = 0;
+    int lineno = 0;
+    while (rc == 0 && r < rows && (len = getline(&line, &cap, f)) > 0) {
+        if (lineno++ == 0)
+            continue;
+        const char *p = line;
+        for (int c = 0; c < HIST_NFIXED && p; c++) {
+            p = strchr(p, ',');
+            p = p ? p + 1 : NULL;
+        }
+        for (size_t i = 0; rc == 0 && i < np; i++) {
+            double v;
+            const char *e = p ? hist_parse_num(p, &v) : NULL;
+            if (!e || (*e != ',' && *e != '\n')) {
+                rc = errmsg(err, errlen, "%s:%d: theta of %s is not a number", path, lineno, st->params[i].name);
+                break;
+            }
+            moves_acc_add(&acc[i], v, r >= t0);
+            p = e + (*e == ',');
+        }
+        r++;
+    }
+    if (rc == 0 && r > 0)
+        for (size_t i = 0; i < np; i++)
+            moves_acc_verdict(&acc[i], &out[i]);
+    free(acc);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+void morning_moves(FILE *out, const char *dir, const RunState *rs)
+{
+    const SpsaState *st = &rs->spsa;
+    MoveVerdict *vs = calloc(st->nparams + 1, sizeof *vs);
+    if (!vs)
+        return;
+    char err[512];
+    if (morning_verdicts(dir, rs, st->completed, vs, err, sizeof err) < 0)
+        fprintf(out, "\n(which moves are real: %s)\n", err);
+    int w = 9;
+    for (size_t i = 0; i < st->nparams; i++)
+        if ((int)strlen(st->params[i].name) > w)
+            w = (int)strlen(st->params[i].name);
+    fprintf(out, "\nwhich moves are real (|z| > %.1f: the move exceeds what a random walk of the same steps would "
+                 "make; interval: the final value +/- 1.96 x its steps over the last %.0f%% of the run)\n",
+            MOVES_Z, 100 * MOVES_TAIL);
+    fprintf(out, "%-*s %8s %9s  %-21s %7s  %s\n", w, "parameter", "start", "final", "interval", "z", "move");
+    size_t nreal = 0;
+    for (size_t i = 0; i < st->nparams; i++) {
+        const SpsaParam *q = &st->params[i];
+        const MoveVerdict *v = &vs[i];
+        char iv[48];
+        snprintf(iv, sizeof iv, q->is_float ? "[%.4g, %.4g]" : "[%.1f, %.1f]", v->lo, v->hi);
+        nreal += v->real;
+        fprintf(out, q->is_float ? "%-*s %8g %9.4g  %-21s %7.2f  %s\n" : "%-*s %8.0f %9.2f  %-21s %7.2f  %s\n", w,
+                q->name, q->start, v->final, iv, v->z,
+                v->real ? "real" : v->final == q->start ? "none" : "noise (export -keep-noise=start keeps the start)");
+    }
+    fprintf(out, "%zu of %zu moves distinguishable from noise\n", nreal, st->nparams);
+    free(vs);
+}
+
+void morning_validation(FILE *out, const char *dir, const RunState *rs)
+{
+    const Validation *v = &rs->val;
+    if (v->holdout == 0 && v->every <= 0)
+        return;
+    ValidationPoint *pts = NULL;
+    size_t n = 0;
+    char err[512];
+    if (validate_read(dir, &pts, &n, err, sizeof err) < 0) {
+        fprintf(out, "\nvalidation: %s\n", err);
+        return;
+    }
+    if (n > v->done)
+        n = (size_t)v->done; /* a row the state does not count yet is played again on resume */
+    fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
+            (unsigned long long)v->holdout);
+    if (validate_points(v) == 0)
+        fprintf(out, "off\n");
+    else if (n == 0)
+        fprintf(out, "no point yet (every %g of the budget, %llu games each)%s\n", v->every,
+                (unsigned long long)v->games, v->pending ? "; the first is being played" : "");
+    else {
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (pts[i].elo > pts[best].elo)
+                best = i;
+        const ValidationPoint *l = &pts[n - 1];
+        fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %+.1f +/- %.1f Elo (%llu games, "
+                     "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]), snapshot %s/%llu.json\n",
+                n, (unsigned long long)validate_points(v), (unsigned long long)l->point,
+                (unsigned long long)l->games, l->elo, l->elo_err, (unsigned long long)(2 * l->pairs),
+                (unsigned long long)l->ptnml[0], (unsigned long long)l->ptnml[1], (unsigned long long)l->ptnml[2],
+                (unsigned long long)l->ptnml[3], (unsigned long long)l->ptnml[4], SNAPSHOT_DIR,
+                (unsigned long long)l->point);
+        if (n > 1)
+            fprintf(out, "  best:   point %llu at %llu games: %+.1f +/- %.1f Elo (the best of %zu noisy estimates "
+                         "is optimistic: re-measure it with verify)\n",
+                    (unsigned long long)pts[best].point, (unsigned long long)pts[best].games, pts[best].elo,
+                    pts[best].elo_err, n);
+        if (v->pending)
+            fprintf(out, "  point %llu being played: %llu of %llu games\n", (unsigned long long)(v->done + 1),
+                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->games);
+    }
+    free(pts);
+}

@@ -1,0 +1,363 @@
+/* Held-out openings and validation points of a run; see validate.h. */
+#include "validate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "rundir.h"
+#include "stats.h"
+
+enum { DEFAULT_COST_PCT = 10 };
+static const double DEFAULT_EVERY = 0.2, DEFAULT_HOLDOUT = 0.2;
+
+void validate_free(Validation *v)
+{
+    free(v->values);
+    v->values = NULL;
+    v->nvalues = 0;
+}
+
+int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size_t nbook, char *err, size_t errlen)
+{
+    double every = DEFAULT_EVERY, holdout = DEFAULT_HOLDOUT;
+    if (conf_get(conf, "validate", "every") &&
+        conf_get_double(conf, "validate", "every", 0.001, 1.0, &every, err, errlen) < 0)
+        return -1;
+    if (conf_get(conf, "validate", "holdout") &&
+        conf_get_double(conf, "validate", "holdout", 0.0, 0.9, &holdout, err, errlen) < 0)
+        return -1;
+    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t points = (uint64_t)floor(1.0 / every + 1e-9);
+    unsigned long long games;
+    if (conf_get(conf, "validate", "games")) {
+        if (conf_get_u64(conf, "validate", "games", 0, 1000000000ULL, &games, err, errlen) < 0)
+            return -1;
+        if (games % 2) {
+            errmsg(err, errlen, "validate.games=%llu: validation plays game pairs, so games must be even", games);
+            return -1;
+        }
+    } else {
+        /* about DEFAULT_COST_PCT% of the budget over all points, at least one pair a point */
+        games = 2 * (unsigned long long)ceil((double)total * DEFAULT_COST_PCT / 100.0 / (double)points / 2.0);
+        if (games < 2)
+            games = 2;
+    }
+    v->every = games ? every : 0;
+    v->games = games;
+    v->holdout = 0;
+    if (nbook >= 2 && holdout > 0) {
+        double h = floor(holdout * (double)nbook + 0.5);
+        v->holdout = h < 1 ? 1 : h > (double)(nbook - 1) ? nbook - 1 : (uint64_t)h;
+    }
+    v->done = 0;
+    v->pending = false;
+    return 0;
+}
+
+uint64_t validate_tuning_pick(const Validation *v, size_t nbook, uint64_t i)
+{
+    if (v->holdout == 0 || v->holdout >= nbook)
+        return i;
+    return i % (nbook - v->holdout);
+}
+
+uint64_t validate_holdout_pick(const Validation *v, size_t nbook, uint64_t j)
+{
+    if (v->holdout == 0 || v->holdout >= nbook)
+        return j;
+    return (nbook - v->holdout) + j % v->holdout;
+}
+
+uint64_t validate_points(const Validation *v)
+{
+    return v->every > 0 && v->games > 0 ? (uint64_t)floor(1.0 / v->every + 1e-9) : 0;
+}
+
+bool validate_due(const Validation *v, uint64_t games, uint64_t total)
+{
+    if (v->pending || v->done >= validate_points(v))
+        return false;
+    double at = ceil((double)(v->done + 1) * v->every * (double)total - 1e-6);
+    return (double)games >= at;
+}
+
+cJSON *validate_to_json(const Validation *v, const SpsaState *st)
+{
+    if (v->holdout == 0 && v->every <= 0)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && cJSON_AddNumberToObject(o, "every", v->every) &&
+              cJSON_AddNumberToObject(o, "games", (double)v->games) &&
+              cJSON_AddNumberToObject(o, "holdout", (double)v->holdout) &&
+              cJSON_AddNumberToObject(o, "done", (double)v->done);
+    if (ok && v->pending) {
+        cJSON *p = cJSON_AddObjectToObject(o, "pending");
+        ok = p && cJSON_AddNumberToObject(p, "point", (double)(v->done + 1)) &&
+             cJSON_AddNumberToObject(p, "at_games", (double)v->at_games) &&
+             cJSON_AddNumberToObject(p, "pairs", (double)v->pairs) &&
+             cJSON_AddNumberToObject(p, "wins", (double)v->wins) &&
+             cJSON_AddNumberToObject(p, "losses", (double)v->losses) &&
+             cJSON_AddNumberToObject(p, "draws", (double)v->draws);
+        cJSON *pt = ok ? cJSON_AddArrayToObject(p, "ptnml") : NULL;
+        for (int i = 0; pt && i < 5; i++)
+            ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)v->ptnml[i]));
+        cJSON *vals = ok && pt ? cJSON_AddObjectToObject(p, "values") : NULL;
+        ok = ok && vals;
+        for (size_t i = 0; ok && i < v->nvalues && i < st->nparams; i++)
+            ok = cJSON_AddNumberToObject(vals, st->params[i].name, v->values[i]) != NULL;
+    }
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0) || c->valuedouble > 9007199254740992.0 ||
+        c->valuedouble != floor(c->valuedouble)) {
+        errmsg(err, errlen, "%s: run.validation.%s is not a non-negative integer", origin, key);
+        return -1;
+    }
+    *out = (uint64_t)c->valuedouble;
+    return 0;
+}
+
+int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const char *origin, char *err,
+                       size_t errlen)
+{
+    validate_free(v);
+    memset(v, 0, sizeof *v);
+    if (!j)
+        return 0;
+    const cJSON *every = cJSON_GetObjectItemCaseSensitive(j, "every");
+    if (!cJSON_IsNumber(every) || !(every->valuedouble >= 0) || every->valuedouble > 1) {
+        errmsg(err, errlen, "%s: run.validation.every must be a fraction in [0, 1]", origin);
+        return -1;
+    }
+    v->every = every->valuedouble;
+    if (count_of(j, "games", &v->games, origin, err, errlen) < 0 ||
+        count_of(j, "holdout", &v->holdout, origin, err, errlen) < 0 ||
+        count_of(j, "done", &v->done, origin, err, errlen) < 0)
+        return -1;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pending");
+    if (!p)
+        return 0;
+    uint64_t point;
+    if (count_of(p, "point", &point, origin, err, errlen) < 0 || count_of(p, "at_games", &v->at_games, origin, err, errlen) < 0 ||
+        count_of(p, "pairs", &v->pairs, origin, err, errlen) < 0 || count_of(p, "wins", &v->wins, origin, err, errlen) < 0 ||
+        count_of(p, "losses", &v->losses, origin, err, errlen) < 0 ||
+        count_of(p, "draws", &v->draws, origin, err, errlen) < 0)
+        return -1;
+    if (point != v->done + 1 || 2 * v->pairs > v->games || v->wins + v->losses + v->draws != 2 * v->pairs) {
+        errmsg(err, errlen, "%s: run.validation.pending: point %llu with %llu pairs (+%llu -%llu =%llu) does not "
+               "follow %llu done points of %llu games", origin, (unsigned long long)point,
+               (unsigned long long)v->pairs, (unsigned long long)v->wins, (unsigned long long)v->losses,
+               (unsigned long long)v->draws, (unsigned long long)v->done, (unsigned long long)v->games);
+        return -1;
+    }
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(p, "ptnml");
+    uint64_t sum = 0;
+    for (int i = 0; i < 5; i++) {
+        const cJSON *c = cJSON_GetArrayItem(pt, i);
+        if (cJSON_GetArraySize(pt) != 5 || !cJSON_IsNumber(c) || !(c->valuedouble >= 0) ||
+            c->valuedouble != floor(c->valuedouble)) {
+            errmsg(err, errlen, "%s: run.validation.pending.ptnml must hold 5 counts", origin);
+            return -1;
+        }
+        sum += v->ptnml[i] = (uint64_t)c->valuedouble;
+    }
+    if (sum != v->pairs) {
+        errmsg(err, errlen, "%s: run.validation.pending.ptnml counts %llu pairs, not %llu", origin,
+               (unsigned long long)sum, (unsigned long long)v->pairs);
+        return -1;
+    }
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(p, "values");
+    v->values = calloc(st->nparams + 1, sizeof *v->values);
+    if (!v->values) {
+        errmsg(err, errlen, "out of memory");
+        return -1;
+    }
+    v->nvalues = st->nparams;
+    for (size_t i = 0; i < st->nparams; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(vals, st->params[i].name);
+        if (!cJSON_IsNumber(x)) {
+            errmsg(err, errlen, "%s: run.validation.pending.values has no number for '%s'", origin,
+                   st->params[i].name);
+            return -1;
+        }
+        v->values[i] = x->valuedouble;
+    }
+    v->pending = true;
+    v->next = v->pairs;
+    return 0;
+}
+
+int validate_take(Validation *v, const double *values, size_t n, uint64_t games)
+{
+    double *nv = malloc((n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    memcpy(nv, values, n * sizeof *nv);
+    validate_free(v);
+    v->values = nv;
+    v->nvalues = n;
+    v->pending = true;
+    v->at_games = games;
+    v->pairs = v->wins = v->losses = v->draws = 0;
+    memset(v->ptnml, 0, sizeof v->ptnml);
+    v->inflight = 0;
+    v->next = 0;
+    return 0;
+}
+
+static const char HEADER[] = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n";
+
+static int format_row(char *buf, size_t len, const ValidationPoint *p)
+{
+    return snprintf(buf, len, "%llu,%llu,%llu,%.2f,%.2f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+                    (unsigned long long)p->point, (unsigned long long)p->games, (unsigned long long)p->pairs,
+                    p->elo, p->elo_err, (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
+                    (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3],
+                    (unsigned long long)p->ptnml[4], (unsigned long long)p->wins, (unsigned long long)p->losses,
+                    (unsigned long long)p->draws);
+}
+
+int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
+{
+    ValidationPoint p = { .point = v->done + 1, .games = v->at_games, .pairs = v->pairs, .wins = v->wins,
+                          .losses = v->losses, .draws = v->draws };
+    memcpy(p.ptnml, v->ptnml, sizeof p.ptnml);
+    EloEstimate e;
+    /* Every pair in one category has no interval: its error is written as inf (as is the Elo of a
+     * point that scored 0 or 100%). */
+    bool interval = stats_from_ptnml(v->ptnml, &e) == 0;
+    p.elo = e.elo;
+    p.elo_err = interval || v->pairs == 0 ? e.elo_err : INFINITY;
+    char path[PATH_MAX + 32], row[512];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        errmsg(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    int n = format_row(row, sizeof row, &p);
+    bool ok = end >= 0 && (end > 0 || write(fd, HEADER, sizeof HEADER - 1) == (ssize_t)(sizeof HEADER - 1)) &&
+              n > 0 && write(fd, row, (size_t)n) == n && fsync(fd) == 0;
+    int saved = errno;
+    close(fd);
+    if (!ok) {
+        errmsg(err, errlen, "%s: cannot append the validation point: %s", path, strerror(saved));
+        return -1;
+    }
+    v->done++;
+    v->pending = false;
+    validate_free(v);
+    if (out)
+        *out = p;
+    return 0;
+}
+
+static int parse_row(const char *line, ValidationPoint *p)
+{
+    unsigned long long u[12];
+    double elo, err;
+    int used = 0;
+    if (sscanf(line, "%llu,%llu,%llu,%lf,%lf,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%n", &u[0], &u[1], &u[2], &elo,
+               &err, &u[3], &u[4], &u[5], &u[6], &u[7], &u[8], &u[9], &u[10], &used) != 13)
+        return -1;
+    while (line[used] == '\r' || line[used] == '\n')
+        used++;
+    if (line[used] != '\0')
+        return -1;
+    *p = (ValidationPoint){ .point = u[0], .games = u[1], .pairs = u[2], .elo = elo, .elo_err = err,
+                            .ptnml = { u[3], u[4], u[5], u[6], u[7] }, .wins = u[8], .losses = u[9], .draws = u[10] };
+    return 0;
+}
+
+int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        errmsg(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (lineno == 1 && strncmp(line, "point,", 6) == 0)
+            continue;
+        if (line[0] == '\n')
+            continue;
+        ValidationPoint p;
+        if (parse_row(line, &p) < 0) {
+            errmsg(err, errlen, "%s:%d: not a validation row (expected %.*s)", path, lineno,
+                   (int)sizeof HEADER - 2, HEADER);
+            rc = -1;
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            ValidationPoint *np = realloc(*pts, cap * sizeof *np);
+            if (!np) {
+                errmsg(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            *pts = np;
+        }
+        (*pts)[(*n)++] = p;
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(*pts);
+        *pts = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen)
+{
+    ValidationPoint *pts;
+    size_t n;
+    if (validate_read(dir, &pts, &n, err, errlen) < 0)
+        return -1;
+    size_t keep = 0;
+    while (keep < n && pts[keep].point <= v->done)
+        keep++;
+    int rc = 0;
+    if (keep < n) {
+        size_t cap = sizeof HEADER + (keep + 1) * 256;
+        char *text = malloc(cap);
+        if (!text) {
+            free(pts);
+            return errmsg(err, errlen, "out of memory");
+        }
+        size_t len = (size_t)snprintf(text, cap, "%s", HEADER);
+        for (size_t i = 0; i < keep; i++)
+            len += (size_t)format_row(text + len, cap - len, &pts[i]);
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+        rc = rd_write_atomic(path, text, len, err, errlen);
+        free(text);
+    }
+    free(pts);
+    return rc;
+}
