@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "errmsg.h"
 #include "histscan.h"
+#include "matchreport.h"
 #include "morning.h"
 #include "plot.h"
 #include "report.h"

@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matchcmd.h"
+#include "match.h"
+#include "sprt.h"
 
 #define REPORT_FILE "report.html"
 #define REPORT_RELOAD_S 60 /* a live page reloads itself this often */
