@@ -28,6 +28,7 @@
 #include "rundir.h"
 #include "runsetup.h"
 #include "runstate.h"
+#include "status.h"
 #include "verify.h"
 
 #define FAKE "build/fake/fakespsa"

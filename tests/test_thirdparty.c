@@ -33,6 +33,7 @@
 #include "run.h"
 #include "rundir.h"
 #include "runstate.h"
+#include "status.h"
 
 #define START 1
 #define GAMES 400

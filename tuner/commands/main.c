@@ -8,6 +8,7 @@
 #include "report.h"
 #include "run.h"
 #include "simulate.h"
+#include "status.h"
 #include "verify.h"
 
 static void usage(FILE *out)

@@ -33,7 +33,4 @@ void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary 
 /* The summary lines and the table of every tuned parameter. */
 void report_table(FILE *out, const RunState *rs, const HistData *h);
 
-/* `ratchet-tune status DIR`: 0, 2 on a usage error, 1 if DIR is not readable. */
-int status_main(int argc, char **argv);
-
 #endif
