@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "moves.h"
+#include "simsuite.h"
 #include "simulate.h"
 #include "spsa.h"
 

@@ -7,7 +7,7 @@
 #include "match.h"
 #include "report.h"
 #include "run.h"
-#include "simulate.h"
+#include "simulate_cmd.h"
 #include "status.h"
 #include "verify.h"
 

@@ -23,6 +23,7 @@
  * c_end, and the classic form made fair: its c_end probe times larger and
  * r_end = eta / probe from the budget (spsa_auto_eta), so the step at the
  * end is that of the other forms. */
+#include "simgrid.h"
 #include "simulate.h"
 
 #include <inttypes.h>

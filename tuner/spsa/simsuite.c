@@ -42,6 +42,7 @@
  * schedule of every form depends on the budget, so each is its own run).
  * Then the curve of each form at 10k games: far8 loss against opt8 loss as
  * the gain is scaled. */
+#include "simsuite.h"
 #include "simulate.h"
 
 #include <inttypes.h>
