@@ -24,6 +24,7 @@
 #include "runhist.h"
 #include "report.h"
 #include "run.h"
+#include "run_cmd.h"
 #include "runconf.h"
 #include "rundir.h"
 #include "runsetup.h"

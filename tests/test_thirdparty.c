@@ -31,6 +31,7 @@
 #include "helpers.h"
 #include "report.h"
 #include "run.h"
+#include "run_cmd.h"
 #include "rundir.h"
 #include "runstate.h"
 #include "status.h"

@@ -6,7 +6,7 @@
 #include "htmlreport.h"
 #include "match.h"
 #include "report.h"
-#include "run.h"
+#include "run_cmd.h"
 #include "simulate_cmd.h"
 #include "status.h"
 #include "verify.h"
