@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "cli.h"
@@ -358,12 +357,6 @@ static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool bu
     return 0;
 }
 
-static double median(double *v, size_t n)
-{
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
-}
-
 static void print_report(const SpsaParam *ps, size_t n, const double *opt, const double *x,
                          const SimResult *r, uint64_t seed)
 {
@@ -485,10 +478,11 @@ int simulate_main(int argc, char **argv)
     if (o.seeds > 1) {
         printf("median |distance| from the optimum over %d seeds:\n", o.seeds);
         for (size_t i = 0; i < n; i++) {
-            double d = median(&dist[i * (size_t)o.seeds], (size_t)o.seeds);
+            double d = gsl_stats_median(&dist[i * (size_t)o.seeds], 1, (size_t)o.seeds);
             printf("  %-24s %9.2f  (%5.2f c_end)\n", ps[i].name, d, d / ps[i].c_end);
         }
-        double ml = median(losses, (size_t)o.seeds), mi = median(losses_int, (size_t)o.seeds);
+        double ml = gsl_stats_median(losses, 1, (size_t)o.seeds);
+        double mi = gsl_stats_median(losses_int, 1, (size_t)o.seeds);
         printf("median over %d seeds: Elo loss %.3f (exported integers %.3f) after %" PRIu64
                " games\n",
                o.seeds, ml, mi, o.cfg.iterations * 2 * (uint64_t)o.cfg.pairs_per);
