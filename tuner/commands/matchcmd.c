@@ -179,12 +179,6 @@ static void cpu_line(const MatchTally *t)
            self * 1000 / plies, kids, kids * 1000 / plies, (unsigned long long)t->plies);
 }
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "ratchet-tune match: %s\n(see ratchet-tune match --help)\n", msg);
-    return 2;
-}
-
 int match_cmd(int argc, char **argv)
 {
     static PlainMatch m; /* large (two specs of options); one per process */
@@ -206,25 +200,26 @@ int match_cmd(int argc, char **argv)
             (!strchr(argv[i + 1], '=') || !strncmp(argv[i + 1], "file=", 5))) {
             m.report = strncmp(argv[i + 1], "file=", 5) ? argv[i + 1] : argv[i + 1] + 5;
             if (!m.report[0])
-                return usage_error("-report: needs a file name");
+                return cli_usage_error("ratchet-tune match", "match", "-report: needs a file name");
             i += 2;
             continue;
         }
         int rc = match_parse_option(&m.cfg, argc, argv, &i, err, sizeof err);
         if (rc < 0)
-            return usage_error(err);
+            return cli_usage_error("ratchet-tune match", "match", "%s", err);
         if (rc == 1)
             continue;
         int64_t n;
         if (!strcmp(a, "-rounds")) {
             if (cli_int_value(argc, argv, &i, 1, INT64_MAX / 4, &n, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
             rounds = n;
         } else if (!strcmp(a, "-games")) {
             if (cli_int_value(argc, argv, &i, 1, 1000000, &n, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
             if (n > 2 && n % 2)
-                return usage_error("-games: 1, 2, or an even number of games per round");
+                return cli_usage_error("ratchet-tune match", "match",
+                                       "-games: 1, 2, or an even number of games per round");
             m.games = (int)n;
         } else if (!strcmp(a, "-repeat")) {
             i++;
@@ -234,15 +229,15 @@ int match_cmd(int argc, char **argv)
         } else if (!strcmp(a, "-sprt")) {
             m.sprt.on = true;
             if (cli_key_values(argc, argv, &i, sprt_kv, &m.sprt, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
         } else {
             snprintf(err, sizeof err, "unknown option '%s'", a);
-            return usage_error(err);
+            return cli_usage_error("ratchet-tune match", "match", "%s", err);
         }
     }
     if (m.sprt.on && !(m.sprt.alpha > 0 && m.sprt.alpha < 1 && m.sprt.beta > 0 && m.sprt.beta < 1 &&
                        m.sprt.elo1 > m.sprt.elo0))
-        return usage_error("-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
+        return cli_usage_error("ratchet-tune match", "match", "-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
     if (m.games > 2) {
         int per = m.games / 2;
         fprintf(stderr, "ratchet-tune: note: -games %d is played as %d pairs per round\n", m.games, per);
@@ -254,7 +249,7 @@ int match_cmd(int argc, char **argv)
     rules_init();
     if (match_config_finish(&m.cfg, err, sizeof err) < 0) {
         match_config_free(&m.cfg);
-        return usage_error(err);
+        return cli_usage_error("ratchet-tune match", "match", "%s", err);
     }
 
     struct sigaction sa;

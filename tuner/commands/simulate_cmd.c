@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -201,17 +200,6 @@ static bool is_kv(const char *s)
     return s[0] != '-' && strchr(s, '=');
 }
 
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "simulate: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see ratchet-tune simulate --help)\n");
-    va_end(ap);
-    return 2;
-}
-
 /* A -landscape key=value word (kv lives in argv), checked when the spec is
  * known (landscape_set). */
 static int landscape_word(SimOptions *o, const char *kv)
@@ -244,7 +232,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         }
         if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
             if (i + 1 >= argc || !is_kv(argv[i + 1]))
-                return usage_error("%s needs key=value arguments", a);
+                return cli_usage_error("simulate", "simulate", "%s needs key=value arguments", a);
             while (i + 1 < argc && is_kv(argv[i + 1])) {
                 const char *kv = argv[++i];
                 const char *v = strchr(kv, '=') + 1;
@@ -296,17 +284,17 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     o->landscape_file = v;
                 else if (!strcmp(a, "-landscape")) {
                     if (landscape_word(o, kv))
-                        return usage_error("-landscape: too many words");
+                        return cli_usage_error("simulate", "simulate", "-landscape: too many words");
                 } else
-                    return usage_error("%s: unknown key in \"%s\"", a, kv);
+                    return cli_usage_error("simulate", "simulate", "%s: unknown key in \"%s\"", a, kv);
 #undef KEY
                 if (!ok)
-                    return usage_error("%s: bad value in \"%s\"", a, kv);
+                    return cli_usage_error("simulate", "simulate", "%s: bad value in \"%s\"", a, kv);
             }
             continue;
         }
         if (i + 1 >= argc)
-            return usage_error("%s needs a value", a);
+            return cli_usage_error("simulate", "simulate", "%s needs a value", a);
         const char *v = argv[++i];
         bool ok = true;
         if (!strcmp(a, "-draw-ratio"))
@@ -324,9 +312,9 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         else if (!strcmp(a, "-seeds"))
             ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
         else
-            return usage_error("unknown option \"%s\"", a);
+            return cli_usage_error("simulate", "simulate", "unknown option \"%s\"", a);
         if (!ok)
-            return usage_error("bad value \"%s\" for %s", v, a);
+            return cli_usage_error("simulate", "simulate", "bad value \"%s\" for %s", v, a);
     }
     return 0;
 }
@@ -343,17 +331,17 @@ static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool bu
     for (size_t i = 0; builtin && i < n; i++)
         l->opt[i] = BUILTIN[i].opt;
     if (o->landscape_file && landscape_load(l, ps, o->landscape_file, err, sizeof err))
-        return usage_error("-landscape file=%s", err);
+        return cli_usage_error("simulate", "simulate", "-landscape file=%s", err);
     for (size_t w = 0; w < o->nlkeys; w++) {
         const char *kv = o->lword[w], *v = strchr(kv, '=') + 1;
         char key[64];
         snprintf(key, sizeof key, "%.*s", (int)(v - 1 - kv < 63 ? v - 1 - kv : 63), kv);
         if (landscape_set(l, ps, key, v, err, sizeof err))
-            return usage_error("%s", err);
+            return cli_usage_error("simulate", "simulate", "%s", err);
     }
     if (landscape_finish(l, ps, o->landscape_seed_set ? o->landscape_seed : o->srand, err,
                          sizeof err))
-        return usage_error("%s", err);
+        return cli_usage_error("simulate", "simulate", "%s", err);
     return 0;
 }
 
@@ -402,7 +390,7 @@ int simulate_main(int argc, char **argv)
         return simsuite_run(&so);
     }
     if (o.landscapes)
-        return usage_error("-landscapes goes with -suite");
+        return cli_usage_error("simulate", "simulate", "-landscapes goes with -suite");
     spsa_config_set_games(&o.cfg, o.games);
 
     char err[1024];

@@ -34,6 +34,10 @@ bool cli_live_progress(void);
 
 /* "--help", "-help" or "-h": every subcommand answers these with its usage. */
 bool cli_is_help(const char *arg);
+/* A usage error of a subcommand: "WHO: " and the message, then "(see
+ * ratchet-tune CMD --help)", on stderr.  Returns 2, the exit code of a
+ * usage error. */
+int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The arguments of a `COMMAND DIR [-o FILE]` subcommand (export, report).
  * -1: parsed (*out NULL without -o); 0: --help was printed to stdout; 2: a
  * usage error, printed to stderr with the usage. */
