@@ -34,8 +34,9 @@ typedef struct {
  * number of games. */
 long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev);
 
-/* Reads a whole file into memory, NUL-terminated; NULL on a read error or
- * when out of memory (errno tells which). */
+/* Reads a whole file into memory, NUL-terminated (read_stream, readfile.h,
+ * without a size limit); NULL on a read error or when out of memory (errno
+ * tells which). */
 char *pgn_read_file(FILE *fp, size_t *len);
 
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap,
