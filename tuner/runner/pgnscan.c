@@ -273,6 +273,18 @@ bool pgn_game_move(PgnGame *g, const char *san, size_t len, long line)
     return true;
 }
 
+void pgn_game_on_tag(PgnGame *g, int number, const char *name, const char *value, long line)
+{
+    pgn_game_begin(g, number, line);
+    pgn_game_tag(g, name, value);
+}
+
+bool pgn_game_on_move(PgnGame *g, int number, const char *san, size_t len, long line)
+{
+    pgn_game_begin(g, number, line);
+    return pgn_game_move(g, san, len, line);
+}
+
 void pgn_game_free(PgnGame *g)
 {
     free(g->plies);
