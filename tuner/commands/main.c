@@ -22,9 +22,7 @@ static void usage(FILE *out)
           "  status     where a run stands: games, and every parameter's start, current, range\n"
           "  export     the value file of a run (for bin/ratchet --params and make PARAMS=)\n"
           "  report     the HTML report of a run (DIR/report.html: charts of every parameter, health)\n"
-          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n"
-          /* ---- other engineers: list run, resume, export, status here ---- */
-          ,
+          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n",
           out);
 }
 
@@ -55,9 +53,6 @@ int main(int argc, char **argv)
         return report_cmd(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))
         return verify_main(argc - 1, argv + 1);
-    /* ---- other engineers: dispatch `run`, `resume`, `export`, `status` here, e.g.
-     *      if (!strcmp(cmd, "run")) return run_main(argc - 1, argv + 1);
-     * ---- */
     fprintf(stderr, "ratchet-tune: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

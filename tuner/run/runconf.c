@@ -46,18 +46,6 @@ static int section_index(const char *sec)
     return -1;
 }
 
-bool conf_is_scalar(const char *sec)
-{
-    int s = section_index(sec);
-    return s >= 0 && SECTIONS[s].kind == SCALAR;
-}
-
-bool conf_is_match_section(const char *sec)
-{
-    int s = section_index(sec);
-    return s >= 0 && SECTIONS[s].match;
-}
-
 void conf_field(const char *sec, const char *key, char *buf, size_t len)
 {
     if (key && key[0])

@@ -46,11 +46,6 @@ typedef struct {
 void conf_init(RunConf *c);
 void conf_free(RunConf *c);
 
-/* Is `sec` a single-value section (concurrency, srand, maxmoves, out)? */
-bool conf_is_scalar(const char *sec);
-/* Is `sec` forwarded to the match runner's option parser? */
-bool conf_is_match_section(const char *sec);
-
 /* The value, or NULL. */
 const char *conf_get(const RunConf *c, const char *sec, const char *key);
 const ConfItem *conf_find(const RunConf *c, const char *sec, const char *key);
