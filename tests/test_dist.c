@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "helpers.h"
 #include "msg.h"
 #include "pgn.h"

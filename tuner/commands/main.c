@@ -3,9 +3,8 @@
 #include <string.h>
 
 #include "export.h"
-#include "htmlreport.h"
-#include "match.h"
-#include "report.h"
+#include "matchcmd.h"
+#include "report_cmd.h"
 #include "run_cmd.h"
 #include "simulate_cmd.h"
 #include "status.h"
@@ -38,7 +37,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "match"))
-        return match_cmd(argc - 1, argv + 1);
+        return match_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "simulate"))
         return simulate_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
@@ -50,7 +49,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "export"))
         return export_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
-        return report_cmd(argc - 1, argv + 1);
+        return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))
         return verify_main(argc - 1, argv + 1);
     fprintf(stderr, "ratchet-tune: unknown command '%s'\n", cmd);

@@ -179,7 +179,7 @@ static void cpu_line(const MatchTally *t)
            self * 1000 / plies, kids, kids * 1000 / plies, (unsigned long long)t->plies);
 }
 
-int match_cmd(int argc, char **argv)
+int match_main(int argc, char **argv)
 {
     static PlainMatch m; /* large (two specs of options); one per process */
     memset(&m, 0, sizeof m);

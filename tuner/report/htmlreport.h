@@ -41,10 +41,6 @@ typedef enum {
  * says why. */
 int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err, size_t errlen);
 
-/* `ratchet-tune report DIR [-o FILE]`: 0, 1 if DIR cannot be read or FILE
- * written, 2 on a usage error. */
-int report_cmd(int argc, char **argv);
-
 /* A match's history for its page: the estimate after every `every` pairs,
  * thinned (every other point dropped, `every` doubled) when it fills, so a
  * match of any length keeps at most MATCH_SERIES_MAX points. */

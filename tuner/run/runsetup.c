@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "probe.h"
 #include "rundir.h"
 #include "spec.h"
