@@ -19,8 +19,8 @@
 #include "msg.h"
 #include "pgn.h"
 #include "pgnscan.h"
-#include "rundir.h"
-#include "runhist.h"
+#include "rd.h"
+#include "hist.h"
 #include "runstate.h"
 #include "spsa.h"
 

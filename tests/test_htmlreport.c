@@ -29,8 +29,8 @@
 #include "plot.h"
 #include "report.h"
 #include "run.h"
-#include "runhist.h"
-#include "rundir.h"
+#include "hist.h"
+#include "rd.h"
 #include "runstate.h"
 
 static char tmp[128];

@@ -32,7 +32,7 @@
 #include "report.h"
 #include "run.h"
 #include "run_cmd.h"
-#include "rundir.h"
+#include "rd.h"
 #include "runstate.h"
 #include "status.h"
 

@@ -35,7 +35,7 @@
 #include "engine_proc.h"
 #include "eval.h"
 #include "pgnscan.h"
-#include "rundir.h"
+#include "rd.h"
 #include "search.h"
 #include "uci.h"
 

@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "morning.h"
 #include "report.h"
-#include "rundir.h"
-#include "runhist.h"
+#include "rd.h"
+#include "hist.h"
 #include "runstate.h"
 #include "verify.h"
 

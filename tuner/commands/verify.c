@@ -24,7 +24,7 @@
 #include "jsonget.h"
 #include "match.h"
 #include "matchcmd.h"
-#include "rundir.h"
+#include "rd.h"
 #include "runsetup.h"
 #include "stats.h"
 #include "validate.h"

@@ -16,7 +16,7 @@
 #include "morning.h"
 #include "plot.h"
 #include "report.h"
-#include "rundir.h"
+#include "rd.h"
 #include "runstate.h"
 #include "stats.h"
 #include "validate.h"

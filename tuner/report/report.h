@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "runhist.h"
+#include "hist.h"
 #include "runstate.h"
 
 /* One row of the table, computed from the state and history.csv. */

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "duration.h"
-#include "runhist.h"
+#include "hist.h"
 #include "match.h"
-#include "rundir.h"
+#include "rd.h"
 #include "runsetup.h"
 #include "runstate.h"
 #include "saver.h"

@@ -1,7 +1,7 @@
 /* A tuning run in play: an SPSA tuning run of any UCI engine's spin
  * options, played as concurrent game pairs by the match runner (match.h),
  * moved by spsa.h, checkpointed into a run directory (runstate.h,
- * runhist.h) after every batch.  The `run` and `resume` commands
+ * hist.h) after every batch.  The `run` and `resume` commands
  * (commands/run_cmd.c) set a Run up and play it.
  *
  * Engine 0 of every pair plays theta + c_k * flip, engine 1 theta - c_k *
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "match.h"
-#include "runhist.h"
+#include "hist.h"
 #include "runstate.h"
 #include "saver.h"
 #include "spsa.h"

@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "probe.h"
-#include "rundir.h"
+#include "rd.h"
 #include "spec.h"
 #include "uciopt.h"
 

@@ -8,7 +8,7 @@
 
 #include "errmsg.h"
 #include "jsonget.h"
-#include "rundir.h"
+#include "rd.h"
 
 #define STATE_VERSION 1
 

@@ -1,5 +1,5 @@
-/* Run directory files: lock, atomic replacement, JSON files; see rundir.h. */
-#include "rundir.h"
+/* Run directory files: lock, atomic replacement, JSON files; see rd.h. */
+#include "rd.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -22,8 +22,8 @@
  * pairs-per, A-ratio, alpha, gamma) and `config` (file) are checked here;
  * the game and engine sections are checked by the match runner's parser,
  * which gives them exactly the meaning they have in `match`. */
-#ifndef RATCHET_RUNCONF_H
-#define RATCHET_RUNCONF_H
+#ifndef RATCHET_CONF_H
+#define RATCHET_CONF_H
 
 #include <stdbool.h>
 #include <stddef.h>

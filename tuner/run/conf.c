@@ -1,5 +1,5 @@
-/* Settings of a tuning run from the command line and JSON; see runconf.h. */
-#include "runconf.h"
+/* Settings of a tuning run from the command line and JSON; see conf.h. */
+#include "conf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "rundir.h"
+#include "rd.h"
 
 enum { KV, KV_FILE, SCALAR };
 
