@@ -21,7 +21,10 @@ cd "$root"
 # folder:part, bottom-up; the same folders and order as the Makefile's PARTS.
 parts="engine/rules:rules engine:engine tuner/runner:runner tuner/spsa:spsa tuner/run:run tuner/report:report tuner/dist:dist tuner/commands:commands"
 
-files=$(find engine tuner -type f \( -name '*.c' -o -name '*.h' -o -name '*.inc' -o -name '*.def' \) | LC_ALL=C sort)
+dirs=
+for d in engine tuner; do [ -d "$d" ] && dirs="$dirs $d"; done
+# shellcheck disable=SC2086
+files=$( [ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' -o -name '*.inc' -o -name '*.def' \) | LC_ALL=C sort)
 [ -n "$files" ] || { echo "layers: no sources under engine/ or tuner/ in $(pwd)" >&2; exit 1; }
 
 # One record per include: file:line:text.  /dev/null keeps the file name
