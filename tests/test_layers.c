@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+
+#include "helpers.h"
 
 static char root[64];
 
@@ -27,7 +28,7 @@ static void teardown(void)
 TestSuite(layers, .init = setup, .fini = teardown, .timeout = 60);
 
 /* root/path with text, its folders made first. */
-static void put(const char *path, const char *text)
+static void plant(const char *path, const char *text)
 {
     char full[PATH_MAX];
     snprintf(full, sizeof full, "%s/%s", root, path);
@@ -42,47 +43,35 @@ static void put(const char *path, const char *text)
     fclose(f);
 }
 
-/* The script over dir (NULL: this tree); its exit code, its output in out. */
-static int layers(const char *dir, char *out, size_t len)
-{
-    char cmd[PATH_MAX + 64];
-    snprintf(cmd, sizeof cmd, "sh tools/layers.sh %s 2>&1", dir ? dir : "");
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+/* The script over dir (NULL: this tree); its exit code, its output in
+ * helpers.h's out. */
+static int layers(const char *dir) { return shell("sh tools/layers.sh %s", dir ? dir : ""); }
 
 Test(layers, this_tree_keeps_its_layers)
 {
-    char out[4096];
-    cr_expect_eq(layers(NULL, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(layers(NULL), 0, "%s", out);
     cr_expect_str_empty(out);
 }
 
 Test(layers, a_part_may_include_itself_and_the_parts_below)
 {
-    put("engine/rules/board.h", "int x;\n");
-    put("engine/rules/board.c", "#include \"board.h\"\n");
-    put("engine/eval.c", "#include \"board.h\"\n#include <stdio.h>\n");
-    put("tuner/commands/main.c", "#include \"board.h\"\n#include \"spsa.h\"\n");
-    put("tuner/spsa/spsa.h", "#include \"stats.h\"\n");
-    put("tuner/runner/stats.h", "int y;\n");
-    char out[4096];
-    cr_expect_eq(layers(root, out, sizeof out), 0, "%s", out);
+    plant("engine/rules/board.h", "int x;\n");
+    plant("engine/rules/board.c", "#include \"board.h\"\n");
+    plant("engine/eval.c", "#include \"board.h\"\n#include <stdio.h>\n");
+    plant("tuner/commands/main.c", "#include \"board.h\"\n#include \"spsa.h\"\n");
+    plant("tuner/spsa/spsa.h", "#include \"stats.h\"\n");
+    plant("tuner/runner/stats.h", "int y;\n");
+    cr_expect_eq(layers(root), 0, "%s", out);
     cr_expect_str_empty(out);
 }
 
 Test(layers, a_lower_part_including_a_higher_one_fails)
 {
-    put("engine/eval.h", "int e;\n");
-    put("engine/rules/board.c", "/* the position */\n#include \"eval.h\"\n");
-    put("tuner/run/runstate.h", "int s;\n");
-    put("tuner/runner/match.c", "#include \"runstate.h\"\n");
-    char out[4096];
-    cr_expect_eq(layers(root, out, sizeof out), 1, "%s", out);
+    plant("engine/eval.h", "int e;\n");
+    plant("engine/rules/board.c", "/* the position */\n#include \"eval.h\"\n");
+    plant("tuner/run/runstate.h", "int s;\n");
+    plant("tuner/runner/match.c", "#include \"runstate.h\"\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
     cr_expect(strstr(out, "engine/rules/board.c:2: layers: rules includes engine (\"eval.h\" is engine/eval.h)"),
               "%s", out);
     cr_expect(strstr(out, "tuner/runner/match.c:1: layers: runner includes run "
@@ -92,11 +81,10 @@ Test(layers, a_lower_part_including_a_higher_one_fails)
 
 Test(layers, an_include_cycle_fails)
 {
-    put("tuner/report/plot.h", "#include \"htmlreport.h\"\n");
-    put("tuner/report/htmlreport.h", "int h;\n");
-    put("tuner/report/htmlreport.c", "#include \"htmlreport.h\"\n#include \"plot.h\"\n");
-    char out[4096];
-    cr_expect_eq(layers(root, out, sizeof out), 1, "%s", out);
+    plant("tuner/report/plot.h", "#include \"htmlreport.h\"\n");
+    plant("tuner/report/htmlreport.h", "int h;\n");
+    plant("tuner/report/htmlreport.c", "#include \"htmlreport.h\"\n#include \"plot.h\"\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
     cr_expect(strstr(out, "include cycle: tuner/report/htmlreport -> tuner/report/plot -> tuner/report/htmlreport") ||
                   strstr(out, "include cycle: tuner/report/plot -> tuner/report/htmlreport -> tuner/report/plot"),
               "%s", out);
@@ -104,8 +92,7 @@ Test(layers, an_include_cycle_fails)
 
 Test(layers, a_folder_that_is_no_part_fails)
 {
-    put("tuner/misc/x.c", "int x;\n");
-    char out[4096];
-    cr_expect_eq(layers(root, out, sizeof out), 1, "%s", out);
+    plant("tuner/misc/x.c", "int x;\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
     cr_expect(strstr(out, "tuner/misc/x.c is in no part"), "%s", out);
 }

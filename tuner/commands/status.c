@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "morning.h"
-#include "report.h"
-#include "rd.h"
 #include "hist.h"
+#include "morning.h"
+#include "rd.h"
+#include "report.h"
 #include "runstate.h"
 #include "verify.h"
 
