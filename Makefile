@@ -1,6 +1,7 @@
 # Ratchet: an SPSA tuning harness for a chess engine's selectivity.
 #   make            build bin/ratchet, bin/ratchet-tune and the tools
-#   make test       install missing Debian packages (as root), build, run the tests
+#   make test       install missing Debian packages (as root), check the layers, build, run the tests
+#   make layers     the layering check alone (tools/layers.sh)
 #   make test-long  the deep perft counts and other checks too slow for CI
 #   make tune       a real ten-minute SPSA run on the shipped defaults
 #   make bench      speed figures, each against a reference measured in the same run
@@ -58,7 +59,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(BINDIR)/ratchet-tune $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
+.PHONY: all native deps layers test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -203,7 +204,13 @@ $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtexel.a $(BUILD)/libtuner.a $(BUILD)/libe
 
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
+# The layering check (tools/layers.sh): no part includes a part above it,
+# no include cycle.  First in `make test`: it takes a fraction of a second.
+layers:
+	sh tools/layers.sh
+
 test: deps
+	sh tools/layers.sh
 	$(MAKE) all $(BUILD)/unit $(FAKES)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2

@@ -159,11 +159,9 @@ static void pst_terms(Acc *a, int c, int t, int sq)
 }
 
 #ifndef EVAL_TRACE
-/* Material plus placement of each piece on each square, for its own side
- * ([piece][square][midgame, endgame]); the position keeps the sums as its
- * pieces move (board.h, psq). */
-int psq_table[12][64][2];
-
+/* Fills the rules' psq_table (board.h): material plus placement of each
+ * piece on each square, for its own side ([piece][square][midgame,
+ * endgame]); the position keeps the sums as its pieces move. */
 static void build_pst(void)
 {
     for (int t = PAWN; t <= KING; t++)
@@ -178,7 +176,7 @@ static void build_pst(void)
         }
 }
 
-void psq_init(void)
+static void psq_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_pst);

@@ -11,7 +11,9 @@
 
 #include "board.h"
 
-/* Builds the piece-square tables; safe to call again. */
+/* Fills the rules' psq_table (board.h) and the evaluation's masks: after
+ * rules_init(), before the first position that will be evaluated is set
+ * up.  Safe to call again. */
 void eval_init(void);
 
 int evaluate(const Position *p);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "errmsg.h"
+#include "readfile.h"
 
 #define MAX_FILE_BYTES (16u << 20)
 
@@ -351,38 +352,17 @@ int paramfile_read(const char *path, char **text, size_t *len, char *err, size_t
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0 || n < cap)
-            break;
-        if (cap >= MAX_FILE_BYTES) {
-            snprintf(err, errlen, "%s: larger than %u bytes: not a value file", path,
-                     MAX_FILE_BYTES);
-            free(buf);
-            fclose(f);
-            return -1;
-        }
-        char *bigger = realloc(buf, cap * 2 + 1);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (!buf || ferror(f)) {
-        snprintf(err, errlen, "%s: cannot read: %s", path,
-                 buf ? strerror(errno) : "out of memory");
-        free(buf);
-        fclose(f);
+    size_t n = 0;
+    char *buf = read_stream(f, MAX_FILE_BYTES, &n);
+    int e = errno;
+    fclose(f);
+    if (!buf) {
+        if (e == EFBIG)
+            snprintf(err, errlen, "%s: larger than %u bytes: not a value file", path, MAX_FILE_BYTES);
+        else
+            snprintf(err, errlen, "%s: cannot read: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
         return -1;
     }
-    fclose(f);
-    buf[n] = '\0';
     *text = buf;
     *len = n;
     return 0;

@@ -3,13 +3,12 @@
 #include "params.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <cjson/cJSON.h>
-
-#include "search.h"
 
 /* Defaults must lie in their ranges: checked at compile time. */
 #define PARAM(name, def, lo, hi, c_end, r_end, desc) \
@@ -35,7 +34,24 @@ const ParamSpec param_specs[PARAM_COUNT] = {
 #undef PARAM
 };
 
-void params_init(void) { search_tables_init(); }
+int params_lmr_table[2][LMR_DIM][LMR_DIM];
+int params_lmp_table[2][LMP_DIM];
+
+static void tables_init(void)
+{
+    for (int d = 1; d < LMR_DIM; d++)
+        for (int m = 1; m < LMR_DIM; m++) {
+            double lnlm = log(d) * log(m);
+            params_lmr_table[0][d][m] = LmrQuietBase + (int)(10000.0 * lnlm / LmrQuietDivisor);
+            params_lmr_table[1][d][m] = LmrNoisyBase + (int)(10000.0 * lnlm / LmrNoisyDivisor);
+        }
+    for (int d = 0; d < LMP_DIM; d++) {
+        params_lmp_table[0][d] = (LmpBase + LmpScale * d * d) / 100;
+        params_lmp_table[1][d] = (LmpImprovingBase + LmpImprovingScale * d * d) / 100;
+    }
+}
+
+void params_init(void) { tables_init(); }
 
 #ifdef PARAMS_BAKED
 bool params_baked(void) { return true; }
@@ -109,7 +125,7 @@ int param_set(int i, long value, char *err, size_t errlen)
     if (param_check(i, value, err, errlen) != 0)
         return -1;
     *slots[i] = (int)value;
-    search_tables_init();
+    tables_init();
     return 0;
 #endif
 }
@@ -124,7 +140,7 @@ int params_set_all(const int *values, char *err, size_t errlen)
 #else
     for (int i = 0; i < PARAM_COUNT; i++)
         *slots[i] = values[i];
-    search_tables_init();
+    tables_init();
     return 0;
 #endif
 }
@@ -134,7 +150,7 @@ void params_reset(void)
 #ifndef PARAMS_BAKED
     for (int i = 0; i < PARAM_COUNT; i++)
         *slots[i] = param_specs[i].def;
-    search_tables_init();
+    tables_init();
 #endif
 }
 

@@ -43,6 +43,16 @@ typedef struct {
 
 extern const ParamSpec param_specs[PARAM_COUNT];
 
+/* Tables derived from the parameters, for the search: the late move
+ * reduction in centi-plies ([noisy][depth][move number]) and the late move
+ * pruning limit in moves ([improving][depth], depths 0..12: LmpDepth's
+ * range).  params_init() builds them; every change of a value rebuilds
+ * them. */
+#define LMR_DIM 64
+#define LMP_DIM 13
+extern int params_lmr_table[2][LMR_DIM][LMR_DIM];
+extern int params_lmp_table[2][LMP_DIM];
+
 /* Builds the derived tables; call once at start-up (after rules_init). */
 void params_init(void);
 

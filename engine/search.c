@@ -4,7 +4,6 @@
 #include "search.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,35 +62,16 @@ struct Searcher {
     TimeManager tm;
 };
 
-/* ---- Tables derived from the parameters -------------------------------- */
-
-#define LMR_DIM 64
-#define LMP_DIM 13 /* depths 0..12: LmpDepth's range */
-static int lmr_table[2][LMR_DIM][LMR_DIM]; /* [noisy][depth][move number], centi-plies */
-static int lmp_table[2][LMP_DIM];          /* [improving][depth], moves */
-
-void search_tables_init(void)
-{
-    for (int d = 1; d < LMR_DIM; d++)
-        for (int m = 1; m < LMR_DIM; m++) {
-            double lnlm = log(d) * log(m);
-            lmr_table[0][d][m] = LmrQuietBase + (int)(10000.0 * lnlm / LmrQuietDivisor);
-            lmr_table[1][d][m] = LmrNoisyBase + (int)(10000.0 * lnlm / LmrNoisyDivisor);
-        }
-    for (int d = 0; d < LMP_DIM; d++) {
-        lmp_table[0][d] = (LmpBase + LmpScale * d * d) / 100;
-        lmp_table[1][d] = (LmpImprovingBase + LmpImprovingScale * d * d) / 100;
-    }
-}
+/* ---- Lookups in the tables derived from the parameters (params.h) ------- */
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 int search_lmr_base(bool noisy, int depth, int moves)
 {
-    return lmr_table[noisy][clampi(depth, 1, LMR_DIM - 1)][clampi(moves, 1, LMR_DIM - 1)];
+    return params_lmr_table[noisy][clampi(depth, 1, LMR_DIM - 1)][clampi(moves, 1, LMR_DIM - 1)];
 }
 
-int search_lmp_limit(bool improving, int depth) { return lmp_table[improving][clampi(depth, 0, LMP_DIM - 1)]; }
+int search_lmp_limit(bool improving, int depth) { return params_lmp_table[improving][clampi(depth, 0, LMP_DIM - 1)]; }
 
 /* ---- Helpers ------------------------------------------------------------ */
 
@@ -476,7 +456,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
         if (!root && best > -SCORE_MATE_IN_MAX) {
             if (quiet && !gives_check && !in_check && !pv_node) {
                 /* Late move pruning: late quiet moves at low depth are skipped. */
-                if (LmpEnabled && depth <= LmpDepth && played >= lmp_table[improving][depth])
+                if (LmpEnabled && depth <= LmpDepth && played >= params_lmp_table[improving][depth])
                     continue;
                 /* Futility pruning: a quiet move will not lift the eval to alpha,
                  * judged at the depth LMR would search it at. */

@@ -83,10 +83,6 @@ Move search_lbr_reply(const Searcher *s, const Position *p, int ply);
  * (fifty moves without mate, dead material, a repetition)? */
 bool search_is_draw(const Position *p, int ply);
 
-/* Rebuilds the tables derived from parameters (LMR reductions, LMP
- * limits); params.c calls it after every change. */
-void search_tables_init(void);
-
 /* The LMR base reduction in centi-plies and the LMP move limit, as the
  * tables hold them (for tests and the curious). */
 int search_lmr_base(bool noisy, int depth, int moves);

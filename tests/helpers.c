@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rundir.h"
+#include "rd.h"
 
 char tmp[128];
 

@@ -14,12 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "helpers.h"
 #include "msg.h"
 #include "pgn.h"
 #include "pgnscan.h"
-#include "rundir.h"
-#include "runhist.h"
+#include "rd.h"
+#include "hist.h"
 #include "runstate.h"
 #include "spsa.h"
 

@@ -21,14 +21,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "csv.h"
 #include "histscan.h"
 #include "htmlreport.h"
+#include "report_cmd.h"
 #include "plot.h"
 #include "report.h"
 #include "run.h"
-#include "runhist.h"
-#include "rundir.h"
+#include "hist.h"
+#include "rd.h"
 #include "runstate.h"
 
 static char tmp[128];
@@ -322,24 +324,24 @@ Test(htmlreport, run_page_has_a_chart_per_parameter_and_reads_old_states)
 Test(htmlreport, report_command_exit_codes)
 {
     char *argv_help[] = { "report", "--help", NULL };
-    cr_assert_eq(report_cmd(2, argv_help), 0);
+    cr_assert_eq(report_main(2, argv_help), 0);
     char *argv_none[] = { "report", NULL };
-    cr_assert_eq(report_cmd(1, argv_none), 2);
+    cr_assert_eq(report_main(1, argv_none), 2);
     char *argv_bad[] = { "report", tmp, "-x", NULL };
-    cr_assert_eq(report_cmd(3, argv_bad), 2);
+    cr_assert_eq(report_main(3, argv_bad), 2);
     char *argv_empty[] = { "report", tmp, NULL };
-    cr_assert_eq(report_cmd(2, argv_empty), 1, "no state.json: not a run");
+    cr_assert_eq(report_main(2, argv_empty), 1, "no state.json: not a run");
     RunState rs;
     synthetic_run(&rs, 50, climbing);
     runstate_free(&rs);
-    cr_assert_eq(report_cmd(2, argv_empty), 0);
+    cr_assert_eq(report_main(2, argv_empty), 0);
     char path[256];
     snprintf(path, sizeof path, "%s/report.html", tmp);
     cr_assert_eq(access(path, F_OK), 0, "DIR/report.html by default");
     char out[256];
     snprintf(out, sizeof out, "%s/sub/dir/page.html", tmp);
     char *argv_o[] = { "report", tmp, "-o", out, NULL };
-    cr_assert_eq(report_cmd(4, argv_o), 0);
+    cr_assert_eq(report_main(4, argv_o), 0);
     cr_assert_eq(access(out, F_OK), 0, "-o FILE, its directory created");
 }
 

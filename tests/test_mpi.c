@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "rundir.h"
-#include "runhist.h"
+#include "rd.h"
+#include "hist.h"
 #include "runstate.h"
 
 /* RATCHET_MPI_BIN=path tries another build (e.g. one broken on purpose) */

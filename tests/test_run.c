@@ -21,13 +21,15 @@
 
 #include "export.h"
 #include "helpers.h"
-#include "runhist.h"
+#include "hist.h"
 #include "report.h"
 #include "run.h"
-#include "runconf.h"
-#include "rundir.h"
+#include "run_cmd.h"
+#include "conf.h"
+#include "rd.h"
 #include "runsetup.h"
 #include "runstate.h"
+#include "status.h"
 #include "verify.h"
 
 #define FAKE "build/fake/fakespsa"

@@ -12,7 +12,9 @@
 #include <gsl/gsl_sort.h>
 
 #include "landscape.h"
+#include "simsuite.h"
 #include "simulate.h"
+#include "simulate_cmd.h"
 
 /* Six parameters shaped like the engine's selectivity constants. */
 static const struct {

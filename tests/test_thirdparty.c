@@ -31,8 +31,10 @@
 #include "helpers.h"
 #include "report.h"
 #include "run.h"
-#include "rundir.h"
+#include "run_cmd.h"
+#include "rd.h"
 #include "runstate.h"
+#include "status.h"
 
 #define START 1
 #define GAMES 400

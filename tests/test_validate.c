@@ -15,6 +15,7 @@
 #include "export.h"
 #include "helpers.h"
 #include "run.h"
+#include "run_cmd.h"
 #include "runstate.h"
 #include "validate.h"
 #include "verify.h"

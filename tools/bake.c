@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "paramfile.h"
-#include "rundir.h"
+#include "rd.h"
 
 static void usage(FILE *out)
 {

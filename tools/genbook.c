@@ -17,7 +17,7 @@
 #include "board.h"
 #include "book.h"
 #include "params.h"
-#include "rundir.h"
+#include "rd.h"
 #include "score.h"
 #include "search.h"
 #include "tt.h"

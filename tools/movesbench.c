@@ -16,7 +16,6 @@
  * the share of parameters that matter called real, and the coverage of the
  * optimum by the interval for the parameters that matter. */
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <string.h>
 
 #include "moves.h"
+#include "simsuite.h"
 #include "simulate.h"
 #include "spsa.h"
 
@@ -42,12 +42,6 @@ static void on_batch(void *ctx, const SpsaState *st)
     for (size_t i = 0; i < NP; i++)
         t->theta[t->rows * NP + i] = st->params[i].theta;
     t->rows++;
-}
-
-static double median(double *x, size_t n)
-{
-    gsl_sort(x, 1, n);
-    return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
 int main(int argc, char **argv)
@@ -176,10 +170,12 @@ int main(int argc, char **argv)
                    mcov = gsl_stats_mean(cov, 1, (size_t)seeds);
             printf("| %s | %s | %llu | %.1f | %.2f | %.2f | %.0f%% | %.0f%% | %.0f%% / %.0f%% / %.0f%% / %.0f%% | %.1f / %.1f / %.1f / %.1f |\n",
                    land ? "plateaus (w=3)" : "quadratic", far ? "far (5 c_end)" : "at the optimum", games, zthr,
-                   median(all, (size_t)seeds), median(keep, (size_t)seeds), 100 * mfp, 100 * mtp,
+                   gsl_stats_median(all, 1, (size_t)seeds), gsl_stats_median(keep, 1, (size_t)seeds), 100 * mfp,
+                   100 * mtp,
                    100 * gsl_stats_mean(covmv, 1, (size_t)seeds), 100 * mcov,
                    100 * gsl_stats_mean(covsd, 1, (size_t)seeds), 100 * gsl_stats_mean(covrw, 1, (size_t)seeds),
-                   median(wmv, (size_t)seeds) / 10, median(wbm, (size_t)seeds) / 10, median(wsd, (size_t)seeds) / 10, median(wrw, (size_t)seeds) / 10);
+                   gsl_stats_median(wmv, 1, (size_t)seeds) / 10, gsl_stats_median(wbm, 1, (size_t)seeds) / 10,
+                   gsl_stats_median(wsd, 1, (size_t)seeds) / 10, gsl_stats_median(wrw, 1, (size_t)seeds) / 10);
             fflush(stdout);
         }
     free(tr.theta);

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rundir.h"
+#include "rd.h"
 #include "texel/dataset.h"
 #include "texel/fit.h"
 #include "texel/weights.h"

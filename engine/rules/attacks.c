@@ -147,8 +147,6 @@ static void init_lines(void)
     }
 }
 
-void zobrist_init(void); /* board.c */
-
 static void init_once(void)
 {
     init_leapers();

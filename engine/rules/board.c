@@ -9,6 +9,7 @@
 
 static uint64_t z_piece[12][64], z_castle[16], z_ep[8], z_side;
 static uint8_t castle_mask[64]; /* rights kept when a move touches the square */
+int psq_table[12][64][2];
 
 void zobrist_init(void)
 {
@@ -140,7 +141,6 @@ int pos_from_fen(Position *out, const char *fen, char *err, size_t errlen)
     Position *p = malloc(sizeof *p);
     if (!p)
         return errmsg(err, errlen, "out of memory");
-    psq_init();
     memset(p, 0, sizeof *p);
     for (int sq = 0; sq < 64; sq++)
         p->board[sq] = NO_PIECE;

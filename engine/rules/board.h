@@ -85,13 +85,19 @@ typedef struct {
 } Position;
 
 /* Material plus placement of a piece on a square ([piece][square][midgame,
- * endgame]), filled by psq_init() (eval.c) before the first position is
- * set up; the moves keep Position.psq up to date from it. */
+ * endgame]): the position keeps Position.psq, the sums over its pieces, up
+ * to date from it as pieces are put, moved and removed.  The rules only
+ * hold the table; a program that evaluates fills it at start-up, after
+ * rules_init() and before it sets up its first position (engine_init(),
+ * uci.h).  All zero until then, and in programs that never evaluate. */
 extern int psq_table[12][64][2];
-void psq_init(void);
 
 /* Sets up attack tables and Zobrist keys; cheap and safe to call again. */
 void rules_init(void);
+
+/* Fills the Zobrist keys and the castling masks (board.c); rules_init()
+ * calls it once. */
+void zobrist_init(void);
 
 /* Attack tables (magic bitboards for the sliders), filled by rules_init
  * and read inline: the lookups are on every node's hot path. */

@@ -1,5 +1,5 @@
 /* For tools/bench/report.sh: a run directory of ROWS batches of NPARAMS
- * parameters, written by the run's own code (spsa, runhist, runstate), with
+ * parameters, written by the run's own code (spsa, hist, runstate), with
  * game results drawn from a seeded RNG, so the report has a long, real-looking
  * history to draw.  Usage: reportgen DIR ROWS NPARAMS */
 #include <gsl/gsl_rng.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rundir.h"
-#include "runhist.h"
+#include "rd.h"
+#include "hist.h"
 #include "runstate.h"
 
 int main(int argc, char **argv)

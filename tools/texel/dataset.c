@@ -116,16 +116,13 @@ static void say(Reader *r, long line, const char *fmt, ...)
 
 static void on_tag(void *ctx, int number, const char *name, const char *value, long line)
 {
-    Reader *r = ctx;
-    pgn_game_begin(&r->g, number, line);
-    pgn_game_tag(&r->g, name, value);
+    pgn_game_on_tag(&((Reader *)ctx)->g, number, name, value, line);
 }
 
 static void on_move(void *ctx, int number, const char *san, size_t len, long line)
 {
     Reader *r = ctx;
-    pgn_game_begin(&r->g, number, line);
-    if (!pgn_game_move(&r->g, san, len, line))
+    if (!pgn_game_on_move(&r->g, number, san, len, line))
         r->oom = true;
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rundir.h"
+#include "rd.h"
 
 const WeightInfo texel_weights[] = {
 #define EVAL_W(name, mg, eg, what) {#name, WK_TAPERED, mg, eg, what, EW_##name},

@@ -9,7 +9,7 @@
 
 #include "errmsg.h"
 #include "morning.h"
-#include "rundir.h"
+#include "rd.h"
 #include "validate.h"
 
 cJSON *export_values(const RunState *rs, const char *run_name)

@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "export.h"
-#include "htmlreport.h"
-#include "match.h"
-#include "report.h"
-#include "run.h"
-#include "simulate.h"
+#include "matchcmd.h"
+#include "report_cmd.h"
+#include "run_cmd.h"
+#include "simulate_cmd.h"
+#include "status.h"
 #include "verify.h"
 
 static void usage(FILE *out)
@@ -21,9 +21,7 @@ static void usage(FILE *out)
           "  status     where a run stands: games, and every parameter's start, current, range\n"
           "  export     the value file of a run (for bin/ratchet --params and make PARAMS=)\n"
           "  report     the HTML report of a run (DIR/report.html: charts of every parameter, health)\n"
-          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n"
-          /* ---- other engineers: list run, resume, export, status here ---- */
-          ,
+          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n",
           out);
 }
 
@@ -39,7 +37,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "match"))
-        return match_cmd(argc - 1, argv + 1);
+        return match_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "simulate"))
         return simulate_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
@@ -51,12 +49,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "export"))
         return export_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
-        return report_cmd(argc - 1, argv + 1);
+        return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))
         return verify_main(argc - 1, argv + 1);
-    /* ---- other engineers: dispatch `run`, `resume`, `export`, `status` here, e.g.
-     *      if (!strcmp(cmd, "run")) return run_main(argc - 1, argv + 1);
-     * ---- */
     fprintf(stderr, "ratchet-tune: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

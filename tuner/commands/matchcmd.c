@@ -17,144 +17,6 @@
 #include "htmlreport.h"
 #include "stats.h"
 
-void tally_add(MatchTally *t, const PairResult *r)
-{
-    for (int g = 0; g < r->games; g++) {
-        t->games++;
-        t->plies += (uint64_t)r->plies[g];
-        if (r->score2[g] == 2)
-            t->wins++;
-        else if (r->score2[g] == 1)
-            t->draws++;
-        else
-            t->losses++;
-    }
-    if (r->games == 2 && r->ptnml_index >= 0 && r->ptnml_index < 5) {
-        t->pairs++;
-        t->ptnml[r->ptnml_index]++;
-        if (r->ptnml_index == 2) {
-            if (r->score2[0] == 1)
-                t->penta_dd++;
-            else
-                t->penta_wl++;
-        }
-    }
-    for (int e = 0; e < 2; e++) {
-        t->time_losses[e] += (uint64_t)r->time_losses[e];
-        t->crashes[e] += (uint64_t)r->crashes[e];
-        t->illegal[e] += (uint64_t)r->illegal[e];
-        t->restarts[e] += (uint64_t)r->restarts[e];
-    }
-}
-
-int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper)
-{
-    stats_sprt_bounds(s->alpha, s->beta, lower, upper);
-    *llr = t->pairs > 0 ? stats_sprt_llr_ptnml(t->ptnml, s->elo0, s->elo1)
-                        : stats_sprt_llr_wdl(t->wins, t->losses, t->draws, s->elo0, s->elo1);
-    if (*llr >= *upper)
-        return 1;
-    if (*llr <= *lower)
-        return -1;
-    return 0;
-}
-
-void match_estimate(const MatchTally *t, EloEstimate *e)
-{
-    if (t->pairs > 0)
-        stats_from_ptnml(t->ptnml, e);
-    else
-        stats_from_wdl(t->wins, t->losses, t->draws, e);
-}
-
-static void option_or(const EngineSpec *s, const char *name, const char *suffix, const char *dflt, char *buf, size_t len)
-{
-    for (int k = 0; k < s->nopts; k++)
-        if (!strcasecmp(s->opts[k].name, name)) {
-            snprintf(buf, len, "%s%s", s->opts[k].value, suffix);
-            return;
-        }
-    snprintf(buf, len, "%s", dflt);
-}
-
-/* a / b with two decimals; "inf" or "nan" when b is 0 (as fastchess prints them). */
-static const char *ratio(uint64_t a, uint64_t b, char *buf, size_t len)
-{
-    if (b == 0)
-        snprintf(buf, len, a ? "inf" : "nan");
-    else
-        snprintf(buf, len, "%.2f", (double)a / (double)b);
-    return buf;
-}
-
-void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const SprtSpec *s,
-                  const SprtStop *stop)
-{
-    char r1[32], r2[32];
-    char tc0[96], tc1[96], th0[32], th1[32], h0[32], h1[32], tc[200], th[70], hash[70];
-    tc_format(&cfg->eng[0].tc, tc0, sizeof tc0);
-    tc_format(&cfg->eng[1].tc, tc1, sizeof tc1);
-    option_or(&cfg->eng[0], "Threads", "t", "1t", th0, sizeof th0);
-    option_or(&cfg->eng[1], "Threads", "t", "1t", th1, sizeof th1);
-    /* The hash only when set: the engines' own defaults are not known here. */
-    option_or(&cfg->eng[0], "Hash", "MB", "", h0, sizeof h0);
-    option_or(&cfg->eng[1], "Hash", "MB", "", h1, sizeof h1);
-    snprintf(tc, sizeof tc, strcmp(tc0, tc1) ? "%s - %s" : "%s", tc0, tc1);
-    snprintf(th, sizeof th, strcmp(th0, th1) ? "%s - %s" : "%s", th0, th1);
-    if (!*h0 && !*h1)
-        hash[0] = '\0';
-    else
-        snprintf(hash, sizeof hash, strcmp(h0, h1) ? ", %s - %s" : ", %s", *h0 ? h0 : "default",
-                 *h1 ? h1 : "default");
-    const char *book = strrchr(cfg->book_path, '/');
-    book = book ? book + 1 : cfg->book_path;
-
-    EloEstimate e;
-    match_estimate(t, &e);
-    double points = (double)t->wins + 0.5 * (double)t->draws;
-    fprintf(out, "--------------------------------------------------\n");
-    fprintf(out, "Results of %s vs %s (%s, %s%s%s%s):\n", cfg->eng[0].name, cfg->eng[1].name, tc, th, hash,
-            book[0] ? ", " : "", book);
-    fprintf(out, "Elo: %.2f +/- %.2f, nElo: %.2f +/- %.2f\n", e.elo, e.elo_err, e.nelo, e.nelo_err);
-    if (t->pairs > 0)
-        fprintf(out, "LOS: %.2f %%, DrawRatio: %.2f %%, PairsRatio: %s\n", e.los * 100, e.draw_ratio * 100,
-                ratio(t->ptnml[3] + t->ptnml[4], t->ptnml[0] + t->ptnml[1], r1, sizeof r1));
-    else
-        fprintf(out, "LOS: %.2f %%, DrawRatio: %.2f %%\n", e.los * 100, e.draw_ratio * 100);
-    fprintf(out, "Games: %llu, Wins: %llu, Losses: %llu, Draws: %llu, Points: %.1f (%.2f %%)\n",
-            (unsigned long long)t->games, (unsigned long long)t->wins, (unsigned long long)t->losses,
-            (unsigned long long)t->draws, points, t->games ? points / (double)t->games * 100 : 0.0);
-    if (t->pairs > 0)
-        fprintf(out, "Ptnml(0-2): [%llu, %llu, %llu, %llu, %llu], WL/DD Ratio: %s\n", (unsigned long long)t->ptnml[0],
-                (unsigned long long)t->ptnml[1], (unsigned long long)t->ptnml[2], (unsigned long long)t->ptnml[3],
-                (unsigned long long)t->ptnml[4], ratio(t->penta_wl, t->penta_dd, r2, sizeof r2));
-    int verdict = 0;
-    if (s && s->on) {
-        double llr, lo, up;
-        verdict = sprt_check(t, s, &llr, &lo, &up);
-        fprintf(out, "LLR: %.2f (%.2f, %.2f) [%.2f, %.2f]\n", llr, lo, up, s->elo0, s->elo1);
-    }
-    fprintf(out, "--------------------------------------------------\n");
-    if (s && s->on && stop && stop->verdict != 0) {
-        uint64_t after = t->games > stop->games ? t->games - stop->games : 0;
-        fprintf(out, "SPRT ([%.2f, %.2f]) completed - %s was accepted at %llu games (LLR %.2f)", s->elo0, s->elo1,
-                stop->verdict > 0 ? "H1" : "H0", (unsigned long long)stop->games, stop->llr);
-        if (after)
-            fprintf(out, "; %llu game%s finished after the verdict %s counted above", (unsigned long long)after,
-                    after == 1 ? "" : "s", after == 1 ? "is" : "are");
-        fputc('\n', out);
-    } else if (s && s->on) {
-        fprintf(out, "SPRT ([%.2f, %.2f]) %s\n", s->elo0, s->elo1,
-                verdict > 0 ? "completed - H1 was accepted"
-                : verdict < 0 ? "completed - H0 was accepted"
-                              : "not decided");
-    }
-    for (int i = 0; i < 2; i++)
-        fprintf(out, "Player: %s\n  Time losses: %llu\n  Crashes: %llu\n  Illegal moves: %llu\n  Restarts: %llu\n",
-                cfg->eng[i].name, (unsigned long long)t->time_losses[i], (unsigned long long)t->crashes[i],
-                (unsigned long long)t->illegal[i], (unsigned long long)t->restarts[i]);
-}
-
 typedef struct {
     MatchConfig cfg;
     uint64_t rounds;            /* 0 = until the SPRT decides */
@@ -276,31 +138,6 @@ static void on_sigint(int sig)
     stop_play = 1;
 }
 
-int sprt_kv(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
-{
-    (void)opt;
-    SprtSpec *s = ctx;
-    double d;
-    if (!strcmp(key, "model")) {
-        if (strcmp(v, "normalized") != 0)
-            return errmsg(err, errlen, "-sprt: model=%s is not supported (normalized)", v);
-        return 0;
-    }
-    if (!cli_parse_double(v, -1000, 1000, &d))
-        return errmsg(err, errlen, "-sprt: bad %s='%s'", key, v);
-    if (!strcmp(key, "elo0"))
-        s->elo0 = d;
-    else if (!strcmp(key, "elo1"))
-        s->elo1 = d;
-    else if (!strcmp(key, "alpha"))
-        s->alpha = d;
-    else if (!strcmp(key, "beta"))
-        s->beta = d;
-    else
-        return errmsg(err, errlen, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta)", key);
-    return 0;
-}
-
 static void usage(FILE *out)
 {
     fputs("Usage: ratchet-tune match -engine cmd=A ... -engine cmd=B ... -each nodes=N|tc=..|st=..|depth=N [options]\n"
@@ -342,13 +179,7 @@ static void cpu_line(const MatchTally *t)
            self * 1000 / plies, kids, kids * 1000 / plies, (unsigned long long)t->plies);
 }
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "ratchet-tune match: %s\n(see ratchet-tune match --help)\n", msg);
-    return 2;
-}
-
-int match_cmd(int argc, char **argv)
+int match_main(int argc, char **argv)
 {
     static PlainMatch m; /* large (two specs of options); one per process */
     memset(&m, 0, sizeof m);
@@ -369,25 +200,26 @@ int match_cmd(int argc, char **argv)
             (!strchr(argv[i + 1], '=') || !strncmp(argv[i + 1], "file=", 5))) {
             m.report = strncmp(argv[i + 1], "file=", 5) ? argv[i + 1] : argv[i + 1] + 5;
             if (!m.report[0])
-                return usage_error("-report: needs a file name");
+                return cli_usage_error("ratchet-tune match", "match", "-report: needs a file name");
             i += 2;
             continue;
         }
         int rc = match_parse_option(&m.cfg, argc, argv, &i, err, sizeof err);
         if (rc < 0)
-            return usage_error(err);
+            return cli_usage_error("ratchet-tune match", "match", "%s", err);
         if (rc == 1)
             continue;
         int64_t n;
         if (!strcmp(a, "-rounds")) {
             if (cli_int_value(argc, argv, &i, 1, INT64_MAX / 4, &n, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
             rounds = n;
         } else if (!strcmp(a, "-games")) {
             if (cli_int_value(argc, argv, &i, 1, 1000000, &n, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
             if (n > 2 && n % 2)
-                return usage_error("-games: 1, 2, or an even number of games per round");
+                return cli_usage_error("ratchet-tune match", "match",
+                                       "-games: 1, 2, or an even number of games per round");
             m.games = (int)n;
         } else if (!strcmp(a, "-repeat")) {
             i++;
@@ -397,15 +229,15 @@ int match_cmd(int argc, char **argv)
         } else if (!strcmp(a, "-sprt")) {
             m.sprt.on = true;
             if (cli_key_values(argc, argv, &i, sprt_kv, &m.sprt, err, sizeof err) < 0)
-                return usage_error(err);
+                return cli_usage_error("ratchet-tune match", "match", "%s", err);
         } else {
             snprintf(err, sizeof err, "unknown option '%s'", a);
-            return usage_error(err);
+            return cli_usage_error("ratchet-tune match", "match", "%s", err);
         }
     }
     if (m.sprt.on && !(m.sprt.alpha > 0 && m.sprt.alpha < 1 && m.sprt.beta > 0 && m.sprt.beta < 1 &&
                        m.sprt.elo1 > m.sprt.elo0))
-        return usage_error("-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
+        return cli_usage_error("ratchet-tune match", "match", "-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
     if (m.games > 2) {
         int per = m.games / 2;
         fprintf(stderr, "ratchet-tune: note: -games %d is played as %d pairs per round\n", m.games, per);
@@ -417,7 +249,7 @@ int match_cmd(int argc, char **argv)
     rules_init();
     if (match_config_finish(&m.cfg, err, sizeof err) < 0) {
         match_config_free(&m.cfg);
-        return usage_error(err);
+        return cli_usage_error("ratchet-tune match", "match", "%s", err);
     }
 
     struct sigaction sa;

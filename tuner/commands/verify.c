@@ -21,9 +21,10 @@
 #include "engcheck.h"
 #include "errmsg.h"
 #include "export.h"
+#include "jsonget.h"
 #include "match.h"
 #include "matchcmd.h"
-#include "rundir.h"
+#include "rd.h"
 #include "runsetup.h"
 #include "stats.h"
 #include "validate.h"
@@ -492,15 +493,6 @@ static int verify_save(Verify *v, const char *status, const char *verdict, char 
     return rc;
 }
 
-static bool get_u64(const cJSON *o, const char *k, uint64_t *out)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsNumber(x) || x->valuedouble < 0)
-        return false;
-    *out = (uint64_t)x->valuedouble;
-    return true;
-}
-
 static bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -508,9 +500,8 @@ static bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
         return false;
     for (int i = 0; i < n; i++) {
         const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x) || x->valuedouble < 0)
+        if (!cJSON_IsNumber(x) || !json_u64_of(x->valuedouble, &out[i]))
             return false;
-        out[i] = (uint64_t)x->valuedouble;
     }
     return true;
 }
@@ -521,13 +512,14 @@ static int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t err
     MatchTally *t = &v->tally;
     memset(t, 0, sizeof *t);
     uint64_t seed = 0;
-    bool ok = get_u64(j, "games", &t->games) && get_u64(j, "wins", &t->wins) && get_u64(j, "losses", &t->losses) &&
-              get_u64(j, "draws", &t->draws) && get_u64(j, "pairs", &t->pairs) && get_u64_array(j, "ptnml", t->ptnml, 5) &&
-              get_u64(j, "penta_wl", &t->penta_wl) && get_u64(j, "penta_dd", &t->penta_dd) &&
-              get_u64(j, "plies", &t->plies) && get_u64_array(j, "time_losses", t->time_losses, 2) &&
+    bool ok = json_get_u64(j, "games", &t->games) && json_get_u64(j, "wins", &t->wins) &&
+              json_get_u64(j, "losses", &t->losses) && json_get_u64(j, "draws", &t->draws) &&
+              json_get_u64(j, "pairs", &t->pairs) && get_u64_array(j, "ptnml", t->ptnml, 5) &&
+              json_get_u64(j, "penta_wl", &t->penta_wl) && json_get_u64(j, "penta_dd", &t->penta_dd) &&
+              json_get_u64(j, "plies", &t->plies) && get_u64_array(j, "time_losses", t->time_losses, 2) &&
               get_u64_array(j, "crashes", t->crashes, 2) && get_u64_array(j, "illegal", t->illegal, 2) &&
-              get_u64_array(j, "restarts", t->restarts, 2) && get_u64(j, "next_round", &v->next_round) &&
-              get_u64(j, "sessions", &v->sessions) && get_u64(j, "seed", &seed);
+              get_u64_array(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
+              json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created");
@@ -940,8 +932,8 @@ static void print_verdict(FILE *out, const cJSON *j, const char *dir)
     const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
     uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
     get_u64_array(j, "ptnml", ptnml, 5);
-    get_u64(j, "games", &games);
-    get_u64(j, "run_games", &run_games);
+    json_get_u64(j, "games", &games);
+    json_get_u64(j, "run_games", &run_games);
     const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
     const char *st = cJSON_IsString(status) ? status->valuestring : "?";
     const cJSON *bf = cJSON_GetObjectItemCaseSensitive(j, "base_file");
@@ -994,7 +986,7 @@ void verify_print_status(FILE *out, const char *dir, const RunState *rs)
     }
     print_verdict(out, j, dir);
     uint64_t run_games = 0;
-    get_u64(j, "run_games", &run_games);
+    json_get_u64(j, "run_games", &run_games);
     cJSON *now = rs ? export_values(rs, "") : NULL;
     if (now && !same_params(params_of(now), cJSON_GetObjectItemCaseSensitive(j, "tuned")))
         fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",
@@ -1196,7 +1188,7 @@ int verify_main(int argc, char **argv)
         if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
             !same_params(params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
             uint64_t then = 0;
-            get_u64(old, "run_games", &then);
+            json_get_u64(old, "run_games", &then);
             printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
                    "the -base file changed): starting a new verify\n",
                    v.path, (unsigned long long)then, (unsigned long long)v.rs.games);

@@ -62,6 +62,7 @@
 #include <time.h>
 
 #include "board.h"
+#include "cli.h"
 #include "match.h"
 #include "msg.h"
 #include "pgn.h"

@@ -9,7 +9,7 @@
 
 #include "csv.h"
 #include "errmsg.h"
-#include "runhist.h"
+#include "hist.h"
 
 void histscan_free(HistScan *h)
 {
@@ -41,7 +41,7 @@ static uint64_t count_rows(FILE *f)
 
 /* Column c of a row of m fields: 1 read into *v, 0 when the row has no such
  * column, -1 (with a message naming the file, line and column) when its
- * value breaks the rule of runhist.h. */
+ * value breaks the rule of hist.h. */
 static int field(char **fld, size_t m, int c, const char *name, const char *path, uint64_t line, double *v,
                  char *err, size_t errlen)
 {

@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "matchcmd.h"
+#include "match.h"
+#include "sprt.h"
 
 #define REPORT_FILE "report.html"
 #define REPORT_RELOAD_S 60 /* a live page reloads itself this often */
@@ -39,10 +40,6 @@ typedef enum {
  * history.csv that cannot be read gives a page without trajectories that
  * says why. */
 int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err, size_t errlen);
-
-/* `ratchet-tune report DIR [-o FILE]`: 0, 1 if DIR cannot be read or FILE
- * written, 2 on a usage error. */
-int report_cmd(int argc, char **argv);
 
 /* A match's history for its page: the estimate after every `every` pairs,
  * thinned (every other point dropped, `every` doubled) when it fills, so a

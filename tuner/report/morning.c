@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "runhist.h"
+#include "hist.h"
 #include "validate.h"
 
 /* The verdicts of the state's theta alone (no history). */

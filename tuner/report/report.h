@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "runhist.h"
+#include "hist.h"
 #include "runstate.h"
 
 /* One row of the table, computed from the state and history.csv. */
@@ -32,8 +32,5 @@ int report_drift(double recent, double prev, uint64_t prev_rows, double c_end);
 void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary *out);
 /* The summary lines and the table of every tuned parameter. */
 void report_table(FILE *out, const RunState *rs, const HistData *h);
-
-/* `ratchet-tune status DIR`: 0, 2 on a usage error, 1 if DIR is not readable. */
-int status_main(int argc, char **argv);
 
 #endif

@@ -12,8 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "probe.h"
-#include "rundir.h"
+#include "rd.h"
 #include "spec.h"
 #include "uciopt.h"
 

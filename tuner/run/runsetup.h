@@ -1,6 +1,6 @@
 /* From settings to a run that can start.  Everything `run` and `resume`
  * check before the first game, each refusal naming the setting:
- *   - the settings themselves (runconf.h): unknown sections and keys, and
+ *   - the settings themselves (conf.h): unknown sections and keys, and
  *     the game and engine options through the match runner's own parser;
  *   - out: a new or empty directory;
  *   - params.file: the spec (spec.h: min > max, a value outside its range,

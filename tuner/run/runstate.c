@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "rundir.h"
+#include "jsonget.h"
+#include "rd.h"
 
 #define STATE_VERSION 1
 
@@ -218,13 +219,10 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
 
 static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 9007199254740992.0
-        || v->valuedouble != (double)(uint64_t)v->valuedouble) {
+    if (!json_get_u64(o, key, out)) {
         errmsg(err, errlen, "%s: run.%s is missing or not a non-negative integer", origin, key);
         return -1;
     }
-    *out = (uint64_t)v->valuedouble;
     return 0;
 }
 

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "engcheck.h"
-#include "runconf.h"
+#include "conf.h"
 #include "spsa.h"
 #include "validate.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rundir.h"
+#include "rd.h"
 #include "runstate.h"
 
 struct Saver {

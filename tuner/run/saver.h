@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runhist.h"
+#include "hist.h"
 
 typedef struct Saver Saver;
 

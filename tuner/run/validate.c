@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "rundir.h"
+#include "rd.h"
 #include "stats.h"
 
 enum { DEFAULT_COST_PCT = 10 };

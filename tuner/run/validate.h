@@ -43,7 +43,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runconf.h"
+#include "conf.h"
 #include "spsa.h"
 
 #define VALIDATION_FILE "validation.csv"

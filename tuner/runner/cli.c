@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -662,6 +664,17 @@ bool cli_live_progress(void)
 bool cli_is_help(const char *arg)
 {
     return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");
+}
+
+int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", who);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see ratchet-tune %s --help)\n", cmd);
+    va_end(ap);
+    return 2;
 }
 
 int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, const char **out)

@@ -1,6 +1,6 @@
 /* The command-line face of the match runner: fastchess/cutechess-style
- * options into a MatchConfig (match_parse_option and friends, declared in
- * match.h), plus the small parsers the `match` command and others share. */
+ * options into a MatchConfig (match_parse_option and friends), plus the
+ * small parsers the `match` command and others share. */
 #ifndef RATCHET_CLI_H
 #define RATCHET_CLI_H
 
@@ -9,6 +9,21 @@
 #include <stdint.h>
 
 #include "game.h"
+#include "match.h"
+
+void match_config_init(MatchConfig *cfg);
+/* Parse the shared option at argv[*i] (-engine, -each, -openings, -draw,
+ * -resign, -maxmoves, -concurrency, -pgnout, -srand, -log, -event, -site and
+ * a few fastchess/cutechess options accepted for compatibility).  Returns 1
+ * when consumed, with *i moved past the option and its values; 0 when
+ * argv[*i] is not a match option (*i unchanged); -1 with a message in err. */
+int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *err, size_t errlen);
+/* Check the configuration, apply -each, split args, load the book and set
+ * its order.  Call rules_init() first.  0, or -1 with a message in err. */
+int match_config_finish(MatchConfig *cfg, char *err, size_t errlen);
+void match_config_free(MatchConfig *cfg);
+/* The options match_parse_option understands, for --help texts. */
+void match_print_options(FILE *out);
 
 /* tc=[moves/]base[+inc] with base as seconds or minutes:seconds, or inf. */
 int cli_parse_tc(const char *s, TimeControl *tc, char *err, size_t errlen);
@@ -34,6 +49,10 @@ bool cli_live_progress(void);
 
 /* "--help", "-help" or "-h": every subcommand answers these with its usage. */
 bool cli_is_help(const char *arg);
+/* A usage error of a subcommand: "WHO: " and the message, then "(see
+ * ratchet-tune CMD --help)", on stderr.  Returns 2, the exit code of a
+ * usage error. */
+int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The arguments of a `COMMAND DIR [-o FILE]` subcommand (export, report).
  * -1: parsed (*out NULL without -o); 0: --help was printed to stdout; 2: a
  * usage error, printed to stderr with the usage. */

@@ -98,20 +98,6 @@ typedef struct {
     void *ctx;
 } MatchHooks;
 
-void match_config_init(MatchConfig *cfg);
-/* Parse the shared option at argv[*i] (-engine, -each, -openings, -draw,
- * -resign, -maxmoves, -concurrency, -pgnout, -srand, -log, -event, -site and
- * a few fastchess/cutechess options accepted for compatibility).  Returns 1
- * when consumed, with *i moved past the option and its values; 0 when
- * argv[*i] is not a match option (*i unchanged); -1 with a message in err. */
-int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *err, size_t errlen);
-/* Check the configuration, apply -each, split args, load the book and set
- * its order.  Call rules_init() first.  0, or -1 with a message in err. */
-int match_config_finish(MatchConfig *cfg, char *err, size_t errlen);
-void match_config_free(MatchConfig *cfg);
-/* The options match_parse_option understands, for --help texts. */
-void match_print_options(FILE *out);
-
 /* Start concurrency x 2 engines, then play pairs until next_pair says no,
  * *cfg->stop is set, or an engine cannot be restarted.  Returns 0 when the
  * match ran, 1 when it was cut short by an engine that could not be
@@ -128,9 +114,5 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks);
  * build (tuner/mpi.c) has put its distributed runner here, which hands the
  * pairs to worker ranks and has the same contract. */
 extern int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks);
-
-/* `ratchet-tune match ...`: exit code 0 when the match ran, 1 when it stopped
- * because the PGN file could not be written, 2 on a usage error. */
-int match_cmd(int argc, char **argv);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
+
 typedef struct {
     const char *s, *end;
     long line;
@@ -218,35 +220,7 @@ long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev)
     return games;
 }
 
-char *pgn_read_file(FILE *fp, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(fp)) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
+char *pgn_read_file(FILE *fp, size_t *len) { return read_stream(fp, 0, len); }
 
 bool grow_array(void **buf, size_t *cap, size_t need, size_t elem)
 {
@@ -297,6 +271,18 @@ bool pgn_game_move(PgnGame *g, const char *san, size_t len, long line)
         pt->san[0] = '?';
     pt->line = line;
     return true;
+}
+
+void pgn_game_on_tag(PgnGame *g, int number, const char *name, const char *value, long line)
+{
+    pgn_game_begin(g, number, line);
+    pgn_game_tag(g, name, value);
+}
+
+bool pgn_game_on_move(PgnGame *g, int number, const char *san, size_t len, long line)
+{
+    pgn_game_begin(g, number, line);
+    return pgn_game_move(g, san, len, line);
 }
 
 void pgn_game_free(PgnGame *g)

@@ -34,8 +34,9 @@ typedef struct {
  * number of games. */
 long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev);
 
-/* Reads a whole file into memory, NUL-terminated; NULL on a read error or
- * when out of memory (errno tells which). */
+/* Reads a whole file into memory, NUL-terminated (read_stream, readfile.h,
+ * without a size limit); NULL on a read error or when out of memory (errno
+ * tells which). */
 char *pgn_read_file(FILE *fp, size_t *len);
 
 /* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap,
@@ -66,6 +67,11 @@ void pgn_game_begin(PgnGame *g, int number, long line);
 void pgn_game_tag(PgnGame *g, const char *name, const char *value);
 /* false when out of memory (the move is then not kept). */
 bool pgn_game_move(PgnGame *g, const char *san, size_t len, long line);
+/* The scanner's tag and move events into g, for the readers' callbacks:
+ * pgn_game_begin, then pgn_game_tag or pgn_game_move (false when out of
+ * memory). */
+void pgn_game_on_tag(PgnGame *g, int number, const char *name, const char *value, long line);
+bool pgn_game_on_move(PgnGame *g, int number, const char *san, size_t len, long line);
 void pgn_game_free(PgnGame *g);
 /* The game's start: its FEN tag (unless SetUp is "0"), else the standard
  * start.  0, or -1 with pos_from_fen's reason in err for a bad FEN. */

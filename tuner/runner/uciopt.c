@@ -7,8 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "spsa.h"
-
 int uciopt_words(const char *name, char *out, size_t len)
 {
     size_t n = 0;
@@ -61,5 +59,5 @@ void uciopt_format(double v, bool decimal, char *buf, size_t len)
 double uciopt_round(double x, double u, double min, double max)
 {
     double v = floor(x + u), lo = ceil(min), hi = floor(max);
-    return lo <= hi ? spsa_clip(v, lo, hi) : v;
+    return lo <= hi ? (v < lo ? lo : v > hi ? hi : v) : v;
 }

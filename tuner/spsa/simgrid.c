@@ -23,6 +23,7 @@
  * c_end, and the classic form made fair: its c_end probe times larger and
  * r_end = eta / probe from the budget (spsa_auto_eta), so the step at the
  * end is that of the other forms. */
+#include "simgrid.h"
 #include "simulate.h"
 
 #include <inttypes.h>
@@ -34,7 +35,6 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #define NP 8
@@ -116,12 +116,6 @@ typedef struct {
     bool fair;    /* r_end = eta / mult from the budget */
 } GridVariant;
 
-static double median(double *v, size_t n)
-{
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
-}
-
 /* Median loss over the seeds; -1 on error. */
 static double grid_cell(const GridVariant *v, int kind, size_t fi, bool at_opt, uint64_t games,
                         uint64_t seed0, int seeds, double draw_ratio, double bias)
@@ -145,7 +139,7 @@ static double grid_cell(const GridVariant *v, int kind, size_t fi, bool at_opt, 
         }
         ls[s] = r.loss;
     }
-    res = median(ls, (size_t)seeds);
+    res = gsl_stats_median(ls, 1, (size_t)seeds);
 done:
     free(ls);
     return res;
@@ -180,7 +174,7 @@ static double flat_drift(const GridVariant *v, uint64_t games, uint64_t seed0, i
         for (size_t i = 0; i < NP; i++)
             d[(size_t)s * NP + i] = fabs(x[i] - g.ps[i].start) / (g.ps[i].c_end / v->mult);
     }
-    res = median(d, n);
+    res = gsl_stats_median(d, 1, n);
 done:
     free(d);
     return res;

@@ -42,6 +42,7 @@
  * schedule of every form depends on the budget, so each is its own run).
  * Then the curve of each form at 10k games: far8 loss against opt8 loss as
  * the gain is scaled. */
+#include "simsuite.h"
 #include "simulate.h"
 
 #include <inttypes.h>
@@ -52,7 +53,6 @@
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 
@@ -205,12 +205,6 @@ static void unbuild(Built *b)
     free(b->width);
 }
 
-static double median(double *v, size_t n)
-{
-    gsl_sort(v, 1, n);
-    return gsl_stats_median_from_sorted_data(v, 1, n);
-}
-
 typedef struct {
     double games_to_1;  /* median; INFINITY if most seeds never got there */
     double loss[3];     /* median loss after each budget */
@@ -262,9 +256,9 @@ static int run_cell(const Variant *v, const Landscape *l, int seeds, double draw
             ls[s] = r.loss;
             g1[s] = r.games_to_1 == UINT64_MAX ? INFINITY : (double)r.games_to_1;
         }
-        out->loss[bi] = median(ls, (size_t)seeds);
+        out->loss[bi] = gsl_stats_median(ls, 1, (size_t)seeds);
         if (bi == nbudgets - 1)
-            out->games_to_1 = median(g1, (size_t)seeds);
+            out->games_to_1 = gsl_stats_median(g1, 1, (size_t)seeds);
     }
     rc = 0;
 done:

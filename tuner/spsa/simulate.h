@@ -1,4 +1,4 @@
-/* `ratchet-tune simulate`: the SPSA code of tuner/spsa.c driven by a
+/* The SPSA simulator: the SPSA code of tuner/spsa/spsa.c driven by a
  * synthetic match model instead of engines, so c_end / r_end / games can be
  * tried in seconds and convergence can be tested.
  *
@@ -87,37 +87,5 @@ typedef void (*SimTraceFn)(void *ctx, const SpsaState *st);
 int sim_run_traced(const SpsaParam *params, size_t nparams, const SpsaConfig *cfg, const SimModel *m,
                    uint64_t seed, double *final, SimResult *res, FILE *progress, SimTraceFn trace, void *ctx,
                    char *err, size_t errlen);
-
-/* `simulate -suite` (simsuite.c): every form on every landscape of the
- * suite, or only `cfg` (beside the classic form) when `custom`.  r_end > 0
- * replaces the spec's 0.002 (classic); landscapes: a comma list of names, or
- * NULL for all.  Exit code as simulate_main. */
-typedef struct {
-    SpsaConfig cfg;
-    bool custom;
-    double r_end;
-    int seeds;
-    double draw_ratio, opening_bias;
-    const char *landscapes;
-} SimSuiteOptions;
-
-/* The suite's defaults, measured on bin/ratchet at nodes=5000 (a 600-game
- * history.csv, docs/results/spsa-suite.md): draws, and the opening bias that gives
- * the share of win-and-loss pairs seen there. */
-#define SIM_SUITE_SEEDS 25
-#define SIM_SUITE_DRAW_RATIO 0.25
-#define SIM_SUITE_OPENING_BIAS 80.0
-
-int simsuite_run(const SimSuiteOptions *o);
-
-/* `simulate -grid` (simgrid.c): the robustness grid on landscapes drawn from
- * the seeds seed0 .. seed0 + o->seeds - 1, each run `games` games.  o->cfg
- * is the form judged; o->landscapes filters the kinds (quad, plat, asym,
- * coupled).  Exit code as simulate_main. */
-int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games);
-
-/* The command line: argv[0] is the command name ("simulate"), options start
- * at argv[1].  Exit code 0 on success, 2 on a usage error, 1 on failure. */
-int simulate_main(int argc, char **argv);
 
 #endif

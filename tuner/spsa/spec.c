@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "readfile.h"
 #include "uciopt.h"
 
 static bool integral(double x)
@@ -364,27 +365,14 @@ int spec_load(const char *path, SpsaParam **out, size_t *n, char *err, size_t er
         errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (len < cap - 1)
-            break;
-        cap *= 2;
-        char *grown = realloc(buf, cap);
-        if (!grown)
-            free(buf);
-        buf = grown;
-    }
-    int rd_err = ferror(f);
+    size_t len = 0;
+    char *buf = read_stream(f, 0, &len);
+    int e = errno;
     fclose(f);
-    if (!buf || rd_err) {
-        errmsg(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
-        free(buf);
+    if (!buf) {
+        errmsg(err, errlen, "%s: %s", path, e == ENOMEM ? "out of memory" : "read error");
         return -1;
     }
-    buf[len] = '\0';
     if (memchr(buf, '\0', len)) {
         free(buf);
         errmsg(err, errlen, "%s: unknown format: binary data", path);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -799,12 +800,11 @@ static int get_u64(const cJSON *o, const char *key, const char *where, uint64_t 
     double d;
     if (get_num(o, key, where, &d, err, errlen))
         return -1;
-    if (!(d >= 0) || d != floor(d) || d > 9007199254740992.0) {
+    if (!json_u64_of(d, out)) {
         errmsg(err, errlen, "spsa state: %s%s\"%s\" must be a non-negative integer", where,
                *where ? " " : "", key);
         return -1;
     }
-    *out = (uint64_t)d;
     return 0;
 }
 

@@ -1,5 +1,5 @@
-/* Run directory files: lock, atomic replacement, JSON files; see rundir.h. */
-#include "rundir.h"
+/* Run directory files: lock, atomic replacement, JSON files; see rd.h. */
+#include "rd.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "readfile.h"
 
 int rd_mkdir_p(const char *dir, char *err, size_t errlen)
 {
@@ -275,24 +276,10 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
         errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
-    char *text = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&text, &n);
-    char buf[16384];
-    size_t r;
-    while (mem && (r = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, r, mem);
-    bool bad = ferror(f) || !mem;
+    char *text = read_stream(f, 0, len);
     fclose(f);
-    if (mem)
-        fclose(mem);
-    if (bad || !text) {
-        free(text);
+    if (!text)
         errmsg(err, errlen, "cannot read '%s'", path);
-        return NULL;
-    }
-    if (len)
-        *len = n;
     return text;
 }
 

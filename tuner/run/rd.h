@@ -2,8 +2,8 @@
  * that keeps a second process out, and files replaced atomically (a
  * temporary file, fsync, rename, then fsync of the directory), so a reader
  * or a crash sees either the old or the new content, never a mix. */
-#ifndef RATCHET_RUNDIR_H
-#define RATCHET_RUNDIR_H
+#ifndef RATCHET_RD_H
+#define RATCHET_RD_H
 
 #include <stdbool.h>
 #include <stddef.h>

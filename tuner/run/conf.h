@@ -22,8 +22,8 @@
  * pairs-per, A-ratio, alpha, gamma) and `config` (file) are checked here;
  * the game and engine sections are checked by the match runner's parser,
  * which gives them exactly the meaning they have in `match`. */
-#ifndef RATCHET_RUNCONF_H
-#define RATCHET_RUNCONF_H
+#ifndef RATCHET_CONF_H
+#define RATCHET_CONF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,11 +45,6 @@ typedef struct {
 
 void conf_init(RunConf *c);
 void conf_free(RunConf *c);
-
-/* Is `sec` a single-value section (concurrency, srand, maxmoves, out)? */
-bool conf_is_scalar(const char *sec);
-/* Is `sec` forwarded to the match runner's option parser? */
-bool conf_is_match_section(const char *sec);
 
 /* The value, or NULL. */
 const char *conf_get(const RunConf *c, const char *sec, const char *key);

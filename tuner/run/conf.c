@@ -1,5 +1,5 @@
-/* Settings of a tuning run from the command line and JSON; see runconf.h. */
-#include "runconf.h"
+/* Settings of a tuning run from the command line and JSON; see conf.h. */
+#include "conf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "rundir.h"
+#include "rd.h"
 
 enum { KV, KV_FILE, SCALAR };
 
@@ -44,18 +44,6 @@ static int section_index(const char *sec)
         if (strcmp(SECTIONS[i].name, sec) == 0)
             return (int)i;
     return -1;
-}
-
-bool conf_is_scalar(const char *sec)
-{
-    int s = section_index(sec);
-    return s >= 0 && SECTIONS[s].kind == SCALAR;
-}
-
-bool conf_is_match_section(const char *sec)
-{
-    int s = section_index(sec);
-    return s >= 0 && SECTIONS[s].match;
 }
 
 void conf_field(const char *sec, const char *key, char *buf, size_t len)

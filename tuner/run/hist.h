@@ -17,8 +17,8 @@
  * leaves one row too many; hist_open cuts the file back to the rows the
  * state counts (and drops a half-written last line), so after a resume no
  * batch appears twice. */
-#ifndef RATCHET_RUNHIST_H
-#define RATCHET_RUNHIST_H
+#ifndef RATCHET_HIST_H
+#define RATCHET_HIST_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* history.csv of a run; see runhist.h. */
-#include "runhist.h"
+/* history.csv of a run; see hist.h. */
+#include "hist.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 
 #include "csv.h"
 #include "errmsg.h"
-#include "rundir.h"
+#include "rd.h"
 
 /* The header line without the newline (malloc'd). */
 static char *header(const SpsaState *st)

@@ -1,0 +1,98 @@
+/* The layering check, tools/layers.sh: on this tree, and on small trees
+ * written for each rule it enforces. */
+#include <criterion/criterion.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "helpers.h"
+
+static char root[64];
+
+static void setup(void)
+{
+    snprintf(root, sizeof root, "/tmp/ratchet-layers-XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(layers, .init = setup, .fini = teardown, .timeout = 60);
+
+/* root/path with text, its folders made first. */
+static void plant(const char *path, const char *text)
+{
+    char full[PATH_MAX];
+    snprintf(full, sizeof full, "%s/%s", root, path);
+    for (char *s = full + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+        *s = '\0';
+        mkdir(full, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(full, "w");
+    cr_assert_not_null(f, "%s", full);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The script over dir (NULL: this tree); its exit code, its output in
+ * helpers.h's out. */
+static int layers(const char *dir) { return shell("sh tools/layers.sh %s", dir ? dir : ""); }
+
+Test(layers, this_tree_keeps_its_layers)
+{
+    cr_expect_eq(layers(NULL), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+Test(layers, a_part_may_include_itself_and_the_parts_below)
+{
+    plant("engine/rules/board.h", "int x;\n");
+    plant("engine/rules/board.c", "#include \"board.h\"\n");
+    plant("engine/eval.c", "#include \"board.h\"\n#include <stdio.h>\n");
+    plant("tuner/commands/main.c", "#include \"board.h\"\n#include \"spsa.h\"\n");
+    plant("tuner/spsa/spsa.h", "#include \"stats.h\"\n");
+    plant("tuner/runner/stats.h", "int y;\n");
+    cr_expect_eq(layers(root), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+Test(layers, a_lower_part_including_a_higher_one_fails)
+{
+    plant("engine/eval.h", "int e;\n");
+    plant("engine/rules/board.c", "/* the position */\n#include \"eval.h\"\n");
+    plant("tuner/run/runstate.h", "int s;\n");
+    plant("tuner/runner/match.c", "#include \"runstate.h\"\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
+    cr_expect(strstr(out, "engine/rules/board.c:2: layers: rules includes engine (\"eval.h\" is engine/eval.h)"),
+              "%s", out);
+    cr_expect(strstr(out, "tuner/runner/match.c:1: layers: runner includes run "
+                          "(\"runstate.h\" is tuner/run/runstate.h)"),
+              "%s", out);
+}
+
+Test(layers, an_include_cycle_fails)
+{
+    plant("tuner/report/plot.h", "#include \"htmlreport.h\"\n");
+    plant("tuner/report/htmlreport.h", "int h;\n");
+    plant("tuner/report/htmlreport.c", "#include \"htmlreport.h\"\n#include \"plot.h\"\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
+    cr_expect(strstr(out, "include cycle: tuner/report/htmlreport -> tuner/report/plot -> tuner/report/htmlreport") ||
+                  strstr(out, "include cycle: tuner/report/plot -> tuner/report/htmlreport -> tuner/report/plot"),
+              "%s", out);
+}
+
+Test(layers, a_folder_that_is_no_part_fails)
+{
+    plant("tuner/misc/x.c", "int x;\n");
+    cr_expect_eq(layers(root), 1, "%s", out);
+    cr_expect(strstr(out, "tuner/misc/x.c is in no part"), "%s", out);
+}

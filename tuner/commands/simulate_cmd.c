@@ -1,0 +1,487 @@
+/* `ratchet-tune simulate`: the command line of the SPSA simulator (the
+ * model: spsa/simulate.c, the suite: spsa/simsuite.c, the grid:
+ * spsa/simgrid.c). */
+#include "simulate_cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "cli.h"
+#include "errmsg.h"
+#include "landscape.h"
+#include "simgrid.h"
+#include "simsuite.h"
+#include "simulate.h"
+#include "spec.h"
+
+/* ---- the built-in landscape ---------------------------------------------- */
+
+/* Shaped like engine/params.def's selectivity constants: name, start, min,
+ * max, c_end, r_end, and the optimum.  Every curvature is 1 Elo at c_end, so
+ * the start values lose 21.5 Elo. */
+static const struct {
+    const char *name;
+    double start, min, max, c_end, r_end, opt;
+} BUILTIN[] = {
+    {"LmrQuietBase", 135, 0, 300, 10, 0.002, 150},
+    {"LmrQuietDivisor", 275, 150, 450, 15, 0.002, 245},
+    {"LmpBase", 3, 0, 12, 1, 0.002, 5},
+    {"FutilityMargin", 100, 20, 300, 10, 0.002, 75},
+    {"NullMoveBase", 3, 1, 6, 1, 0.002, 4},
+    {"IirDepth", 4, 2, 10, 1, 0.002, 6},
+};
+#define NBUILTIN (sizeof BUILTIN / sizeof BUILTIN[0])
+
+/* ---- command line -------------------------------------------------------- */
+
+static const char USAGE[] =
+    "usage: ratchet-tune simulate [options]\n"
+    "\n"
+    "Runs the SPSA of `ratchet-tune run` against a synthetic match model: a\n"
+    "quadratic Elo landscape Elo(x) = -sum curv_i * ((x_i - opt_i) / unit_i)^2\n"
+    "(unit_i = c_end_i unless -landscape scale= says otherwise; plateaus, skew and\n"
+    "couplings on request)\n"
+    "with a known optimum; each game pair between the + and - values is drawn\n"
+    "with GSL from the logistic expected score of their Elo difference.\n"
+    "Prints progress, then the Elo loss of the final values and the distance of\n"
+    "every parameter from its optimum.  Deterministic for a given -srand.\n"
+    "\n"
+    "  -params file=SPEC          Ratchet spec JSON or OpenBench lines\n"
+    "                             (name, int, value, min, max, c_end, r_end);\n"
+    "                             default: a built-in 6-parameter landscape\n"
+    "  -spsa games=N pairs-per=P A-ratio=X alpha=X gamma=X average=F form=NAME\n"
+    "                             games (default 100000); one iteration is one\n"
+    "                             batch of P game pairs (default 1), N = games/2P;\n"
+    "                             A = A-ratio*N (0.1), alpha 0.602, gamma 0.101;\n"
+    "                             average=F (option, default 0 = off): report the\n"
+    "                             mean of theta over the last fraction F\n"
+    "  -landscape optimum=V,V,...|random curvature=K|K,K,... seed=S\n"
+    "                             optimum per parameter (default: the built-in\n"
+    "                             one; with -params: random), random = start +\n"
+    "                             c_end * uniform(-3, 3) rounded and clipped, from\n"
+    "                             seed S (default: -srand); an optimum may be\n"
+    "                             min+Z or max-Z: Z c_end inside a bound;\n"
+    "                             curvature: Elo lost one unit from the optimum\n"
+    "                             (default 1); also width= (plateau, in units;\n"
+    "                             0 = quadratic), skew= (curvature 1+skew above\n"
+    "                             the optimum, 1-skew below), scale= (the spec's\n"
+    "                             c_end is this many units: 3 = c_end 3x too\n"
+    "                             large; default 1), start=optimum|V,...,\n"
+    "                             coupling=A:B:K,... (Elo loss += K z_A z_B, A and\n"
+    "                             B names or 0-based indices), each one value for\n"
+    "                             all or one per parameter\n"
+    "  -landscape file=L.json     the same from a JSON file (tuner/spsa/landscape.h),\n"
+    "                             which may also set draw_ratio and opening_bias;\n"
+    "                             words on the command line apply after it\n"
+    "  -draw-ratio X              draw probability of an even game (0.25)\n"
+    "  -opening-bias ELO          std dev of an opening's White advantage (80)\n"
+"  -concurrency N             batches in flight at once (1)\n"
+    "  -srand N                   seed (1)\n"
+    "  -seeds K                   run seeds srand .. srand+K-1, print the median (1)\n"
+    "  -quiet                     no progress lines\n"
+    "  -suite                     every form on the landscape suite instead (below)\n"
+    "  -grid                      the robustness grid instead (below)\n"
+    "  --help                     this text\n"
+    "\n"
+    "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
+    "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
+    "adapt-window=F, scale-min=X, scale-max=X, scale-start=X (the forms' settings and\n"
+    "the per-parameter scale, spsa.h) and r_end=X (every parameter's r_end, for the\n"
+    "classic form).\n"
+    "\n"
+    "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
+    "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
+    "Runs every form (or only the one -spsa describes, beside the classic form) on\n"
+    "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n"
+    "plat8 platb8 (tuner/simsuite.c) and prints the median over K seeds (default\n"
+    "25) of the games until the loss first\n"
+    "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
+    "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"
+    "games (far8 against opt8 as the gain is scaled).  The draw ratio and opening\n"
+    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n"
+    "\n"
+    "simulate -grid [-seeds K] [-seed-base B] [-landscapes quad,plat,asym,coupled]\n"
+    "               [-spsa games=N form=NAME key=value ...]\n"
+    "The robustness grid (tuner/spsa/simgrid.c): landscapes drawn from the seeds\n"
+    "B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2, 0.33, 1, 3,\n"
+    "5 and mixed per parameter, from far and from the optimum, N games (10000);\n"
+    "the median loss of the -spsa form beside today's default form without the\n"
+    "scale, the classic form, and the classic form with the same probe multiple and\n"
+    "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
+    "games, and the targets of issue 33.\n";
+
+typedef struct {
+    const char *spec_file;
+    SpsaConfig cfg;
+    uint64_t games;
+    const char *lword[32];           /* -landscape words other than seed and file, in order */
+    size_t nlkeys;
+    const char *landscape_file;      /* -landscape file=PATH */
+    bool landscape_seed_set;
+    uint64_t landscape_seed;
+    double draw_ratio, opening_bias;
+    int concurrency;
+    uint64_t srand;
+    int seeds;
+    bool quiet;
+    bool suite, custom;              /* -suite; a -spsa key beyond games, pairs-per */
+    bool grid;                       /* -grid */
+    uint64_t seed_base;              /* -seed-base (the grid's first seed) */
+    bool games_set;
+    bool draw_set, bias_set, seeds_set;
+    double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
+    const char *landscapes;          /* -landscapes (the suite) */
+} SimOptions;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || !*s)
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    uint64_t v;
+    if (parse_u64(s, &v) || v < (uint64_t)lo || v > (uint64_t)hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* The scale's settings among -spsa's words: true if kv is one of them (*ok:
+ * its value is good). */
+static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const char *v, bool *ok)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        double lo, hi;
+    } KEYS[] = {
+        {"adapt-rate", offsetof(SpsaConfig, adapt_rate), 0, 100},
+        {"adapt-bias", offsetof(SpsaConfig, adapt_bias), -100, 100},
+        {"adapt-window", offsetof(SpsaConfig, adapt_window), 1e-6, 1},
+        {"scale-min", offsetof(SpsaConfig, scale_min), 1e-6, 1},
+        {"scale-max", offsetof(SpsaConfig, scale_max), 1, 1e6},
+        {"scale-start", offsetof(SpsaConfig, scale_start), 1e-6, 1e6},
+    };
+    if (klen == 5 && !strncmp(kv, "adapt", 5)) {
+        int on = 1;
+        *ok = !parse_int(v, 0, 1, &on);
+        cfg->adapt = on != 0;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+        if (klen == strlen(KEYS[i].key) && !strncmp(kv, KEYS[i].key, klen)) {
+            *ok = cli_parse_double(v, KEYS[i].lo, KEYS[i].hi,
+                                   (double *)((char *)cfg + KEYS[i].off));
+            return true;
+        }
+    return false;
+}
+
+/* The key=value words after an option such as -spsa, up to the next -option. */
+static bool is_kv(const char *s)
+{
+    return s[0] != '-' && strchr(s, '=');
+}
+
+/* A -landscape key=value word (kv lives in argv), checked when the spec is
+ * known (landscape_set). */
+static int landscape_word(SimOptions *o, const char *kv)
+{
+    if (o->nlkeys >= sizeof o->lword / sizeof *o->lword)
+        return -1;
+    o->lword[o->nlkeys++] = kv;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, SimOptions *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(USAGE, stdout);
+            return 1;
+        }
+        if (!strcmp(a, "-quiet")) {
+            o->quiet = true;
+            continue;
+        }
+        if (!strcmp(a, "-suite")) {
+            o->suite = true;
+            continue;
+        }
+        if (!strcmp(a, "-grid")) {
+            o->grid = true;
+            continue;
+        }
+        if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
+            if (i + 1 >= argc || !is_kv(argv[i + 1]))
+                return cli_usage_error("simulate", "simulate", "%s needs key=value arguments", a);
+            while (i + 1 < argc && is_kv(argv[i + 1])) {
+                const char *kv = argv[++i];
+                const char *v = strchr(kv, '=') + 1;
+                size_t klen = (size_t)(v - 1 - kv);
+#define KEY(k) (klen == strlen(k) && !strncmp(kv, k, klen))
+                bool ok = true;
+                if (!strcmp(a, "-spsa") && !KEY("games") && !KEY("pairs-per"))
+                    o->custom = true;
+                if (!strcmp(a, "-params") && KEY("file"))
+                    o->spec_file = v;
+                else if (!strcmp(a, "-spsa") && KEY("games"))
+                    ok = (o->games_set = !parse_u64(v, &o->games)) && o->games > 0;
+                else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
+                    ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
+                else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.A_ratio) && o->cfg.A_ratio >= 0;
+                else if (!strcmp(a, "-spsa") && KEY("alpha"))
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.alpha) && o->cfg.alpha > 0;
+                else if (!strcmp(a, "-spsa") && KEY("gamma"))
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.gamma) && o->cfg.gamma >= 0;
+                else if (!strcmp(a, "-spsa") && KEY("form"))
+                    ok = !spsa_form_parse(v, &o->cfg.form);
+                else if (!strcmp(a, "-spsa") && KEY("eta"))
+                    ok = cli_parse_double(v, 0, 10, &o->cfg.eta);
+                else if (!strcmp(a, "-spsa") && KEY("decay"))
+                    ok = cli_parse_double(v, 0, 10, &o->cfg.decay);
+                else if (!strcmp(a, "-spsa") && KEY("beta1"))
+                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
+                else if (!strcmp(a, "-spsa") && KEY("beta2"))
+                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
+                else if (!strcmp(a, "-spsa") && KEY("probe"))
+                    ok = cli_parse_double(v, 1, 100, &o->cfg.probe);
+                else if (!strcmp(a, "-spsa") && KEY("narrow")) {
+                    int narrow = 1;
+                    ok = !parse_int(v, 0, 1, &narrow);
+                    o->cfg.narrow = narrow != 0;
+                }
+                else if (!strcmp(a, "-spsa") && spsa_adapt_key(&o->cfg, kv, klen, v, &ok))
+                    ;
+                else if (!strcmp(a, "-spsa") && KEY("r_end"))
+                    ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
+                else if (!strcmp(a, "-spsa") && KEY("average"))
+                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
+                         o->cfg.average < 1;
+                else if (!strcmp(a, "-landscape") && KEY("seed")) {
+                    ok = !parse_u64(v, &o->landscape_seed);
+                    o->landscape_seed_set = true;
+                } else if (!strcmp(a, "-landscape") && KEY("file"))
+                    o->landscape_file = v;
+                else if (!strcmp(a, "-landscape")) {
+                    if (landscape_word(o, kv))
+                        return cli_usage_error("simulate", "simulate", "-landscape: too many words");
+                } else
+                    return cli_usage_error("simulate", "simulate", "%s: unknown key in \"%s\"", a, kv);
+#undef KEY
+                if (!ok)
+                    return cli_usage_error("simulate", "simulate", "%s: bad value in \"%s\"", a, kv);
+            }
+            continue;
+        }
+        if (i + 1 >= argc)
+            return cli_usage_error("simulate", "simulate", "%s needs a value", a);
+        const char *v = argv[++i];
+        bool ok = true;
+        if (!strcmp(a, "-draw-ratio"))
+            ok = (o->draw_set = cli_parse_double(v, 0, 1, &o->draw_ratio));
+        else if (!strcmp(a, "-opening-bias"))
+            ok = (o->bias_set = cli_parse_double(v, 0, 10000, &o->opening_bias));
+        else if (!strcmp(a, "-landscapes"))
+            o->landscapes = v;
+        else if (!strcmp(a, "-concurrency"))
+            ok = !parse_int(v, 1, 4096, &o->concurrency);
+        else if (!strcmp(a, "-srand"))
+            ok = !parse_u64(v, &o->srand);
+        else if (!strcmp(a, "-seed-base"))
+            ok = !parse_u64(v, &o->seed_base) && o->seed_base > 0;
+        else if (!strcmp(a, "-seeds"))
+            ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
+        else
+            return cli_usage_error("simulate", "simulate", "unknown option \"%s\"", a);
+        if (!ok)
+            return cli_usage_error("simulate", "simulate", "bad value \"%s\" for %s", v, a);
+    }
+    return 0;
+}
+
+/* The landscape of the options for the spec ps (its starts may move:
+ * start=); the built-in spec's optima unless told otherwise.  Exit code
+ * as simulate_main. */
+static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool builtin,
+                           SimLandscape *l)
+{
+    char err[1024];
+    if (landscape_init(l, n))
+        return 1;
+    for (size_t i = 0; builtin && i < n; i++)
+        l->opt[i] = BUILTIN[i].opt;
+    if (o->landscape_file && landscape_load(l, ps, o->landscape_file, err, sizeof err))
+        return cli_usage_error("simulate", "simulate", "-landscape file=%s", err);
+    for (size_t w = 0; w < o->nlkeys; w++) {
+        const char *kv = o->lword[w], *v = strchr(kv, '=') + 1;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(v - 1 - kv < 63 ? v - 1 - kv : 63), kv);
+        if (landscape_set(l, ps, key, v, err, sizeof err))
+            return cli_usage_error("simulate", "simulate", "%s", err);
+    }
+    if (landscape_finish(l, ps, o->landscape_seed_set ? o->landscape_seed : o->srand, err,
+                         sizeof err))
+        return cli_usage_error("simulate", "simulate", "%s", err);
+    return 0;
+}
+
+static void print_report(const SpsaParam *ps, size_t n, const double *opt, const double *x,
+                         const SimResult *r, uint64_t seed)
+{
+    printf("seed %" PRIu64 ": %" PRIu64 " games (W %" PRIu64 " L %" PRIu64 " D %" PRIu64
+           "), Elo loss %.3f -> %.3f (exported integers %.3f)\n",
+           seed, r->games, r->wins, r->losses, r->draws, r->start_loss, r->loss, r->loss_int);
+    printf("  %-24s %9s %9s %9s %9s %8s\n", "parameter", "start", "final", "optimum",
+           "distance", "/c_end");
+    for (size_t i = 0; i < n; i++)
+        printf("  %-24s %9.2f %9.2f %9.2f %+9.2f %+8.2f\n", ps[i].name, ps[i].start, x[i],
+               opt[i], x[i] - opt[i], (x[i] - opt[i]) / ps[i].c_end);
+}
+
+int simulate_main(int argc, char **argv)
+{
+    SimOptions o;
+    memset(&o, 0, sizeof o);
+    spsa_config_default(&o.cfg);
+    o.cfg.form = SPSA_FORM_DEFAULT;
+    o.games = 100000;
+    o.draw_ratio = SIM_SUITE_DRAW_RATIO;
+    o.opening_bias = SIM_SUITE_OPENING_BIAS;
+    o.concurrency = 1;
+    o.srand = 1;
+    o.seeds = 1;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (o.grid) {
+        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
+                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
+                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.landscapes};
+        return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
+    }
+    if (o.suite) {
+        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
+                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
+                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.landscapes};
+        return simsuite_run(&so);
+    }
+    if (o.landscapes)
+        return cli_usage_error("simulate", "simulate", "-landscapes goes with -suite");
+    spsa_config_set_games(&o.cfg, o.games);
+
+    char err[1024];
+    SpsaParam *ps = NULL;
+    size_t n = 0;
+    bool builtin = !o.spec_file;
+    if (builtin) {
+        n = NBUILTIN;
+        ps = calloc(n, sizeof *ps);
+        if (!ps)
+            return 1;
+        for (size_t i = 0; i < n; i++) {
+            snprintf(ps[i].name, sizeof ps[i].name, "%s", BUILTIN[i].name);
+            ps[i].start = ps[i].theta = BUILTIN[i].start;
+            ps[i].min = BUILTIN[i].min;
+            ps[i].max = BUILTIN[i].max;
+            ps[i].c_end = BUILTIN[i].c_end;
+            ps[i].r_end = BUILTIN[i].r_end;
+        }
+    } else if (spec_load(o.spec_file, &ps, &n, err, sizeof err)) {
+        fprintf(stderr, "simulate: %s\n", err);
+        return 2;
+    }
+
+    for (size_t i = 0; o.r_end > 0 && i < n; i++)
+        ps[i].r_end = o.r_end;
+    SimLandscape land;
+    memset(&land, 0, sizeof land);
+    double *x = calloc(n, sizeof *x);
+    double *losses = calloc((size_t)o.seeds, sizeof *losses);
+    double *losses_int = calloc((size_t)o.seeds, sizeof *losses_int);
+    double *dist = calloc((size_t)o.seeds * n, sizeof *dist);
+    rc = 1;
+    if (!x || !losses || !losses_int || !dist)
+        goto done;
+    rc = build_landscape(&o, ps, n, builtin, &land);
+    if (rc)
+        goto done;
+    rc = 1;
+    /* the command line's -draw-ratio and -opening-bias, else the file's, else the measured defaults */
+    if (!o.draw_set && !isnan(land.draw_ratio))
+        o.draw_ratio = land.draw_ratio;
+    if (!o.bias_set && !isnan(land.opening_bias))
+        o.opening_bias = land.opening_bias;
+    const double *opt = land.opt;
+    SimModel m = landscape_model(&land, o.draw_ratio, o.opening_bias, o.concurrency);
+    printf("simulate: %zu parameters, %" PRIu64 " games = %" PRIu64
+           " iterations of %d pair(s), form %s, A-ratio %g, alpha %g, gamma %g%s, draw ratio %g, "
+           "opening bias %g, concurrency %d\n",
+           n, o.games, o.cfg.iterations, o.cfg.pairs_per, spsa_form_name(o.cfg.form),
+           o.cfg.A_ratio, o.cfg.alpha, o.cfg.gamma, o.cfg.average > 0 ? ", averaging" : "",
+           o.draw_ratio, o.opening_bias, o.concurrency);
+    for (int s = 0; s < o.seeds; s++) {
+        uint64_t seed = o.srand + (uint64_t)s;
+        SimResult r;
+        FILE *progress = o.quiet || o.seeds > 1 ? NULL : stdout;
+        if (sim_run(ps, n, &o.cfg, &m, seed, x, &r, progress, err, sizeof err)) {
+            fprintf(stderr, "simulate: %s\n", err);
+            rc = 2;
+            goto done;
+        }
+        if (o.seeds == 1)
+            print_report(ps, n, opt, x, &r, seed);
+        else
+            printf("seed %" PRIu64 ": Elo loss %.3f -> %.3f (exported integers %.3f)\n", seed,
+                   r.start_loss, r.loss, r.loss_int);
+        fflush(stdout);
+        losses[s] = r.loss;
+        losses_int[s] = r.loss_int;
+        for (size_t i = 0; i < n; i++)
+            dist[i * (size_t)o.seeds + (size_t)s] = fabs(x[i] - opt[i]);
+    }
+    if (o.seeds > 1) {
+        printf("median |distance| from the optimum over %d seeds:\n", o.seeds);
+        for (size_t i = 0; i < n; i++) {
+            double d = gsl_stats_median(&dist[i * (size_t)o.seeds], 1, (size_t)o.seeds);
+            printf("  %-24s %9.2f  (%5.2f c_end)\n", ps[i].name, d, d / ps[i].c_end);
+        }
+        double ml = gsl_stats_median(losses, 1, (size_t)o.seeds);
+        double mi = gsl_stats_median(losses_int, 1, (size_t)o.seeds);
+        printf("median over %d seeds: Elo loss %.3f (exported integers %.3f) after %" PRIu64
+               " games\n",
+               o.seeds, ml, mi, o.cfg.iterations * 2 * (uint64_t)o.cfg.pairs_per);
+    }
+    rc = 0;
+done:
+    free(ps);
+    landscape_free(&land);
+    free(x);
+    free(losses);
+    free(losses_int);
+    free(dist);
+    return rc;
+}
