@@ -527,8 +527,13 @@ static void centre_update(SpsaState *st, const SpsaBatch *b, double result)
         double sd = sqrt(fmax(p->cq - p->cm * p->cm, 1e-12));
         double loss = -2.0 * SPSA_ELO_PER_WL * p->cm;
         double se = 2.0 * SPSA_ELO_PER_WL * sd * nf;
-        double z = spsa_clip((loss - st->cfg.centre_elo) / se, -3.0, 3.0);
-        double lp = log(p->pm) - st->cfg.centre_rate / Wc * z;
+        /* shrink on clear evidence that the probe costs more than centre_elo,
+         * grow back while the estimate is below it: the running estimates
+         * of successive batches share most of their games, so they vote, and
+         * are not summed as if they were independent */
+        double z = (loss - st->cfg.centre_elo) / se;
+        double dir = z > SPSA_CENTRE_Z ? -1.0 : loss < st->cfg.centre_elo ? 1.0 : 0.0;
+        double lp = log(p->pm) + st->cfg.centre_rate / Wc * dir;
         p->pm = spsa_clip(exp(spsa_clip(lp, lo, 0.0)), st->cfg.centre_min, 1.0);
     }
 }

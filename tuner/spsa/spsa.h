@@ -137,8 +137,10 @@
  * batches.  Each parameter's probe (and its step, which scales with it) has a
  * multiplier p_i, 1 at the start; after each centre batch, once
  * SPSA_CENTRE_WARMUP of them are in,
- *   z = (loss_i - centre_elo) / se(loss_i) clipped to [-3, 3],
- *   log p_i -= centre_rate / Wc * z,  p_i kept in [centre_min, 1]:
+ *   z = (loss_i - centre_elo) / se(loss_i),
+ *   log p_i -= centre_rate / Wc  when z > SPSA_CENTRE_Z (2),
+ *   log p_i += centre_rate / Wc  when loss_i < centre_elo,
+ *   p_i kept in [centre_min, 1]:
  * the probe shrinks where it clearly costs more than centre_elo (it straddles
  * the basin) and grows back where it does not (a far plateau keeps its full
  * probe and travels).  Centre batches do not move theta, v or m.  p_i, the
@@ -208,6 +210,7 @@ typedef enum {
 #define SPSA_DEFAULT_CENTRE_MIN 0.1
 #define SPSA_CENTRE_MIN_WINDOW 8.0
 #define SPSA_CENTRE_WARMUP 4
+#define SPSA_CENTRE_Z 2.0
 /* Elo per unit of (W - L) / games near an even score: 1600 / ln 10 / 2. */
 #define SPSA_ELO_PER_WL 347.43558552260
 
