@@ -2,6 +2,7 @@
  * synthetic landscapes with a known optimum; the command line. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,4 +537,82 @@ Test(simulate, the_scale_keeps_an_optimum_when_c_end_is_too_large, .timeout = 60
     cr_assert_lt(with, 0.5, "the form with the scale lost %.3f Elo from the optimum", with);
     cr_assert_gt(without, 0.5, "the form without the scale lost only %.3f: the bound tells nothing",
                  without);
+}
+
+/* ---- the centre batches (spsa.h, "The centre batches") ------------------- */
+
+typedef struct {
+    double pm[8], loss[8];
+    uint64_t centre_count;
+} CentreTrace;
+
+static void centre_trace(void *ctx, const SpsaState *st)
+{
+    CentreTrace *t = ctx;
+    for (size_t i = 0; i < st->nparams; i++) {
+        t->pm[i] = st->params[i].pm;
+        t->loss[i] = -2.0 * SPSA_ELO_PER_WL * st->params[i].cm;
+    }
+    t->centre_count = st->centre_count;
+}
+
+/* 8 parameters at their optimum 500 in [0, 1000], c_end 50, on a quadratic
+ * landscape losing curv Elo at 1 c_end (scale 1); 4000 games with 30%
+ * centre batches.  The probe is 4 c_k, about 4.5 c_end on average, so a
+ * perturbation of one parameter costs about 20 curv Elo. */
+static void centre_run(double curv1, CentreTrace *t)
+{
+    SpsaParam ps[8];
+    double opt[8], curv[8];
+    memset(ps, 0, sizeof ps);
+    for (int i = 0; i < 8; i++) {
+        snprintf(ps[i].name, sizeof ps[i].name, "P%d", i);
+        ps[i].min = 0;
+        ps[i].max = 1000;
+        ps[i].start = ps[i].theta = opt[i] = 500;
+        ps[i].c_end = 50;
+        ps[i].r_end = 0.002;
+        curv[i] = curv1;
+    }
+    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+                  NULL, NULL};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    cfg.form = SPSA_FORM_DEFAULT;
+    cfg.centre = 0.3;
+    spsa_config_set_games(&cfg, 4000);
+    char err[256];
+    memset(t, 0, sizeof *t);
+    SimResult r;
+    cr_assert_eq(sim_run_traced(ps, 8, &cfg, &m, 7, NULL, &r, NULL, centre_trace, t, err,
+                                sizeof err),
+                 0, "%s", err);
+    cr_assert_gt(t->centre_count, 400, "%" PRIu64 " centre batches of 2000", t->centre_count);
+    cr_assert_lt(t->centre_count, 800, "%" PRIu64 " centre batches of 2000", t->centre_count);
+}
+
+/* At an optimum the centre batches see that theta beats theta + c: the
+ * probes shrink (the estimates of a perturbation's cost, positive on the
+ * mean, pull them down until they cost about centre_elo, within the noise);
+ * on a flat landscape the estimates are near 0 and the probes stay. */
+Test(simulate, centre_batches_measure_the_curvature, .timeout = 60)
+{
+    CentreTrace t;
+    centre_run(3.0, &t); /* at p = 1 a probe costs about 60 Elo per parameter */
+    double pm = 0, loss = 0;
+    for (int i = 0; i < 8; i++) {
+        pm += t.pm[i] / 8;
+        loss += t.loss[i] / 8;
+    }
+    cr_assert_lt(pm, 0.8, "mean probe multiplier %.3f at an optimum", pm);
+    cr_assert_gt(loss, 0, "mean probe cost %.2f Elo at an optimum", loss);
+    centre_run(0.0, &t);
+    pm = loss = 0;
+    for (int i = 0; i < 8; i++) {
+        pm += t.pm[i] / 8;
+        loss += t.loss[i] / 8;
+    }
+    cr_assert_gt(pm, 0.95, "mean probe multiplier %.3f on a flat landscape", pm);
+    cr_assert_lt(fabs(loss), SPSA_DEFAULT_CENTRE_ELO, "mean probe cost %.2f Elo on a flat landscape",
+                 loss);
 }

@@ -4,6 +4,7 @@
  * bound, the gains from the budget, state.json round trips and resumes that
  * continue bit for bit, old state files, and the classic form unchanged. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -842,6 +843,7 @@ static void through_text(SpsaState *st)
  * yet played (a run stopped mid-batch), and the batch is re-issued from the
  * state as `resume` does. */
 static bool run_form_adapt; /* run_form with the per-parameter scale */
+static double run_form_centre; /* run_form with centre batches: stops at the first at or after stop_at */
 
 static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
 {
@@ -849,15 +851,18 @@ static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
     spsa_config_default(&cfg);
     cfg.form = form;
     cfg.adapt = run_form_adapt;
+    cfg.centre = run_form_centre;
     cfg.average = 0.25;
     spsa_config_set_games(&cfg, 2 * (uint64_t)its);
     SpsaParam ps[3];
     make3(ps);
     init_ok(st, ps, 3, &cfg, 2024);
+    bool stopped = false;
     for (int it = 0; it < its; it++) {
         SpsaBatch b;
         cr_assert_eq(spsa_batch_begin(st, &b), 1);
-        if (it == stop_at) {
+        if (!stopped && stop_at >= 0 && it >= stop_at && (b.centre || cfg.centre == 0)) {
+            stopped = true;
             spsa_batch_free(&b);
             through_text(st);
             cr_assert_eq(st->ninflight, 1);
@@ -884,7 +889,11 @@ static void resume_is_exact(SpsaForm form)
         cr_assert_eq(memcmp(&a.params[i].m, &b.params[i].m, sizeof(double)), 0);
         cr_assert_eq(memcmp(&a.params[i].scale, &b.params[i].scale, sizeof(double)), 0);
         cr_assert_eq(memcmp(&a.params[i].e, &b.params[i].e, sizeof(double)), 0);
+        cr_assert_eq(memcmp(&a.params[i].pm, &b.params[i].pm, sizeof(double)), 0);
+        cr_assert_eq(memcmp(&a.params[i].cm, &b.params[i].cm, sizeof(double)), 0);
+        cr_assert_eq(memcmp(&a.params[i].cq, &b.params[i].cq, sizeof(double)), 0);
     }
+    cr_assert_eq(a.centre_count, b.centre_count);
     cr_assert_eq(memcmp(&a.v, &b.v, sizeof(double)), 0);
     cr_assert_eq(a.wins, b.wins);
     cr_assert_eq(a.losses, b.losses);
@@ -901,6 +910,48 @@ Test(spsa_forms, resume_continues_bit_for_bit_with_the_scale)
 {
     run_form_adapt = true;
     resume_is_exact(SPSA_FORM_RMS);
+}
+
+/* With centre batches, a run stopped while a centre batch is in flight and
+ * resumed from the text of its state ends bit for bit as one never stopped;
+ * the state is version 4 and holds the centre settings, and a state without
+ * them (an older build's) goes on without centre batches. */
+Test(spsa_forms, resume_continues_bit_for_bit_with_centre_batches)
+{
+    run_form_centre = 0.3;
+    resume_is_exact(SPSA_FORM_RMS);
+    SpsaState st, back;
+    run_form(SPSA_FORM_RMS, 300, -1, &st);
+    cr_assert_gt(st.centre_count, 50, "%" PRIu64 " centre batches of 300", st.centre_count);
+    cr_assert_lt(st.centre_count, 130, "%" PRIu64 " centre batches of 300", st.centre_count);
+    cJSON *j = spsa_to_json(&st);
+    cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 4);
+    char err[256];
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.centre, 0.3);
+    cr_assert_eq(back.cfg.centre_elo, st.cfg.centre_elo);
+    spsa_free(&back);
+    /* version 4 without the settings, or the settings under version 2, are refused */
+    cJSON *c = cJSON_GetObjectItem(j, "config");
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "version") && strstr(err, "centre"), "%s", err);
+    cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(4));
+    cJSON_DeleteItemFromObject(c, "centre");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "version") && strstr(err, "centre"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
+    /* without centre batches nothing of them is written, and the run draws
+     * what it drew before they existed (the bit-for-bit tests above) */
+    run_form_centre = 0;
+    run_form(SPSA_FORM_RMS, 50, -1, &st);
+    j = spsa_to_json(&st);
+    cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 2);
+    cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "config"), "centre"));
+    cr_assert_null(cJSON_GetObjectItem(j, "centre_count"));
+    cJSON_Delete(j);
+    spsa_free(&st);
 }
 
 Test(spsa_forms, state_records_the_form)

@@ -93,8 +93,9 @@ static const char USAGE[] =
     "\n"
     "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
     "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
-    "adapt-window=F, scale-min=X, scale-max=X, scale-start=X (the forms' settings and\n"
-    "the per-parameter scale, spsa.h) and r_end=X (every parameter's r_end, for the\n"
+    "adapt-window=F, scale-min=X, scale-max=X, scale-start=X, centre=F, centre-elo=X,\n"
+    "centre-rate=X, centre-window=F, centre-min=X (the forms' settings, the per-parameter\n"
+    "scale and the centre batches, spsa.h) and r_end=X (every parameter's r_end, for the\n"
     "classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
@@ -178,6 +179,11 @@ static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const c
         {"scale-min", offsetof(SpsaConfig, scale_min), 1e-6, 1},
         {"scale-max", offsetof(SpsaConfig, scale_max), 1, 1e6},
         {"scale-start", offsetof(SpsaConfig, scale_start), 1e-6, 1e6},
+        {"centre", offsetof(SpsaConfig, centre), 0, 0.999999},
+        {"centre-elo", offsetof(SpsaConfig, centre_elo), 1e-6, 1e6},
+        {"centre-rate", offsetof(SpsaConfig, centre_rate), 0, 100},
+        {"centre-window", offsetof(SpsaConfig, centre_window), 1e-6, 1},
+        {"centre-min", offsetof(SpsaConfig, centre_min), 1e-6, 1},
     };
     if (klen == 5 && !strncmp(kv, "adapt", 5)) {
         int on = 1;

@@ -362,6 +362,7 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
         conf_get_double(c, "spsa", "average", 0, 0.999999, &cfg->average, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "eta", 0, 10, &cfg->eta, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "probe", 1, 100, &cfg->probe, err, errlen) < 0 ||
+        conf_get_double(c, "spsa", "centre", 0, 0.999999, &cfg->centre, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "narrow", 0, 1, &narrow, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "adapt", 0, 1, &adapt, err, errlen) < 0 ||
         spsa_form_from(c, &cfg->form, err, errlen) < 0)

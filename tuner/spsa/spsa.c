@@ -45,6 +45,11 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->scale_min = SPSA_DEFAULT_SCALE_MIN;
     cfg->scale_max = SPSA_DEFAULT_SCALE_MAX;
     cfg->scale_start = SPSA_DEFAULT_SCALE_START;
+    cfg->centre = SPSA_DEFAULT_CENTRE;
+    cfg->centre_elo = SPSA_DEFAULT_CENTRE_ELO;
+    cfg->centre_rate = SPSA_DEFAULT_CENTRE_RATE;
+    cfg->centre_window = SPSA_DEFAULT_CENTRE_WINDOW;
+    cfg->centre_min = SPSA_DEFAULT_CENTRE_MIN;
 }
 
 static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "rms", "adam" };
@@ -100,6 +105,17 @@ static double classic_c_k(const SpsaState *st, size_t p, uint64_t k)
 static double param_scale(const SpsaState *st, size_t p)
 {
     return st->cfg.form != SPSA_FORM_CLASSIC && st->cfg.adapt ? st->params[p].scale : 1.0;
+}
+
+static bool centre_on(const SpsaState *st)
+{
+    return st->cfg.form != SPSA_FORM_CLASSIC && st->cfg.centre > 0;
+}
+
+/* The probe multiplier of parameter p: 1 unless centre batches measure it. */
+static double param_pm(const SpsaState *st, size_t p)
+{
+    return centre_on(st) ? st->params[p].pm : 1.0;
 }
 
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
@@ -201,6 +217,15 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
                "(0, 1], scale_min in (0, 1], scale_max in [1, 1e6] and scale_start between them");
         return -1;
     }
+    if (c->centre != 0 && !(c->centre > 0 && c->centre < 1 && c->centre_elo > 0 &&
+                            isfinite(c->centre_elo) && c->centre_rate >= 0 &&
+                            c->centre_rate <= 100 && c->centre_window > 0 &&
+                            c->centre_window <= 1 && c->centre_min > 0 && c->centre_min <= 1)) {
+        errmsg(err, errlen,
+               "spsa: centre must be in [0, 1), and with it centre_elo > 0, centre_rate in "
+               "[0, 100], centre_window in (0, 1] and centre_min in (0, 1]");
+        return -1;
+    }
     return 0;
 }
 
@@ -281,6 +306,9 @@ int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
         st->params[i].m = 0.0;
         st->params[i].scale = cfg->scale_start;
         st->params[i].e = 0.0;
+        st->params[i].pm = 1.0;
+        st->params[i].cm = 0.0;
+        st->params[i].cq = 0.0;
     }
     st->v = (double)cfg->pairs_per; /* prior: W - L of an even pair has variance about 1 */
     compute_schedule(st);
@@ -296,6 +324,7 @@ void spsa_batch_free(SpsaBatch *b)
     free(b->u);
     free(b->plus_values);
     free(b->minus_values);
+    free(b->mask);
     memset(b, 0, sizeof *b);
 }
 
@@ -321,7 +350,9 @@ static int batch_alloc(SpsaBatch *b, size_t n)
     b->u = calloc(m, sizeof *b->u);
     b->plus_values = calloc(m, sizeof *b->plus_values);
     b->minus_values = calloc(m, sizeof *b->minus_values);
-    if (!b->c_k || !b->R_k || !b->flip || !b->u || !b->plus_values || !b->minus_values) {
+    b->mask = calloc(m, sizeof *b->mask);
+    if (!b->c_k || !b->R_k || !b->flip || !b->u || !b->plus_values || !b->minus_values ||
+        !b->mask) {
         spsa_batch_free(b);
         return -1;
     }
@@ -340,6 +371,9 @@ int spsa_batch_copy(SpsaBatch *dst, const SpsaBatch *src)
     memcpy(dst->u, src->u, n * sizeof *dst->u);
     memcpy(dst->plus_values, src->plus_values, n * sizeof *dst->plus_values);
     memcpy(dst->minus_values, src->minus_values, n * sizeof *dst->minus_values);
+    dst->centre = src->centre;
+    if (src->mask)
+        memcpy(dst->mask, src->mask, n * sizeof *dst->mask);
     return 0;
 }
 
@@ -367,7 +401,7 @@ static double probe_centre(const SpsaState *st, const SpsaParam *p, double ck)
 
 double spsa_probe_c_k(const SpsaState *st, size_t i, uint64_t k)
 {
-    double ck = spsa_c_k(st, i, k);
+    double ck = spsa_c_k(st, i, k) * param_pm(st, i);
     if (st->cfg.form == SPSA_FORM_CLASSIC || !st->cfg.narrow)
         return ck;
     const SpsaParam *p = &st->params[i];
@@ -397,14 +431,33 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
         return -1;
     uint64_t k = st->k + 1;
     b->k = k;
+    /* Only with centre batches is there a draw for the kind of batch, so
+     * that a run without them draws what it always drew. */
+    b->centre = centre_on(st) && gsl_rng_uniform(st->rng) < st->cfg.centre;
     for (size_t i = 0; i < st->nparams; i++) {
         b->c_k[i] = spsa_probe_c_k(st, i, k);
         b->R_k[i] = spsa_R_k(st, i, k);
-        /* Draw order per parameter: flip, then the rounding uniform. */
+        /* Draw order per parameter: flip, then the rounding uniform (then
+         * the mask in a centre batch). */
         b->flip[i] = gsl_rng_uniform_int(st->rng, 2) ? 1 : -1;
         b->u[i] = gsl_rng_uniform(st->rng);
-        perturb(probe_centre(st, &st->params[i], b->c_k[i]), &st->params[i], b->c_k[i],
-                b->flip[i], b->u[i], &b->plus_values[i], &b->minus_values[i]);
+        const SpsaParam *p = &st->params[i];
+        double centre = probe_centre(st, p, b->c_k[i]);
+        perturb(centre, p, b->c_k[i], b->flip[i], b->u[i], &b->plus_values[i],
+                &b->minus_values[i]);
+        if (b->centre) {
+            /* engine 0: theta + c flip on the masked parameters; engine 1: theta */
+            double mid = p->is_float ? p->theta : floor(p->theta + b->u[i]);
+            b->mask[i] = (int)gsl_rng_uniform_int(st->rng, 2);
+            b->minus_values[i] = spsa_clip(mid, p->min, p->max);
+            if (!b->mask[i])
+                b->plus_values[i] = b->minus_values[i];
+            else {
+                double hi = p->theta + b->c_k[i] * b->flip[i];
+                b->plus_values[i] = spsa_clip(p->is_float ? hi : floor(hi + b->u[i]), p->min,
+                                              p->max);
+            }
+        }
     }
     if (inflight_push(st, b)) {
         spsa_batch_free(b);
@@ -452,6 +505,40 @@ static void adapt_scale(SpsaState *st, const SpsaBatch *b, double rn)
 /* The rms and adam forms (spsa.h, "Other forms"): the second moment of the
  * result first (it includes this batch), then per parameter the momentum
  * and the step of eta_k c_end m / sqrt(v). */
+/* A centre batch's result (spsa.h, "The centre batches"): the running means
+ * of each parameter's contrast d, then its probe multiplier. */
+static void centre_update(SpsaState *st, const SpsaBatch *b, double result)
+{
+    double games = 2.0 * st->cfg.pairs_per;
+    double Wc = fmax(st->cfg.centre_window * st->cfg.centre * (double)st->cfg.iterations,
+                     SPSA_CENTRE_MIN_WINDOW);
+    st->centre_count++;
+    double Wk = fmin((double)st->centre_count, Wc);
+    double beta = 1.0 - 1.0 / Wk;
+    /* the noise of a running mean of this window, per unit sd of d */
+    double nf = Wk > 1 ? sqrt((1.0 - beta) / (1.0 + beta)) : 1.0;
+    double lo = log(st->cfg.centre_min);
+    for (size_t i = 0; i < st->nparams; i++) {
+        SpsaParam *p = &st->params[i];
+        double d = result * (2 * b->mask[i] - 1) / games;
+        p->cm = beta * p->cm + (1.0 - beta) * d;
+        p->cq = beta * p->cq + (1.0 - beta) * d * d;
+        if (st->centre_count < SPSA_CENTRE_WARMUP)
+            continue;
+        double sd = sqrt(fmax(p->cq - p->cm * p->cm, 1e-12));
+        double loss = -2.0 * SPSA_ELO_PER_WL * p->cm;
+        double se = 2.0 * SPSA_ELO_PER_WL * sd * nf;
+        /* shrink on clear evidence that the probe costs more than centre_elo,
+         * grow back while the estimate is below it: the running estimates
+         * of successive batches share most of their games, so they vote, and
+         * are not summed as if they were independent */
+        double z = (loss - st->cfg.centre_elo) / se;
+        double dir = z > SPSA_CENTRE_Z ? -1.0 : loss < st->cfg.centre_elo ? 1.0 : 0.0;
+        double lp = log(p->pm) + st->cfg.centre_rate / Wc * dir;
+        p->pm = spsa_clip(exp(spsa_clip(lp, lo, 0.0)), st->cfg.centre_min, 1.0);
+    }
+}
+
 static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
 {
     double w = 1.0 / ((double)st->completed + 2.0);
@@ -463,7 +550,7 @@ static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
     for (size_t i = 0; i < st->nparams; i++) {
         SpsaParam *p = &st->params[i];
         p->m = beta1 * p->m + (1.0 - beta1) * result * b->flip[i];
-        double step = b->R_k[i] * p->c_end * param_scale(st, i) * p->m * scale;
+        double step = b->R_k[i] * p->c_end * param_scale(st, i) * param_pm(st, i) * p->m * scale;
         p->theta = spsa_clip(p->theta + step, p->min, p->max);
     }
     if (st->cfg.adapt)
@@ -489,6 +576,8 @@ int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint6
             double step = own->R_k[i] * own->c_k[i] * result * own->flip[i];
             p->theta = spsa_clip(p->theta + step, p->min, p->max);
         }
+    else if (own->centre)
+        centre_update(st, own, result);
     else
         normalised_update(st, own, result);
     st->wins += wins;
@@ -559,6 +648,18 @@ double spsa_value(const SpsaState *st, size_t p)
 /* Version 3: a non-classic form with the per-parameter scale, which a build
  * without the scale would resume without it. */
 #define SPSA_JSON_VERSION_SCALE 3
+/* Version 4: a non-classic form with centre batches (with or without the
+ * scale), which a build without them would resume without them. */
+#define SPSA_JSON_VERSION_CENTRE 4
+
+static int json_version(const SpsaConfig *c)
+{
+    if (c->form == SPSA_FORM_CLASSIC)
+        return SPSA_JSON_VERSION;
+    if (c->centre > 0)
+        return SPSA_JSON_VERSION_CENTRE;
+    return c->adapt ? SPSA_JSON_VERSION_SCALE : SPSA_JSON_VERSION_FORMS;
+}
 
 /* A double as a JSON number that reads back to exactly the same double:
  * cJSON's own printer compares with a tolerance and may drop the last bit,
@@ -629,7 +730,9 @@ static cJSON *batch_to_json(const SpsaBatch *b)
               cJSON_AddItemToObject(o, "flip", int_array(b->flip, b->nparams)) &&
               cJSON_AddItemToObject(o, "u", num_array(b->u, b->nparams)) &&
               cJSON_AddItemToObject(o, "plus", num_array(b->plus_values, b->nparams)) &&
-              cJSON_AddItemToObject(o, "minus", num_array(b->minus_values, b->nparams));
+              cJSON_AddItemToObject(o, "minus", num_array(b->minus_values, b->nparams)) &&
+              (!b->centre || (cJSON_AddBoolToObject(o, "centre", true) &&
+                              cJSON_AddItemToObject(o, "mask", int_array(b->mask, b->nparams))));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -685,9 +788,8 @@ cJSON *spsa_to_json(const SpsaState *st)
     if (!o)
         return NULL;
     bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
-    bool ok = cJSON_AddNumberToObject(o, "version", classic ? SPSA_JSON_VERSION
-                                                    : st->cfg.adapt ? SPSA_JSON_VERSION_SCALE
-                                                                    : SPSA_JSON_VERSION_FORMS) != NULL;
+    bool ok = cJSON_AddNumberToObject(o, "version", json_version(&st->cfg)) != NULL;
+    bool centre = centre_on(st);
 
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
@@ -711,6 +813,12 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(cfg, "scale_min", st->cfg.scale_min) &&
              add_num(cfg, "scale_max", st->cfg.scale_max) &&
              add_num(cfg, "scale_start", st->cfg.scale_start);
+    if (ok && centre)
+        ok = add_num(cfg, "centre", st->cfg.centre) &&
+             add_num(cfg, "centre_elo", st->cfg.centre_elo) &&
+             add_num(cfg, "centre_rate", st->cfg.centre_rate) &&
+             add_num(cfg, "centre_window", st->cfg.centre_window) &&
+             add_num(cfg, "centre_min", st->cfg.centre_min);
 
     cJSON *params = cJSON_AddArrayToObject(o, "params");
     ok = ok && params;
@@ -729,7 +837,9 @@ cJSON *spsa_to_json(const SpsaState *st)
              (!p->is_float || cJSON_AddStringToObject(q, "type", "float")) &&
              (classic || add_num(q, "m", p->m)) &&
              (classic || !st->cfg.adapt ||
-              (add_num(q, "scale", p->scale) && add_num(q, "e", p->e)));
+              (add_num(q, "scale", p->scale) && add_num(q, "e", p->e))) &&
+             (!centre || (add_num(q, "pm", p->pm) && add_num(q, "cm", p->cm) &&
+                          add_num(q, "cq", p->cq)));
         if (!q)
             ok = false;
     }
@@ -737,7 +847,8 @@ cJSON *spsa_to_json(const SpsaState *st)
     ok = ok && add_u64(o, "k", st->k) && add_u64(o, "completed", st->completed) &&
          add_u64(o, "wins", st->wins) && add_u64(o, "losses", st->losses) &&
          add_u64(o, "draws", st->draws) && add_u64(o, "avg_count", st->avg_count) &&
-         (classic || add_num(o, "v", st->v));
+         (classic || add_num(o, "v", st->v)) &&
+         (!centre || add_u64(o, "centre_count", st->centre_count));
 
     if (ok) {
         cJSON *rng = cJSON_AddObjectToObject(o, "rng");
@@ -833,7 +944,7 @@ static int get_num_array(const cJSON *o, const char *key, const char *where, siz
 }
 
 static int batch_from_json(SpsaBatch *b, const cJSON *o, const SpsaParam *params, size_t n, size_t idx,
-                           char *err, size_t errlen)
+                           bool centre_ok, char *err, size_t errlen)
 {
     char where[48];
     snprintf(where, sizeof where, "inflight[%zu]", idx);
@@ -865,6 +976,28 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, const SpsaParam *params
     if (get_num_array(o, "plus", where, n, b->plus_values, false, err, errlen) ||
         get_num_array(o, "minus", where, n, b->minus_values, false, err, errlen))
         goto out;
+    const cJSON *centre = cJSON_GetObjectItemCaseSensitive(o, "centre");
+    if (centre && !cJSON_IsBool(centre)) {
+        errmsg(err, errlen, "spsa state: %s \"centre\" must be true or false", where);
+        goto out;
+    }
+    b->centre = cJSON_IsTrue(centre);
+    if (b->centre && !centre_ok) {
+        errmsg(err, errlen, "spsa state: %s is a centre batch in a run without centre batches",
+               where);
+        goto out;
+    }
+    if (b->centre) {
+        if (get_num_array(o, "mask", where, n, tmp, true, err, errlen))
+            goto out;
+        for (size_t i = 0; i < n; i++) {
+            if (tmp[i] != 0 && tmp[i] != 1) {
+                errmsg(err, errlen, "spsa state: %s \"mask\"[%zu] must be 0 or 1", where, i);
+                goto out;
+            }
+            b->mask[i] = (int)tmp[i];
+        }
+    }
     for (size_t i = 0; i < n; i++)
         if (!params[i].is_float && (!is_integer(b->plus_values[i]) || !is_integer(b->minus_values[i]))) {
             errmsg(err, errlen, "spsa state: %s \"plus\"/\"minus\"[%zu] must be integers (%s is not a float)",
@@ -880,7 +1013,7 @@ out:
 }
 
 static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, bool classic,
-                            bool adapt,
+                            bool adapt, bool centre,
                             char *err, size_t errlen)
 {
     if (!cJSON_IsArray(arr)) {
@@ -924,7 +1057,10 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, boo
             get_num(q, "avg", where, &p->avg, err, errlen) ||
             (!classic && get_num(q, "m", where, &p->m, err, errlen)) ||
             (adapt && (get_num(q, "scale", where, &p->scale, err, errlen) ||
-                       get_num(q, "e", where, &p->e, err, errlen)))) {
+                       get_num(q, "e", where, &p->e, err, errlen))) ||
+            (centre && (get_num(q, "pm", where, &p->pm, err, errlen) ||
+                        get_num(q, "cm", where, &p->cm, err, errlen) ||
+                        get_num(q, "cq", where, &p->cq, err, errlen)))) {
             free(ps);
             return -1;
         }
@@ -946,9 +1082,11 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
     if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS &&
-        version != SPSA_JSON_VERSION_SCALE) {
-        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d, %d and %d)",
-               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS, SPSA_JSON_VERSION_SCALE);
+        version != SPSA_JSON_VERSION_SCALE && version != SPSA_JSON_VERSION_CENTRE) {
+        errmsg(err, errlen,
+               "spsa state: unsupported \"version\" %g (this build reads %d, %d, %d and %d)",
+               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS, SPSA_JSON_VERSION_SCALE,
+               SPSA_JSON_VERSION_CENTRE);
         return -1;
     }
 
@@ -1000,7 +1138,25 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         return -1;
     }
     cfg.adapt = !classic && cJSON_IsTrue(adapt);
-    if ((version == SPSA_JSON_VERSION_SCALE) != cfg.adapt) {
+    /* A state from before centre batches existed ran without them. */
+    const cJSON *centre = cJSON_GetObjectItemCaseSensitive(c, "centre");
+    if (!classic && centre &&
+        (get_num(c, "centre", "config", &cfg.centre, err, errlen) ||
+         get_num(c, "centre_elo", "config", &cfg.centre_elo, err, errlen) ||
+         get_num(c, "centre_rate", "config", &cfg.centre_rate, err, errlen) ||
+         get_num(c, "centre_window", "config", &cfg.centre_window, err, errlen) ||
+         get_num(c, "centre_min", "config", &cfg.centre_min, err, errlen)))
+        return -1;
+    if (!classic && centre && !(cfg.centre > 0)) {
+        errmsg(err, errlen, "spsa state: config \"centre\" must be > 0 when present");
+        return -1;
+    }
+    if ((version == SPSA_JSON_VERSION_CENTRE) != (cfg.centre > 0)) {
+        errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"centre\" %g",
+               version, cfg.centre);
+        return -1;
+    }
+    if (version != SPSA_JSON_VERSION_CENTRE && (version == SPSA_JSON_VERSION_SCALE) != cfg.adapt) {
         errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"adapt\" %s",
                version, cfg.adapt ? "true" : "false");
         return -1;
@@ -1021,7 +1177,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     SpsaParam *ps;
     size_t n;
     if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), classic,
-                         cfg.adapt,
+                         cfg.adapt, cfg.centre > 0,
                          err, errlen))
         return -1;
     /* spsa_init validates everything and resets start/avg: restore them after. */
@@ -1037,6 +1193,11 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
             st->params[i].scale = ps[i].scale;
             st->params[i].e = ps[i].e;
         }
+        if (cfg.centre > 0) {
+            st->params[i].pm = ps[i].pm;
+            st->params[i].cm = ps[i].cm;
+            st->params[i].cq = ps[i].cq;
+        }
     }
     free(ps);
     for (size_t i = 0; cfg.adapt && i < n; i++) {
@@ -1049,6 +1210,19 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
             goto fail;
         }
     }
+    for (size_t i = 0; cfg.centre > 0 && i < n; i++) {
+        const SpsaParam *p = &st->params[i];
+        if (!(p->pm >= cfg.centre_min && p->pm <= 1) || !isfinite(p->cm) ||
+            !(p->cq >= 0) || !isfinite(p->cq)) {
+            errmsg(err, errlen,
+                   "spsa state: params[%zu] (%s): \"pm\" must be in [centre_min, 1], \"cm\" "
+                   "finite and \"cq\" >= 0",
+                   i, p->name);
+            goto fail;
+        }
+    }
+    if (cfg.centre > 0 && get_u64(json, "centre_count", "", &st->centre_count, err, errlen))
+        goto fail;
     if (!classic && get_num(json, "v", "", &st->v, err, errlen))
         goto fail;
     if (!(st->v >= 0)) {
@@ -1093,7 +1267,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     cJSON_ArrayForEach(b, inflight)
     {
         SpsaBatch batch;
-        if (batch_from_json(&batch, b, st->params, n, idx, err, errlen))
+        if (batch_from_json(&batch, b, st->params, n, idx, centre_on(st), err, errlen))
             goto fail;
         if (batch.k < 1 || batch.k > st->k) {
             errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,

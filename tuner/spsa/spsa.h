@@ -119,6 +119,33 @@
  * that grows where s shrinks, a start of 1 or 0.3, and other rates and
  * biases (docs/results/spsa-scale.md).  s_i and e_i are in the state.
  *
+ * The centre batches (cfg.centre = F, -spsa centre=F; 0 = off, the default).
+ * A pair theta + c flip against theta - c flip sees the slope and nothing of
+ * the curvature: with a probe wider than the basin at the optimum both
+ * engines land outside it and W - L carries no signal, just as far out on a
+ * plateau.  A fraction F of the batches (drawn per batch) are centre batches:
+ * engine 0 plays theta + c_i flip_i on the parameters with mask_i = 1 (each
+ * with probability 1/2) and theta on the others, engine 1 plays theta (both
+ * rounded with the batch's shared uniforms).  With r = W - L of engine 0 over
+ * the batch's G games, d_i = r (2 mask_i - 1) / G has the mean
+ * (E[r | mask_i = 1] - E[r | mask_i = 0]) / (2 G), so
+ *   loss_i = -2 * 347.4 * mean(d_i)   (Elo; 347.4 = 1600 / ln 10 / 2)
+ * is the Elo a perturbation of parameter i by its probe costs: about
+ * h_i c_i^2 / 2 on a quadratic, the height of the plateau when the probe
+ * leaves the basin, 0 on a flat or far plateau.  mean(d_i) and its noise are
+ * running means over a window of Wc = max(centre_window F N, 8) centre
+ * batches.  Each parameter's probe (and its step, which scales with it) has a
+ * multiplier p_i, 1 at the start; after each centre batch, once
+ * SPSA_CENTRE_WARMUP of them are in,
+ *   z = (loss_i - centre_elo) / se(loss_i),
+ *   log p_i -= centre_rate / Wc  when z > SPSA_CENTRE_Z (2),
+ *   log p_i += centre_rate / Wc  when loss_i < centre_elo,
+ *   p_i kept in [centre_min, 1]:
+ * the probe shrinks where it clearly costs more than centre_elo (it straddles
+ * the basin) and grows back where it does not (a far plateau keeps its full
+ * probe and travels).  Centre batches do not move theta, v or m.  p_i, the
+ * running means and the count are in the state (version 4).
+ *
  * Threading: none inside; the caller serializes access (the match runner
  * calls its hooks under its lock).
  */
@@ -175,6 +202,19 @@ typedef enum {
 #define SPSA_DEFAULT_SCALE_MAX 10.0
 #define SPSA_DEFAULT_SCALE_START 0.1
 #define SPSA_ADAPT_MIN_WINDOW 4.0
+/* The curvature probe (cfg.centre; "The centre batches" above).  Off: at the
+ * right c_end 8 of the suite's 12 landscapes get more than 10% worse with
+ * centre=0.2 (docs/results/spsa-scale.md); -spsa centre=F turns it on. */
+#define SPSA_DEFAULT_CENTRE 0.0
+#define SPSA_DEFAULT_CENTRE_ELO 10.0
+#define SPSA_DEFAULT_CENTRE_RATE 1.0
+#define SPSA_DEFAULT_CENTRE_WINDOW 0.25
+#define SPSA_DEFAULT_CENTRE_MIN 0.1
+#define SPSA_CENTRE_MIN_WINDOW 8.0
+#define SPSA_CENTRE_WARMUP 4
+#define SPSA_CENTRE_Z 2.0
+/* Elo per unit of (W - L) / games near an even score: 1600 / ln 10 / 2. */
+#define SPSA_ELO_PER_WL 347.43558552260
 
 /* One tuned parameter: the spec plus the moving value and schedule. */
 typedef struct {
@@ -189,6 +229,8 @@ typedef struct {
     double m;            /* non-classic forms: running mean of the signed result (momentum) */
     double scale;        /* non-classic forms with cfg.adapt: the scale s of c_end (1 otherwise) */
     double e;            /* cfg.adapt: running mean of the normalised signed result */
+    double pm;           /* cfg.centre: the probe multiplier p in [centre_min, 1] (1 otherwise) */
+    double cm, cq;       /* cfg.centre: running mean and second moment of the centre contrast d */
 } SpsaParam;
 
 typedef struct {
@@ -213,6 +255,11 @@ typedef struct {
     double adapt_window; /* cfg.adapt: the window W = max(this * N, 4) iterations */
     double scale_min, scale_max; /* cfg.adapt: s stays in [scale_min, scale_max] */
     double scale_start;  /* cfg.adapt: s at the start of a run */
+    double centre;       /* non-classic: the fraction of centre batches; 0 = none */
+    double centre_elo;   /* cfg.centre: the probe's target cost L in Elo */
+    double centre_rate;  /* cfg.centre: log p moves rate / Wc per centre batch and unit z */
+    double centre_window;/* cfg.centre: Wc = max(this * centre * N, 8) centre batches */
+    double centre_min;   /* cfg.centre: p stays in [centre_min, 1] */
 } SpsaConfig;
 
 /* One batch handed out: the k it was issued at, and per parameter the gains,
@@ -226,6 +273,8 @@ typedef struct {
     double *u;           /* the shared uniform of the rounding */
     double *plus_values; /* engine 0 plays these (integral unless the parameter is a float) */
     double *minus_values;/* engine 1 plays these */
+    bool centre;         /* a centre batch (cfg.centre): engine 1 plays theta */
+    int *mask;           /* centre batch: 1 = the parameter is perturbed in engine 0, else 0 */
 } SpsaBatch;
 
 typedef struct {
@@ -237,6 +286,7 @@ typedef struct {
     uint64_t wins, losses, draws; /* totals over applied batches (draws: spsa_batch_apply_wld) */
     uint64_t avg_count;  /* batches folded into theta_avg */
     double v;            /* non-classic forms: running second moment of W - L per batch */
+    uint64_t centre_count; /* cfg.centre: centre batches applied */
     gsl_rng *rng;        /* gsl_rng_mt19937: flips and rounding uniforms */
     size_t ninflight;    /* batches handed out and not yet applied, oldest first */
     SpsaBatch *inflight;
