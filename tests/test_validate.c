@@ -2,7 +2,6 @@
  * classification of moves, end to end against the fake engine
  * build/fake/fakespsa (whose strength depends on Alpha, Beta, Gamma). */
 #include <criterion/criterion.h>
-#include <gsl/gsl_fit.h>
 
 #include <signal.h>
 #include <stdio.h>
@@ -129,11 +128,15 @@ static void assert_points(const char *dir, size_t npoints, uint64_t budget, uint
 }
 
 /* The points are recorded as configured, and on a landscape where theta
- * improves, the last one scores well above the first (taken after 10% of
- * the budget, when theta has barely left the start).  Measured over 3 runs
- * (CLI, the same settings): first points +9 to +107 Elo, last +127 to +285.
- * Fails if the snapshot is not the current values (the start values score
- * 0), or if the sides are swapped (negative). */
+ * improves, the last points score well above the first (taken after 10% of
+ * the budget, when theta has barely left the start).  The games are not the
+ * same from run to run (the engines' timing), so the comparison is of the
+ * first point against the mean of the last five, each point 200 games: in
+ * four runs of the CLI with these settings the first point scored +60 to
+ * +98 Elo and the last five +170 to +180, with error bars of about 30 a
+ * point.  Fails if the
+ * snapshot is not the current values (the start values score 0), or if the
+ * sides are swapped (negative). */
 Test(validate, records_the_points_and_their_elo_rises)
 {
     Args a = far_run("r", 400, "");
@@ -141,26 +144,21 @@ Test(validate, records_the_points_and_their_elo_rises)
     add(&a, "form=classic"); /* small early steps: the first points are near the start */
     add(&a, "-validate");
     add(&a, "every=0.1");
-    add(&a, "games=40");
+    add(&a, "games=200");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     cr_assert(strstr(log, "validation 10 at 400 games"), "%s", log);
     free(log);
-    assert_points("r", 10, 400, 40);
+    assert_points("r", 10, 400, 200);
     ValidationPoint *p;
     size_t n;
     read_points("r", &p, &n);
-    double first = (p[0].elo + p[1].elo) / 2, last = (p[n - 1].elo + p[n - 2].elo) / 2;
-    cr_assert_gt(last, 80, "the last points score %+.1f Elo over the start values", last);
-    cr_assert_gt(last, first, "the Elo did not rise: first two %+.1f, last two %+.1f", first, last);
-    double x[16], y[16], c0, c1, cov00, cov01, cov11, sumsq;
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (double)p[i].games;
-        y[i] = p[i].elo;
-    }
-    gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-    cr_assert_gt(c1, 0, "the fitted Elo falls with the games: %+.3f Elo a game", c1);
+    double first = p[0].elo, last = 0;
+    for (size_t i = n - 5; i < n; i++)
+        last += p[i].elo / 5;
+    cr_assert_gt(last, 80, "the last five points score %+.1f Elo over the start values", last);
+    cr_assert_gt(last, first, "the Elo did not rise: first point %+.1f, last five %+.1f", first, last);
     free(p);
 }
 
