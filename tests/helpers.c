@@ -265,3 +265,24 @@ void long_game_move(int i, char buf[8])
         m = (block % 2 ? shuffle_w : shuffle_b)[(k - 1) % 4];
     snprintf(buf, 8, "%s", m);
 }
+
+pid_t spawn(MainFn fn, Args *a, const char *log)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        child_output(log);
+        int rc = fn(a->n, a->v);
+        fflush(NULL);
+        _exit(rc);
+    }
+    return pid;
+}
+
+int run_to_end(MainFn fn, Args *a, const char *log)
+{
+    int rc = wait_child(spawn(fn, a, log));
+    args_free(a);
+    return rc;
+}

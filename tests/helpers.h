@@ -31,6 +31,12 @@ void args_free(Args *a);
 void child_output(const char *log);
 /* Exit code, or 1000 + signal. */
 int wait_child(pid_t pid);
+/* A command's main function, run in a forked child. */
+typedef int (*MainFn)(int, char **);
+/* fork; the child runs fn(a) with stdout and stderr into tmp/LOG. */
+pid_t spawn(MainFn fn, Args *a, const char *log);
+/* spawn, wait for the child, free a; the child's exit code. */
+int run_to_end(MainFn fn, Args *a, const char *log);
 
 /* stderr into a temporary file between begin and end; end copies what was
  * written into out (NUL-terminated, cut to outlen). */

@@ -43,7 +43,6 @@ TestSuite(run, .init = setup, .fini = tmp_remove, .timeout = 120);
 
 /* ---- running subcommands in a child process -------------------------------------- */
 
-typedef int (*MainFn)(int, char **);
 
 /* A run of `games` games of the fake engine into tmp/DIR. */
 static Args run_args(const char *dir, int games, int think_ms, int concurrency)
@@ -75,27 +74,6 @@ static Args run_args(const char *dir, int games, int think_ms, int concurrency)
     return a;
 }
 
-/* fork; the child runs fn with stdout and stderr into tmp/LOG. */
-static pid_t spawn(MainFn fn, Args *a, const char *log)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        child_output(log);
-        int rc = fn(a->n, a->v);
-        fflush(NULL);
-        _exit(rc);
-    }
-    return pid;
-}
-
-static int run_to_end(MainFn fn, Args *a, const char *log)
-{
-    int rc = wait_child(spawn(fn, a, log));
-    args_free(a);
-    return rc;
-}
 
 /* ---- history.csv as the tests read it --------------------------------------------- */
 

@@ -28,7 +28,6 @@ static void setup(void)
 
 TestSuite(validate, .init = setup, .fini = tmp_remove, .timeout = 120);
 
-typedef int (*MainFn)(int, char **);
 
 /* A run from a far start (8 c_end from the optimum; the landscape has a
  * slope there with --width 60) on a book of 20 openings. */
@@ -66,26 +65,6 @@ static Args far_run(const char *dir, int games, const char *engine_args)
     return a;
 }
 
-static pid_t spawn(MainFn fn, Args *a, const char *log)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        child_output(log);
-        int rc = fn(a->n, a->v);
-        fflush(NULL);
-        _exit(rc);
-    }
-    return pid;
-}
-
-static int run_to_end(MainFn fn, Args *a, const char *log)
-{
-    int rc = wait_child(spawn(fn, a, log));
-    args_free(a);
-    return rc;
-}
 
 static void read_points(const char *dir, ValidationPoint **pts, size_t *n)
 {
