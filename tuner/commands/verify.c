@@ -3,7 +3,6 @@
 #include "verify.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +26,7 @@
 #include "runsetup.h"
 #include "stats.h"
 #include "validate.h"
+#include "verify_impl.h"
 
 #define VERIFY_SUBDIR "verify"
 
@@ -91,43 +90,6 @@ static bool in_list(const char *const *list, const char *s)
             return true;
     return false;
 }
-
-typedef struct {
-    char dir[PATH_MAX];
-    char path[PATH_MAX + 32];      /* DIR/verify.json */
-    char sub[PATH_MAX + 32];       /* DIR/verify */
-    RunState rs;
-    cJSON *tuned, *base;           /* the two value files */
-    /* settings */
-    char **args;                   /* the match options as given, without -concurrency and -restart */
-    int nargs;
-    SprtSpec sprt;
-    uint64_t rounds;               /* 0 = until the SPRT decides */
-    int bake;
-    char base_file[PATH_MAX];      /* -base: "" = the start values */
-    bool baked;
-    unsigned long long seed;
-    MatchConfig mc;
-    bool mc_init;
-    char tc[96];
-    char snapshot[24];             /* -snapshot: "" or last = the run's values; best or K: snapshots/K.json */
-    char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
-    /* progress */
-    MatchTally tally;
-    uint64_t next_round;
-    uint64_t *pending;             /* rounds in flight when the last session ended: replayed first */
-    size_t npending, nextpending;
-    uint64_t *inflight;
-    size_t ninflight, capinflight;
-    int verdict;                   /* +1 H1, -1 H0, 0 not (yet) */
-    SprtStop stop;                 /* the verdict as it stood when it was reached (this session) */
-    uint64_t sessions;
-    double elapsed0;
-    int64_t t0, last_progress;
-    bool tty, line_open;
-    bool failed;
-    char created[32];
-} Verify;
 
 static atomic_int g_stop;
 static atomic_int g_signal;
@@ -356,7 +318,7 @@ static int overlay_base(const RunState *rs, cJSON *base, const char *file, char 
     return rc;
 }
 
-static const cJSON *params_of(const cJSON *values)
+const cJSON *params_of(const cJSON *values)
 {
     return cJSON_GetObjectItemCaseSensitive(values, "params");
 }
@@ -364,312 +326,6 @@ static const cJSON *params_of(const cJSON *values)
 static bool same_params(const cJSON *a, const cJSON *b)
 {
     return a && b && cJSON_Compare(a, b, true);
-}
-
-/* ---- verify.json ------------------------------------------------------------------ */
-
-static cJSON *u64_array(const uint64_t *v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
-    return a;
-}
-
-static const char *verdict_name(const Verify *v)
-{
-    if (!v->sprt.on)
-        return "none";
-    return v->verdict > 0 ? "H1" : v->verdict < 0 ? "H0" : "undecided";
-}
-
-static double elapsed_now(const Verify *v)
-{
-    return v->elapsed0 + (v->t0 ? (double)(ep_now_ms() - v->t0) / 1000.0 : 0);
-}
-
-static cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
-{
-    const MatchTally *t = &v->tally;
-    EloEstimate e;
-    stats_from_ptnml(t->ptnml, &e);
-    char now[32];
-    rd_now_iso(now, sizeof now);
-    cJSON *o = cJSON_CreateObject();
-    bool ok = o != NULL;
-#define NUM(k, x) (ok = ok && cJSON_AddNumberToObject(o, k, (double)(x)) != NULL)
-#define STR(k, x) (ok = ok && cJSON_AddStringToObject(o, k, x) != NULL)
-#define ADD(k, x) (ok = ok && cJSON_AddItemToObject(o, k, x))
-    NUM("version", 1);
-    STR("status", status);
-    STR("verdict", verdict);
-    NUM("games", t->games);
-    NUM("wins", t->wins);
-    NUM("losses", t->losses);
-    NUM("draws", t->draws);
-    NUM("pairs", t->pairs);
-    ADD("ptnml", u64_array(t->ptnml, 5));
-    NUM("elo", e.elo);
-    NUM("elo_err", e.elo_err);
-    NUM("nelo", e.nelo);
-    NUM("nelo_err", e.nelo_err);
-    NUM("los", e.los);
-    if (v->sprt.on) {
-        double llr, lo, up;
-        sprt_check(t, &v->sprt, &llr, &lo, &up);
-        cJSON *s = cJSON_CreateObject();
-        ok = ok && s && cJSON_AddNumberToObject(s, "elo0", v->sprt.elo0) && cJSON_AddNumberToObject(s, "elo1", v->sprt.elo1) &&
-             cJSON_AddNumberToObject(s, "alpha", v->sprt.alpha) && cJSON_AddNumberToObject(s, "beta", v->sprt.beta) &&
-             cJSON_AddNumberToObject(s, "llr", llr) && cJSON_AddNumberToObject(s, "lower", lo) &&
-             cJSON_AddNumberToObject(s, "upper", up);
-        ADD("sprt", s);
-    }
-    NUM("rounds", v->rounds);
-    STR("tc", v->tc);
-    STR("book", v->mc.book_path);
-    if (v->openings[0]) {
-        cJSON *op = cJSON_CreateObject();
-        ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
-             cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
-             cJSON_AddNumberToObject(op, "count", (double)book_picks(v->mc.book)) &&
-             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book));
-        if (!ok)
-            cJSON_Delete(op);
-        ADD("openings", op);
-    }
-    NUM("seed", v->seed);
-    cJSON *eng = cJSON_CreateObject();
-    ok = ok && eng && cJSON_AddStringToObject(eng, "mode", v->baked ? "baked" : "options") &&
-         cJSON_AddStringToObject(eng, "tuned", v->mc.eng[0].cmd) && cJSON_AddStringToObject(eng, "base", v->mc.eng[1].cmd);
-    ADD("engines", eng);
-    NUM("run_games", v->rs.games);
-    STR("base_file", v->base_file);
-    ADD("tuned", cJSON_Duplicate(params_of(v->tuned), true));
-    ADD("base", cJSON_Duplicate(params_of(v->base), true));
-    ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
-    NUM("next_round", v->next_round);
-    /* Rounds to replay: those in flight now, and those not yet replayed from the last session. */
-    size_t np = v->ninflight + (v->npending - v->nextpending);
-    uint64_t *pend = malloc((np + 1) * sizeof *pend);
-    ok = ok && pend;
-    if (pend) {
-        if (v->ninflight)
-            memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
-        if (v->npending > v->nextpending)
-            memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
-        ADD("pending", u64_array(pend, np));
-        free(pend);
-    }
-    NUM("penta_wl", t->penta_wl);
-    NUM("penta_dd", t->penta_dd);
-    NUM("plies", t->plies);
-    ADD("time_losses", u64_array(t->time_losses, 2));
-    ADD("crashes", u64_array(t->crashes, 2));
-    ADD("illegal", u64_array(t->illegal, 2));
-    ADD("restarts", u64_array(t->restarts, 2));
-    NUM("sessions", v->sessions);
-    NUM("elapsed_s", elapsed_now(v));
-    STR("created", v->created[0] ? v->created : now);
-    STR("updated", now);
-#undef NUM
-#undef STR
-#undef ADD
-    if (ok)
-        return o;
-    cJSON_Delete(o);
-    return NULL;
-}
-
-static int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen)
-{
-    cJSON *j = verify_to_json(v, status, verdict);
-    if (!j)
-        return errmsg(err, errlen, "out of memory writing %s", v->path);
-    int rc = rd_write_json(v->path, j, err, errlen);
-    cJSON_Delete(j);
-    return rc;
-}
-
-static bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-        return false;
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x) || !json_u64_of(x->valuedouble, &out[i]))
-            return false;
-    }
-    return true;
-}
-
-/* The progress of an unfinished verify from its file. */
-static int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
-{
-    MatchTally *t = &v->tally;
-    memset(t, 0, sizeof *t);
-    uint64_t seed = 0;
-    bool ok = json_get_u64(j, "games", &t->games) && json_get_u64(j, "wins", &t->wins) &&
-              json_get_u64(j, "losses", &t->losses) && json_get_u64(j, "draws", &t->draws) &&
-              json_get_u64(j, "pairs", &t->pairs) && get_u64_array(j, "ptnml", t->ptnml, 5) &&
-              json_get_u64(j, "penta_wl", &t->penta_wl) && json_get_u64(j, "penta_dd", &t->penta_dd) &&
-              json_get_u64(j, "plies", &t->plies) && get_u64_array(j, "time_losses", t->time_losses, 2) &&
-              get_u64_array(j, "crashes", t->crashes, 2) && get_u64_array(j, "illegal", t->illegal, 2) &&
-              get_u64_array(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
-              json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
-    const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
-    const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
-    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created");
-    ok = ok && cJSON_IsNumber(el) && cJSON_IsArray(pend) && cJSON_IsString(cr);
-    if (!ok)
-        return errmsg(err, errlen, "%s: a field is missing or malformed; start over with -restart", v->path);
-    v->seed = seed;
-    v->elapsed0 = el->valuedouble;
-    snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
-    size_t n = (size_t)cJSON_GetArraySize(pend);
-    v->pending = calloc(n + 1, sizeof *v->pending);
-    if (!v->pending)
-        return errmsg(err, errlen, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(pend, (int)i);
-        if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (uint64_t)x->valuedouble >= v->next_round)
-            return errmsg(err, errlen, "%s: pending: a round that was never handed out; start over with -restart",
-                          v->path);
-        v->pending[i] = (uint64_t)x->valuedouble;
-    }
-    v->npending = n;
-    return 0;
-}
-
-/* ---- baking ------------------------------------------------------------------------- */
-
-/* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
-static bool ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len)
-{
-    char real[PATH_MAX];
-    if (strncmp(rs->engine, "Ratchet", 7) != 0 || strstr(rs->engine, "baked") || !realpath(cmd, real))
-        return false;
-    char *slash = strrchr(real, '/');
-    if (!slash || strcmp(slash + 1, "ratchet") != 0)
-        return false;
-    *slash = '\0';
-    slash = strrchr(real, '/');
-    if (!slash || strcmp(slash + 1, "bin") != 0)
-        return false;
-    *slash = '\0';
-    char probe[PATH_MAX + 32];
-    snprintf(probe, sizeof probe, "%s/Makefile", real);
-    if (access(probe, R_OK) != 0)
-        return false;
-    snprintf(probe, sizeof probe, "%s/engine/params.def", real);
-    if (access(probe, R_OK) != 0)
-        return false;
-    snprintf(root, len, "%s", real[0] ? real : "/");
-    return true;
-}
-
-/* Start `make -C root ...` with its output into log; the pid, or -1. */
-static pid_t start_make(const char *root, const char *log, char *const words[])
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644); /* not through a planted link */
-    if (fd < 0)
-        _exit(126);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    /* A make above us (make test) must not lend us its jobserver. */
-    unsetenv("MAKEFLAGS");
-    unsetenv("MFLAGS");
-    unsetenv("MAKELEVEL");
-    unsetenv("MAKEOVERRIDES");
-    char *argv[16];
-    int n = 0;
-    argv[n++] = "make";
-    argv[n++] = "--no-print-directory";
-    argv[n++] = "-C";
-    argv[n++] = (char *)root;
-    for (int i = 0; words[i] && n < 15; i++)
-        argv[n++] = words[i];
-    argv[n] = NULL;
-    execvp("make", argv);
-    fprintf(stderr, "cannot run make: %s\n", strerror(errno));
-    _exit(127);
-}
-
-static int wait_make(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The last lines of a log, for a failed build's message. */
-static void log_tail(const char *log, char *buf, size_t len)
-{
-    char e[64];
-    size_t n = 0;
-    char *text = rd_read_file(log, &n, e, sizeof e);
-    buf[0] = '\0';
-    if (!text)
-        return;
-    size_t lines = 0, start = n;
-    while (start > 0 && lines < 6)
-        if (text[--start] == '\n' && start + 1 < n)
-            lines++;
-    snprintf(buf, len, "%s", text + start + (text[start] == '\n'));
-    free(text);
-}
-
-/* make PARAMS=DIR/verify/{tuned,base}.json BAKED_BIN=DIR/verify/ratchet-{tuned,base}, both at once. */
-static int bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen)
-{
-    static const char *const which[2] = { "tuned", "base" };
-    char vars[2][3][PATH_MAX + 64], target[2][PATH_MAX + 64], log[2][PATH_MAX + 64];
-    pid_t pid[2];
-    printf("baking the tuned and the start values into %s/ratchet-tuned and ratchet-base (make -C %s PARAMS=...)\n",
-           v->sub, root);
-    fflush(stdout);
-    /* The baking tool first, alone: two makes must not build the same files at once. */
-    char blog[PATH_MAX + 64];
-    snprintf(blog, sizeof blog, "%s/bake-tool.log", v->sub);
-    char *tool[] = { "bin/ratchet-bake", NULL };
-    int rc = wait_make(start_make(root, blog, tool));
-    if (rc != 0) {
-        char tail[1024];
-        log_tail(blog, tail, sizeof tail);
-        return errmsg(err, errlen, "bake: `make -C %s bin/ratchet-bake` failed (exit %d; %s):\n%s", root, rc, blog,
-                      tail);
-    }
-    for (int e = 0; e < 2; e++) {
-        snprintf(target[e], sizeof target[e], "%s/ratchet-%s", v->sub, which[e]);
-        snprintf(vars[e][0], sizeof vars[e][0], "PARAMS=%s/%s.json", v->sub, which[e]);
-        snprintf(vars[e][1], sizeof vars[e][1], "BAKED_BIN=%s", target[e]);
-        snprintf(vars[e][2], sizeof vars[e][2], "BAKED_DIR=%s/build-%s", v->sub, which[e]);
-        snprintf(log[e], sizeof log[e], "%s/bake-%s.log", v->sub, which[e]);
-        char *words[] = { vars[e][0], vars[e][1], vars[e][2], target[e], NULL };
-        pid[e] = start_make(root, log[e], words);
-    }
-    int res[2];
-    for (int e = 0; e < 2; e++)
-        res[e] = pid[e] < 0 ? -1 : wait_make(pid[e]);
-    for (int e = 0; e < 2; e++) {
-        if (res[e] != 0) {
-            char tail[1024];
-            log_tail(log[e], tail, sizeof tail);
-            return errmsg(err, errlen, "bake: building %s failed (exit %d; the log is %s):\n%s(-bake no plays the "
-                          "values as UCI options instead)", target[e], res[e], log[e], tail);
-        }
-        snprintf(cmd[e], sizeof cmd[e], "%s", target[e]);
-    }
-    return 0;
 }
 
 /* ---- the match ---------------------------------------------------------------------- */
