@@ -1,13 +1,15 @@
-/* `ratchet-tune verify`'s private parts, shared by verify.c (the settings,
- * the match and the command), verify_state.c (DIR/verify.json) and
- * verify_bake.c (the baked engines).  Not for other modules: see verify.h. */
+/* `ratchet-tune verify`'s private parts, shared by verify.c (the settings
+ * and the command), verify_play.c (the match), verify_state.c
+ * (DIR/verify.json) and verify_bake.c (the baked engines).  Not for other modules: see verify.h. */
 #ifndef RATCHET_VERIFY_IMPL_H
 #define RATCHET_VERIFY_IMPL_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -52,8 +54,35 @@ typedef struct {
     char created[32];
 } Verify;
 
+/* verify.c: the settings and the command. */
+/* The sections of the match options verify takes. */
+extern const char *const VERIFY_SECTIONS[];
+/* The keys that set an engine's limit: one given to verify replaces all the run's. */
+extern const char *const LIMIT_KEYS[];
+bool in_list(const char *const *list, const char *s);
+/* The match's stop flag (match_play reads it): set by SIGINT/SIGTERM or an
+ * error that ends the session. */
+extern atomic_int g_stop;
 /* The "params" object of a value file. */
 const cJSON *params_of(const cJSON *values);
+bool same_params(const cJSON *a, const cJSON *b);
+
+/* verify_play.c: the match. */
+int build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+                size_t errlen);
+/* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
+ * instead of the run's current values. */
+int verify_use_snapshot(Verify *v, char *err, size_t errlen);
+/* Out of sample by default: the positions the run held out of its tuning;
+ * see verify_play.c. */
+int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen);
+void progress(Verify *v, bool force);
+/* The match_play hooks. */
+bool verify_next(void *ctx, PairJob *job);
+void verify_done(void *ctx, const PairJob *job, const PairResult *res);
+/* Abandoned: it stays in flight, so the next session plays it again. */
+void verify_abandoned(void *ctx, const PairJob *job);
+void print_verdict(FILE *out, const cJSON *j, const char *dir);
 
 /* verify_state.c: DIR/verify.json. */
 const char *verdict_name(const Verify *v);
