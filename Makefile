@@ -37,7 +37,8 @@ PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -
 TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/rules/*.c))
-TUNER_SRC  := $(filter-out tuner/commands/main.c tuner/dist/mpi.c,$(wildcard tuner/*/*.c))
+MPI_SRC    := $(wildcard tuner/dist/mpi*.c)
+TUNER_SRC  := $(filter-out tuner/commands/main.c $(MPI_SRC),$(wildcard tuner/*/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c
 FAKE_SRC   := $(wildcard tests/fake/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
@@ -52,7 +53,7 @@ TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
 # -DEVAL_TRACE (eval_trace(), engine/eval_trace.h).
 TEXEL_OBJ  := $(TEXEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/texel/eval_trace.o
 
-# bin/ratchet-tune-mpi (tuner/dist/mpi.c + the same dispatcher and library) is built
+# bin/ratchet-tune-mpi (tuner/dist/mpi*.c + the same dispatcher and library) is built
 # when Open MPI's mpicc is found; OMPI_CC makes mpicc use $(CC).
 MPICC    ?= mpicc
 MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune-mpi)
@@ -169,11 +170,11 @@ $(BUILD)/mpi/main.o: tuner/commands/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -Dmain=ratchet_tune_main -c $< -o $@
 
-$(BUILD)/mpi/mpi.o: tuner/dist/mpi.c
+$(BUILD)/mpi/%.o: tuner/dist/%.c
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
 
-$(BINDIR)/ratchet-tune-mpi: $(BUILD)/mpi/mpi.o $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+$(BINDIR)/ratchet-tune-mpi: $(MPI_SRC:tuner/dist/%.c=$(BUILD)/mpi/%.o) $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 

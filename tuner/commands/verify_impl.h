@@ -1,0 +1,101 @@
+/* `ratchet-tune verify`'s private parts, shared by verify.c (the settings
+ * and the command), verify_play.c (the match), verify_state.c
+ * (DIR/verify.json) and verify_bake.c (the baked engines).  Not for other modules: see verify.h. */
+#ifndef RATCHET_VERIFY_IMPL_H
+#define RATCHET_VERIFY_IMPL_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "match.h"
+#include "runstate.h"
+#include "sprt.h"
+
+typedef struct {
+    char dir[PATH_MAX];
+    char path[PATH_MAX + 32];      /* DIR/verify.json */
+    char sub[PATH_MAX + 32];       /* DIR/verify */
+    RunState rs;
+    cJSON *tuned, *base;           /* the two value files */
+    /* settings */
+    char **args;                   /* the match options as given, without -concurrency and -restart */
+    int nargs;
+    SprtSpec sprt;
+    uint64_t rounds;               /* 0 = until the SPRT decides */
+    int bake;
+    char base_file[PATH_MAX];      /* -base: "" = the start values */
+    bool baked;
+    unsigned long long seed;
+    MatchConfig mc;
+    bool mc_init;
+    char tc[96];
+    char snapshot[24];             /* -snapshot: "" or last = the run's values; best or K: snapshots/K.json */
+    char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
+    /* progress */
+    MatchTally tally;
+    uint64_t next_round;
+    uint64_t *pending;             /* rounds in flight when the last session ended: replayed first */
+    size_t npending, nextpending;
+    uint64_t *inflight;
+    size_t ninflight, capinflight;
+    int verdict;                   /* +1 H1, -1 H0, 0 not (yet) */
+    SprtStop stop;                 /* the verdict as it stood when it was reached (this session) */
+    uint64_t sessions;
+    double elapsed0;
+    int64_t t0, last_progress;
+    bool tty, line_open;
+    bool failed;
+    char created[32];
+} Verify;
+
+/* verify.c: the settings and the command. */
+/* The sections of the match options verify takes. */
+extern const char *const VERIFY_SECTIONS[];
+/* The keys that set an engine's limit: one given to verify replaces all the run's. */
+extern const char *const LIMIT_KEYS[];
+bool in_list(const char *const *list, const char *s);
+/* The match's stop flag (match_play reads it): set by SIGINT/SIGTERM or an
+ * error that ends the session. */
+extern atomic_int g_stop;
+/* The "params" object of a value file. */
+const cJSON *params_of(const cJSON *values);
+bool same_params(const cJSON *a, const cJSON *b);
+
+/* verify_play.c: the match. */
+int build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+                size_t errlen);
+/* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
+ * instead of the run's current values. */
+int verify_use_snapshot(Verify *v, char *err, size_t errlen);
+/* Out of sample by default: the positions the run held out of its tuning;
+ * see verify_play.c. */
+int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen);
+void progress(Verify *v, bool force);
+/* The match_play hooks. */
+bool verify_next(void *ctx, PairJob *job);
+void verify_done(void *ctx, const PairJob *job, const PairResult *res);
+/* Abandoned: it stays in flight, so the next session plays it again. */
+void verify_abandoned(void *ctx, const PairJob *job);
+void print_verdict(FILE *out, const cJSON *j, const char *dir);
+
+/* verify_state.c: DIR/verify.json. */
+const char *verdict_name(const Verify *v);
+cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict);
+int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen);
+bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n);
+/* The progress of an unfinished verify from its file. */
+int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen);
+
+/* verify_bake.c: the baked engines. */
+/* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
+bool ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len);
+/* make PARAMS=DIR/verify/{tuned,base}.json BAKED_BIN=DIR/verify/ratchet-{tuned,base}, both at once. */
+int bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen);
+
+#endif

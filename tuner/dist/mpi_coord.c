@@ -1,0 +1,422 @@
+/* bin/ratchet-tune-mpi, rank 0: coord_play, the distributed runner that
+ * replaces match_transport; see mpi.c. */
+#include <mpi.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "board.h"
+#include "cli.h"
+#include "match.h"
+#include "msg.h"
+#include "pgn.h"
+#include "mpi_impl.h"
+
+typedef struct {
+    bool ready;                 /* WANT seen: its engines are up */
+    bool ended;                 /* END sent */
+    bool stopped;               /* STOP sent */
+    bool done;                  /* DONE seen */
+    int rc;
+    int credit;                 /* pairs it has room for */
+    int held;                   /* pairs it has (playing or queued) */
+    char host[MPI_MAX_PROCESSOR_NAME];
+} Worker;
+
+typedef struct {
+    const MatchConfig *cfg;
+    const MatchHooks *hooks;
+    Worker *w;                  /* by rank; [0] unused */
+    OutPair *out;               /* pairs at the workers */
+    size_t nout, capout;
+    PairJob *spare;             /* one PairJob kept for the next hand-out */
+    uint64_t seq;
+    Outbox ob;
+    PgnFile *pgn;
+    bool pgn_failed;            /* a write to the PGN failed: the session stops */
+    int live;                   /* workers neither done nor retired */
+} Coord;
+
+static void drop_out(Coord *c, OutPair *o)
+{
+    c->w[o->worker].held--;
+    free(o->job);
+    *o = c->out[--c->nout];
+}
+
+static void abandon_out(Coord *c, OutPair *o)
+{
+    if (c->hooks->pair_abandoned)
+        c->hooks->pair_abandoned(c->hooks->ctx, o->job);
+    drop_out(c, o);
+}
+
+static bool wants_pairs(const Worker *wk)
+{
+    return wk->ready && wk->credit > 0 && !wk->ended && !wk->stopped && !wk->done;
+}
+
+/* Give pairs to the workers with room, one at a time to the one that holds
+ * the fewest (so that an idle worker is served before another queues ahead);
+ * END to a worker with room when the hooks have no pair (a worker waiting
+ * for a pair must not wait for ever: its runner holds its lock meanwhile).
+ * True if anything was sent. */
+static bool hand_out(Coord *c)
+{
+    bool any = false;
+    for (;;) {
+        int w = 0;
+        for (int i = 1; i < g_size; i++)
+            if (wants_pairs(&c->w[i]) && (w == 0 || c->w[i].held < c->w[w].held))
+                w = i;
+        if (w == 0)
+            return any;
+        Worker *wk = &c->w[w];
+        PairJob *job = c->spare ? c->spare : malloc(sizeof *job);
+        if (!job)
+            die_oom();
+        c->spare = job;
+        job->id = 0;
+        job->opening = 0;
+        job->nopts[0] = job->nopts[1] = 0;
+        job->games = 0;
+        job->swap = false;
+        job->fen[0] = '\0';
+        any = true;
+        if (!c->hooks->next_pair(c->hooks->ctx, job)) {
+            post_empty(&c->ob, w, T_END);
+            wk->ended = true;
+            continue;
+        }
+        const MatchConfig *cfg = c->cfg;
+        if (!job->fen[0] && cfg->book)
+            snprintf(job->fen, sizeof job->fen, "%s", book_fen(cfg->book, job->opening % book_size(cfg->book)));
+        c->out = grow(c->out, c->nout, &c->capout, sizeof *c->out);
+        OutPair *o = &c->out[c->nout++];
+        o->seq = ++c->seq;
+        o->worker = w;
+        o->job = job;
+        c->spare = NULL;
+        Buf b = { 0 };
+        msg_pack_job(&b, o->seq, job);
+        post(&c->ob, w, T_JOB, &b);
+        wk->credit--;
+        wk->held++;
+    }
+}
+
+static void stop_all(Coord *c)
+{
+    for (int w = 1; w < g_size; w++)
+        if (!c->w[w].done && !c->w[w].stopped) {
+            post_empty(&c->ob, w, T_STOP);
+            c->w[w].stopped = true;
+        }
+}
+
+/* A worker's session ended.  Unexpected (not after END or STOP): retire it. */
+static void worker_done(Coord *c, int w, int rc, bool stopping)
+{
+    Worker *wk = &c->w[w];
+    wk->done = true;
+    wk->rc = rc;
+    c->live--;
+    for (size_t i = 0; i < c->nout;)
+        if (c->out[i].worker == w)
+            abandon_out(c, &c->out[i]);
+        else
+            i++;
+    if (rc > 0 && !stopping)
+        fprintf(stderr,
+                "ratchet-tune: worker rank %d (%s) stopped: an engine could not be restarted (its message is above); "
+                "%d worker%s go%s on\n",
+                w, wk->host, c->live, c->live == 1 ? "" : "s", c->live == 1 ? "es" : "");
+}
+
+/* A message from rank src refused: say so, naming the rank and its host. */
+static void refused(const Coord *c, int src, const char *why, const char *outcome)
+{
+    fprintf(stderr, "ratchet-tune: refused a message from worker rank %d (%s): %s; %s\n", src,
+            c->w[src].host[0] ? c->w[src].host : "?", why, outcome);
+}
+
+/* Handle one message on rank 0 during a session.  A message that does not
+ * decode, or a result or abandon for a pair the sender was not given, is
+ * refused with a message; the session goes on. */
+static void coord_msg(Coord *c, Msg *m, bool stopping)
+{
+    if (m->src <= 0 || m->src >= g_size)
+        protocol_error(m, "coordinator");
+    Worker *wk = &c->w[m->src];
+    CoordMsg d;
+    char why[256];
+    if (msg_decode_coord(m->tag, m->p, m->len, &d, why, sizeof why) < 0) {
+        if (m->tag == T_RESULT && d.has_seq) {
+            long i = out_find(c->out, c->nout, d.seq, m->src, NULL);
+            if (i >= 0) {
+                /* The worker has finished with it: its credit comes back, the pair is played again. */
+                refused(c, m->src, why, "its pair is played again");
+                abandon_out(c, &c->out[i]);
+                wk->credit++;
+                return;
+            }
+        }
+        if (m->tag == T_DONE && !wk->done) {
+            refused(c, m->src, why, "the rank is retired");
+            worker_done(c, m->src, 1, true);
+            return;
+        }
+        refused(c, m->src, why, "ignored");
+        return;
+    }
+    switch (m->tag) {
+    case T_WANT:
+        wk->ready = true;
+        wk->credit += d.n;
+        break;
+    case T_RESULT:
+    case T_ABANDON: {
+        int owner = 0;
+        long i = out_find(c->out, c->nout, d.seq, m->src, &owner);
+        if (i == OUT_NONE)
+            break; /* its worker was retired meanwhile: the pair was given back already */
+        if (i == OUT_NOT_YOURS) {
+            snprintf(why, sizeof why, "%s for pair %llu, which rank %d holds", m->tag == T_RESULT ? "a result" : "an abandon",
+                     (unsigned long long)d.seq, owner);
+            refused(c, m->src, why, "ignored");
+            break;
+        }
+        OutPair *o = &c->out[i];
+        if (m->tag == T_ABANDON) {
+            abandon_out(c, o);
+            break;
+        }
+        wk->credit++;
+        if (c->pgn && d.textlen > 0) {
+            PgnText t = { (char *)d.text, d.textlen, d.textlen };
+            if (pgn_append(c->pgn, &t) < 0) {
+                /* Not counted: the PGN would miss its games.  The session stops. */
+                if (!c->pgn_failed)
+                    fprintf(stderr, "ratchet-tune: the PGN file could not take a game; stopping\n");
+                c->pgn_failed = true;
+                abandon_out(c, o);
+                break;
+            }
+        }
+        c->hooks->pair_done(c->hooks->ctx, o->job, &d.res);
+        drop_out(c, o);
+        break;
+    }
+    case T_DONE:
+        if (!wk->done)
+            worker_done(c, m->src, d.n, stopping || wk->stopped);
+        break;
+    default:
+        refused(c, m->src, "not a message of a session", "ignored");
+    }
+}
+
+/* Poll: every waiting message handled, sends progressed.  True if anything happened. */
+static bool coord_poll(Coord *c, bool stopping)
+{
+    bool any = outbox_progress(&c->ob);
+    Msg m;
+    while (poll_msg(MPI_ANY_SOURCE, &m)) {
+        coord_msg(c, &m, stopping);
+        free(m.p);
+        any = true;
+    }
+    return any;
+}
+
+static void coord_free(Coord *c)
+{
+    for (size_t i = 0; i < c->nout; i++)
+        free(c->out[i].job);
+    free(c->out);
+    free(c->spare);
+    free(c->w);
+    if (c->pgn)
+        pgn_close(c->pgn);
+}
+
+/* Wait until every sent message left (the workers keep receiving). */
+void outbox_flush(Outbox *o)
+{
+    long us = POLL_MIN_US;
+    while (o->n > 0) {
+        if (!outbox_progress(o)) {
+            sleep_us(us);
+            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+        }
+    }
+}
+
+/* match_transport under MPI (see the top of mpi.c).  The configuration
+ * is checked by each worker's match_play, which then reports a failed start. */
+int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
+{
+    Coord c;
+    memset(&c, 0, sizeof c);
+    c.cfg = cfg;
+    c.hooks = hooks;
+    c.w = calloc((size_t)g_size, sizeof *c.w);
+    if (!c.w)
+        die_oom();
+    c.live = g_size - 1;
+
+    ConfigHead h;
+    msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
+    for (int w = 1; w < g_size; w++) {
+        Buf b = { 0 };
+        msg_put(&b, &h, sizeof h);
+        msg_put(&b, cfg, sizeof *cfg);
+        post(&c.ob, w, T_CONFIG, &b);
+    }
+
+    /* All workers' engines up, or nobody plays (as match_play does locally).
+     * A worker whose WANT is refused is retired: the others play. */
+    int ready = 0, failed = 0, retired = 0;
+    long us = POLL_MIN_US;
+    while (ready + failed + retired < g_size - 1) {
+        if (cfg->stop && *cfg->stop)
+            break;
+        Msg m;
+        if (!poll_msg(MPI_ANY_SOURCE, &m)) {
+            outbox_progress(&c.ob);
+            sleep_us(us);
+            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+            continue;
+        }
+        us = POLL_MIN_US;
+        Worker *wk = m.src > 0 && m.src < g_size ? &c.w[m.src] : NULL;
+        CoordMsg d;
+        char why[256];
+        bool ok = wk && msg_decode_coord(m.tag, m.p, m.len, &d, why, sizeof why) == 0;
+        if (ok)
+            snprintf(wk->host, sizeof wk->host, "%s", d.host);
+        if (wk && m.tag == T_WANT && !wk->ready && !wk->done) {
+            if (ok) {
+                wk->ready = true;
+                wk->credit = d.n;
+                ready++;
+            } else {
+                refused(&c, m.src, why, "the rank is retired");
+                post_empty(&c.ob, m.src, T_STOP);
+                wk->stopped = wk->done = true;
+                wk->rc = 1;
+                c.live--;
+                retired++;
+            }
+        } else if (wk && m.tag == T_DONE && !wk->done) {
+            if (!ok)
+                refused(&c, m.src, why, "taken as a failed start");
+            fprintf(stderr, "ratchet-tune: worker rank %d (%s) could not start its engines (its message is above)\n",
+                    m.src, wk->host[0] ? wk->host : "?");
+            wk->done = true;
+            wk->rc = ok ? d.n : 1;
+            c.live--;
+            failed++;
+        } else if (wk && wk->done) {
+            /* a retired rank's last words */
+        } else {
+            protocol_error(&m, "start-up");
+        }
+        free(m.p);
+    }
+    int rc = 0;
+    char err[512];
+    bool stopped = cfg->stop && *cfg->stop; /* a signal during the start-up: nothing played */
+    if (failed > 0) {
+        rc = -1;
+    } else if (!stopped && cfg->pgnout[0] && !(c.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
+        fprintf(stderr, "ratchet-tune: %s\n", err);
+        rc = -1;
+    }
+    if (rc == 0 && !stopped) {
+        printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", g_size - 1,
+               g_size == 2 ? "" : "s", cfg->concurrency, (g_size - 1) * cfg->concurrency);
+        fflush(stdout);
+    }
+
+    /* Play: hand out while workers have room, collect, until every worker is done. */
+    bool stopping = rc < 0 || stopped;
+    if (stopping)
+        stop_all(&c);
+    int64_t stop_deadline = stopping ? ep_now_ms() + STOP_WAIT_MS : 0;
+    us = POLL_MIN_US;
+    while (c.live > 0) {
+        if (!stopping && ((cfg->stop && *cfg->stop) || c.pgn_failed)) {
+            stopping = true;
+            stop_deadline = ep_now_ms() + STOP_WAIT_MS;
+            stop_all(&c);
+        }
+        bool any = coord_poll(&c, stopping);
+        if (!stopping)
+            any |= hand_out(&c);
+        /* After a stop the state is whole without the workers' last words;
+         * results and abandons that come in time are still counted. */
+        if (stopping && (c.nout == 0 || ep_now_ms() > stop_deadline))
+            break;
+        if (any) {
+            us = POLL_MIN_US;
+        } else {
+            sleep_us(us);
+            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+        }
+    }
+    while (c.nout > 0)
+        abandon_out(&c, &c.out[0]);
+    if (c.pgn_failed) {
+        rc = 2; /* as match_play: the PGN could not take a game */
+    } else if (rc == 0 && !stopping) {
+        int retired = 0;
+        for (int w = 1; w < g_size; w++)
+            retired += c.w[w].rc > 0;
+        if (retired == g_size - 1)
+            rc = 1; /* every worker lost an engine: cut short, as locally */
+    }
+    outbox_flush(&c.ob);
+    free(c.ob.v);
+    coord_free(&c);
+    return rc;
+}
+
+/* After the command: every worker leaves its loop; its last messages are
+ * received (and dropped) so that its sends complete before it finalizes. */
+void coord_shutdown(void)
+{
+    Outbox ob = { 0 };
+    for (int w = 1; w < g_size; w++)
+        post_empty(&ob, w, T_QUIT);
+    int byes = 0;
+    int64_t deadline = ep_now_ms() + BYE_WAIT_MS;
+    long us = POLL_MIN_US;
+    while (byes < g_size - 1 && ep_now_ms() < deadline) {
+        Msg m;
+        bool any = outbox_progress(&ob);
+        while (poll_msg(MPI_ANY_SOURCE, &m)) {
+            byes += m.tag == T_BYE;
+            free(m.p);
+            any = true;
+        }
+        if (any) {
+            us = POLL_MIN_US;
+        } else {
+            sleep_us(us);
+            us = us * 2 > POLL_MAX_US * 10 ? POLL_MAX_US * 10 : us * 2;
+        }
+    }
+    if (byes < g_size - 1)
+        fprintf(stderr, "ratchet-tune: %d worker rank%s did not leave within %d s\n", g_size - 1 - byes,
+                g_size - 1 - byes == 1 ? "" : "s", BYE_WAIT_MS / 1000);
+    outbox_flush(&ob);
+    free(ob.v);
+}
