@@ -81,9 +81,9 @@ const char *const VERIFY_SECTIONS[] = { "each",        "openings", "draw",   "re
                                                "concurrency", "srand",    "pgnout", "log",    NULL };
 static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "maxmoves", "concurrency", NULL };
 /* The keys that set an engine's limit: one given to verify replaces all the run's. */
-const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", NULL };
+const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", NULL };
 
-bool in_list(const char *const *list, const char *s)
+bool verify_in_list(const char *const *list, const char *s)
 {
     for (; *list; list++)
         if (!strcmp(*list, s))
@@ -91,17 +91,17 @@ bool in_list(const char *const *list, const char *s)
     return false;
 }
 
-atomic_int g_stop;
+atomic_int verify_g_stop;
 static atomic_int g_signal;
 
 static void on_signal(int sig)
 {
-    if (g_stop) {
+    if (verify_g_stop) {
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
-    g_stop = 1;
+    verify_g_stop = 1;
     g_signal = sig;
     static const char msg[] = "\nratchet-tune: verify: stopping: abandoning the games in flight and saving "
                               "(again to quit at once)\n";
@@ -232,11 +232,11 @@ static int merge_settings(const RunState *rs, const RunConf *over, RunConf *out,
 {
     *limit_over = false;
     for (size_t i = 0; i < over->n; i++)
-        if (!strcmp(over->v[i].sec, "each") && in_list(LIMIT_KEYS, over->v[i].key))
+        if (!strcmp(over->v[i].sec, "each") && verify_in_list(VERIFY_LIMIT_KEYS, over->v[i].key))
             *limit_over = true;
     for (size_t i = 0; i < rs->conf.n; i++) {
         const ConfItem *it = &rs->conf.v[i];
-        if (!in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && in_list(LIMIT_KEYS, it->key)))
+        if (!verify_in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && verify_in_list(VERIFY_LIMIT_KEYS, it->key)))
             continue;
         if (conf_set(out, it->sec, it->key, it->val, it->origin) < 0)
             return -1;
@@ -318,12 +318,12 @@ static int overlay_base(const RunState *rs, cJSON *base, const char *file, char 
     return rc;
 }
 
-const cJSON *params_of(const cJSON *values)
+const cJSON *verify_params_of(const cJSON *values)
 {
     return cJSON_GetObjectItemCaseSensitive(values, "params");
 }
 
-bool same_params(const cJSON *a, const cJSON *b)
+bool verify_same_params(const cJSON *a, const cJSON *b)
 {
     return a && b && cJSON_Compare(a, b, true);
 }
@@ -373,7 +373,7 @@ static int play(Verify *v)
     v->sessions++;
     if (v->created[0] == '\0')
         rd_now_iso(v->created, sizeof v->created);
-    if (verify_save(v, "running", verdict_name(v), err, sizeof err) < 0) {
+    if (verify_save(v, "running", verify_verdict_name(v), err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify: %s\n", err);
         return EXIT_FAILED;
     }
@@ -389,7 +389,7 @@ static int play(Verify *v)
                v->npending, v->npending == 1 ? "" : "s");
     fflush(stdout);
 
-    g_stop = 0;
+    verify_g_stop = 0;
     g_signal = 0;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -397,7 +397,7 @@ static int play(Verify *v)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    v->mc.stop = &g_stop;
+    v->mc.stop = &verify_g_stop;
     v->tty = cli_live_progress();
     v->t0 = v->last_progress = ep_now_ms();
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
@@ -406,14 +406,14 @@ static int play(Verify *v)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 
-    bool done = !v->failed && !g_stop && mrc == 0 && v->ninflight == 0 &&
+    bool done = !v->failed && !verify_g_stop && mrc == 0 && v->ninflight == 0 &&
                 (v->verdict != 0 || (v->rounds && v->tally.pairs >= v->rounds));
     if (v->tally.games)
-        progress(v, true);
+        verify_progress(v, true);
     if (v->line_open)
         putchar('\n');
     const char *status = done ? "done" : "stopped";
-    bool saved = verify_save(v, status, verdict_name(v), err, sizeof err) == 0;
+    bool saved = verify_save(v, status, verify_verdict_name(v), err, sizeof err) == 0;
     if (!saved)
         fprintf(stderr, "ratchet-tune: verify: %s\n", err);
     if (mrc < 0) {
@@ -421,9 +421,9 @@ static int play(Verify *v)
         return EXIT_FAILED;
     }
     match_report(stdout, &v->mc, &v->tally, v->sprt.on ? &v->sprt : NULL, &v->stop);
-    cJSON *j = verify_to_json(v, status, verdict_name(v));
+    cJSON *j = verify_to_json(v, status, verify_verdict_name(v));
     if (j)
-        print_verdict(stdout, j, v->dir);
+        verify_print_verdict(stdout, j, v->dir);
     cJSON_Delete(j);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
     fflush(stdout);
@@ -518,8 +518,8 @@ int verify_main(int argc, char **argv)
         (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0))
         goto fail;
     if (old) {
-        if (!same_params(params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
-            !same_params(params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
+        if (!verify_same_params(verify_params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
+            !verify_same_params(verify_params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
             uint64_t then = 0;
             json_get_u64(old, "run_games", &then);
             printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
@@ -528,7 +528,7 @@ int verify_main(int argc, char **argv)
         } else {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
             if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-                print_verdict(stdout, old, argv[1]);
+                verify_print_verdict(stdout, old, argv[1]);
                 printf("(finished earlier; -restart plays it again)\n");
                 rc = EXIT_DONE;
                 goto out;
@@ -566,13 +566,13 @@ int verify_main(int argc, char **argv)
         goto fail;
     }
     char root[PATH_MAX], engines[2][PATH_MAX + 64];
-    bool bakeable = v.bake != BAKE_NO && !conf_get(&v.rs.conf, "engine", "dir") && ratchet_root(&v.rs, cmd, root, sizeof root);
+    bool bakeable = v.bake != BAKE_NO && !conf_get(&v.rs.conf, "engine", "dir") && verify_ratchet_root(&v.rs, cmd, root, sizeof root);
     if (v.bake == BAKE_YES && !bakeable) {
         snprintf(err, sizeof err, "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
                  "tree; use -bake no to send the values as options", cmd, v.rs.engine);
         goto fail;
     }
-    if (cJSON_Compare(params_of(v.tuned), params_of(v.base), true)) {
+    if (cJSON_Compare(verify_params_of(v.tuned), verify_params_of(v.base), true)) {
         v.baked = bakeable;
         snprintf(v.mc.eng[0].cmd, sizeof v.mc.eng[0].cmd, "%s", cmd);
         snprintf(v.mc.eng[1].cmd, sizeof v.mc.eng[1].cmd, "%s", cmd);
@@ -594,7 +594,7 @@ int verify_main(int argc, char **argv)
     }
     if (bakeable) {
         v.baked = true;
-        if (bake_engines(&v, root, engines, err, sizeof err) < 0) {
+        if (verify_bake_engines(&v, root, engines, err, sizeof err) < 0) {
             rc = EXIT_FAILED;
             goto fail;
         }
@@ -602,7 +602,7 @@ int verify_main(int argc, char **argv)
         snprintf(engines[0], sizeof engines[0], "%s", cmd);
         snprintf(engines[1], sizeof engines[1], "%s", cmd);
     }
-    if (build_match(&v, &settings, limit_over, engines, err, sizeof err) < 0)
+    if (verify_build_match(&v, &settings, limit_over, engines, err, sizeof err) < 0)
         goto fail;
     if (!v.mc.book) {
         snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "

@@ -14,7 +14,7 @@
 #include "rd.h"
 
 /* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
-bool ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len)
+bool verify_ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len)
 {
     char real[PATH_MAX];
     if (strncmp(rs->engine, "Ratchet", 7) != 0 || strstr(rs->engine, "baked") || !realpath(cmd, real))
@@ -96,7 +96,7 @@ static void log_tail(const char *log, char *buf, size_t len)
 }
 
 /* make PARAMS=DIR/verify/{tuned,base}.json BAKED_BIN=DIR/verify/ratchet-{tuned,base}, both at once. */
-int bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen)
+int verify_bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen)
 {
     static const char *const which[2] = { "tuned", "base" };
     char vars[2][3][PATH_MAX + 64], target[2][PATH_MAX + 64], log[2][PATH_MAX + 64];

@@ -58,17 +58,17 @@ typedef struct {
 /* The sections of the match options verify takes. */
 extern const char *const VERIFY_SECTIONS[];
 /* The keys that set an engine's limit: one given to verify replaces all the run's. */
-extern const char *const LIMIT_KEYS[];
-bool in_list(const char *const *list, const char *s);
+extern const char *const VERIFY_LIMIT_KEYS[];
+bool verify_in_list(const char *const *list, const char *s);
 /* The match's stop flag (match_play reads it): set by SIGINT/SIGTERM or an
  * error that ends the session. */
-extern atomic_int g_stop;
+extern atomic_int verify_g_stop;
 /* The "params" object of a value file. */
-const cJSON *params_of(const cJSON *values);
-bool same_params(const cJSON *a, const cJSON *b);
+const cJSON *verify_params_of(const cJSON *values);
+bool verify_same_params(const cJSON *a, const cJSON *b);
 
 /* verify_play.c: the match. */
-int build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
                 size_t errlen);
 /* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
  * instead of the run's current values. */
@@ -76,26 +76,26 @@ int verify_use_snapshot(Verify *v, char *err, size_t errlen);
 /* Out of sample by default: the positions the run held out of its tuning;
  * see verify_play.c. */
 int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen);
-void progress(Verify *v, bool force);
+void verify_progress(Verify *v, bool force);
 /* The match_play hooks. */
 bool verify_next(void *ctx, PairJob *job);
 void verify_done(void *ctx, const PairJob *job, const PairResult *res);
 /* Abandoned: it stays in flight, so the next session plays it again. */
 void verify_abandoned(void *ctx, const PairJob *job);
-void print_verdict(FILE *out, const cJSON *j, const char *dir);
+void verify_print_verdict(FILE *out, const cJSON *j, const char *dir);
 
 /* verify_state.c: DIR/verify.json. */
-const char *verdict_name(const Verify *v);
+const char *verify_verdict_name(const Verify *v);
 cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict);
 int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen);
-bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n);
+bool verify_get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n);
 /* The progress of an unfinished verify from its file. */
 int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen);
 
 /* verify_bake.c: the baked engines. */
 /* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
-bool ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len);
+bool verify_ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len);
 /* make PARAMS=DIR/verify/{tuned,base}.json BAKED_BIN=DIR/verify/ratchet-{tuned,base}, both at once. */
-int bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen);
+int verify_bake_engines(Verify *v, const char *root, char cmd[2][PATH_MAX + 64], char *err, size_t errlen);
 
 #endif

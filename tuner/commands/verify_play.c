@@ -48,7 +48,7 @@ static int engine_words(const Verify *v, const char *name, const char *cmd, cons
     for (size_t i = 0; i < c->n; i++) {
         const ConfItem *it = &c->v[i];
         if (strcmp(it->sec, "engine") != 0 || !strcmp(it->key, "name") || !strcmp(it->key, "cmd") ||
-            (limit_over && in_list(LIMIT_KEYS, it->key)) ||
+            (limit_over && verify_in_list(VERIFY_LIMIT_KEYS, it->key)) ||
             (!strncmp(it->key, "option.", 7) && is_param(&v->rs, it->key + 7)))
             continue;
         snprintf(kv, sizeof kv, "%s=%s", it->key, it->val);
@@ -64,7 +64,7 @@ static int engine_words(const Verify *v, const char *name, const char *cmd, cons
     if (v->baked)
         return 0;
     const cJSON *p;
-    cJSON_ArrayForEach(p, params_of(values))
+    cJSON_ArrayForEach(p, verify_params_of(values))
     {
         snprintf(kv, sizeof kv, "option.%s=%.12g", p->string, p->valuedouble);
         if (conf_argv_push(argc, argv, kv) < 0)
@@ -73,7 +73,7 @@ static int engine_words(const Verify *v, const char *name, const char *cmd, cons
     return 0;
 }
 
-int build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
                        size_t errlen)
 {
     int argc = 0;
@@ -178,7 +178,7 @@ int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errle
     return rc;
 }
 
-void progress(Verify *v, bool force)
+void verify_progress(Verify *v, bool force)
 {
     int64_t now = ep_now_ms();
     if (!force && now - v->last_progress < (v->tty ? 500 : 10000))
@@ -211,7 +211,7 @@ void progress(Verify *v, bool force)
 bool verify_next(void *ctx, PairJob *job)
 {
     Verify *v = ctx;
-    if (v->failed || g_stop || v->verdict != 0)
+    if (v->failed || verify_g_stop || v->verdict != 0)
         return false;
     uint64_t id;
     if (v->nextpending < v->npending)
@@ -225,7 +225,7 @@ bool verify_next(void *ctx, PairJob *job)
         uint64_t *n = realloc(v->inflight, cap * sizeof *n);
         if (!n) {
             v->failed = true;
-            g_stop = 1;
+            verify_g_stop = 1;
             return false;
         }
         v->inflight = n;
@@ -261,12 +261,12 @@ void verify_done(void *ctx, const PairJob *job, const PairResult *res)
             v->stop = (SprtStop){ .verdict = v->verdict, .games = v->tally.games, .llr = llr };
     }
     char err[PATH_MAX + 128];
-    if (!v->failed && verify_save(v, "running", verdict_name(v), err, sizeof err) < 0) {
+    if (!v->failed && verify_save(v, "running", verify_verdict_name(v), err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify: %s; stopping\n", err);
         v->failed = true;
-        g_stop = 1;
+        verify_g_stop = 1;
     }
-    progress(v, false);
+    verify_progress(v, false);
 }
 
 /* Abandoned: it stays in flight, so the next session plays it again. */
@@ -276,7 +276,7 @@ void verify_abandoned(void *ctx, const PairJob *job)
     (void)job;
 }
 
-void print_verdict(FILE *out, const cJSON *j, const char *dir)
+void verify_print_verdict(FILE *out, const cJSON *j, const char *dir)
 {
     const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(j, "verdict");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
@@ -285,7 +285,7 @@ void print_verdict(FILE *out, const cJSON *j, const char *dir)
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(eng, "mode");
     const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
     uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
-    get_u64_array(j, "ptnml", ptnml, 5);
+    verify_get_u64_array(j, "ptnml", ptnml, 5);
     json_get_u64(j, "games", &games);
     json_get_u64(j, "run_games", &run_games);
     const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
@@ -338,11 +338,11 @@ void verify_print_status(FILE *out, const char *dir, const RunState *rs)
         fprintf(out, "verify: %s\n", err);
         return;
     }
-    print_verdict(out, j, dir);
+    verify_print_verdict(out, j, dir);
     uint64_t run_games = 0;
     json_get_u64(j, "run_games", &run_games);
     cJSON *now = rs ? export_values(rs, "") : NULL;
-    if (now && !same_params(params_of(now), cJSON_GetObjectItemCaseSensitive(j, "tuned")))
+    if (now && !verify_same_params(verify_params_of(now), cJSON_GetObjectItemCaseSensitive(j, "tuned")))
         fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",
                 (unsigned long long)rs->games, (unsigned long long)run_games, setup_prog(), dir);
     cJSON_Delete(now);

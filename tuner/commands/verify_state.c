@@ -20,7 +20,7 @@ static cJSON *u64_array(const uint64_t *v, size_t n)
     return a;
 }
 
-const char *verdict_name(const Verify *v)
+const char *verify_verdict_name(const Verify *v)
 {
     if (!v->sprt.on)
         return "none";
@@ -88,8 +88,8 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
     ADD("engines", eng);
     NUM("run_games", v->rs.games);
     STR("base_file", v->base_file);
-    ADD("tuned", cJSON_Duplicate(params_of(v->tuned), true));
-    ADD("base", cJSON_Duplicate(params_of(v->base), true));
+    ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
+    ADD("base", cJSON_Duplicate(verify_params_of(v->base), true));
     ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
     NUM("next_round", v->next_round);
     /* Rounds to replay: those in flight now, and those not yet replayed from the last session. */
@@ -134,7 +134,7 @@ int verify_save(Verify *v, const char *status, const char *verdict, char *err, s
     return rc;
 }
 
-bool get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
+bool verify_get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
@@ -155,11 +155,11 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
     uint64_t seed = 0;
     bool ok = json_get_u64(j, "games", &t->games) && json_get_u64(j, "wins", &t->wins) &&
               json_get_u64(j, "losses", &t->losses) && json_get_u64(j, "draws", &t->draws) &&
-              json_get_u64(j, "pairs", &t->pairs) && get_u64_array(j, "ptnml", t->ptnml, 5) &&
+              json_get_u64(j, "pairs", &t->pairs) && verify_get_u64_array(j, "ptnml", t->ptnml, 5) &&
               json_get_u64(j, "penta_wl", &t->penta_wl) && json_get_u64(j, "penta_dd", &t->penta_dd) &&
-              json_get_u64(j, "plies", &t->plies) && get_u64_array(j, "time_losses", t->time_losses, 2) &&
-              get_u64_array(j, "crashes", t->crashes, 2) && get_u64_array(j, "illegal", t->illegal, 2) &&
-              get_u64_array(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
+              json_get_u64(j, "plies", &t->plies) && verify_get_u64_array(j, "time_losses", t->time_losses, 2) &&
+              verify_get_u64_array(j, "crashes", t->crashes, 2) && verify_get_u64_array(j, "illegal", t->illegal, 2) &&
+              verify_get_u64_array(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
               json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");

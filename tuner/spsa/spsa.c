@@ -108,7 +108,7 @@ static double param_scale(const SpsaState *st, size_t p)
     return st->cfg.form != SPSA_FORM_CLASSIC && st->cfg.adapt ? st->params[p].scale : 1.0;
 }
 
-bool centre_on(const SpsaState *st)
+bool spsa_centre_on(const SpsaState *st)
 {
     return st->cfg.form != SPSA_FORM_CLASSIC && st->cfg.centre > 0;
 }
@@ -116,7 +116,7 @@ bool centre_on(const SpsaState *st)
 /* The probe multiplier of parameter p: 1 unless centre batches measure it. */
 static double param_pm(const SpsaState *st, size_t p)
 {
-    return centre_on(st) ? st->params[p].pm : 1.0;
+    return spsa_centre_on(st) ? st->params[p].pm : 1.0;
 }
 
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
@@ -154,7 +154,7 @@ double spsa_eta_k(const SpsaState *st, uint64_t k)
     return spsa_eta(st) * pow((A + n) / (A + (double)k), st->cfg.decay);
 }
 
-bool is_integer(double x)
+bool spsa_is_integer(double x)
 {
     return isfinite(x) && x == floor(x) && fabs(x) < 2e9;
 }
@@ -236,7 +236,7 @@ static int check_param(const SpsaParam *p, char *err, size_t errlen)
         errmsg(err, errlen, "parameter with an empty name");
         return -1;
     }
-    if (p->is_float ? !isfinite(p->min) || !isfinite(p->max) : !is_integer(p->min) || !is_integer(p->max)) {
+    if (p->is_float ? !isfinite(p->min) || !isfinite(p->max) : !spsa_is_integer(p->min) || !spsa_is_integer(p->max)) {
         errmsg(err, errlen, "parameter %s: min and max must be integers (got %g, %g)",
                p->name, p->min, p->max);
         return -1;
@@ -340,7 +340,7 @@ void spsa_free(SpsaState *st)
     memset(st, 0, sizeof *st);
 }
 
-int batch_alloc(SpsaBatch *b, size_t n)
+int spsa_batch_alloc(SpsaBatch *b, size_t n)
 {
     memset(b, 0, sizeof *b);
     b->nparams = n;
@@ -362,7 +362,7 @@ int batch_alloc(SpsaBatch *b, size_t n)
 
 int spsa_batch_copy(SpsaBatch *dst, const SpsaBatch *src)
 {
-    if (batch_alloc(dst, src->nparams))
+    if (spsa_batch_alloc(dst, src->nparams))
         return -1;
     dst->k = src->k;
     size_t n = src->nparams;
@@ -378,7 +378,7 @@ int spsa_batch_copy(SpsaBatch *dst, const SpsaBatch *src)
     return 0;
 }
 
-int inflight_push(SpsaState *st, const SpsaBatch *b)
+int spsa_inflight_push(SpsaState *st, const SpsaBatch *b)
 {
     SpsaBatch *grown = realloc(st->inflight, (st->ninflight + 1) * sizeof *grown);
     if (!grown)
@@ -428,13 +428,13 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
     memset(b, 0, sizeof *b);
     if (st->k >= st->cfg.iterations)
         return 0;
-    if (batch_alloc(b, st->nparams))
+    if (spsa_batch_alloc(b, st->nparams))
         return -1;
     uint64_t k = st->k + 1;
     b->k = k;
     /* Only with centre batches is there a draw for the kind of batch, so
      * that a run without them draws what it always drew. */
-    b->centre = centre_on(st) && gsl_rng_uniform(st->rng) < st->cfg.centre;
+    b->centre = spsa_centre_on(st) && gsl_rng_uniform(st->rng) < st->cfg.centre;
     for (size_t i = 0; i < st->nparams; i++) {
         b->c_k[i] = spsa_probe_c_k(st, i, k);
         b->R_k[i] = spsa_R_k(st, i, k);
@@ -460,7 +460,7 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
             }
         }
     }
-    if (inflight_push(st, b)) {
+    if (spsa_inflight_push(st, b)) {
         spsa_batch_free(b);
         return -1;
     }

@@ -9,11 +9,11 @@
 #include <stddef.h>
 
 /* Whether the state's form plays centre batches (cfg.centre > 0, not classic). */
-bool centre_on(const SpsaState *st);
-bool is_integer(double x);
+bool spsa_centre_on(const SpsaState *st);
+bool spsa_is_integer(double x);
 /* b zeroed, with room for n parameters; 0, or -1 out of memory. */
-int batch_alloc(SpsaBatch *b, size_t n);
+int spsa_batch_alloc(SpsaBatch *b, size_t n);
 /* A copy of b appended to the batches in flight; 0, or -1 out of memory. */
-int inflight_push(SpsaState *st, const SpsaBatch *b);
+int spsa_inflight_push(SpsaState *st, const SpsaBatch *b);
 
 #endif

@@ -162,7 +162,7 @@ cJSON *spsa_to_json(const SpsaState *st)
         return NULL;
     bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
     bool ok = cJSON_AddNumberToObject(o, "version", json_version(&st->cfg)) != NULL;
-    bool centre = centre_on(st);
+    bool centre = spsa_centre_on(st);
 
     cJSON *cfg = cJSON_AddObjectToObject(o, "config");
     ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
@@ -306,7 +306,7 @@ static int get_num_array(const cJSON *o, const char *key, const char *where, siz
     cJSON_ArrayForEach(v, a)
     {
         double d;
-        if (!item_number(v, &d) || (want_int && !is_integer(d))) {
+        if (!item_number(v, &d) || (want_int && !spsa_is_integer(d))) {
             errmsg(err, errlen, "spsa state: %s \"%s\"[%zu] is not a%s number", where, key, i,
                    want_int ? "n integer" : "");
             return -1;
@@ -326,7 +326,7 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, const SpsaParam *params
         return -1;
     }
     double *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp || batch_alloc(b, n)) {
+    if (!tmp || spsa_batch_alloc(b, n)) {
         free(tmp);
         errmsg(err, errlen, "spsa state: out of memory");
         return -1;
@@ -372,7 +372,7 @@ static int batch_from_json(SpsaBatch *b, const cJSON *o, const SpsaParam *params
         }
     }
     for (size_t i = 0; i < n; i++)
-        if (!params[i].is_float && (!is_integer(b->plus_values[i]) || !is_integer(b->minus_values[i]))) {
+        if (!params[i].is_float && (!spsa_is_integer(b->plus_values[i]) || !spsa_is_integer(b->minus_values[i]))) {
             errmsg(err, errlen, "spsa state: %s \"plus\"/\"minus\"[%zu] must be integers (%s is not a float)",
                    where, i, params[i].name);
             goto out;
@@ -541,7 +541,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
                       get_num(c, "scale_max", "config", &cfg.scale_max, err, errlen) ||
                       get_num(c, "scale_start", "config", &cfg.scale_start, err, errlen)))
         return -1;
-    if (!is_integer(pairs_per)) {
+    if (!spsa_is_integer(pairs_per)) {
         errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
         return -1;
     }
@@ -640,7 +640,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     cJSON_ArrayForEach(b, inflight)
     {
         SpsaBatch batch;
-        if (batch_from_json(&batch, b, st->params, n, idx, centre_on(st), err, errlen))
+        if (batch_from_json(&batch, b, st->params, n, idx, spsa_centre_on(st), err, errlen))
             goto fail;
         if (batch.k < 1 || batch.k > st->k) {
             errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,
@@ -648,7 +648,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
             spsa_batch_free(&batch);
             goto fail;
         }
-        int rc = inflight_push(st, &batch);
+        int rc = spsa_inflight_push(st, &batch);
         spsa_batch_free(&batch);
         if (rc) {
             errmsg(err, errlen, "spsa state: out of memory");
