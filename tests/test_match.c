@@ -694,38 +694,14 @@ Test(match, cli_log_records_the_engine_traffic)
 /* Ctrl-C: the match stops, the report of the finished games is printed, exit 0. */
 Test(match, cli_sigint_stops_cleanly_with_a_report)
 {
-    int fds[2];
-    cr_assert_eq(pipe(fds), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
     char *argv[] = { TUNE, "match", "-engine", "cmd=" FAKE, "name=A", "-engine", "cmd=" FAKE, "name=B",
                      "-each", "nodes=10", "-rounds", "100000", "-concurrency", "2", NULL };
-    pid_t pid;
-    cr_assert_eq(posix_spawn(&pid, TUNE, &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
+    Child c = child_start(argv, false);
     /* Wait for the first progress line: games are being played. */
-    size_t n = 0;
-    while (n < sizeof out - 1) {
-        ssize_t r = read(fds[0], out + n, sizeof out - 1 - n);
-        cr_assert(r > 0, "runner ended early:\n%.*s", (int)n, out);
-        n += (size_t)r;
-        out[n] = '\0';
-        if (strstr(out, "Games: "))
-            break;
-    }
-    kill(pid, SIGINT);
-    ssize_t r;
-    while (n < sizeof out - 1 && (r = read(fds[0], out + n, sizeof out - 1 - n)) > 0)
-        n += (size_t)r;
-    out[n] = '\0';
-    close(fds[0]);
-    int st;
-    cr_assert_eq(waitpid(pid, &st, 0), pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d\n%s", st, out);
+    cr_assert(child_read_until(&c, "Games: ", 60000), "runner ended early:\n%s", out);
+    kill(c.pid, SIGINT);
+    int rc = child_finish(&c, 60000);
+    cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
     cr_assert(strstr(out, "Match interrupted"), "%s", out);
     cr_assert(strstr(out, "Results of A vs B"), "%s", out);
     cr_assert(strstr(out, "Finished match"), "%s", out);
