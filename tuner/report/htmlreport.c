@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
+#include "elotext.h"
 #include "errmsg.h"
 #include "histscan.h"
 #include "matchreport.h"
@@ -207,9 +208,19 @@ int htmlreport_match(const char *out, const MatchConfig *cfg, const MatchTally *
         verdict = sprt_check(t, sprt, &llr, &lower, &upper);
     if (stop && stop->verdict) /* the verdict that stopped the match, as the text report says */
         verdict = stop->verdict;
-    fprintf(f, "<section><div class=\"wide\"><span class=\"big\">Elo %+.2f &plusmn; %.2f</span> &nbsp; nElo %+.2f "
-               "&plusmn; %.2f &middot; LOS %.2f%% &middot; +%llu &minus;%llu =%llu",
-            e.elo, e.elo_err, e.nelo, e.nelo_err, 100 * e.los, (unsigned long long)t->wins,
+    fputs("<section><div class=\"wide\"><span class=\"big\">Elo ", f);
+    if (elo_has_interval(e.elo, e.elo_err)) {
+        fprintf(f, "%+.2f &plusmn; %.2f", e.elo, e.elo_err);
+    } else {
+        char na[160];
+        htmlreport_esc(f, elo_na_text(na, sizeof na, t->ptnml, t->wins, t->losses, t->draws));
+    }
+    fputs("</span> &nbsp; nElo ", f);
+    if (elo_has_interval(e.nelo, e.nelo_err))
+        fprintf(f, "%+.2f &plusmn; %.2f", e.nelo, e.nelo_err);
+    else
+        fputs("n/a", f);
+    fprintf(f, " &middot; LOS %.2f%% &middot; +%llu &minus;%llu =%llu", 100 * e.los, (unsigned long long)t->wins,
             (unsigned long long)t->losses, (unsigned long long)t->draws);
     if (sprt && sprt->on)
         fprintf(f, "<br>SPRT [%.2f, %.2f] nElo, &alpha; %.2f, &beta; %.2f: LLR %.2f in (%.2f, %.2f): <b>%s</b>",

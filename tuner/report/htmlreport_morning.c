@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "elotext.h"
 #include "morning.h"
 #include "moves.h"
 #include "plot.h"
@@ -44,50 +45,66 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
         free(pts);
         return;
     }
-    size_t best = 0;
+    size_t best = 0, drawn = 0;
     double lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++) {
         if (pts[i].elo > pts[best].elo)
             best = i;
-        double e = isfinite(pts[i].elo_err) ? pts[i].elo_err : 0;
-        if (isfinite(pts[i].elo)) {
-            lo = fmin(lo, pts[i].elo - e);
-            hi = fmax(hi, pts[i].elo + e);
+        if (elo_has_interval(pts[i].elo, pts[i].elo_err)) {
+            lo = fmin(lo, pts[i].elo - pts[i].elo_err);
+            hi = fmax(hi, pts[i].elo + pts[i].elo_err);
+            drawn++;
         }
     }
+    /* the points with an interval, joined in order; a point without one has
+     * no place on the Elo axis and is named under the chart instead */
     double *x = calloc(3 * n + 1, sizeof *x), *y = calloc(3 * n + 1, sizeof *y);
     PlotSeries *s = calloc(n + 3, sizeof *s);
-    if (x && y && s) {
+    if (drawn > 0 && x && y && s) {
         double *bx = x + n, *by = y + n;
-        size_t ns = 0;
+        size_t ns = 0, m = 0;
         s[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = 0, .x0 = NAN, .x1 = NAN, .rgb = 0x9e9e9e };
         for (size_t i = 0; i < n; i++) {
-            x[i] = (double)pts[i].games;
-            y[i] = pts[i].elo;
-            bx[2 * i] = bx[2 * i + 1] = x[i];
-            by[2 * i] = pts[i].elo - pts[i].elo_err;
-            by[2 * i + 1] = pts[i].elo + pts[i].elo_err;
-            s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = bx + 2 * i, .y = by + 2 * i, .n = 2,
+            if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
+                continue;
+            x[m] = (double)pts[i].games;
+            y[m] = pts[i].elo;
+            bx[2 * m] = bx[2 * m + 1] = x[m];
+            by[2 * m] = pts[i].elo - pts[i].elo_err;
+            by[2 * m + 1] = pts[i].elo + pts[i].elo_err;
+            s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = bx + 2 * m, .y = by + 2 * m, .n = 2,
                                     .rgb = i == best ? 0xc62828 : 0x5e35b1, .width = 2 };
+            m++;
         }
-        s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = x, .y = y, .n = n, .rgb = 0x5e35b1, .width = 1.5,
+        s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = x, .y = y, .n = m, .rgb = 0x5e35b1, .width = 1.5,
                                 .style = PLOT_DASHED };
         plot_pad_range(&lo, &hi, 0.08, 10);
         PlotChart c = { .xlabel = "games", .ylabel = "Elo against the start values", .width = 640, .height = 300,
-                        .xmin = 0, .xmax = 1.04 * fmax(pg->games_max, x[n - 1]), .ymin = lo, .ymax = hi,
-                        .x_count = true, .s = s, .ns = ns };
+                        .xmin = 0, .xmax = 1.04 * fmax(pg->games_max, (double)pts[n - 1].games), .ymin = lo,
+                        .ymax = hi, .x_count = true, .s = s, .ns = ns };
         htmlreport_chart(f, &c, &pg->charts);
     }
     free(x);
     free(y);
     free(s);
+    if (drawn < n) {
+        fputs(drawn ? "<p class=\"note\">Not drawn: point" : "<p class=\"note\">No chart yet: point", f);
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
+                fprintf(f, "%s %llu", k++ ? "," : n - drawn > 1 ? "s" : "", (unsigned long long)pts[i].point);
+        fprintf(f, " %s too few games for an interval (Elo n/a in the table).</p>\n", n - drawn > 1 ? "have" : "has");
+    }
     fputs("<table><tr><th>point</th><th>games</th><th>Elo</th><th>games played</th><th>Ptnml(0-2)</th>"
           "<th>snapshot</th><th></th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         const ValidationPoint *p = &pts[i];
-        fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>%+.1f &plusmn; %.1f</td><td>%llu</td><td>%llu, %llu, %llu, "
-                   "%llu, %llu</td><td>%s/%llu.json</td><td>%s%s%s</td></tr>\n",
-                (unsigned long long)p->point, (unsigned long long)p->games, p->elo, p->elo_err,
+        char elo[200];
+        fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>", (unsigned long long)p->point, (unsigned long long)p->games);
+        if (elo_has_interval(p->elo, p->elo_err))
+            fprintf(f, "%+.1f &plusmn; %.1f", p->elo, p->elo_err);
+        else
+            htmlreport_esc(f, elo_na_text(elo, sizeof elo, p->ptnml, p->wins, p->losses, p->draws));
+        fprintf(f, "</td><td>%llu</td><td>%llu, %llu, %llu, %llu, %llu</td><td>%s/%llu.json</td><td>%s%s%s</td></tr>\n",
                 (unsigned long long)(2 * p->pairs), (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
                 (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3], (unsigned long long)p->ptnml[4],
                 SNAPSHOT_DIR, (unsigned long long)p->point, i == n - 1 ? "<b>last</b>" : "",

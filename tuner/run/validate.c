@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
 #include "stats.h"
@@ -360,4 +361,15 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
     }
     free(pts);
     return rc;
+}
+
+const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len)
+{
+    if (elo_has_interval(p->elo, p->elo_err)) {
+        snprintf(buf, len, "%+.1f +/- %.1f Elo", p->elo, p->elo_err);
+    } else {
+        char na[160];
+        snprintf(buf, len, "Elo %s", elo_na_text(na, sizeof na, p->ptnml, p->wins, p->losses, p->draws));
+    }
+    return buf;
 }
