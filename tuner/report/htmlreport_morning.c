@@ -17,7 +17,8 @@
 /* ---- the morning's questions: validation points and which moves are real ---- */
 
 /* Elo of each validation point against the tuning games, with its 95% error
- * bar; the table marks the latest and the best snapshot. */
+ * bar (a point without a finite interval is named under the chart instead);
+ * the table marks the latest and the best snapshot. */
 void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
 {
     const Validation *v = &pg->rs->val;
@@ -60,7 +61,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
      * no place on the Elo axis and is named under the chart instead */
     double *x = calloc(3 * n + 1, sizeof *x), *y = calloc(3 * n + 1, sizeof *y);
     PlotSeries *s = calloc(n + 3, sizeof *s);
-    if (drawn > 0 && x && y && s) {
+    if (x && y && s) {
         double *bx = x + n, *by = y + n;
         size_t ns = 0, m = 0;
         s[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = 0, .x0 = NAN, .x1 = NAN, .rgb = 0x9e9e9e };
@@ -88,7 +89,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
     free(y);
     free(s);
     if (drawn < n) {
-        fputs(drawn ? "<p class=\"note\">Not drawn: point" : "<p class=\"note\">No chart yet: point", f);
+        fputs("<p class=\"note\">Not drawn: point", f);
         for (size_t i = 0, k = 0; i < n; i++)
             if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
                 fprintf(f, "%s %llu", k++ ? "," : n - drawn > 1 ? "s" : "", (unsigned long long)pts[i].point);
