@@ -3,6 +3,7 @@
  * build/fake/fakespsa (whose strength depends on Alpha, Beta, Gamma). */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -548,4 +549,26 @@ Test(validate, a_point_without_an_interval_reads_n_a_everywhere)
     inf = an_infinity(page);
     cr_assert_null(inf, "the page shows an infinity: %.200s", inf && inf - page > 100 ? inf - 100 : page);
     free(page);
+}
+
+/* The best point: a point that won its one pair (infinite Elo, no interval)
+ * is not the best while a point with an interval exists; among those, the
+ * highest Elo wins; with no interval anywhere, the highest finite Elo. */
+Test(validate, the_best_point_has_an_interval)
+{
+    ValidationPoint p[4] = {
+        { .point = 1, .elo = 12, .elo_err = 30 },
+        { .point = 2, .elo = INFINITY, .elo_err = INFINITY },
+        { .point = 3, .elo = 25, .elo_err = 20 },
+        { .point = 4, .elo = 300, .elo_err = INFINITY },
+    };
+    cr_assert_eq(validate_best(p, 4), 2);
+    cr_assert_eq(validate_best(p, 2), 0);
+    ValidationPoint q[3] = {
+        { .point = 1, .elo = INFINITY, .elo_err = INFINITY },
+        { .point = 2, .elo = 40, .elo_err = INFINITY },
+        { .point = 3, .elo = -INFINITY, .elo_err = INFINITY },
+    };
+    cr_assert_eq(validate_best(q, 3), 1);
+    cr_assert_eq(validate_best(q, 1), 0);
 }

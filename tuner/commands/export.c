@@ -53,10 +53,7 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
             rc = errmsg(err, errlen, "-snapshot best: the run in %s has no validation point yet (%s)", dir,
                         validate_points(&rs->val) ? "the first comes at a fraction of the budget" : "validation is off");
         } else {
-            size_t b = 0;
-            for (size_t i = 1; i < n; i++)
-                if (pts[i].elo > pts[b].elo)
-                    b = i;
+            size_t b = validate_best(pts, n);
             *k = pts[b].point;
             char elo[200];
             fprintf(stderr,

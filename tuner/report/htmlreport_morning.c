@@ -46,11 +46,9 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
         free(pts);
         return;
     }
-    size_t best = 0, drawn = 0;
+    size_t best = validate_best(pts, n), drawn = 0;
     double lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++) {
-        if (pts[i].elo > pts[best].elo)
-            best = i;
         if (elo_has_interval(pts[i].elo, pts[i].elo_err)) {
             lo = fmin(lo, pts[i].elo - pts[i].elo_err);
             hi = fmax(hi, pts[i].elo + pts[i].elo_err);

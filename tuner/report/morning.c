@@ -137,10 +137,7 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
         fprintf(out, "no point yet (every %g of the budget, %llu games each)%s\n", v->every,
                 (unsigned long long)v->games, v->pending ? "; the first is being played" : "");
     else {
-        size_t best = 0;
-        for (size_t i = 1; i < n; i++)
-            if (pts[i].elo > pts[best].elo)
-                best = i;
+        size_t best = validate_best(pts, n);
         const ValidationPoint *l = &pts[n - 1];
         char elo[200];
         fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %s (%llu games, "

@@ -8,7 +8,7 @@
 
 bool elo_has_interval(double elo, double err)
 {
-    return isfinite(elo) && isfinite(err) && err > 0;
+    return isfinite(elo) && isfinite(err) && err >= 0;
 }
 
 const char *elo_na_text(char *buf, size_t len, const uint64_t *ptnml, uint64_t wins, uint64_t losses,

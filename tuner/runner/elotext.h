@@ -19,7 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether "elo +/- err" can be shown: both finite and err > 0. */
+/* Whether "elo +/- err" can be shown: both finite (a match of draws only
+ * reads "0.00 +/- 0.00", as fastchess prints it). */
 bool elo_has_interval(double elo, double err);
 
 /* "n/a (...)" into buf for an estimate without an interval, from the
