@@ -3,6 +3,7 @@
  * build/fake/fakespsa (whose strength depends on Alpha, Beta, Gamma). */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,11 @@
 
 #include "export.h"
 #include "helpers.h"
+#include "htmlreport.h"
 #include "run.h"
 #include "run_cmd.h"
 #include "runstate.h"
+#include "status.h"
 #include "validate.h"
 #include "verify.h"
 
@@ -417,4 +420,155 @@ Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
     cr_assert_null(strstr(text, "\"validation\""), "nothing new is written for it");
     free(text);
     runstate_free(&rs);
+}
+
+/* The first "inf" in s that stands as a word or a number's sign ("+inf",
+ * "inf Elo", "&plusmn; inf"), not inside one ("info"), or NULL. */
+static const char *an_infinity(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "inf")) != NULL; p++) {
+        bool before = p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'));
+        bool after = (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z');
+        if (!before && !after)
+            return p;
+    }
+    return NULL;
+}
+
+/* Over the polylines of svg[0..end) drawn with stroke-width `width` (as
+ * PLplot writes it): how many, and the largest y of their points (y up). */
+static size_t polylines(const char *svg, const char *end, const char *width, double *ymax)
+{
+    char key[64];
+    snprintf(key, sizeof key, "<polyline stroke-width=\"%s\"", width);
+    size_t n = 0;
+    *ymax = -1e300;
+    for (const char *p = svg; (p = strstr(p, key)) && p < end; p++) {
+        n++;
+        const char *pts = strstr(p, "points=\"");
+        cr_assert(pts && pts < end);
+        pts += 8;
+        double x, y;
+        int used;
+        while (sscanf(pts, "%lf,%lf%n", &x, &y, &used) == 2) {
+            *ymax = y > *ymax ? y : *ymax;
+            pts += used;
+        }
+    }
+    return n;
+}
+
+/* Points of one pair each (every pair is in one pentanomial category, so no
+ * point has an interval; one that won both games has an infinite Elo):
+ * validation.csv keeps the inf, and every display of the points says "n/a"
+ * with the pair and its category instead of "+inf +/- inf": the run's
+ * validation lines, status, export -snapshot best and report.html, whose
+ * chart leaves them out with a note naming them.  Then two of the rows
+ * rewritten with finite intervals: the chart is drawn from those two and
+ * the note names the other two.  Fails on any "inf" in these outputs. */
+Test(validate, a_point_without_an_interval_reads_n_a_everywhere)
+{
+    Args a = far_run("r", 120, "");
+    add(&a, "-validate");
+    add(&a, "every=0.25");
+    add(&a, "games=2");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "validation 4 at "), "%s", log);
+    cr_assert(strstr(log, "games: Elo n/a (1 pair, "), "%s", log);
+    cr_assert_null(an_infinity(log), "the run's output shows an infinity:\n%s", log);
+    free(log);
+    char *csv = slurp("r/" VALIDATION_FILE);
+    cr_assert(strstr(csv, ",inf,"), "validation.csv keeps the infinite error:\n%s", csv);
+    free(csv);
+
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/r", tmp);
+    cr_assert_eq(run_to_end(status_main, &s, "status"), 0);
+    char *st = slurp("status");
+    cr_assert(strstr(st, "latest: point 4 at ") && strstr(st, "Elo n/a (1 pair, "), "%s", st);
+    cr_assert(strstr(st, ", score ") && strstr(st, "%: too few games for an interval)"), "%s", st);
+    cr_assert_null(an_infinity(st), "status shows an infinity:\n%s", st);
+    free(st);
+
+    Args x = { .n = 0 };
+    add(&x, "export");
+    add(&x, "%s/r", tmp);
+    add(&x, "-snapshot");
+    add(&x, "best");
+    add(&x, "-o");
+    add(&x, "%s/best.json", tmp);
+    cr_assert_eq(run_to_end(export_main, &x, "export"), 0);
+    char *ex = slurp("export");
+    cr_assert(strstr(ex, "validation points: Elo n/a (1 pair, "), "%s", ex);
+    cr_assert_null(an_infinity(ex), "export shows an infinity:\n%s", ex);
+    free(ex);
+
+    char dir[256], out[300], err[512];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(out, sizeof out, "%s/page.html", tmp);
+    cr_assert_eq(htmlreport_run(dir, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp("page.html");
+    const char *inf, *sec = strstr(page, "<section id=\"validation\">");
+    cr_assert_not_null(sec);
+    const char *end = strstr(sec, "</section>");
+    cr_assert_not_null(end);
+    cr_assert(strstr(sec, "Not drawn: points 1, 2, 3, 4 have too few games for an interval"), "%.*s",
+              (int)(end - sec), sec);
+    cr_assert(strstr(sec, "<td>n/a (1 pair, "), "%.*s", (int)(end - sec), sec);
+    inf = an_infinity(page);
+    cr_assert_null(inf, "the page shows an infinity: %.200s", inf && inf - page > 100 ? inf - 100 : page);
+    free(page);
+
+    /* points 1 and 3 with an interval, 2 (WD: an Elo, no interval) and 4 (WW: no Elo) without */
+    write_file("r/" VALIDATION_FILE, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n"
+                                     "1,30,1,12.50,40.00,0,0,1,0,0,0,0,2\n"
+                                     "2,60,1,190.85,inf,0,0,0,1,0,1,0,1\n"
+                                     "3,90,1,-20.00,35.00,0,0,1,0,0,1,1,0\n"
+                                     "4,120,1,inf,inf,0,0,0,0,1,2,0,0\n");
+    cr_assert_eq(htmlreport_run(dir, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    page = slurp("page.html");
+    sec = strstr(page, "<section id=\"validation\">");
+    end = strstr(sec, "</section>");
+    const char *svg = strstr(sec, "<svg");
+    cr_assert(svg && svg < end, "no chart of points 1 and 3");
+    /* two error bars (width 2); the dashed line (width 1.5) joins 1 and 3
+     * only, so it stays below the top of point 1's bar (+52.5) rather than
+     * climbing towards point 2's +190.8 */
+    double bar_top, line_top;
+    cr_assert_eq(polylines(svg, end, "2.000000e+00", &bar_top), 2, "error bars of points without an interval");
+    cr_assert_gt(polylines(svg, end, "1.500000e+00", &line_top), 0, "no line between the points");
+    cr_assert_lt(line_top, bar_top, "the line reaches a point without an interval");
+    cr_assert(strstr(sec, "Not drawn: points 2, 4 have too few games for an interval"), "%.*s",
+              (int)(end - sec), sec);
+    cr_assert(strstr(sec, "<td>+12.5 &plusmn; 40.0</td>"));
+    cr_assert(strstr(sec, "<td>n/a (1 pair, WD, score 75.0%: too few games for an interval)</td>"));
+    cr_assert(strstr(sec, "<td>n/a (1 pair, WW, score 100.0%: too few games for an interval)</td>"));
+    inf = an_infinity(page);
+    cr_assert_null(inf, "the page shows an infinity: %.200s", inf && inf - page > 100 ? inf - 100 : page);
+    free(page);
+}
+
+/* The best point: a point that won its one pair (infinite Elo, no interval)
+ * is not the best while a point with an interval exists; among those, the
+ * highest Elo wins; with no interval anywhere, the highest finite Elo. */
+Test(validate, the_best_point_has_an_interval)
+{
+    ValidationPoint p[4] = {
+        { .point = 1, .elo = 12, .elo_err = 30 },
+        { .point = 2, .elo = INFINITY, .elo_err = INFINITY },
+        { .point = 3, .elo = 25, .elo_err = 20 },
+        { .point = 4, .elo = 300, .elo_err = INFINITY },
+    };
+    cr_assert_eq(validate_best(p, 4), 2);
+    cr_assert_eq(validate_best(p, 2), 0);
+    ValidationPoint q[3] = {
+        { .point = 1, .elo = INFINITY, .elo_err = INFINITY },
+        { .point = 2, .elo = 40, .elo_err = INFINITY },
+        { .point = 3, .elo = -INFINITY, .elo_err = INFINITY },
+    };
+    cr_assert_eq(validate_best(q, 3), 1);
+    cr_assert_eq(validate_best(q, 1), 0);
 }

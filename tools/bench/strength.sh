@@ -75,13 +75,15 @@ trap 'rm -f "$out"' EXIT
 # The summary line: Elo against the limited Stockfish, Ratchet's estimate,
 # and the time losses (a figure with many is a measure of the machine).
 awk -v elo="$ELO" -v tc="$TC" '
-    /^Elo: / { e = $2; pm = $4; sub(",", "", pm) }
+    /^Elo: / { if ($2 == "n/a") { e = $0; sub(/^Elo: /, "", e); sub(/, nElo: .*/, "", e); pm = "" }
+               else { e = $2; pm = $4; sub(",", "", pm) } }
     /^Games: [0-9]+, Wins/ { line = $0 }
     /^Player: / { who = $2 }
     /^  Time losses: / { tl = tl (tl == "" ? "" : ", ") who " " $3 }
     END {
         if (e == "") { print "strength: no result (see above)"; exit 1 }
-        printf "strength: %s +/- %s Elo against Stockfish UCI_Elo=%d at tc=%s (%s; time losses: %s)", e, pm, elo, tc, line, tl
+        printf "strength: %s against Stockfish UCI_Elo=%d at tc=%s (%s; time losses: %s)",
+               pm == "" ? "Elo " e : e " +/- " pm " Elo", elo, tc, line, tl
         if (e ~ /^[-+]?[0-9.]+$/) printf "; Ratchet ~ UCI_Elo %.0f", elo + e
         printf "\n"
     }' "$out"

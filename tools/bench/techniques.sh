@@ -80,7 +80,7 @@ for s in $SWITCHES; do
     log=$OUT/$s.log
     [ -f "$log" ] || continue
     awk -v s="$s" '
-        /^Elo: / { e = $2 " +/- " $4; sub(",$", "", e) }
+        /^Elo: / { e = $2 == "n/a" ? "n/a" : $2 " +/- " $4; sub(",$", "", e) }
         /^Games: [0-9]+, Wins/ { g = $2; sub(",", "", g) }
         /^LLR: / { llr = $2 }
         /^SPRT / { v = $0; sub(/^SPRT \([^)]*\) /, "", v) }

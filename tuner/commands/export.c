@@ -53,17 +53,15 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
             rc = errmsg(err, errlen, "-snapshot best: the run in %s has no validation point yet (%s)", dir,
                         validate_points(&rs->val) ? "the first comes at a fraction of the budget" : "validation is off");
         } else {
-            size_t b = 0;
-            for (size_t i = 1; i < n; i++)
-                if (pts[i].elo > pts[b].elo)
-                    b = i;
+            size_t b = validate_best(pts, n);
             *k = pts[b].point;
+            char elo[200];
             fprintf(stderr,
-                    "snapshot %llu scored best of the %zu validation points: %+.1f +/- %.1f Elo at %llu games.  The best "
+                    "snapshot %llu scored best of the %zu validation points: %s at %llu games.  The best "
                     "of several noisy estimates is optimistic (selection bias): re-measure it on fresh openings with "
                     "`ratchet-tune verify %s -snapshot %llu`\n",
-                    (unsigned long long)*k, n, pts[b].elo, pts[b].elo_err, (unsigned long long)pts[b].games, dir,
-                    (unsigned long long)*k);
+                    (unsigned long long)*k, n, validate_elo_text(&pts[b], elo, sizeof elo),
+                    (unsigned long long)pts[b].games, dir, (unsigned long long)*k);
         }
     } else {
         char *end;

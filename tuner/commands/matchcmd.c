@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "duration.h"
 #include "errmsg.h"
+#include "elotext.h"
 #include "htmlreport.h"
 #include "stats.h"
 
@@ -59,9 +60,10 @@ static void progress(PlainMatch *m, bool force)
                       (unsigned long long)total);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, "Games: %llu", (unsigned long long)t->games);
-    n += snprintf(line + n, sizeof line - (size_t)n, " (+%llu -%llu =%llu)  Elo: %.1f +/- %.1f",
-                  (unsigned long long)t->wins, (unsigned long long)t->losses, (unsigned long long)t->draws, e.elo,
-                  e.elo_err);
+    char elo[160];
+    n += snprintf(line + n, sizeof line - (size_t)n, " (+%llu -%llu =%llu)  Elo: %s", (unsigned long long)t->wins,
+                  (unsigned long long)t->losses, (unsigned long long)t->draws,
+                  elo_text(elo, sizeof elo, e.elo, e.elo_err, 1, false, t->ptnml, t->wins, t->losses, t->draws));
     if (m->sprt.on) {
         double llr, lo, up;
         sprt_check(t, &m->sprt, &llr, &lo, &up);

@@ -16,6 +16,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "elotext.h"
 #include "engcheck.h"
 #include "errmsg.h"
 #include "export.h"
@@ -188,9 +189,11 @@ void verify_progress(Verify *v, bool force)
     EloEstimate e;
     stats_from_ptnml(t->ptnml, &e);
     char line[320];
-    int n = snprintf(line, sizeof line, "verify: Games: %llu (+%llu -%llu =%llu)  Elo: %.1f +/- %.1f",
+    char elo[160];
+    int n = snprintf(line, sizeof line, "verify: Games: %llu (+%llu -%llu =%llu)  Elo: %s",
                      (unsigned long long)t->games, (unsigned long long)t->wins, (unsigned long long)t->losses,
-                     (unsigned long long)t->draws, e.elo, e.elo_err);
+                     (unsigned long long)t->draws,
+                     elo_text(elo, sizeof elo, e.elo, e.elo_err, 1, false, t->ptnml, t->wins, t->losses, t->draws));
     if (v->sprt.on && n > 0 && (size_t)n < sizeof line) {
         double llr, lo, up;
         sprt_check(t, &v->sprt, &llr, &lo, &up);
@@ -311,8 +314,12 @@ void verify_print_verdict(FILE *out, const cJSON *j, const char *dir)
     }
     EloEstimate e;
     stats_from_ptnml(ptnml, &e);
-    fprintf(out, "\n  %llu games, Elo %.2f +/- %.2f, nElo %.2f +/- %.2f, LOS %.1f%%, Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
-            (unsigned long long)games, e.elo, e.elo_err, e.nelo, e.nelo_err, 100 * e.los, (unsigned long long)ptnml[0],
+    char elo[160], nelo[160];
+    fprintf(out, "\n  %llu games, Elo %s, nElo %s, LOS %.1f%%, Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
+            (unsigned long long)games, elo_text(elo, sizeof elo, e.elo, e.elo_err, 2, false, ptnml, 0, 0, 0),
+            elo_has_interval(e.nelo, e.nelo_err) ? elo_text(nelo, sizeof nelo, e.nelo, e.nelo_err, 2, false, ptnml, 0, 0, 0)
+                                                 : "n/a",
+            100 * e.los, (unsigned long long)ptnml[0],
             (unsigned long long)ptnml[1], (unsigned long long)ptnml[2], (unsigned long long)ptnml[3],
             (unsigned long long)ptnml[4]);
     if (cJSON_IsObject(sprt)) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "elotext.h"
 #include "game.h"
 
 static void option_or(const EngineSpec *s, const char *name, const char *suffix, const char *dflt, char *buf, size_t len)
@@ -54,7 +55,12 @@ void match_report(FILE *out, const MatchConfig *cfg, const MatchTally *t, const 
     fprintf(out, "--------------------------------------------------\n");
     fprintf(out, "Results of %s vs %s (%s, %s%s%s%s):\n", cfg->eng[0].name, cfg->eng[1].name, tc, th, hash,
             book[0] ? ", " : "", book);
-    fprintf(out, "Elo: %.2f +/- %.2f, nElo: %.2f +/- %.2f\n", e.elo, e.elo_err, e.nelo, e.nelo_err);
+    char elo[160], nelo[160];
+    fprintf(out, "Elo: %s, nElo: %s\n",
+            elo_text(elo, sizeof elo, e.elo, e.elo_err, 2, false, t->ptnml, t->wins, t->losses, t->draws),
+            elo_has_interval(e.nelo, e.nelo_err)
+                ? elo_text(nelo, sizeof nelo, e.nelo, e.nelo_err, 2, false, t->ptnml, t->wins, t->losses, t->draws)
+                : "n/a");
     if (t->pairs > 0)
         fprintf(out, "LOS: %.2f %%, DrawRatio: %.2f %%, PairsRatio: %s\n", e.los * 100, e.draw_ratio * 100,
                 ratio(t->ptnml[3] + t->ptnml[4], t->ptnml[0] + t->ptnml[1], r1, sizeof r1));

@@ -137,23 +137,21 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
         fprintf(out, "no point yet (every %g of the budget, %llu games each)%s\n", v->every,
                 (unsigned long long)v->games, v->pending ? "; the first is being played" : "");
     else {
-        size_t best = 0;
-        for (size_t i = 1; i < n; i++)
-            if (pts[i].elo > pts[best].elo)
-                best = i;
+        size_t best = validate_best(pts, n);
         const ValidationPoint *l = &pts[n - 1];
-        fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %+.1f +/- %.1f Elo (%llu games, "
+        char elo[200];
+        fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %s (%llu games, "
                      "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]), snapshot %s/%llu.json\n",
                 n, (unsigned long long)validate_points(v), (unsigned long long)l->point,
-                (unsigned long long)l->games, l->elo, l->elo_err, (unsigned long long)(2 * l->pairs),
+                (unsigned long long)l->games, validate_elo_text(l, elo, sizeof elo), (unsigned long long)(2 * l->pairs),
                 (unsigned long long)l->ptnml[0], (unsigned long long)l->ptnml[1], (unsigned long long)l->ptnml[2],
                 (unsigned long long)l->ptnml[3], (unsigned long long)l->ptnml[4], SNAPSHOT_DIR,
                 (unsigned long long)l->point);
         if (n > 1)
-            fprintf(out, "  best:   point %llu at %llu games: %+.1f +/- %.1f Elo (the best of %zu noisy estimates "
+            fprintf(out, "  best:   point %llu at %llu games: %s (the best of %zu noisy estimates "
                          "is optimistic: re-measure it with verify)\n",
-                    (unsigned long long)pts[best].point, (unsigned long long)pts[best].games, pts[best].elo,
-                    pts[best].elo_err, n);
+                    (unsigned long long)pts[best].point, (unsigned long long)pts[best].games,
+                    validate_elo_text(&pts[best], elo, sizeof elo), n);
         if (v->pending)
             fprintf(out, "  point %llu being played: %llu of %llu games\n", (unsigned long long)(v->done + 1),
                     (unsigned long long)(2 * v->pairs), (unsigned long long)v->games);

@@ -288,8 +288,9 @@ static void validation_pair_done(Run *r, const PairResult *res)
         }
         if (r->tty && r->progress_shown)
             printf("\r\033[K");
-        printf("validation %llu at %llu games: %+.1f +/- %.1f Elo over %llu games, snapshot %s/%s/%llu.json\n",
-               (unsigned long long)p.point, (unsigned long long)p.games, p.elo, p.elo_err,
+        char elo[200];
+        printf("validation %llu at %llu games: %s over %llu games, snapshot %s/%s/%llu.json\n",
+               (unsigned long long)p.point, (unsigned long long)p.games, validate_elo_text(&p, elo, sizeof elo),
                (unsigned long long)(2 * p.pairs), r->dir, SNAPSHOT_DIR, (unsigned long long)p.point);
         fflush(stdout);
         validation_check(r); /* a budget shortened on resume can make the next one due at once */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
 #include "stats.h"
@@ -360,4 +361,33 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
     }
     free(pts);
     return rc;
+}
+
+const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len)
+{
+    if (elo_has_interval(p->elo, p->elo_err)) {
+        snprintf(buf, len, "%+.1f +/- %.1f Elo", p->elo, p->elo_err);
+    } else {
+        char na[160];
+        snprintf(buf, len, "Elo %s", elo_na_text(na, sizeof na, p->ptnml, p->wins, p->losses, p->draws));
+    }
+    return buf;
+}
+
+/* A point's rank for validate_best: with an interval above without one,
+ * then the Elo; a non-finite Elo ranks last. */
+static int best_class(const ValidationPoint *p)
+{
+    return elo_has_interval(p->elo, p->elo_err) ? 2 : isfinite(p->elo) ? 1 : 0;
+}
+
+size_t validate_best(const ValidationPoint *pts, size_t n)
+{
+    size_t b = n - 1;
+    for (size_t i = 0; i < n; i++) {
+        int ci = best_class(&pts[i]), cb = best_class(&pts[b]);
+        if (ci > cb || (ci == cb && ci > 0 && pts[i].elo > pts[b].elo))
+            b = i;
+    }
+    return b;
 }

@@ -111,4 +111,14 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
  * -1 with a message naming the file and line on a malformed row. */
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
 
+/* The point's Elo as every display shows it: "+12.3 +/- 4.5 Elo", or, when
+ * it has no finite interval (validation.csv holds inf), "Elo n/a (...)"
+ * with its counts and the reason (elotext.h).  Returns buf. */
+const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len);
+/* The index of the point that scored best of pts[0..n) (n > 0): the highest
+ * Elo among the points with an interval; only when no point has one, the
+ * highest finite Elo (a point that won every pair has an infinite Elo and
+ * says nothing yet); failing that, the last point. */
+size_t validate_best(const ValidationPoint *pts, size_t n);
+
 #endif

@@ -1,0 +1,149 @@
+/* A run's page: the morning's questions, its validation points and which
+ * moves are real; see htmlreport_impl.h. */
+#include "htmlreport.h"
+#include "htmlreport_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "elotext.h"
+#include "morning.h"
+#include "moves.h"
+#include "plot.h"
+#include "runstate.h"
+#include "validate.h"
+
+/* ---- the morning's questions: validation points and which moves are real ---- */
+
+/* Elo of each validation point against the tuning games, with its 95% error
+ * bar (a point without a finite interval is named under the chart instead);
+ * the table marks the latest and the best snapshot. */
+void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
+{
+    const Validation *v = &pg->rs->val;
+    if (validate_points(v) == 0)
+        return;
+    ValidationPoint *pts = NULL;
+    size_t n = 0;
+    char err[512];
+    fputs("<section id=\"validation\"><h2>Validation: the values export would write, against the start values</h2>\n", f);
+    if (validate_read(dir, &pts, &n, err, sizeof err) < 0) {
+        fputs("<p class=\"warn\">", f);
+        htmlreport_esc(f, err);
+        fputs("</p></section>\n", f);
+        return;
+    }
+    if (n > v->done)
+        n = (size_t)v->done;
+    fprintf(f, "<p class=\"note\">Every %g of the budget, %llu games on the %llu openings the tuning never "
+               "plays (validation.csv); each point's values are its snapshot (snapshots/K.json, "
+               "<code>export -snapshot K</code>).  The best of several noisy points is optimistic: "
+               "re-measure it with <code>verify -snapshot best</code>.</p>\n",
+            v->every, (unsigned long long)v->games, (unsigned long long)v->holdout);
+    if (n == 0) {
+        fputs("<p>No point yet.</p></section>\n", f);
+        free(pts);
+        return;
+    }
+    size_t best = validate_best(pts, n), drawn = 0;
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (elo_has_interval(pts[i].elo, pts[i].elo_err)) {
+            lo = fmin(lo, pts[i].elo - pts[i].elo_err);
+            hi = fmax(hi, pts[i].elo + pts[i].elo_err);
+            drawn++;
+        }
+    }
+    /* the points with an interval, joined in order; a point without one has
+     * no place on the Elo axis and is named under the chart instead */
+    double *x = calloc(3 * n + 1, sizeof *x), *y = calloc(3 * n + 1, sizeof *y);
+    PlotSeries *s = calloc(n + 3, sizeof *s);
+    if (x && y && s) {
+        double *bx = x + n, *by = y + n;
+        size_t ns = 0, m = 0;
+        s[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = 0, .x0 = NAN, .x1 = NAN, .rgb = 0x9e9e9e };
+        for (size_t i = 0; i < n; i++) {
+            if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
+                continue;
+            x[m] = (double)pts[i].games;
+            y[m] = pts[i].elo;
+            bx[2 * m] = bx[2 * m + 1] = x[m];
+            by[2 * m] = pts[i].elo - pts[i].elo_err;
+            by[2 * m + 1] = pts[i].elo + pts[i].elo_err;
+            s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = bx + 2 * m, .y = by + 2 * m, .n = 2,
+                                    .rgb = i == best ? 0xc62828 : 0x5e35b1, .width = 2 };
+            m++;
+        }
+        s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = x, .y = y, .n = m, .rgb = 0x5e35b1, .width = 1.5,
+                                .style = PLOT_DASHED };
+        plot_pad_range(&lo, &hi, 0.08, 10);
+        PlotChart c = { .xlabel = "games", .ylabel = "Elo against the start values", .width = 640, .height = 300,
+                        .xmin = 0, .xmax = 1.04 * fmax(pg->games_max, (double)pts[n - 1].games), .ymin = lo,
+                        .ymax = hi, .x_count = true, .s = s, .ns = ns };
+        htmlreport_chart(f, &c, &pg->charts);
+    }
+    free(x);
+    free(y);
+    free(s);
+    if (drawn < n) {
+        fputs("<p class=\"note\">Not drawn: point", f);
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
+                fprintf(f, "%s %llu", k++ ? "," : n - drawn > 1 ? "s" : "", (unsigned long long)pts[i].point);
+        fprintf(f, " %s too few games for an interval (Elo n/a in the table).</p>\n", n - drawn > 1 ? "have" : "has");
+    }
+    fputs("<table><tr><th>point</th><th>games</th><th>Elo</th><th>games played</th><th>Ptnml(0-2)</th>"
+          "<th>snapshot</th><th></th></tr>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const ValidationPoint *p = &pts[i];
+        char elo[200];
+        fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>", (unsigned long long)p->point, (unsigned long long)p->games);
+        if (elo_has_interval(p->elo, p->elo_err))
+            fprintf(f, "%+.1f &plusmn; %.1f", p->elo, p->elo_err);
+        else
+            htmlreport_esc(f, elo_na_text(elo, sizeof elo, p->ptnml, p->wins, p->losses, p->draws));
+        fprintf(f, "</td><td>%llu</td><td>%llu, %llu, %llu, %llu, %llu</td><td>%s/%llu.json</td><td>%s%s%s</td></tr>\n",
+                (unsigned long long)(2 * p->pairs), (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
+                (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3], (unsigned long long)p->ptnml[4],
+                SNAPSHOT_DIR, (unsigned long long)p->point, i == n - 1 ? "<b>last</b>" : "",
+                i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic)" : "");
+    }
+    fputs("</table></section>\n", f);
+    free(pts);
+}
+
+/* Per parameter: the interval for its final value and whether its move is
+ * distinguishable from noise (moves.h). */
+void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
+{
+    const RunState *rs = pg->rs;
+    MoveVerdict *vs = calloc(rs->spsa.nparams + 1, sizeof *vs);
+    char err[512] = "";
+    if (!vs)
+        return;
+    morning_verdicts(dir, rs, rs->spsa.completed, vs, err, sizeof err);
+    fprintf(f, "<section id=\"moves\"><h2>Which moves are real</h2>\n<p class=\"note\">A move is <i>real</i> "
+               "when |z| &gt; %.1f: it exceeds what a random walk of the same steps (the noise of a parameter "
+               "the games ignore) would make.  The interval is the final value &plusmn; 1.96 &times; its steps "
+               "over the last %.0f%% of the run.  <code>export -keep-noise=start</code> writes the start value "
+               "for the others.</p>\n<table><tr><th>parameter</th><th>start</th><th>final</th><th>interval</th>"
+               "<th>z</th><th>move</th></tr>\n", MOVES_Z, 100 * MOVES_TAIL);
+    for (size_t i = 0; i < rs->spsa.nparams; i++) {
+        const SpsaParam *q = &rs->spsa.params[i];
+        const MoveVerdict v = vs[i];
+        fputs("<tr><td>", f);
+        htmlreport_esc(f, q->name);
+        fprintf(f, "</td><td>%g</td><td>%.2f</td><td>[%.1f, %.1f]</td><td>%.2f</td><td>%s</td></tr>\n", q->start,
+                v.final, v.lo, v.hi, v.z, v.real ? "<b>real</b>" : v.final == q->start ? "none" : "noise");
+    }
+    fputs("</table>", f);
+    if (err[0]) {
+        fputs("<p class=\"warn\">", f);
+        htmlreport_esc(f, err);
+        fputs("</p>", f);
+    }
+    fputs("</section>\n", f);
+    free(vs);
+}
+
