@@ -19,10 +19,13 @@
  *
  * Rows: the median over the seeds of the loss after the budget, for the
  * form of -spsa (default: the default form with the scale, adapt=1), the
- * default form without it (adapt=0), the classic form with the spec's 0.002 and its own
+ * default form without it (adapt=0), the same run exported as
+ * `export -keep-noise=start` would (every move moves.h calls noise undone),
+ * the classic form with the spec's 0.002 and its own
  * c_end, and the classic form made fair: its c_end probe times larger and
  * r_end = eta / probe from the budget (spsa_auto_eta), so the step at the
  * end is that of the other forms. */
+#include "moves.h"
 #include "simgrid.h"
 #include "simulate.h"
 
@@ -114,7 +117,46 @@ typedef struct {
     SpsaConfig cfg;
     double mult;  /* c_end multiple (the fair classic's probe) */
     bool fair;    /* r_end = eta / mult from the budget */
+    bool keep;    /* the estimate export -keep-noise=start writes: noise moves undone (moves.h) */
 } GridVariant;
+
+/* The trace of a run, for the verdicts of -keep-noise=start. */
+typedef struct {
+    MoveAcc acc[NP];
+} GridTrace;
+
+static void grid_trace(void *ctx, const SpsaState *st)
+{
+    GridTrace *t = ctx;
+    for (size_t i = 0; i < NP; i++)
+        moves_acc_add(&t->acc[i], st->params[i].theta, false);
+}
+
+/* The loss of one run: of its final estimate, or with v->keep of that
+ * estimate with every move that moves.h calls noise undone. */
+static int grid_run(const GridVariant *v, GridLand *g, const SpsaConfig *cfg, uint64_t seed,
+                    double *loss, char *err, size_t errlen)
+{
+    GridTrace t;
+    for (size_t i = 0; i < NP; i++)
+        moves_acc_init(&t.acc[i], g->ps[i].start);
+    double x[NP];
+    SimResult r;
+    if (sim_run_traced(g->ps, NP, cfg, &g->m, seed, x, &r, NULL, v->keep ? grid_trace : NULL, &t,
+                       err, errlen))
+        return -1;
+    *loss = r.loss;
+    if (v->keep) {
+        for (size_t i = 0; i < NP; i++) {
+            MoveVerdict mv;
+            moves_acc_verdict(&t.acc[i], &mv);
+            if (!mv.real)
+                x[i] = g->ps[i].start;
+        }
+        *loss = sim_elo_loss(&g->m, g->ps, x);
+    }
+    return 0;
+}
 
 /* Median loss over the seeds; -1 on error. */
 static double grid_cell(const GridVariant *v, int kind, size_t fi, bool at_opt, uint64_t games,
@@ -132,12 +174,10 @@ static double grid_cell(const GridVariant *v, int kind, size_t fi, bool at_opt, 
         spsa_config_set_games(&cfg, games);
         for (size_t i = 0; v->fair && i < NP; i++)
             g.ps[i].r_end = spsa_auto_eta(cfg.iterations, NP) / v->mult;
-        SimResult r;
-        if (sim_run(g.ps, NP, &cfg, &g.m, seed0 + (uint64_t)s, NULL, &r, NULL, err, sizeof err)) {
+        if (grid_run(v, &g, &cfg, seed0 + (uint64_t)s, &ls[s], err, sizeof err)) {
             fprintf(stderr, "simulate: %s\n", err);
             goto done;
         }
-        ls[s] = r.loss;
     }
     res = gsl_stats_median(ls, 1, (size_t)seeds);
 done:
@@ -182,7 +222,7 @@ done:
 
 int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
 {
-    GridVariant vs[4];
+    GridVariant vs[5];
     int nv = 0;
     memset(vs, 0, sizeof vs);
     vs[nv].cfg = o->cfg;
@@ -196,6 +236,9 @@ int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
     vs[nv].cfg.adapt = false;
     snprintf(vs[nv].label, sizeof vs[nv].label, "%s adapt=0", spsa_form_name(SPSA_FORM_DEFAULT));
     vs[nv++].mult = 1;
+    vs[nv] = vs[nv - 1];
+    snprintf(vs[nv].label, sizeof vs[nv].label, "adapt=0 keep");
+    vs[nv++].keep = true;
     spsa_config_default(&vs[nv].cfg);
     snprintf(vs[nv].label, sizeof vs[nv].label, "classic");
     vs[nv++].mult = 1;
