@@ -22,6 +22,9 @@
 #               MoveOverhead=OVERHEAD_MS and the runner a timemargin of
 #               TIMEMARGIN_MS, so that a busy machine does not decide games
 #               on time (defaults 20 and 100)
+#   OPTS=       UCI options both engines play, e.g. the constants of a tune:
+#               OPTS="$(tools/bench/options.sh tuned.json)" (the switch under
+#               test is set to 0 after them in the "off" engine)
 #   OUT=runs/bench-techniques
 set -eu
 cd "$(dirname "$0")/../.."
@@ -34,6 +37,8 @@ ELO0=${ELO0:-0}
 ELO1=${ELO1:-5}
 SEED=${SEED:-1}
 OUT=${OUT:-runs/bench-techniques}
+OPTS=${OPTS:-}
+case $OPTS in *[!A-Za-z0-9_.=\ +-]*) echo "bench-techniques: OPTS holds something other than option.NAME=VALUE words" >&2; exit 2 ;; esac
 TC=${TC:-}
 OVERHEAD_MS=${OVERHEAD_MS:-20}
 TIMEMARGIN_MS=${TIMEMARGIN_MS:-100}
@@ -64,7 +69,8 @@ for s in $SWITCHES; do
         continue
     fi
     echo "[$(date -u +%T)] $s: on against off, $budget, SPRT [$ELO0, $ELO1], at most $((rounds * 2)) games"
-    "$RT" match -engine cmd="$ENGINE" name=on -engine cmd="$ENGINE" name=off "option.$s=0" \
+    # shellcheck disable=SC2086
+    "$RT" match -engine cmd="$ENGINE" name=on $OPTS -engine cmd="$ENGINE" name=off $OPTS "option.$s=0" \
         -each "$@" -openings file="$BOOK" order=random -srand "$SEED" \
         -draw movenumber=40 movecount=8 score=10 -resign movecount=3 score=600 twosided=true \
         -rounds "$rounds" -repeat -concurrency "$CONCURRENCY" -sprt elo0="$ELO0" elo1="$ELO1" \
@@ -74,7 +80,7 @@ for s in $SWITCHES; do
 done
 
 echo
-echo "== bench-techniques: $(cat "$OUT/engine.txt"), bench $(cat "$OUT/signature.txt"), $budget, SPRT [$ELO0, $ELO1] =="
+echo "== bench-techniques: $(cat "$OUT/engine.txt"), bench $(cat "$OUT/signature.txt"), $budget, SPRT [$ELO0, $ELO1]${OPTS:+, both engines with $(echo "$OPTS" | wc -w) options of OPTS} =="
 printf "%-12s %6s %-22s %-8s %s\n" switch games "Elo (on - off)" LLR verdict
 for s in $SWITCHES; do
     log=$OUT/$s.log
