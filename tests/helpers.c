@@ -286,3 +286,14 @@ int run_to_end(MainFn fn, Args *a, const char *log)
     args_free(a);
     return rc;
 }
+
+const char *an_infinity(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "inf")) != NULL; p++) {
+        bool before = p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'));
+        bool after = (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z');
+        if (!before && !after)
+            return p;
+    }
+    return NULL;
+}

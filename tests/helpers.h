@@ -80,4 +80,8 @@ bool wait_for_file(const char *path, int timeout_ms);
 #define LONG_GAME_FEN "rnbqkbnr/5p2/8/ppppp1pp/PPPPP1PP/5N2/5P2/RNBQKB1R b KQkq - 97 1359"
 void long_game_move(int i, char buf[8]);
 
+/* The first "inf" in s that stands as a word or a number's sign ("+inf",
+ * "inf Elo", "&plusmn; inf"), not inside one ("info"), or NULL. */
+const char *an_infinity(const char *s);
+
 #endif

@@ -26,19 +26,6 @@ static void setup(void)
 
 TestSuite(elotext, .init = setup, .fini = tmp_remove, .timeout = 30);
 
-/* The first "inf" in s that stands as a word or a number's sign, not inside
- * one ("info"), or NULL. */
-static const char *an_infinity(const char *s)
-{
-    for (const char *p = s; (p = strstr(p, "inf")) != NULL; p++) {
-        bool before = p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'));
-        bool after = (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z');
-        if (!before && !after)
-            return p;
-    }
-    return NULL;
-}
-
 static MatchTally tally(uint64_t ll, uint64_t ld, uint64_t dd, uint64_t wd, uint64_t ww)
 {
     MatchTally t = { .ptnml = { ll, ld, dd, wd, ww } };

@@ -422,19 +422,6 @@ Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
     runstate_free(&rs);
 }
 
-/* The first "inf" in s that stands as a word or a number's sign ("+inf",
- * "inf Elo", "&plusmn; inf"), not inside one ("info"), or NULL. */
-static const char *an_infinity(const char *s)
-{
-    for (const char *p = s; (p = strstr(p, "inf")) != NULL; p++) {
-        bool before = p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'));
-        bool after = (p[3] >= 'a' && p[3] <= 'z') || (p[3] >= 'A' && p[3] <= 'Z');
-        if (!before && !after)
-            return p;
-    }
-    return NULL;
-}
-
 /* Over the polylines of svg[0..end) drawn with stroke-width `width` (as
  * PLplot writes it): how many, and the largest y of their points (y up). */
 static size_t polylines(const char *svg, const char *end, const char *width, double *ymax)
