@@ -138,6 +138,13 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 v.final, v.lo, v.hi, v.z, v.real ? "<b>real</b>" : v.final == q->start ? "none" : "noise");
     }
     fputs("</table>", f);
+    char note[1536];
+    morning_wander_note(&rs->spsa, vs, note, sizeof note);
+    if (note[0]) {
+        fputs("<p class=\"warn\">", f);
+        htmlreport_esc(f, note);
+        fputs("</p>", f);
+    }
     if (err[0]) {
         fputs("<p class=\"warn\">", f);
         htmlreport_esc(f, err);

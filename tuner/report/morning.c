@@ -83,6 +83,45 @@ int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, Move
     return rc;
 }
 
+size_t morning_wanderers(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < st->nparams; i++) {
+        const SpsaParam *q = &st->params[i];
+        if (!moves_wandered(&vs[i], q->min, q->max))
+            continue;
+        char one[SPSA_NAME_MAX + 64];
+        snprintf(one, sizeof one, "%s%s (%.0f%% of [%g, %g])", n ? ", " : "", q->name,
+                 100 * (vs[i].max - vs[i].min) / (q->max - q->min), q->min, q->max);
+        n++;
+        size_t k = strlen(one);
+        if (used + k < len) {
+            memcpy(buf + used, one, k + 1);
+            used += k;
+        }
+    }
+    return n;
+}
+
+void morning_wander_note(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len)
+{
+    char names[1024];
+    size_t n = morning_wanderers(st, vs, names, sizeof names);
+    if (n == 0) {
+        if (len)
+            buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, len,
+             "%zu parameter%s wandered over more than %.0f%% of %s range with no move distinguishable from noise: "
+             "%s.  The games did not steer %s: %s c_end may be too large (try a smaller one, or -spsa adapt=1, "
+             "docs/spsa-forms.md), or the games cannot see %s at this node count.",
+             n, n == 1 ? "" : "s", 100 * MOVES_WANDER, n == 1 ? "its" : "their", names, n == 1 ? "it" : "them",
+             n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+}
+
 void morning_moves(FILE *out, const char *dir, const RunState *rs)
 {
     const SpsaState *st = &rs->spsa;
@@ -112,6 +151,10 @@ void morning_moves(FILE *out, const char *dir, const RunState *rs)
                 v->real ? "real" : v->final == q->start ? "none" : "noise (export -keep-noise=start keeps the start)");
     }
     fprintf(out, "%zu of %zu moves distinguishable from noise\n", nreal, st->nparams);
+    char note[1536];
+    morning_wander_note(st, vs, note, sizeof note);
+    if (note[0])
+        fprintf(out, "%s\n", note);
     free(vs);
 }
 

@@ -18,7 +18,16 @@
 int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, MoveVerdict *out, char *err,
                      size_t errlen);
 
-/* The table of moves: start, final, interval, z, real or noise. */
+/* The parameters whose move wandered (moves_wandered over their range), as
+ * "NAME (P% of [MIN, MAX])" joined by ", " into buf (cut to fit).  Returns
+ * how many. */
+size_t morning_wanderers(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len);
+/* The sentence that names them and what to do, for `status` and the report
+ * (buf: "" when none wandered). */
+void morning_wander_note(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len);
+
+/* The table of moves: start, final, interval, z, real or noise; then the
+ * wander note. */
 void morning_moves(FILE *out, const char *dir, const RunState *rs);
 
 /* The validation points so far (the latest, the best, their count) and the

@@ -5,7 +5,7 @@
 
 void moves_acc_init(MoveAcc *a, double start)
 {
-    *a = (MoveAcc){ .start = start, .prev = start };
+    *a = (MoveAcc){ .start = start, .prev = start, .min = start, .max = start };
 }
 
 void moves_acc_add(MoveAcc *a, double theta, bool in_tail)
@@ -18,6 +18,8 @@ void moves_acc_add(MoveAcc *a, double theta, bool in_tail)
     a->up += d > 0;
     a->down += d < 0;
     a->prev = theta;
+    a->min = fmin(a->min, theta);
+    a->max = fmax(a->max, theta);
     a->n++;
 }
 
@@ -37,6 +39,13 @@ void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out)
     out->real = fabs(out->z) > MOVES_Z;
     out->lo = out->final - 1.96 * sqrt(a->tail_ss);
     out->hi = out->final + 1.96 * sqrt(a->tail_ss);
+    out->min = a->min;
+    out->max = a->max;
+}
+
+bool moves_wandered(const MoveVerdict *v, double lo, double hi)
+{
+    return !v->real && hi > lo && v->max - v->min > MOVES_WANDER * (hi - lo);
 }
 
 void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out)

@@ -18,6 +18,14 @@
  *     consistency of its gradient estimates, each weighted by its step; the
  *     plain sign count (z_signs) measured the same on the simulator.
  *
+ *   - whether it wandered: a move that is noise while the value visited more
+ *     than MOVES_WANDER of the parameter's range (its lowest to its highest
+ *     value, the start included).  The steps were then large against the
+ *     range and the games did not steer them: the sign of a c_end too large
+ *     for the parameter (with c_end 3x what `bin/ratchet spsa` prints,
+ *     LmpBase visited 8..1000 of [0, 1000] in 10,000 games and none of
+ *     the 8 moves was real: docs/results/spsa-scale.md).
+ *
  * The statistic, the threshold and the interval were chosen by measurement
  * on the simulator (tools/movesbench.c; docs/results/morning-after.md). */
 #ifndef RATCHET_MOVES_H
@@ -28,6 +36,7 @@
 
 #define MOVES_Z 2.0
 #define MOVES_TAIL 0.25
+#define MOVES_WANDER 0.5
 
 typedef struct {
     double final;     /* the last value */
@@ -36,6 +45,7 @@ typedef struct {
     double z_steps;   /* (final - start) / sqrt(sum of squared steps) */
     double z_signs;   /* (steps up - steps down) / sqrt(steps) */
     bool real;        /* |z| > MOVES_Z */
+    double min, max;  /* the lowest and the highest value, the start included */
 } MoveVerdict;
 
 /* The sums a verdict needs, gathered one value at a time (history.csv is
@@ -45,6 +55,7 @@ typedef struct {
     double start, prev;
     double ss, tail_ss;   /* sums of squared steps: all, the tail's */
     double up, down;      /* steps up and down */
+    double min, max;      /* the lowest and the highest value, the start included */
     size_t n;
 } MoveAcc;
 void moves_acc_init(MoveAcc *a, double start);
@@ -52,6 +63,10 @@ void moves_acc_add(MoveAcc *a, double theta, bool in_tail);
 void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out);
 /* The index of the first row of the tail of n rows. */
 size_t moves_tail_from(size_t n);
+
+/* Whether a verdict's move wandered: noise, over more than MOVES_WANDER of
+ * the range [lo, hi] (false for an empty range). */
+bool moves_wandered(const MoveVerdict *v, double lo, double hi);
 
 /* The same over an array: n values, stride apart (row-major: stride = parameters). */
 void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out);

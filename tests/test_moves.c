@@ -1,0 +1,74 @@
+/* Which moves are real (moves.h) and the morning's note on parameters that
+ * wandered (morning.h). */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "morning.h"
+#include "moves.h"
+
+/* Steps of one size: a trend (every step up) is real, a walk that comes
+ * back is not. */
+Test(moves, a_trend_is_real_and_a_walk_that_returns_is_noise)
+{
+    double up[40], walk[40];
+    for (int i = 0; i < 40; i++) {
+        up[i] = 100 + 2 * (i + 1);
+        walk[i] = 100 + ((i / 4) % 2 ? -2 : 2) * (i % 4 + 1);
+    }
+    MoveVerdict v;
+    moves_judge(100, up, 40, 1, &v);
+    cr_assert(v.real && v.z > 6, "z %g", v.z);
+    cr_assert_float_eq(v.min, 100, 1e-12);
+    cr_assert_float_eq(v.max, 180, 1e-12);
+    moves_judge(100, walk, 40, 1, &v);
+    cr_assert(!v.real, "z %g", v.z);
+    cr_assert_float_eq(v.min, 92, 1e-12);
+    cr_assert_float_eq(v.max, 108, 1e-12);
+}
+
+/* A noise move that visited more than half of its range wandered; the same
+ * span when the move is real, or under half of the range, did not. */
+Test(moves, a_noise_move_over_most_of_the_range_wandered)
+{
+    MoveVerdict v = { .real = false, .min = 8, .max = 1000 };
+    cr_assert(moves_wandered(&v, 0, 1000));
+    cr_assert(!moves_wandered(&v, 0, 4000));
+    v.real = true;
+    cr_assert(!moves_wandered(&v, 0, 1000));
+    v = (MoveVerdict){ .real = false, .min = 200, .max = 600 };
+    cr_assert(!moves_wandered(&v, 0, 1000), "40%% of the range");
+    cr_assert(!moves_wandered(&v, 5, 5), "an empty range");
+}
+
+/* The note names the parameters that wandered, with the share of their
+ * range, and says nothing when none did. */
+Test(moves, the_note_names_what_wandered)
+{
+    SpsaParam ps[3] = {
+        { .name = "LmpBase", .start = 207, .min = 0, .max = 1000 },
+        { .name = "FhrMargin", .start = 50, .min = 0, .max = 400 },
+        { .name = "RfpMargin", .start = 65, .min = 20, .max = 200 },
+    };
+    SpsaState st = { .nparams = 3, .params = ps };
+    MoveVerdict vs[3] = {
+        { .real = false, .min = 8, .max = 1000 },
+        { .real = true, .min = 0, .max = 400 },
+        { .real = false, .min = 60, .max = 100 },
+    };
+    char note[1024];
+    morning_wander_note(&st, vs, note, sizeof note);
+    cr_assert(strstr(note, "1 parameter wandered over more than 50% of its range"), "%s", note);
+    cr_assert(strstr(note, "LmpBase (99% of [0, 1000])"), "%s", note);
+    cr_assert_null(strstr(note, "FhrMargin"), "%s", note);
+    cr_assert_null(strstr(note, "RfpMargin"), "%s", note);
+    vs[0].max = 300;
+    morning_wander_note(&st, vs, note, sizeof note);
+    cr_assert_str_eq(note, "");
+    char names[16];
+    vs[0].max = 1000;
+    vs[2] = (MoveVerdict){ .real = false, .min = 20, .max = 200 };
+    cr_assert_eq(morning_wanderers(&st, vs, names, sizeof names), 2, "both counted when the text is cut");
+    cr_assert(strlen(names) < sizeof names);
+}
