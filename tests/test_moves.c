@@ -52,6 +52,7 @@ Test(moves, the_note_names_what_wandered)
         { .name = "RfpMargin", .start = 65, .min = 20, .max = 200 },
     };
     SpsaState st = { .nparams = 3, .params = ps };
+    st.cfg.form = SPSA_FORM_RMS;
     MoveVerdict vs[3] = {
         { .real = false, .min = 8, .max = 1000 },
         { .real = true, .min = 0, .max = 400 },
@@ -63,6 +64,10 @@ Test(moves, the_note_names_what_wandered)
     cr_assert(strstr(note, "LmpBase (99% of [0, 1000])"), "%s", note);
     cr_assert_null(strstr(note, "FhrMargin"), "%s", note);
     cr_assert_null(strstr(note, "RfpMargin"), "%s", note);
+    cr_assert(strstr(note, "try a smaller one, or -spsa adapt=1,"), "%s", note);
+    st.cfg.adapt = true;
+    morning_wander_note(&st, vs, note, sizeof note);
+    cr_assert(strstr(note, "try a smaller one, docs/"), "a run with adapt=1 is not told to use it: %s", note);
     vs[0].max = 300;
     morning_wander_note(&st, vs, note, sizeof note);
     cr_assert_str_eq(note, "");

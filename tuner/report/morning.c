@@ -116,10 +116,12 @@ void morning_wander_note(const SpsaState *st, const MoveVerdict *vs, char *buf, 
     }
     snprintf(buf, len,
              "%zu parameter%s wandered over more than %.0f%% of %s range with no move distinguishable from noise: "
-             "%s.  The games did not steer %s: %s c_end may be too large (try a smaller one, or -spsa adapt=1, "
+             "%s.  The games did not steer %s: %s c_end may be too large (try a smaller one%s, "
              "docs/spsa-forms.md), or the games cannot see %s at this node count.",
              n, n == 1 ? "" : "s", 100 * MOVES_WANDER, n == 1 ? "its" : "their", names, n == 1 ? "it" : "them",
-             n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+             n == 1 ? "its" : "their",
+             st->cfg.form != SPSA_FORM_CLASSIC && !st->cfg.adapt ? ", or -spsa adapt=1" : "",
+             n == 1 ? "it" : "them");
 }
 
 void morning_moves(FILE *out, const char *dir, const RunState *rs)
