@@ -379,20 +379,14 @@ int simulate_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (o.grid) {
+    if (o.grid || o.suite) {
         SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
                               o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
                               o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
                               o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
                               o.landscapes};
-        return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
-    }
-    if (o.suite) {
-        SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
-                              o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
-                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
-                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
-                              o.landscapes};
+        if (o.grid)
+            return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
         return simsuite_run(&so);
     }
     if (o.landscapes)
