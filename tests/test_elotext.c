@@ -116,6 +116,26 @@ Test(elotext, a_match_of_draws_only)
     free(r);
 }
 
+/* One pair, LD: a finite Elo with a zero half-width, the sample of no
+ * variance that match's progress line showed as "-190.8 +/- 0.0". */
+Test(elotext, one_pair_in_one_category_has_no_interval)
+{
+    MatchTally t = tally(0, 1, 0, 0, 0);
+    EloEstimate e;
+    stats_from_ptnml(t.ptnml, &e);
+    cr_assert(isfinite(e.elo) && e.elo < 0 && e.elo_err == 0, "the case: %g +/- %g", e.elo, e.elo_err);
+    char *r = report_of(&t, true);
+    cr_assert(strstr(r, "Elo: n/a (1 pair, LD, score 25.0%: too few games for an interval)"), "%s", r);
+    cr_assert_null(strstr(r, "+/- 0.0"), "%s", r);
+    free(r);
+    char buf[200];
+    cr_assert_not(elo_has_interval(-190.8, 0));
+    cr_assert(elo_has_interval(0, 0));
+    cr_assert(elo_has_interval(-190.8, 1e-9));
+    cr_assert_str_eq(elo_text(buf, sizeof buf, -190.8, 0, 1, true, t.ptnml, 0, 0, 0),
+                     "n/a (1 pair, LD, score 25.0%: too few games for an interval)");
+}
+
 /* Games that were never paired: the counts are games. */
 Test(elotext, unpaired_games_are_counted_as_games)
 {

@@ -8,7 +8,11 @@
 
 bool elo_has_interval(double elo, double err)
 {
-    return isfinite(elo) && isfinite(err) && err >= 0;
+    /* A zero half-width is a sample with no variance: every pair in one
+     * category.  Only Elo 0 is shown so (draws only, as fastchess prints
+     * it); "-190.8 +/- 0.0" after one LD pair would claim a certainty the
+     * sample does not have. */
+    return isfinite(elo) && isfinite(err) && (err > 0 || (err == 0 && elo == 0));
 }
 
 const char *elo_na_text(char *buf, size_t len, const uint64_t *ptnml, uint64_t wins, uint64_t losses,

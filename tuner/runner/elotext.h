@@ -19,8 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether "elo +/- err" can be shown: both finite (a match of draws only
- * reads "0.00 +/- 0.00", as fastchess prints it). */
+/* Whether "elo +/- err" can be shown: both finite, and an interval of
+ * width 0 only at Elo 0 (a match of draws only reads "0.00 +/- 0.00", as
+ * fastchess prints it; one LD pair has no interval). */
 bool elo_has_interval(double elo, double err);
 
 /* "n/a (...)" into buf for an estimate without an interval, from the
