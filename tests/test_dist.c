@@ -174,6 +174,10 @@ Test(dist, a_job_round_trips_and_a_bad_one_is_refused)
     j.nopts[1] = 1;
     snprintf(j.opts[1][0].name, sizeof j.opts[1][0].name, "Alpha");
     snprintf(j.opts[1][0].value, sizeof j.opts[1][0].value, "12");
+    snprintf(j.round, sizeof j.round, "3.17");
+    snprintf(j.names[0], sizeof j.names[0], "snapshot 3");
+    snprintf(j.names[1], sizeof j.names[1], "start");
+    snprintf(j.event, sizeof j.event, "validation point 3");
     Buf b = { 0 };
     msg_pack_job(&b, 77, &j);
     uint64_t seq;
@@ -183,6 +187,10 @@ Test(dist, a_job_round_trips_and_a_bad_one_is_refused)
     cr_expect(back.id == 11 && back.opening == 3 && back.games == 1 && back.swap && back.nopts[0] == 0 &&
               back.nopts[1] == 1);
     cr_expect_str_eq(back.opts[1][0].value, "12");
+    cr_expect_str_eq(back.round, "3.17");
+    cr_expect_str_eq(back.names[0], "snapshot 3");
+    cr_expect_str_eq(back.names[1], "start");
+    cr_expect_str_eq(back.event, "validation point 3");
     cr_expect_eq(msg_decode_job(b.p, b.len - 1, &seq, &back, why, sizeof why), -1);
     /* games = 5: the i32 after seq, id, opening */
     int32_t five = 5;

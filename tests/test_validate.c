@@ -559,3 +559,59 @@ Test(validate, the_best_point_has_an_interval)
     cr_assert_eq(validate_best(q, 3), 1);
     cr_assert_eq(validate_best(q, 1), 0);
 }
+
+/* The PGN names what each validation game was: Round point.pair, the
+ * snapshot and the start values as the players, and an Event of its own;
+ * the tuning's games keep whole-number Rounds (before: validation games
+ * were under the tuning engines' names, with Rounds above 2^62). */
+Test(validate, the_pgn_names_the_validation_games)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=8");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/g.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    char *pgn = slurp("g.pgn");
+    int val = 0, tuning = 0, seen[3][5] = { { 0 } };
+    for (char *ev = strstr(pgn, "[Event \""); ev; ev = strstr(ev + 1, "[Event \"")) {
+        char event[200], round[40], white[80], black[80];
+        cr_assert_eq(sscanf(ev, "[Event \"%199[^\"]\"]", event), 1);
+        char *r = strstr(ev, "[Round \""), *w = strstr(ev, "[White \""), *b = strstr(ev, "[Black \"");
+        cr_assert(r && w && b);
+        cr_assert_eq(sscanf(r, "[Round \"%39[^\"]\"]", round), 1);
+        cr_assert_eq(sscanf(w, "[White \"%79[^\"]\"]", white), 1);
+        cr_assert_eq(sscanf(b, "[Black \"%79[^\"]\"]", black), 1);
+        unsigned k, p;
+        if (strncmp(event, "ratchet-tune validation point ", 30) == 0) {
+            val++;
+            cr_assert_eq(sscanf(round, "%u.%u", &k, &p), 2, "Round %s", round);
+            cr_assert(k >= 1 && k <= 2 && p >= 1 && p <= 4, "Round %s", round);
+            seen[k][p]++;
+            char snap[40], want[120];
+            snprintf(snap, sizeof snap, "snapshot %u", k);
+            snprintf(want, sizeof want, "ratchet-tune validation point %u: snapshots/%u.json against the start values",
+                     k, k);
+            cr_assert_str_eq(event, want);
+            cr_assert((strcmp(white, snap) == 0 && strcmp(black, "start") == 0) ||
+                          (strcmp(white, "start") == 0 && strcmp(black, snap) == 0),
+                      "Round %s: %s against %s", round, white, black);
+        } else {
+            tuning++;
+            char *end;
+            unsigned long long n = strtoull(round, &end, 10);
+            cr_assert(*end == '\0' && n >= 1 && n <= 80, "a tuning game's Round: %s", round);
+            cr_assert_null(strstr(white, "snapshot"));
+        }
+    }
+    free(pgn);
+    cr_assert_eq(val, 16, "%d validation games in the PGN", val);
+    cr_assert_geq(tuning, 80);
+    for (int k = 1; k <= 2; k++)
+        for (int p = 1; p <= 4; p++)
+            cr_assert_eq(seen[k][p], 2, "pair %d.%d: %d games", k, p, seen[k][p]);
+}

@@ -83,12 +83,7 @@ static bool hand_out(Coord *c)
         if (!job)
             die_oom();
         c->spare = job;
-        job->id = 0;
-        job->opening = 0;
-        job->nopts[0] = job->nopts[1] = 0;
-        job->games = 0;
-        job->swap = false;
-        job->fen[0] = '\0';
+        pair_job_clear(job);
         any = true;
         if (!c->hooks->next_pair(c->hooks->ctx, job)) {
             post_empty(&c->ob, w, T_END);

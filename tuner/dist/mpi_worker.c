@@ -97,6 +97,9 @@ static bool w_next(void *ctx, PairJob *job)
         job->games = j->games;
         job->swap = j->swap;
         memcpy(job->fen, j->fen, sizeof job->fen);
+        memcpy(job->round, j->round, sizeof job->round);
+        memcpy(job->names, j->names, sizeof job->names);
+        memcpy(job->event, j->event, sizeof job->event);
         for (int e = 0; e < 2; e++) {
             job->nopts[e] = j->nopts[e];
             memcpy(job->opts[e], j->opts[e], (size_t)j->nopts[e] * sizeof j->opts[e][0]);

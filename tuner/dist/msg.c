@@ -47,6 +47,10 @@ void msg_pack_job(Buf *b, uint64_t seq, const PairJob *j)
     msg_put_i32(b, j->games);
     msg_put_i32(b, j->swap);
     msg_put_str(b, j->fen);
+    msg_put_str(b, j->round);
+    msg_put_str(b, j->names[0]);
+    msg_put_str(b, j->names[1]);
+    msg_put_str(b, j->event);
     for (int e = 0; e < 2; e++) {
         int n = j->nopts[e] < MAX_JOB_OPTS ? j->nopts[e] : MAX_JOB_OPTS;
         msg_put_i32(b, n);
@@ -251,8 +255,13 @@ int msg_decode_job(const void *p, size_t len, uint64_t *seq, PairJob *j, char *w
     j->swap = swap != 0;
     j->nopts[0] = j->nopts[1] = 0;
     get_str(&r, j->fen, sizeof j->fen);
+    get_str(&r, j->round, sizeof j->round);
+    get_str(&r, j->names[0], sizeof j->names[0]);
+    get_str(&r, j->names[1], sizeof j->names[1]);
+    get_str(&r, j->event, sizeof j->event);
     if (r.bad)
-        return refuse(why, whylen, "JOB: %zu bytes, too short or a FEN that does not fit", len);
+        return refuse(why, whylen, "JOB: %zu bytes, too short or a FEN, Round, name or Event that does not fit",
+                      len);
     if (!in(j->games, 0, 2))
         return refuse(why, whylen, "JOB: games = %d (0..2)", j->games);
     if (!in(swap, 0, 1))

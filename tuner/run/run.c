@@ -244,6 +244,15 @@ static bool validation_next(Run *r, PairJob *job)
     job->id = VALIDATION_ID | j;
     job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), j));
     job->games = 2;
+    /* In the PGN: Round point.pair, the values each side played, and what
+     * the games were (the tuning's own games have whole-number Rounds). */
+    uint64_t point = v->done + 1;
+    snprintf(job->round, sizeof job->round, "%llu.%llu", (unsigned long long)point,
+             (unsigned long long)(j - v->done * (v->games / 2) + 1));
+    snprintf(job->names[0], sizeof job->names[0], "snapshot %llu", (unsigned long long)point);
+    snprintf(job->names[1], sizeof job->names[1], "start");
+    snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu: %s/%llu.json against the start values",
+             (unsigned long long)point, SNAPSHOT_DIR, (unsigned long long)point);
     const SpsaState *st = &r->rs.spsa;
     int n = (int)st->nparams;
     job->nopts[0] = job->nopts[1] = n;

@@ -124,18 +124,32 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
     return outcome;
 }
 
+void pair_job_clear(PairJob *j)
+{
+    j->id = 0;
+    j->opening = 0;
+    j->nopts[0] = j->nopts[1] = 0;
+    j->games = 0;
+    j->swap = false;
+    j->fen[0] = '\0';
+    j->round[0] = j->names[0][0] = j->names[1][0] = j->event[0] = '\0';
+}
+
 /* 0, or -1 when the PGN file could not take the game (the match stops). */
 static int write_pgn(Worker *w, const PairJob *job, int white, const GameRecord *rec, time_t start)
 {
     const MatchConfig *cfg = w->run->cfg;
     char round[32], tc[64];
-    snprintf(round, sizeof round, "%llu", (unsigned long long)job->id + 1);
+    if (job->round[0])
+        snprintf(round, sizeof round, "%s", job->round);
+    else
+        snprintf(round, sizeof round, "%llu", (unsigned long long)job->id + 1);
     tc_format_pgn(&cfg->eng[white].tc, tc, sizeof tc);
-    PgnTags tags = { .event = cfg->event[0] ? cfg->event : "ratchet-tune match",
+    PgnTags tags = { .event = job->event[0] ? job->event : cfg->event[0] ? cfg->event : "ratchet-tune match",
                      .site = cfg->site[0] ? cfg->site : "?",
                      .round = round,
-                     .white = cfg->eng[white].name,
-                     .black = cfg->eng[!white].name,
+                     .white = job->names[white][0] ? job->names[white] : cfg->eng[white].name,
+                     .black = job->names[!white][0] ? job->names[!white] : cfg->eng[!white].name,
                      .timecontrol = tc,
                      .date = start,
                      .comments = cfg->pgn_comments };
@@ -264,12 +278,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&R->mu);
         bool more = !R->abort && !R->done && !(cfg->stop && *cfg->stop);
         if (more) {
-            w->job.id = 0;
-            w->job.opening = 0;
-            w->job.nopts[0] = w->job.nopts[1] = 0;
-            w->job.games = 0;
-            w->job.swap = false;
-            w->job.fen[0] = '\0';
+            pair_job_clear(&w->job);
             more = R->hooks->next_pair(R->hooks->ctx, &w->job);
             if (!more)
                 R->done = true;

@@ -69,7 +69,16 @@ typedef struct {
     bool swap;                    /* single game: engine 0 plays Black */
     char fen[128];                /* "" = from cfg->book at `opening`; else this start position
                                    * (the MPI workers have no book: rank 0 sends the FEN) */
+    /* What the PGN says of the pair's games when set ("" = the defaults:
+     * Round id + 1, the engines' names, the match's Event): a run's
+     * validation pairs name their point and the values each side played. */
+    char round[24];
+    char names[2][64];
+    char event[128];
 } PairJob;
+
+/* A job with every field at its default (a pair from the book's opening 0). */
+void pair_job_clear(PairJob *j);
 
 typedef struct {
     int games;                    /* games played: 1 or 2 */
