@@ -26,7 +26,7 @@ CPPFLAGS_EXTRA ?=
 
 # One folder per part (docs/design.md); every part's folder is on the
 # include path, so a source names a header by its file name alone.
-PARTS    := engine/rules engine tuner/runner tuner/spsa tuner/run tuner/report tuner/dist tuner/commands
+PARTS    := engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands
 INCLUDES := $(PARTS:%=-I%)
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
@@ -37,7 +37,7 @@ PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -
 TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
 ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/rules/*.c))
-MPI_SRC    := $(wildcard tuner/dist/mpi*.c)
+MPI_SRC    := $(wildcard tuner/mpi/mpi*.c)
 TUNER_SRC  := $(filter-out tuner/commands/main.c $(MPI_SRC),$(wildcard tuner/*/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c
 FAKE_SRC   := $(wildcard tests/fake/*.c)
@@ -53,7 +53,7 @@ TOOLS      := $(TOOL_SRC:tools/%.c=$(BINDIR)/ratchet-%)
 # -DEVAL_TRACE (eval_trace(), engine/eval_trace.h).
 TEXEL_OBJ  := $(TEXEL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/texel/eval_trace.o
 
-# bin/ratchet-tune-mpi (tuner/dist/mpi*.c + the same dispatcher and library) is built
+# bin/ratchet-tune-mpi (tuner/mpi/mpi*.c + the same dispatcher and library) is built
 # when Open MPI's mpicc is found; OMPI_CC makes mpicc use $(CC).
 MPICC    ?= mpicc
 MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune-mpi)
@@ -165,16 +165,16 @@ $(BINDIR)/ratchet-tune: $(BUILD)/tuner/commands/main.o $(BUILD)/libtuner.a $(BUI
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
-# The MPI build: tuner/commands/main.c again, its main() renamed for tuner/dist/mpi.c's main() to call.
+# The MPI build: tuner/commands/main.c again, its main() renamed for tuner/mpi/mpi.c's main() to call.
 $(BUILD)/mpi/main.o: tuner/commands/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -Dmain=ratchet_tune_main -c $< -o $@
 
-$(BUILD)/mpi/%.o: tuner/dist/%.c
+$(BUILD)/mpi/%.o: tuner/mpi/%.c
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c $< -o $@
 
-$(BINDIR)/ratchet-tune-mpi: $(MPI_SRC:tuner/dist/%.c=$(BUILD)/mpi/%.o) $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+$(BINDIR)/ratchet-tune-mpi: $(MPI_SRC:tuner/mpi/%.c=$(BUILD)/mpi/%.o) $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 

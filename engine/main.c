@@ -13,6 +13,7 @@
 #include "paramfile.h"
 #include "params.h"
 #include "score.h"
+#include "engine.h"
 #include "uci.h"
 
 static void usage(FILE *out)

@@ -21,6 +21,7 @@
 
 #include "bench.h"
 #include "board.h"
+#include "engine.h"
 #include "eval.h"
 #include "paramfile.h"
 #include "params.h"
@@ -47,17 +48,6 @@ typedef struct {
     int threads;
     int overhead;
 } Uci;
-
-void engine_init(void)
-{
-    rules_init();
-    eval_init();
-    params_init();
-    if (tt_size_mb() == 0 && tt_resize(TT_DEFAULT_MB) != 0) {
-        fprintf(stderr, "ratchet: cannot allocate the %d MB hash table\n", TT_DEFAULT_MB);
-        exit(1);
-    }
-}
 
 /* One protocol line, written at once (stdio locks the stream per call). */
 static void say(Uci *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,7 +13,7 @@
 #include "lbr.h"
 #include "movepick.h"
 #include "params.h"
-#include "uci.h"
+#include "engine.h"
 
 static History *h;
 static Position *pos;

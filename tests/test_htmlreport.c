@@ -28,10 +28,10 @@
 #include "report_cmd.h"
 #include "plot.h"
 #include "report.h"
-#include "run.h"
+#include "tuning.h"
 #include "hist.h"
 #include "rd.h"
-#include "runstate.h"
+#include "state.h"
 
 static char tmp[128];
 

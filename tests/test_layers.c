@@ -60,7 +60,7 @@ Test(layers, a_part_may_include_itself_and_the_parts_below)
     plant("engine/eval.c", "#include \"board.h\"\n#include <stdio.h>\n");
     plant("tuner/commands/main.c", "#include \"board.h\"\n#include \"spsa.h\"\n");
     plant("tuner/spsa/spsa.h", "#include \"stats.h\"\n");
-    plant("tuner/runner/stats.h", "int y;\n");
+    plant("tuner/match/stats.h", "int y;\n");
     cr_expect_eq(layers(root), 0, "%s", out);
     cr_expect_str_empty(out);
 }
@@ -69,13 +69,13 @@ Test(layers, a_lower_part_including_a_higher_one_fails)
 {
     plant("engine/eval.h", "int e;\n");
     plant("engine/rules/board.c", "/* the position */\n#include \"eval.h\"\n");
-    plant("tuner/run/runstate.h", "int s;\n");
-    plant("tuner/runner/match.c", "#include \"runstate.h\"\n");
+    plant("tuner/tuning/state.h", "int s;\n");
+    plant("tuner/match/match.c", "#include \"state.h\"\n");
     cr_expect_eq(layers(root), 1, "%s", out);
     cr_expect(strstr(out, "engine/rules/board.c:2: layers: rules includes engine (\"eval.h\" is engine/eval.h)"),
               "%s", out);
-    cr_expect(strstr(out, "tuner/runner/match.c:1: layers: runner includes run "
-                          "(\"runstate.h\" is tuner/run/runstate.h)"),
+    cr_expect(strstr(out, "tuner/match/match.c:1: layers: match includes tuning "
+                          "(\"state.h\" is tuner/tuning/state.h)"),
               "%s", out);
 }
 

@@ -22,7 +22,7 @@
 #include "book.h"
 #include "cli.h"
 #include "elotext.h"
-#include "matchcmd.h"
+#include "match_cmd.h"
 #include "helpers.h"
 #include "match.h"
 #include "stats.h"

@@ -29,7 +29,7 @@
 #include "helpers.h"
 #include "rd.h"
 #include "hist.h"
-#include "runstate.h"
+#include "state.h"
 
 /* RATCHET_MPI_BIN=path tries another build (e.g. one broken on purpose) */
 static const char *mpi_bin(void)

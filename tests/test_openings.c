@@ -11,7 +11,7 @@
 #include "score.h"
 #include "search.h"
 #include "tt.h"
-#include "uci.h"
+#include "engine.h"
 
 #define DEFAULT_BOOK "openings/default.epd"
 /* The filter openings/README.md documents: depth 7, |score| <= 60 cp. */

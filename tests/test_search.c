@@ -17,7 +17,7 @@
 #include "search.h"
 #include "see.h"
 #include "tt.h"
-#include "uci.h"
+#include "engine.h"
 
 static Position *pos;
 static Searcher *searcher;

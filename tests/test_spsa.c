@@ -12,7 +12,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "report.h"
-#include "runstate.h"
+#include "state.h"
 #include "spsa.h"
 
 static SpsaParam param(const char *name, double value, double min, double max, double c_end,

@@ -19,7 +19,7 @@
 #include "eval.h"
 #include "helpers.h"
 #include "pgnscan.h"
-#include "uci.h"
+#include "engine.h"
 
 #define DIR "tests/data/texel/"
 

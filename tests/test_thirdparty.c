@@ -30,10 +30,10 @@
 #include "export.h"
 #include "helpers.h"
 #include "report.h"
-#include "run.h"
+#include "tuning.h"
 #include "run_cmd.h"
 #include "rd.h"
-#include "runstate.h"
+#include "state.h"
 #include "status.h"
 
 #define START 1

@@ -21,7 +21,7 @@
 #include "score.h"
 #include "search.h"
 #include "tt.h"
-#include "uci.h"
+#include "engine.h"
 
 typedef struct {
     const char *out, *from;

@@ -37,7 +37,7 @@
 #include "pgnscan.h"
 #include "rd.h"
 #include "search.h"
-#include "uci.h"
+#include "engine.h"
 
 enum { MAX_OPTS = 32, MAX_JOBS = 64, FAILS_IN_A_ROW = 3 };
 

@@ -4,9 +4,9 @@
 # does (the including file's folder first, then the parts' folders in the
 # Makefile's -I order) and fails when
 #   - a lower part includes a higher one; the parts, bottom-up:
-#       rules (engine/rules) < engine (engine) < runner (tuner/runner)
-#       < spsa (tuner/spsa) < run (tuner/run) < report (tuner/report)
-#       < dist (tuner/dist) < commands (tuner/commands)
+#       rules (engine/rules) < engine (engine) < match (tuner/match)
+#       < spsa (tuner/spsa) < tuning (tuner/tuning) < report (tuner/report)
+#       < mpi (tuner/mpi) < commands (tuner/commands)
 #     A part may include its own headers and those of any part below it.
 #   - the includes form a cycle between modules (a module is a source and
 #     its header: x.c and x.h), within a part or across parts.
@@ -19,7 +19,7 @@ root=${1:-$(dirname "$0")/..}
 cd "$root"
 
 # folder:part, bottom-up; the same folders and order as the Makefile's PARTS.
-parts="engine/rules:rules engine:engine tuner/runner:runner tuner/spsa:spsa tuner/run:run tuner/report:report tuner/dist:dist tuner/commands:commands"
+parts="engine/rules:rules engine:engine tuner/match:match tuner/spsa:spsa tuner/tuning:tuning tuner/report:report tuner/mpi:mpi tuner/commands:commands"
 
 dirs=
 for d in engine tuner; do [ -d "$d" ] && dirs="$dirs $d"; done
@@ -31,7 +31,7 @@ files=$( [ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' -o -
 # in grep's output even when there is a single file.
 # shellcheck disable=SC2086
 grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null | LC_ALL=C awk -v parts="$parts" -v files="$files" \
-    -v order="rules < engine < runner < spsa < run < report < dist < commands" '
+    -v order="rules < engine < match < spsa < tuning < report < mpi < commands" '
 function dirof(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
 function module(p) { sub(/\.[^.\/]*$/, "", p); return p }
 function visit(m,    i, j, n, k, c) {

@@ -89,7 +89,7 @@ typedef struct {
  * to date from it as pieces are put, moved and removed.  The rules only
  * hold the table; a program that evaluates fills it at start-up, after
  * rules_init() and before it sets up its first position (engine_init(),
- * uci.h).  All zero until then, and in programs that never evaluate. */
+ * engine.h).  All zero until then, and in programs that never evaluate. */
 extern int psq_table[12][64][2];
 
 /* Sets up attack tables and Zobrist keys; cheap and safe to call again. */

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the MPI messages of bin/ratchet-tune-mpi as bytes
- * (tuner/dist/msg.h), without MPI.  The first byte is the tag: WANT,
+ * (tuner/mpi/msg.h), without MPI.  The first byte is the tag: WANT,
  * RESULT, ABANDON, DONE, BYE decode as rank 0 decodes them, JOB and CONFIG
  * as a worker does.  What a decoder accepts must be in range, and a RESULT
  * or JOB it accepts must decode the same after packing it again. */

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "runstate.h"
+#include "state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

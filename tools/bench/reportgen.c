@@ -9,7 +9,7 @@
 
 #include "rd.h"
 #include "hist.h"
-#include "runstate.h"
+#include "state.h"
 
 int main(int argc, char **argv)
 {

@@ -12,7 +12,7 @@
 #include "eval.h"
 #include "pgnscan.h"
 #include "search.h"
-#include "uci.h"
+#include "engine.h"
 
 /* The engine's tables, set up once, and the searcher of the quiet filter. */
 static Searcher *searcher;

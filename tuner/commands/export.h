@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runstate.h"
+#include "state.h"
 
 /* The value file as JSON (NULL on OOM); run_name is the "run" member. */
 cJSON *export_values(const RunState *rs, const char *run_name);

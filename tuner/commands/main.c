@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "export.h"
-#include "matchcmd.h"
+#include "match_cmd.h"
 #include "report_cmd.h"
 #include "run_cmd.h"
 #include "simulate_cmd.h"

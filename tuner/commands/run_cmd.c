@@ -1,5 +1,5 @@
-/* The `run` and `resume` commands: set a run up (runsetup.h) or load it,
- * play it (run.h) with the live report beside it (reporter.h), and print
+/* The `run` and `resume` commands: set a run up (setup.h) or load it,
+ * play it (tuning.h) with the live report beside it (reporter.h), and print
  * the parameter table when it is complete (report.h).  See run_cmd.h. */
 #include "run_cmd.h"
 
@@ -16,12 +16,12 @@
 #include "morning.h"
 #include "report.h"
 #include "reporter.h"
-#include "run.h"
+#include "tuning.h"
 #include "conf.h"
 #include "rd.h"
 #include "hist.h"
-#include "runsetup.h"
-#include "runstate.h"
+#include "setup.h"
+#include "state.h"
 #include "spsa.h"
 
 enum { EXIT_DONE = 0, EXIT_USAGE = 2 };

@@ -1,5 +1,5 @@
 /* `ratchet-tune run` and `ratchet-tune resume`: start a tuning run or
- * continue one (the run in play: run/run.h).
+ * continue one (the run in play: tuning/tuning.h).
  *
  * Exit codes: 0 the run played all its games (or was already complete);
  * 1 the run stopped on an error (engine that cannot be restarted, disk);

@@ -9,7 +9,7 @@
 #include "morning.h"
 #include "rd.h"
 #include "report.h"
-#include "runstate.h"
+#include "state.h"
 #include "verify.h"
 
 static const char STATUS_USAGE[] =

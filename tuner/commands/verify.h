@@ -31,7 +31,7 @@
 
 #include <stdio.h>
 
-#include "runstate.h"
+#include "state.h"
 
 #define VERIFY_FILE "verify.json"
 

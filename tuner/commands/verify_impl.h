@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "match.h"
-#include "runstate.h"
+#include "state.h"
 #include "sprt.h"
 
 typedef struct {

@@ -16,7 +16,7 @@
 #include "matchreport.h"
 #include "plot.h"
 #include "rd.h"
-#include "runstate.h"
+#include "state.h"
 #include "stats.h"
 
 /* ---- the run ------------------------------------------------------------------------ */

@@ -10,7 +10,7 @@
 
 #include "histscan.h"
 #include "plot.h"
-#include "runstate.h"
+#include "state.h"
 
 void htmlreport_health(FILE *f, HtmlRunPage *pg)
 {

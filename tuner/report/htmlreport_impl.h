@@ -16,7 +16,7 @@
 
 #include "histscan.h"
 #include "plot.h"
-#include "runstate.h"
+#include "state.h"
 
 /* buckets per point pair of a trajectory: 300 groups, for charts of 520
  * (a card) and 1000 pixels (the overview) */

@@ -11,7 +11,7 @@
 #include "morning.h"
 #include "moves.h"
 #include "plot.h"
-#include "runstate.h"
+#include "state.h"
 #include "validate.h"
 
 /* ---- the morning's questions: validation points and which moves are real ---- */

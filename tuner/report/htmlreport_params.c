@@ -11,7 +11,7 @@
 #include "histscan.h"
 #include "plot.h"
 #include "report.h"
-#include "runstate.h"
+#include "state.h"
 
 enum { COL_THETA = 0x1f77b4, COL_START = 0x757575, COL_BOUND = 0xc62828, COL_TAIL = 0xef6c00, COL_AVG = 0x8e24aa };
 

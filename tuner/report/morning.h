@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "moves.h"
-#include "runstate.h"
+#include "state.h"
 
 /* The verdict for every tuned parameter (out: nparams entries, SPSA order)
  * from the first maxrows rows of DIR/history.csv, read in one streaming

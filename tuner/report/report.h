@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "hist.h"
-#include "runstate.h"
+#include "state.h"
 
 /* One row of the table, computed from the state and history.csv. */
 typedef struct {

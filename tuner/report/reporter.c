@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "htmlreport.h"
-#include "runstate.h"
+#include "state.h"
 
 struct Reporter {
     char dir[PATH_MAX];

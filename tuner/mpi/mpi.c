@@ -82,7 +82,7 @@ void sleep_us(long us)
 
 /* ---- sends that never block: MPI_Isend, the buffer kept until MPI_Test says done ---- */
 
-void die_oom(void)
+void mpi_die_oom(void)
 {
     fprintf(stderr, "ratchet-tune: rank %d (%s): out of memory\n", g_rank, g_host);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -96,7 +96,7 @@ void *grow(void *v, size_t n, size_t *cap, size_t elem)
     size_t c = *cap ? *cap * 2 : 16;
     void *nv = realloc(v, c * elem);
     if (!nv)
-        die_oom();
+        mpi_die_oom();
     *cap = c;
     return nv;
 }
@@ -105,7 +105,7 @@ void *grow(void *v, size_t n, size_t *cap, size_t elem)
 void post(Outbox *o, int dest, int tag, Buf *b)
 {
     if (b->oom)
-        die_oom();
+        mpi_die_oom();
     o->v = grow(o->v, o->n, &o->cap, sizeof *o->v);
     Pending *p = &o->v[o->n++];
     p->buf = b->p;
@@ -155,7 +155,7 @@ bool poll_msg(int src, Msg *m)
     m->len = (size_t)n;
     m->p = malloc(m->len + 1);
     if (!m->p)
-        die_oom();
+        mpi_die_oom();
     MPI_Recv(m->p, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     m->p[m->len] = '\0';
     return true;

@@ -1,5 +1,5 @@
-/* state.json of a run; see runstate.h. */
-#include "runstate.h"
+/* state.json of a run; see state.h. */
+#include "state.h"
 
 #include <limits.h>
 #include <stdio.h>

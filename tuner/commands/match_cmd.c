@@ -1,7 +1,7 @@
 /* The plain `match` command: rounds of pairs (or single games), the SPRT
- * stop, the progress line, the fastchess-style report.  See matchcmd.h. */
+ * stop, the progress line, the fastchess-style report.  See match_cmd.h. */
 #include <stdatomic.h>
-#include "matchcmd.h"
+#include "match_cmd.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The messages of bin/ratchet-tune-mpi (tuner/dist/mpi.c), as bytes: how
+/* The messages of bin/ratchet-tune-mpi (tuner/mpi/mpi.c), as bytes: how
  * they are packed, and how a received one is decoded and checked.  No MPI
  * here: a decoder is a function of the bytes alone, so the unit tests and
  * the fuzz harness (tests/fuzz/fuzz_mpimsg.c) call it without mpirun.

@@ -106,7 +106,7 @@ static bool w_next(void *ctx, PairJob *job)
         }
         Slot *sl = slot_of(s, NULL);
         if (!sl)
-            die_oom(); /* more pairs in play than threads: cannot happen */
+            mpi_die_oom(); /* more pairs in play than threads: cannot happen */
         sl->key = job;
         sl->seq = qj->seq;
         sl->pgn.len = 0;
@@ -125,7 +125,7 @@ static void w_pgn(void *ctx, const PairJob *job, const char *text, size_t len)
         Buf b = { sl->pgn.s, sl->pgn.len, sl->pgn.cap, false };
         msg_put(&b, text, len);
         if (b.oom)
-            die_oom();
+            mpi_die_oom();
         sl->pgn.s = b.p;
         sl->pgn.len = b.len;
         sl->pgn.cap = b.cap;
@@ -200,7 +200,7 @@ static MatchConfig *worker_config(const Msg *m, ConfigHead *h, char *why, size_t
 {
     MatchConfig *cfg = malloc(sizeof *cfg);
     if (!cfg)
-        die_oom();
+        mpi_die_oom();
     if (msg_decode_config(m->p, m->len, h, cfg, why, whylen) < 0) {
         free(cfg);
         return NULL;
@@ -213,7 +213,7 @@ static MatchConfig *worker_config(const Msg *m, ConfigHead *h, char *why, size_t
         char err[256];
         cfg->eng[e].argv = ep_split_args(cfg->eng[e].args, err, sizeof err);
         if (!cfg->eng[e].argv)
-            die_oom(); /* rank 0 split the same string */
+            mpi_die_oom(); /* rank 0 split the same string */
     }
     if (cfg->log_path[0]) {
         size_t n = strlen(cfg->log_path);
@@ -246,7 +246,7 @@ static void worker_session(const Msg *cm, bool *quit)
     s.nslots = cfg->concurrency > 0 ? cfg->concurrency : 1;
     s.slots = calloc((size_t)s.nslots, sizeof *s.slots);
     if (!s.slots)
-        die_oom();
+        mpi_die_oom();
     s.hooks = (MatchHooks){ .next_pair = w_next, .pair_done = w_done, .pair_abandoned = w_abandoned,
                             .game_pgn = h.want_pgn ? w_pgn : NULL, .ctx = &s };
     g_wstop = g_wsignal;
@@ -284,7 +284,7 @@ static void worker_session(const Msg *cm, bool *quit)
             if (m.tag == T_JOB) {
                 PairJob *job = malloc(sizeof *job);
                 if (!job)
-                    die_oom();
+                    mpi_die_oom();
                 uint64_t seq;
                 char why[256];
                 if (msg_decode_job(m.p, m.len, &seq, job, why, sizeof why) < 0) {

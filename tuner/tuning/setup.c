@@ -1,6 +1,6 @@
 /* From settings to a run that can start: the checks of `run` and `resume`
- * before any game; see runsetup.h. */
-#include "runsetup.h"
+ * before any game; see setup.h. */
+#include "setup.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -13,13 +13,13 @@
  *     and every option.X setting is one of its options (a check option's
  *     value is true or false, a spin option's an integer in its range).
  * Paths are stored absolute so a resume works from any directory. */
-#ifndef RATCHET_RUNSETUP_H
-#define RATCHET_RUNSETUP_H
+#ifndef RATCHET_SETUP_H
+#define RATCHET_SETUP_H
 
 #include <stddef.h>
 
 #include "match.h"
-#include "runstate.h"
+#include "state.h"
 
 /* A new run from `run`'s arguments (without the subcommand name): rs gets
  * the merged settings, the SPSA state, the fixed parameters, the engine's

@@ -29,8 +29,8 @@
  *
  * Counters cover the batches already applied to theta; games of batches in
  * flight are not counted (a resume plays those batches again). */
-#ifndef RATCHET_RUNSTATE_H
-#define RATCHET_RUNSTATE_H
+#ifndef RATCHET_STATE_H
+#define RATCHET_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

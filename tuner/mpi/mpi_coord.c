@@ -81,7 +81,7 @@ static bool hand_out(Coord *c)
         Worker *wk = &c->w[w];
         PairJob *job = c->spare ? c->spare : malloc(sizeof *job);
         if (!job)
-            die_oom();
+            mpi_die_oom();
         c->spare = job;
         pair_job_clear(job);
         any = true;
@@ -264,7 +264,7 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     c.hooks = hooks;
     c.w = calloc((size_t)g_size, sizeof *c.w);
     if (!c.w)
-        die_oom();
+        mpi_die_oom();
     c.live = g_size - 1;
 
     ConfigHead h;

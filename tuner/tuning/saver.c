@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rd.h"
-#include "runstate.h"
+#include "state.h"
 
 struct Saver {
     History *hist;

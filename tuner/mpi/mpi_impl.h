@@ -44,7 +44,7 @@ extern char g_host[MPI_MAX_PROCESSOR_NAME];
 void sleep_us(long us);
 
 /* mpi.c: sends that never block. */
-void die_oom(void);
+void mpi_die_oom(void);
 /* v (n elements used of *cap, each elem bytes) with room for one more. */
 void *grow(void *v, size_t n, size_t *cap, size_t elem);
 /* Send b's bytes to dest; b is emptied (the outbox owns the bytes now). */

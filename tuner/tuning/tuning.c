@@ -1,10 +1,10 @@
 /* A tuning run in play: the match hooks that hand out SPSA batches and
  * apply their results, a checkpoint after every batch, signals and
- * progress.  The checks before the first game are in runsetup.c, the `run`
- * and `resume` commands in commands/run_cmd.c.  See run.h. */
+ * progress.  The checks before the first game are in setup.c, the `run`
+ * and `resume` commands in commands/run_cmd.c.  See tuning.h. */
 #include <stdatomic.h>
 #include "cli.h"
-#include "run.h"
+#include "tuning.h"
 
 #include <limits.h>
 #include <math.h>
@@ -20,8 +20,8 @@
 #include "hist.h"
 #include "match.h"
 #include "rd.h"
-#include "runsetup.h"
-#include "runstate.h"
+#include "setup.h"
+#include "state.h"
 #include "saver.h"
 #include "spsa.h"
 #include "uciopt.h"

@@ -1,13 +1,13 @@
 /* A tuning run in play: an SPSA tuning run of any UCI engine's spin
  * options, played as concurrent game pairs by the match runner (match.h),
- * moved by spsa.h, checkpointed into a run directory (runstate.h,
+ * moved by spsa.h, checkpointed into a run directory (state.h,
  * hist.h) after every batch.  The `run` and `resume` commands
  * (commands/run_cmd.c) set a Run up and play it.
  *
  * Engine 0 of every pair plays theta + c_k * flip, engine 1 theta - c_k *
  * flip (the batch's integer values, sent with setoption before each game). */
-#ifndef RATCHET_RUN_H
-#define RATCHET_RUN_H
+#ifndef RATCHET_TUNING_H
+#define RATCHET_TUNING_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 
 #include "match.h"
 #include "hist.h"
-#include "runstate.h"
+#include "state.h"
 #include "saver.h"
 #include "spsa.h"
 

@@ -1,4 +1,4 @@
-/* The MPI messages as bytes (tuner/dist/msg.h), without mpirun: every
+/* The MPI messages as bytes (tuner/mpi/msg.h), without mpirun: every
  * field a worker sends is range-checked when it arrives at rank 0, a
  * malformed message is refused with a reason, and a result counts only for
  * the rank that was given its pair. */
@@ -21,7 +21,7 @@
 #include "pgnscan.h"
 #include "rd.h"
 #include "hist.h"
-#include "runstate.h"
+#include "state.h"
 #include "spsa.h"
 
 static PairResult good_pair(void)
