@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "board.h"
 #include "rd.h"
 
 char tmp[128];
@@ -56,6 +57,48 @@ void tmp_create(const char *template)
                            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
                            "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
                            "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n");
+}
+
+/* Writes the positions `plies` plies below p, depth first, until *left is 0. */
+static void book_walk(FILE *f, Position *p, int plies, int *left, uint64_t *keys, int *nkeys)
+{
+    if (plies == 0) {
+        for (int i = 0; i < *nkeys; i++)
+            if (keys[i] == pos_key(p))
+                return; /* a transposition: the book holds distinct positions */
+        keys[(*nkeys)++] = pos_key(p);
+        char fen[128];
+        pos_to_fen(p, fen, sizeof fen);
+        fprintf(f, "%s\n", fen);
+        (*left)--;
+        return;
+    }
+    MoveList list;
+    gen_legal(p, &list, GEN_ALL);
+    for (int i = 0; i < list.count && *left > 0; i++) {
+        pos_make(p, list.moves[i]);
+        book_walk(f, p, plies - 1, left, keys, nkeys);
+        pos_unmake(p);
+    }
+}
+
+void write_book(const char *name, int n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    rules_init();
+    Position p;
+    char err[128];
+    cr_assert_eq(pos_from_fen(&p, START_FEN, err, sizeof err), 0, "%s", err);
+    int left = n, nkeys = 0;
+    uint64_t *keys = malloc((size_t)n * sizeof *keys);
+    cr_assert_not_null(keys);
+    book_walk(f, &p, n <= 400 ? 2 : 3, &left, keys, &nkeys);
+    free(keys);
+    fclose(f);
+    cr_assert_eq(left, 0, "%d distinct openings two or three plies from the start", n);
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

@@ -17,6 +17,9 @@ extern char tmp[128];                 /* the test's directory ("" = none) */
 void tmp_create(const char *template);
 void tmp_remove(void);                /* tmp and all in it; a suite's .fini */
 void write_file(const char *name, const char *text);  /* tmp/name */
+/* tmp/name: n distinct openings, two plies from the start (n <= 400) or three
+ * (n up to several thousand). */
+void write_book(const char *name, int n);
 void put(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  /* tmp/name */
 char *slurp(const char *name);        /* tmp/name, malloc'd; fails the test if unreadable */
 

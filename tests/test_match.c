@@ -638,24 +638,85 @@ static int games_in(const char *text)
     return last ? atoi(last + 7) : -1;
 }
 
-Test(match, cli_sprt_stops_when_h1_is_accepted)
+/* A book of 400 openings in a test directory of its own: at nodes= an SPRT
+ * plays each opening once at most. */
+static void sprt_setup(void)
 {
-    int rc = cli("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--illegal-after 0\" -each nodes=10 "
-                 "-rounds 400 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                 out, sizeof out);
+    setup();
+    tmp_create("/tmp/ratchet-match-XXXXXX");
+    write_book("big.epd", 400);
+}
+
+static void sprt_teardown(void)
+{
+    tmp_remove();
+    teardown();
+}
+
+Test(match, cli_sprt_stops_when_h1_is_accepted, .init = sprt_setup, .fini = sprt_teardown)
+{
+    char args[1024];
+    snprintf(args, sizeof args,
+             "-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--illegal-after 0\" -each nodes=10 "
+             "-rounds 400 -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 -openings file=%s/big.epd",
+             tmp);
+    int rc = cli(args, out, sizeof out);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "SPRT ([0.00, 10.00]) completed - H1 was accepted"), "%s", out);
     int games = games_in(strstr(out, "Results of"));
     cr_assert(games > 0 && games < 800, "stopped early: %d games", games);
 }
 
-Test(match, cli_sprt_stops_when_h0_is_accepted)
+Test(match, cli_sprt_stops_when_h0_is_accepted, .init = sprt_setup, .fini = sprt_teardown)
 {
-    int rc = cli("-engine cmd=" FAKE " name=A args=\"--illegal-after 0\" -engine cmd=" FAKE " name=B -each nodes=10 "
-                 "-sprt elo0=0 elo1=10",
-                 out, sizeof out);
+    char args[1024];
+    snprintf(args, sizeof args,
+             "-engine cmd=" FAKE " name=A args=\"--illegal-after 0\" -engine cmd=" FAKE " name=B -each nodes=10 "
+             "-sprt elo0=0 elo1=10 -openings file=%s/big.epd",
+             tmp);
+    int rc = cli(args, out, sizeof out);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "H0 was accepted"), "%s", out);
+}
+
+/* At nodes= a game is a function of its opening: the SPRT stops when the
+ * book's openings are played, says so, and counts no pair twice. */
+Test(match, cli_sprt_counts_no_replayed_opening, .init = sprt_setup, .fini = sprt_teardown)
+{
+    write_book("six.epd", 6);
+    char args[1024];
+    snprintf(args, sizeof args,
+             "-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -maxmoves 20 "
+             "-sprt elo0=0 elo1=10 -openings file=%s/six.epd",
+             tmp);
+    int rc = cli(args, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "an SPRT with no round limit cut to 6 pairs, one for each of the 6 openings"), "%s", out);
+    cr_assert(strstr(out, "The SPRT ran out of fresh openings after 6 pairs: no verdict"), "%s", out);
+    cr_assert_eq(games_in(strstr(out, "Results of")), 12, "%s", out);
+}
+
+/* Plain rounds beyond the book: at nodes= a warning before and after the
+ * games; at a clock a note (a new game, but less evidence). */
+Test(match, cli_rounds_beyond_the_book_are_named, .init = sprt_setup, .fini = sprt_teardown)
+{
+    write_book("two.epd", 2);
+    char args[1024];
+    snprintf(args, sizeof args,
+             PAIR "-each nodes=10 -maxmoves 20 -rounds 5 -openings file=%s/two.epd", tmp);
+    int rc = cli(args, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "warning: 5 pairs on 2 openings of") && strstr(out, "pairs 3 on replay games already played"),
+              "%s", out);
+    cr_assert(strstr(out, "Warning: 3 of these 5 pairs replay an opening at 10 nodes"), "%s", out);
+    cr_assert_eq(games_in(strstr(out, "Results of")), 10, "-rounds is played as asked: %s", out);
+    snprintf(args, sizeof args,
+             PAIR "-each tc=1+0.01 -maxmoves 6 -rounds 3 -openings file=%s/two.epd", tmp);
+    rc = cli(args, out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "note: 3 pairs on 2 openings of") && strstr(out, "from pair 3 on, an opening is played again"),
+              "%s", out);
+    cr_assert(strstr(out, "Warning:") == NULL, "%s", out);
 }
 
 Test(match, cli_single_games_and_pgn_colours)

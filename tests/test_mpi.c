@@ -533,8 +533,9 @@ Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
 {
     Args a = mpi_match("--seed 3", "--seed 4 --illegal-after 2");
     add_words(&a, "-rounds 5000 -concurrency 3 -sprt elo0=0 elo1=10");
+    write_book("big.epd", 400); /* at nodes= an SPRT plays each opening once at most */
     add(&a, "-openings");
-    add(&a, "file=%s/book.epd", tmp);
+    add(&a, "file=%s/big.epd", tmp);
     add(&a, "-pgnout");
     add(&a, "file=%s/m.pgn", tmp);
     int rc = finish(&a, "log");

@@ -1189,7 +1189,15 @@ Test(run, a_state_from_before_floats_reads_as_integers)
 
 /* ---- verify ---------------------------------------------------------------------------- */
 
-TestSuite(verify, .init = setup, .fini = tmp_remove, .timeout = 180);
+/* A book big enough that an SPRT of the fake engine decides on fresh
+ * openings: at nodes=1 verify plays each held-out opening once. */
+static void verify_setup(void)
+{
+    setup();
+    write_book("book.epd", 2000);
+}
+
+TestSuite(verify, .init = verify_setup, .fini = tmp_remove, .timeout = 180);
 
 /* tmp/DIR/verify.json, parsed (NULL when absent). */
 static cJSON *verify_json(const char *dir)
@@ -1443,6 +1451,101 @@ Test(verify, keeps_its_options_and_follows_the_run)
     }
     cJSON_Delete(ex);
     runstate_free(&rs);
+}
+
+/* The movetext of every game of a PGN file (tags and blank lines dropped),
+ * one malloc'd string a game; returns the count. */
+static int pgn_movetexts(const char *name, char **games, int max)
+{
+    char *pgn = slurp(name);
+    int n = 0;
+    char *line = pgn, *cur = NULL;
+    size_t len = 0;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (line[0] == '[') {
+            if (cur && len) {
+                cr_assert_lt(n, max);
+                games[n++] = cur;
+                cur = NULL;
+                len = 0;
+            }
+        } else if (line[0]) {
+            size_t l = strlen(line);
+            cur = realloc(cur, len + l + 2);
+            cr_assert_not_null(cur);
+            memcpy(cur + len, line, l);
+            cur[len + l] = ' ';
+            cur[len + l + 1] = '\0';
+            len += l + 1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (cur && len) {
+        cr_assert_lt(n, max);
+        games[n++] = cur;
+    }
+    free(pgn);
+    return n;
+}
+
+/* At nodes= a game is a function of its opening and its engines: asked for
+ * more pairs than it has fresh openings, verify plays each of them once and
+ * says how many there are, so no game is played (and counted) twice. */
+Test(verify, plays_no_game_twice_at_fixed_nodes)
+{
+    write_book("book.epd", 40); /* 8 held out of the tuning */
+    Args a = run_args("r", 40, 0, 2);
+    add(&a, "-engine");
+    add(&a, "args=--seed 5 --seed-each-game");
+    add(&a, "-validate");
+    add(&a, "off");
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0);
+
+    Args v = verify_args("r");
+    add(&v, "-sprt");
+    add(&v, "off");
+    add(&v, "-rounds");
+    add(&v, "30");
+    add(&v, "-pgnout");
+    add(&v, "file=%s/v.pgn", tmp);
+    int rc = run_to_end(verify_main, &v, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
+    cr_assert(strstr(log, "30 pairs cut to 8 pairs, one for each of the 8 openings"), "the cut and the count:\n%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    assert_counts(j, 8);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    cr_assert_eq(jnum(op, "fresh_pairs"), 8);
+    cJSON_Delete(j);
+
+    char *games[80];
+    int n = pgn_movetexts("v.pgn", games, 80);
+    cr_assert_eq(n, 16, "every pair of the verify in the PGN: %d games", n);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++)
+            cr_assert(strcmp(games[i], games[k]) != 0, "games %d and %d are the same game:\n%s", i + 1, k + 1, games[i]);
+    for (int i = 0; i < n; i++)
+        free(games[i]);
+
+    /* A verify.json that counts more pairs than there are fresh openings
+     * (an older build's) is refused, not continued. */
+    cJSON *old = verify_json("r");
+    cJSON_ReplaceItemInObjectCaseSensitive(old, "next_round", cJSON_CreateNumber(12));
+    cJSON_ReplaceItemInObjectCaseSensitive(old, "status", cJSON_CreateString("stopped"));
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
+    cr_assert_eq(rd_write_json(path, old, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(old);
+    Args w = verify_args("r");
+    rc = run_to_end(verify_main, &w, "wlog");
+    log = slurp("wlog");
+    cr_assert_neq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "counts 12 pairs") && strstr(log, "only 8 fresh openings") && strstr(log, "-restart"), "%s", log);
+    free(log);
 }
 
 /* Exit code 2, a message naming the problem, and nothing written. */

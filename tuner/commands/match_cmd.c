@@ -254,6 +254,12 @@ int match_main(int argc, char **argv)
         return cli_usage_error("ratchet-tune match", "match", "%s", err);
     }
 
+    /* At nodes= or depth= a replayed opening replays its games: an SPRT
+     * stops at the book's openings, and -rounds beyond them is warned of
+     * (match_cap_fresh). */
+    uint64_t fresh = match_fresh_rounds(&m.cfg, m.games);
+    bool fresh_cut = match_cap_fresh(&m.cfg, m.games, &m.rounds, m.sprt.on, "ratchet-tune match", stderr);
+
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_IGN;
@@ -270,10 +276,10 @@ int match_main(int argc, char **argv)
     char tc[96];
     tc_format(&m.cfg.eng[0].tc, tc, sizeof tc);
     printf("Match: %s vs %s, %s, ", m.cfg.eng[0].name, m.cfg.eng[1].name, tc);
+    if (m.sprt.on)
+        printf("until the SPRT decides%s", m.rounds ? ", at most " : "");
     if (m.rounds)
         printf("%llu %s", (unsigned long long)m.rounds, m.games == 2 ? "pairs" : "games");
-    else
-        printf("until the SPRT decides");
     printf(", concurrency %d", m.cfg.concurrency);
     if (m.cfg.book)
         printf(", %zu openings from %s (%s, seed %llu)", book_size(m.cfg.book), m.cfg.book_path,
@@ -306,6 +312,14 @@ int match_main(int argc, char **argv)
         printf("Match stopped early (an engine could not be restarted): report of the %llu finished games\n",
                (unsigned long long)m.tally.games);
     match_report(stdout, &m.cfg, &m.tally, &m.sprt, &m.stop);
+    uint64_t played = m.games == 2 ? m.tally.pairs : m.tally.games;
+    if (!fresh_cut && match_deterministic(&m.cfg) && played > fresh)
+        printf("Warning: %llu of these %llu %s replay an opening at %s: the same games again, counted as new "
+               "(a bigger book: bin/ratchet-genbook)\n",
+               (unsigned long long)(played - fresh), (unsigned long long)played, m.games == 1 ? "games" : "pairs", tc);
+    if (fresh_cut && m.sprt.on && m.stop.verdict == 0 && !interrupted && rc == 0)
+        printf("The SPRT ran out of fresh openings after %llu %s: no verdict (a bigger book: bin/ratchet-genbook)\n",
+               (unsigned long long)m.rounds, m.games == 1 ? "games" : "pairs");
     if (m.report) {
         write_report(&m, false);
         printf("Report: %s\n", m.report);

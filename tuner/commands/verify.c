@@ -54,7 +54,8 @@ static const char VERIFY_USAGE[] =
     "\n"
     "  -sprt elo0=X elo1=Y alpha=A beta=B   the test (default elo0=0 elo1=5 alpha=0.05 beta=0.05);\n"
     "                      -sprt off plays exactly -rounds pairs and reports the Elo\n"
-    "  -rounds N           at most N pairs (default: until the SPRT decides)\n"
+    "  -rounds N           at most N pairs (default: until the SPRT decides); at nodes= or depth=\n"
+    "                      at most one pair per fresh opening: a replayed opening replays its games\n"
     "  -snapshot best|K    play snapshot K of the run's validation points (DIR/snapshots/K.json;\n"
     "                      best: the one that scored best, an optimistic estimate this re-measures)\n"
     "                      instead of its current values\n"
@@ -421,6 +422,9 @@ static int play(Verify *v)
         return EXIT_FAILED;
     }
     match_report(stdout, &v->mc, &v->tally, v->sprt.on ? &v->sprt : NULL, &v->stop);
+    if (done && v->fresh_cut && v->sprt.on && v->verdict == 0)
+        printf("verify: the SPRT ran out of fresh openings after %llu pairs: no verdict (a bigger book, or "
+               "-openings file=F with openings the run never played)\n", (unsigned long long)v->rounds);
     cJSON *j = verify_to_json(v, status, verify_verdict_name(v));
     if (j)
         verify_print_verdict(stdout, j, v->dir);
@@ -613,7 +617,7 @@ int verify_main(int argc, char **argv)
     EngineSpec run_engine = v.mc.eng[0];
     snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
     if (engcheck_verify(&v.rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
-        verify_pick_openings(&v, &over, err, sizeof err) < 0)
+        verify_pick_openings(&v, &over, err, sizeof err) < 0 || verify_fresh_openings(&v, err, sizeof err) < 0)
         goto fail;
     rc = play(&v);
     goto out;

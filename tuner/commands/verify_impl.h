@@ -37,6 +37,8 @@ typedef struct {
     char tc[96];
     char snapshot[24];             /* -snapshot: "" or last = the run's values; best or K: snapshots/K.json */
     char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
+    uint64_t fresh;                /* pairs before an opening repeats (match_fresh_rounds) */
+    bool fresh_cut;                /* the rounds were cut to them: the limit replays games */
     /* progress */
     MatchTally tally;
     uint64_t next_round;
@@ -76,6 +78,12 @@ int verify_use_snapshot(Verify *v, char *err, size_t errlen);
 /* Out of sample by default: the positions the run held out of its tuning;
  * see verify_play.c. */
 int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errlen);
+/* No replayed game counted as new (match_cap_fresh): at nodes= or depth= the
+ * rounds are cut to the fresh openings, with a note naming their count, and
+ * a verify.json that already counts more pairs than there are fresh
+ * openings (written by an older build) is refused: its figures count
+ * replayed games.  0, or -1 with err. */
+int verify_fresh_openings(Verify *v, char *err, size_t errlen);
 void verify_progress(Verify *v, bool force);
 /* The match_play hooks. */
 bool verify_next(void *ctx, PairJob *job);

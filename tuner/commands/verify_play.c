@@ -179,6 +179,18 @@ int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errle
     return rc;
 }
 
+int verify_fresh_openings(Verify *v, char *err, size_t errlen)
+{
+    v->fresh = match_fresh_rounds(&v->mc, 2);
+    if (match_deterministic(&v->mc) && v->next_round > v->fresh)
+        return errmsg(err, errlen,
+                      "verify: %s counts %llu pairs, but the %s limit replays games and there are only %llu fresh "
+                      "openings: its figures count replayed games as new; start again with -restart",
+                      v->path, (unsigned long long)v->next_round, v->tc, (unsigned long long)v->fresh);
+    v->fresh_cut = match_cap_fresh(&v->mc, 2, &v->rounds, true, "verify", stdout);
+    return 0;
+}
+
 void verify_progress(Verify *v, bool force)
 {
     int64_t now = ep_now_ms();

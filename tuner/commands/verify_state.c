@@ -76,7 +76,9 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
         ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
              cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
              cJSON_AddNumberToObject(op, "count", (double)book_picks(v->mc.book)) &&
-             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book));
+             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book)) &&
+             cJSON_AddNumberToObject(op, "fresh_pairs", (double)v->fresh) &&
+             cJSON_AddBoolToObject(op, "deterministic", match_deterministic(&v->mc));
         if (!ok)
             cJSON_Delete(op);
         ADD("openings", op);

@@ -26,6 +26,13 @@ typedef struct {
 } TimeControl;
 
 static inline bool tc_has_clock(const TimeControl *t) { return t->base_ms > 0 || t->inc_ms > 0; }
+/* The limit leaves nothing to the wall clock: nodes= or depth= with no clock
+ * and no movetime.  A single-threaded engine that clears its state at
+ * ucinewgame then plays the same game from the same opening every time. */
+static inline bool tc_deterministic(const TimeControl *t)
+{
+    return !tc_has_clock(t) && t->movetime_ms <= 0 && (t->nodes > 0 || t->depth > 0);
+}
 /* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies". */
 void tc_format(const TimeControl *t, char *buf, size_t len);
 /* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-". */

@@ -3,6 +3,7 @@
 #include "match.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,56 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
         }
     }
     return outcome;
+}
+
+bool match_deterministic(const MatchConfig *cfg)
+{
+    return tc_deterministic(&cfg->eng[0].tc) && tc_deterministic(&cfg->eng[1].tc);
+}
+
+uint64_t match_fresh_rounds(const MatchConfig *cfg, int games)
+{
+    uint64_t n = cfg->book ? book_picks(cfg->book) : 1;
+    return games == 1 && n % 2 == 1 ? 2 * n : n;
+}
+
+bool match_cap_fresh(const MatchConfig *cfg, int games, uint64_t *rounds, bool cut, const char *who, FILE *note)
+{
+    uint64_t fresh = match_fresh_rounds(cfg, games);
+    if (*rounds != 0 && *rounds <= fresh)
+        return false;
+    const char *unit = games == 1 ? "games" : "pairs";
+    char tc[96];
+    tc_format(&cfg->eng[0].tc, tc, sizeof tc);
+    char asked[48] = "an SPRT with no round limit";
+    if (*rounds)
+        snprintf(asked, sizeof asked, "%llu %s", (unsigned long long)*rounds, unit);
+    char book[1100];
+    if (cfg->book)
+        snprintf(book, sizeof book, "%zu openings of %s", book_picks(cfg->book), cfg->book_path);
+    else
+        snprintf(book, sizeof book, "the start position alone (no -openings)");
+    const char *bigger = "a bigger book: bin/ratchet-genbook";
+    if (!match_deterministic(cfg)) {
+        fprintf(note,
+                "%s: note: %s on %s: from %s %llu on, an opening is played again; at %s that is a new game, "
+                "but it adds less evidence than a new opening (%s)\n",
+                who, asked, book, games == 1 ? "game" : "pair", (unsigned long long)fresh + 1, tc, bigger);
+        return false;
+    }
+    if (!cut) {
+        fprintf(note,
+                "%s: warning: %s on %s: at %s a game is a function of its opening, so %s %llu on replay games "
+                "already played: they add no evidence, yet the interval counts them as new (%s)\n",
+                who, asked, book, tc, unit, (unsigned long long)fresh + 1, bigger);
+        return false;
+    }
+    fprintf(note,
+            "%s: %s cut to %llu %s, one for each of the %s: at %s a game is a function of its opening, "
+            "so a replayed opening replays its games and adds no evidence (%s)\n",
+            who, asked, (unsigned long long)fresh, unit, book, tc, bigger);
+    *rounds = fresh;
+    return true;
 }
 
 void pair_job_clear(PairJob *j)

@@ -119,6 +119,29 @@ typedef struct {
  * end the process. */
 int match_play(const MatchConfig *cfg, const MatchHooks *hooks);
 
+/* Fresh openings.  At a limit where both engines are deterministic
+ * (tc_deterministic), a game is a function of its opening and its engines:
+ * a pair played again from the same opening replays the same two games, and
+ * counting it again shrinks the interval without adding evidence.
+ *
+ * match_fresh_rounds: how many rounds of `games` games (2: a pair, 1: a
+ * single game, colours alternating by round) a match plays before a round
+ * repeats an earlier one's opening and colours: the openings book_pick
+ * cycles through (one, the start position, without a book), twice that for
+ * single games when the count is odd.
+ *
+ * match_cap_fresh: for *rounds (0: unbounded, as an SPRT until it decides)
+ * beyond the fresh rounds.  At a deterministic limit with `cut`, *rounds
+ * becomes the fresh count, with a note on `note` naming it; without `cut`, a
+ * warning says from which round on the games are replays.  At a clock the
+ * rounds stay as asked and a note says from which round on an opening
+ * repeats (a new game, but less evidence than a new opening).  Rounds
+ * within the fresh ones: nothing.  `who` starts the note.  Returns true
+ * when *rounds was cut. */
+bool match_deterministic(const MatchConfig *cfg);
+uint64_t match_fresh_rounds(const MatchConfig *cfg, int games);
+bool match_cap_fresh(const MatchConfig *cfg, int games, uint64_t *rounds, bool cut, const char *who, FILE *note);
+
 /* What `run`, `resume` and `match` play through: match_play, unless the MPI
  * build (tuner/mpi.c) has put its distributed runner here, which hands the
  * pairs to worker ranks and has the same contract. */
