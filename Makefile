@@ -1,7 +1,7 @@
 # Ratchet: an SPSA tuning harness for a chess engine's selectivity.
 #   make            build bin/ratchet, bin/ratchet-tune and the tools
 #   make test       install missing Debian packages (as root), check the layers, build, run the tests
-#   make layers     the layering check alone (tools/layers.sh)
+#   make layers     the layering check (tools/layers.sh) and the stale-path check (tools/paths.sh)
 #   make test-long  the deep perft counts and other checks too slow for CI
 #   make tune       a real ten-minute SPSA run on the shipped defaults
 #   make bench      speed figures, each against a reference measured in the same run
@@ -60,7 +60,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(BINDIR)/ratchet-tune $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps layers test test-long unit-run tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
+.PHONY: all native deps layers test test-long tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -206,12 +206,16 @@ $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtexel.a $(BUILD)/libtuner.a $(BUILD)/libe
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # The layering check (tools/layers.sh): no part includes a part above it,
-# no include cycle.  First in `make test`: it takes a fraction of a second.
+# no include cycle; the stale-path check (tools/paths.sh): every dir/file.ext
+# that a comment, a script or a document names exists.  First in `make test`:
+# they take about a second.
 layers:
 	sh tools/layers.sh
+	sh tools/paths.sh
 
 test: deps
 	sh tools/layers.sh
+	sh tools/paths.sh
 	$(MAKE) all $(BUILD)/unit $(FAKES)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2

@@ -1,4 +1,4 @@
-/* CSV fields (tuner/csv.c) and UCI option names and values (tuner/uciopt.c,
+/* CSV fields (tuner/tuning/csv.c) and UCI option names and values (tuner/match/uciopt.c,
  * probe_parse_option): what history.csv headers and setoption lines hold. */
 #include <criterion/criterion.h>
 #include <stdio.h>

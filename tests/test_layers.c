@@ -96,3 +96,30 @@ Test(layers, a_folder_that_is_no_part_fails)
     cr_expect_eq(layers(root), 1, "%s", out);
     cr_expect(strstr(out, "tuner/misc/x.c is in no part"), "%s", out);
 }
+
+/* ---- the stale-path check, tools/paths.sh ---- */
+
+static int paths(const char *dir) { return shell("sh tools/paths.sh %s", dir ? dir : ""); }
+
+Test(layers, this_tree_names_no_stale_path)
+{
+    cr_expect_eq(paths(NULL), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+/* A path is found from the root, from the naming file's folder or from a
+ * top folder; one that is nowhere (a moved file, a part's former name) is
+ * named with its file and line.  System headers and a run's files are not
+ * the repository's. */
+Test(layers, a_stale_path_is_named_with_its_file_and_line)
+{
+    plant("tuner/spsa/spsa.c", "/* see tuner/spsa/spsa.h and spsa/spsa.h */\n#include <sys/stat.h>\n");
+    plant("tuner/spsa/spsa.h", "int x;\n");
+    plant("docs/guide.md", "The runs go to runs/night/state.json; the picture is img/a.png.\n");
+    plant("docs/img/a.png", "");
+    cr_expect_eq(paths(root), 0, "a clean tree:\n%s", out);
+    plant("docs/guide.md", "The SPSA math: tuner/spsa.c.\nThe run: run/run.h\n");
+    cr_expect_eq(paths(root), 1, "%s", out);
+    cr_expect(strstr(out, "docs/guide.md:1: tuner/spsa.c does not exist"), "%s", out);
+    cr_expect(strstr(out, "docs/guide.md:2: run/run.h does not exist"), "%s", out);
+}

@@ -1,4 +1,4 @@
-/* `ratchet-tune simulate` (tuner/simulate.c): the classic SPSA converges on
+/* `ratchet-tune simulate` (tuner/spsa/simulate.c): the classic SPSA converges on
  * synthetic landscapes with a known optimum; the command line. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>

@@ -1,4 +1,4 @@
-/* Parameter spec parser (tuner/spec.c): Ratchet JSON and OpenBench lines. */
+/* Parameter spec parser (tuner/spsa/spec.c): Ratchet JSON and OpenBench lines. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* SPSA math (tuner/spsa.c): gains against hand computations, rounding,
+/* SPSA math (tuner/spsa/spsa.c): gains against hand computations, rounding,
  * clipping, asynchronous updates, serialization, extension; the forms beyond
  * the classic one (rms, adam): their gains and updates by hand, the probe at a
  * bound, the gains from the budget, state.json round trips and resumes that
@@ -1125,7 +1125,7 @@ Test(spsa_forms, classic_is_unchanged)
 {
     /* The classic form gives, bit for bit, what the build before forms gave
      * for the same sequence (two batches in flight, applied out of order;
-     * printed with %a by that build's tuner/spsa.c, commit fe3c3c2). */
+     * printed with %a by that build's tuner/spsa/spsa.c, commit fe3c3c2). */
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 600);

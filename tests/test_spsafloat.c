@@ -1,4 +1,4 @@
-/* SPSA with OpenBench `float` parameters (tuner/spsa.c): no rounding, no
+/* SPSA with OpenBench `float` parameters (tuner/spsa/spsa.c): no rounding, no
  * c_k clamp, the type kept across a save and a resume, and states written
  * before floats existed still read as integers. */
 #include <criterion/criterion.h>

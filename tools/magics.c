@@ -1,6 +1,6 @@
-/* ratchet-magics: prints engine/magics.inc, the magic multipliers of the
+/* ratchet-magics: prints engine/rules/magics.inc, the magic multipliers of the
  * sliding-attack tables, so that start-up uses them instead of searching.
- *     bin/ratchet-magics > engine/magics.inc */
+ *     bin/ratchet-magics > engine/rules/magics.inc */
 #include <inttypes.h>
 #include <stdio.h>
 

@@ -138,7 +138,7 @@ static inline Bitboard attacks_piece(int type, int sq, Bitboard occ)
     }
 }
 /* The magic multipliers in use (for bin/ratchet-magics, which writes
- * engine/magics.inc so that start-up need not search for them). */
+ * engine/rules/magics.inc so that start-up need not search for them). */
 void attacks_magics(Bitboard bishop[64], Bitboard rook[64]);
 /* Squares strictly between a and b on a line, or 0. */
 static inline Bitboard bb_between(int a, int b) { return att_between_table[a][b]; }

@@ -17,10 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     RunState rs;
     char err[2048];
-    if (runstate_from_json(&rs, j, "fuzz/state.json", err, sizeof err) == 0) {
+    if (runstate_from_json(&rs, j, "fuzz-state.json", err, sizeof err) == 0) {
         cJSON *back = runstate_to_json(&rs);
         RunState again;
-        if (!back || runstate_from_json(&again, back, "fuzz/again.json", err, sizeof err) != 0)
+        if (!back || runstate_from_json(&again, back, "fuzz-again.json", err, sizeof err) != 0)
             abort(); /* a state we accept must survive our own writing */
         runstate_free(&again);
         cJSON_Delete(back);

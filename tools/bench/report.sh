@@ -6,7 +6,7 @@
 # same session and alternated with it: games of bin/ratchet against itself at
 # 5000 nodes on one core (`make tune`'s node count).  Prints the medians, the
 # report's cost in games, and the share of one core the live report takes
-# with its schedule (at most every max(10 s, 50 x its cost): tuner/reporter.h).
+# with its schedule (at most every max(10 s, 50 x its cost): tuner/report/reporter.h).
 #
 # Env: REPORT_BENCH_ROWS (default 100000), REPORT_BENCH_REPS (default 3).
 set -eu

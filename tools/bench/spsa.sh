@@ -27,7 +27,7 @@ TARGET=1
 CAP=2000000
 
 if ! "$RT" simulate --help >/dev/null 2>&1; then
-    echo "spsa: '$RT simulate' is not available (is tuner/main.c built?); skipped"
+    echo "spsa: '$RT simulate' is not available (is tuner/commands/main.c built?); skipped"
     exit 0
 fi
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The SPSA forms on the landscape suite of `ratchet-tune simulate -suite`
-# (tuner/simsuite.c): far starts, a start at the optimum, unequal curvatures,
+# (tuner/spsa/simsuite.c): far starts, a start at the optimum, unequal curvatures,
 # plateaus,
 # a flat parameter, an interacting pair, optima at a bound, 8 and 30
 # parameters.  Every form is measured in the same run against the classic

@@ -102,7 +102,7 @@ static const char USAGE[] =
     "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
     "Runs every form (or only the one -spsa describes, beside the classic form) on\n"
     "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n"
-    "plat8 platb8 (tuner/simsuite.c) and prints the median over K seeds (default\n"
+    "plat8 platb8 (tuner/spsa/simsuite.c) and prints the median over K seeds (default\n"
     "25) of the games until the loss first\n"
     "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
     "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"

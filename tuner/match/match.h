@@ -143,7 +143,7 @@ uint64_t match_fresh_rounds(const MatchConfig *cfg, int games);
 bool match_cap_fresh(const MatchConfig *cfg, int games, uint64_t *rounds, bool cut, const char *who, FILE *note);
 
 /* What `run`, `resume` and `match` play through: match_play, unless the MPI
- * build (tuner/mpi.c) has put its distributed runner here, which hands the
+ * build (tuner/mpi/mpi.c) has put its distributed runner here, which hands the
  * pairs to worker ranks and has the same contract. */
 extern int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks);
 

@@ -4,7 +4,7 @@
  * bin/ratchet-tune-mpi is linked with them (see docs/design.md: "MPI is a transport,
  * not a new tuner").
  *
- * Rank 0 runs ratchet-tune's own command dispatcher (tuner/main.c), so `run`,
+ * Rank 0 runs ratchet-tune's own command dispatcher (tuner/commands/main.c), so `run`,
  * `resume`, `match`, `status`, `export` behave and write exactly as they do
  * locally; only match_transport (match.h) is replaced by coord_play (mpi_coord.c).
  * coord_play asks the caller's hooks for pairs (next_pair), sends each to a
@@ -69,7 +69,7 @@
 #include "pgn.h"
 #include "mpi_impl.h"
 
-int ratchet_tune_main(int argc, char **argv); /* tuner/main.c, compiled with -Dmain=ratchet_tune_main */
+int ratchet_tune_main(int argc, char **argv); /* tuner/commands/main.c, compiled with -Dmain=ratchet_tune_main */
 
 int g_rank, g_size;
 char g_host[MPI_MAX_PROCESSOR_NAME];

@@ -1,9 +1,9 @@
 /* The run and the match as one self-contained HTML page: every chart is
- * inline SVG (drawn by tuner/plot.h), no script, no stylesheet or font from
+ * inline SVG (drawn by tuner/report/plot.h), no script, no stylesheet or font from
  * the network, so the file opens from disk anywhere.
  *
  * A run's page reads only what the run writes (DIR/state.json and
- * DIR/history.csv, through tuner/histscan.h, decimated for drawing) and
+ * DIR/history.csv, through tuner/report/histscan.h, decimated for drawing) and
  * never reaches into the runner: a chart of every tuned parameter (theta
  * against games, the start value, the bounds, the band theta +/- c_k, the
  * last-10% mean and the `status` flags), an overview of all parameters in

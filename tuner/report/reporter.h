@@ -1,6 +1,6 @@
 /* DIR/report.html kept current while a run plays: a thread of its own that
  * watches DIR/state.json and, after a checkpoint, rewrites the page from the
- * files the run wrote (tuner/htmlreport.h), so the runner is never held up
+ * files the run wrote (tuner/report/htmlreport.h), so the runner is never held up
  * by it and never reached into.
  *
  * Cost: the page is rewritten after a checkpoint only once at least

@@ -21,7 +21,7 @@
  * and max (a fractional one is refused); a float parameter (OpenBench's
  * `float`) is tuned without rounding.  Every problem is reported with the
  * file name and the line (text format) or parameter index and field (JSON),
- * e.g. "params/x.txt:3: min 10 > max 5".
+ * e.g. "params/engine.json:3: min 10 > max 5".
  */
 #ifndef RATCHET_SPEC_H
 #define RATCHET_SPEC_H

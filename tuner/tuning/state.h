@@ -1,6 +1,6 @@
 /* DIR/state.json: everything a run needs to continue exactly where it was:
  * the merged configuration (as a -config file would give it), the SPSA state
- * (theta, k, the RNG, every batch in flight: tuner/spsa.h), the parameters
+ * (theta, k, the RNG, every batch in flight: tuner/spsa/spsa.h), the parameters
  * of the spec that are not tuned, and the run's counters.
  *
  *   { "version": 1, "created": ISO date, "updated": ISO date,
@@ -15,7 +15,7 @@
  *                              "illegal": [+, -], "restarts": [+, -], "since": games } } }
  * (a state without "fixed_float" has none; a tuned float parameter has
  * "type": "float" in the SPSA state, spsa.h.  engine_check:
- * tuner/engcheck.h; absent in states of older builds)
+ * tuner/match/engcheck.h; absent in states of older builds)
  * and "partial": [{ "k", "pairs", "wins", "losses", "draws", "ptnml": [5],
  *                   "time_losses", "crashes", "illegal",
  *                   "per_engine": { "time_losses": [+, -], "crashes": [+, -],
