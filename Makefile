@@ -1,7 +1,7 @@
 # Ratchet: an SPSA tuning harness for a chess engine's selectivity.
 #   make            build bin/ratchet, bin/ratchet-tune and the tools
 #   make test       install missing Debian packages (as root), check the layers, build, run the tests
-#   make layers     the layering check (tools/layers.sh) and the stale-path check (tools/paths.sh)
+#   make layers     the layering, stale-path and header checks (tools/layers.sh, paths.sh, headers.sh)
 #   make test-long  the deep perft counts and other checks too slow for CI
 #   make tune       a real ten-minute SPSA run on the shipped defaults
 #   make bench      speed figures, each against a reference measured in the same run
@@ -207,15 +207,17 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 # The layering check (tools/layers.sh): no part includes a part above it,
 # no include cycle; the stale-path check (tools/paths.sh): every dir/file.ext
-# that a comment, a script or a document names exists.  First in `make test`:
-# they take about a second.
+# that a comment, a script or a document names exists; every header compiles
+# on its own (tools/headers.sh).  First in `make test`: a few seconds.
 layers:
 	sh tools/layers.sh
 	sh tools/paths.sh
+	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
 
 test: deps
 	sh tools/layers.sh
 	sh tools/paths.sh
+	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
 	$(MAKE) all $(BUILD)/unit $(FAKES)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2

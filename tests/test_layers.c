@@ -123,3 +123,18 @@ Test(layers, a_stale_path_is_named_with_its_file_and_line)
     cr_expect(strstr(out, "docs/guide.md:1: tuner/spsa.c does not exist"), "%s", out);
     cr_expect(strstr(out, "docs/guide.md:2: run/run.h does not exist"), "%s", out);
 }
+
+/* ---- every header compiles on its own, tools/headers.sh ---- */
+
+/* A header that uses a type it does not include is named; the same header
+ * with its include passes. */
+Test(layers, a_header_that_does_not_compile_alone_is_named)
+{
+    plant("Makefile", "PARTS    := engine/rules engine\n");
+    plant("engine/rules/board.h", "#ifndef B_H\n#define B_H\n#include <stdint.h>\ntypedef uint64_t Bits;\n#endif\n");
+    plant("engine/eval.h", "#ifndef E_H\n#define E_H\n#include \"board.h\"\nBits eval_bits(void);\n#endif\n");
+    cr_expect_eq(shell("sh tools/headers.sh %s", root), 0, "a clean tree:\n%s", out);
+    plant("engine/eval.h", "#ifndef E_H\n#define E_H\nBits eval_bits(void);\n#endif\n");
+    cr_expect_eq(shell("sh tools/headers.sh %s", root), 1, "%s", out);
+    cr_expect(strstr(out, "headers: engine/eval.h does not compile on its own"), "%s", out);
+}

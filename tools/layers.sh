@@ -8,8 +8,9 @@
 #       < spsa (tuner/spsa) < tuning (tuner/tuning) < report (tuner/report)
 #       < mpi (tuner/mpi) < commands (tuner/commands)
 #     A part may include its own headers and those of any part below it.
-#   - the includes form a cycle between modules (a module is a source and
-#     its header: x.c and x.h), within a part or across parts.
+#   - the includes form a cycle between modules (a module is a source, its
+#     header and its private header: x.c, x.h and x_impl.h), within a part
+#     or across parts.
 # tools/ and tests/ are outside the layers and may include anything.
 # Usage: sh tools/layers.sh [ROOT]   (ROOT: the source tree, default: the
 # folder above this script).  Exit 0 when clean, 1 with one line per
@@ -33,7 +34,7 @@ files=$( [ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' -o -
 grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null | LC_ALL=C awk -v parts="$parts" -v files="$files" \
     -v order="rules < engine < match < spsa < tuning < report < mpi < commands" '
 function dirof(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
-function module(p) { sub(/\.[^.\/]*$/, "", p); return p }
+function module(p) { sub(/\.[^.\/]*$/, "", p); sub(/_impl$/, "", p); return p }
 function visit(m,    i, j, n, k, c) {
     state[m] = 1
     stack[++depth] = m

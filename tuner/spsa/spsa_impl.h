@@ -1,12 +1,12 @@
 /* SPSA's private helpers, shared by spsa.c (the math and the state) and
- * spsa_json.c (the state as JSON).  Not for other modules: see spsa.h.
- * Include spsa.h first: this header does not, so that spsa and spsa_impl
- * do not include each other (a circle tools/layers.sh refuses). */
+ * spsa_json.c (the state as JSON).  Not for other modules: see spsa.h. */
 #ifndef RATCHET_SPSA_IMPL_H
 #define RATCHET_SPSA_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "spsa.h"
 
 /* Whether the state's form plays centre batches (cfg.centre > 0, not classic). */
 bool spsa_centre_on(const SpsaState *st);
