@@ -197,7 +197,7 @@ void verify_progress(Verify *v, bool force)
     if (v->sprt.on && n > 0 && (size_t)n < sizeof line) {
         double llr, lo, up;
         sprt_check(t, &v->sprt, &llr, &lo, &up);
-        n += snprintf(line + n, sizeof line - (size_t)n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
+        n = appendf(line, sizeof line, n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
     }
     if (v->rounds && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "  pairs %llu/%llu", (unsigned long long)t->pairs,

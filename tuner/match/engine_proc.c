@@ -1,5 +1,6 @@
 /* One UCI engine process: spawn, pipes, line reading with deadlines, kill,
  * restart, and the start-up handshake.  See engine_proc.h. */
+#include "errmsg.h"
 #include "engine_proc.h"
 
 #include <errno.h>
@@ -562,9 +563,9 @@ int ep_start(EngineProc *e, char *err, size_t errlen)
     }
     size_t n = 0;
     for (int i = 0; i < e->launch.nopts; i++)
-        n += (size_t)snprintf(msg + n, need - n, "setoption name %s value %s\n", e->launch.opts[i].name,
+        n = appendf(msg, need, n, "setoption name %s value %s\n", e->launch.opts[i].name,
                               e->launch.opts[i].value);
-    n += (size_t)snprintf(msg + n, need - n, "isready\n");
+    n = appendf(msg, need, n, "isready\n");
     deadline = ep_now_ms() + e->launch.startup_ms;
     int wr = ep_write(e, msg, n, deadline);
     free(msg);
