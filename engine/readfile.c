@@ -15,8 +15,11 @@ int open_regular(const char *path, int flags, unsigned mode, const char **why)
     int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, (mode_t)mode);
     if (fd < 0) {
         int e = errno;
+        struct stat sb;
+        /* a FIFO without a reader, opened for writing, fails with ENXIO */
+        bool other = e != ENOENT && e != ELOOP && lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
         if (why)
-            *why = e == ELOOP ? "is a symbolic link (not followed)" : strerror(e);
+            *why = e == ELOOP ? "a symbolic link: not followed" : other ? "not a regular file: not used" : strerror(e);
         errno = e;
         return -1;
     }
@@ -24,7 +27,7 @@ int open_regular(const char *path, int flags, unsigned mode, const char **why)
     if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
         if (why)
-            *why = "is not a regular file";
+            *why = "not a regular file: not used";
         errno = EINVAL;
         return -1;
     }

@@ -18,8 +18,8 @@ char *read_stream(FILE *f, size_t max, size_t *len);
  * descriptor is blocking again when returned).  flags are open(2)'s
  * (O_CLOEXEC is added), mode is for O_CREAT.  The descriptor, or -1 with
  * errno set (ENOENT when absent, as open(2) says) and *why a text for a
- * message: "is a symbolic link (not followed)", "is not a regular file", or
- * strerror(errno). */
+ * message: "a symbolic link: not followed", "not a regular file: not used",
+ * or strerror(errno). */
 int open_regular(const char *path, int flags, unsigned mode, const char **why);
 /* The same as a stream: mode "r" (read) or "a" (append, created if absent). */
 FILE *fopen_regular(const char *path, const char *mode, const char **why);

@@ -120,13 +120,9 @@ int verify_use_snapshot(Verify *v, char *err, size_t errlen)
         return 0;
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s/%llu.json", v->dir, SNAPSHOT_DIR, (unsigned long long)k);
-    cJSON *j = rd_read_json(path, err, errlen);
+    cJSON *j = export_snapshot_load(v->dir, &v->rs, k, err, errlen);
     if (!j)
         return -1;
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params"))) {
-        cJSON_Delete(j);
-        return errmsg(err, errlen, "%s: not a value file (no \"params\")", path);
-    }
     cJSON_Delete(v->tuned);
     v->tuned = j;
     printf("verify: the tuned side plays snapshot %llu (%s)\n", (unsigned long long)k, path);

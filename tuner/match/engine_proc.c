@@ -2,6 +2,7 @@
  * restart, and the start-up handshake.  See engine_proc.h. */
 #include "errmsg.h"
 #include "engine_proc.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +37,10 @@ int64_t ep_now_ms(void)
 
 int ep_log_open(EpLog *log, const char *path, char *err, size_t errlen)
 {
-    log->f = fopen(path, "ae");
+    const char *why;
+    log->f = fopen_regular(path, "a", &why);
     if (!log->f) {
-        snprintf(err, errlen, "cannot open log file '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open log file '%s': %s", path, why);
         return -1;
     }
     pthread_mutex_init(&log->mu, NULL);

@@ -198,8 +198,20 @@ int rd_open_append(const char *path, bool create, char *err, size_t errlen)
     const char *why;
     int fd = open_regular(path, O_WRONLY | O_APPEND | (create ? O_CREAT : 0), 0644, &why);
     if (fd < 0)
-        errmsg(err, errlen, "'%s' %s: not written", path, why);
+        errmsg(err, errlen, "cannot open '%s': %s", path, why);
     return fd;
+}
+
+int rd_sub_check(const char *dir, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) < 0)
+        return errno == ENOENT ? 0 : errmsg(err, errlen, "'%s': %s", dir, strerror(errno));
+    if (S_ISLNK(sb.st_mode))
+        return errmsg(err, errlen, "cannot use directory '%s': a symbolic link: not followed", dir);
+    if (!S_ISDIR(sb.st_mode))
+        return errmsg(err, errlen, "cannot use directory '%s': not a directory", dir);
+    return 0;
 }
 
 int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
@@ -208,11 +220,12 @@ int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
         return errmsg(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
+        int e = errno;
         struct stat sb;
         bool link = lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode);
-        return errmsg(err, errlen, "'%s' %s: not used", dir,
-                      link ? "is a symbolic link (not followed)" : errno == ENOTDIR ? "is not a directory"
-                                                                                   : strerror(errno));
+        errno = e;
+        return errmsg(err, errlen, "cannot use directory '%s': %s", dir,
+                      link ? "a symbolic link: not followed" : errno == ENOTDIR ? "not a directory" : strerror(errno));
     }
     close(fd);
     return 0;
@@ -223,8 +236,8 @@ static int write_atomic_via(const char *path, const char *tmp, const char *data,
 {
     struct stat sb;
     if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return errmsg(err, errlen, "'%s' %s: not replaced", path,
-                      S_ISLNK(sb.st_mode) ? "is a symbolic link" : "is not a regular file");
+        return errmsg(err, errlen, "cannot replace '%s': %s", path,
+                      S_ISLNK(sb.st_mode) ? "a symbolic link: not followed" : "not a regular file: not used");
     int fd = rd_create_temp(tmp, err, errlen);
     if (fd < 0)
         return -1;
@@ -282,7 +295,7 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
     FILE *f = fopen_regular(path, "r", &why);
     if (!f) {
         int e = errno;
-        errmsg(err, errlen, "cannot open '%s': it %s", path, why);
+        errmsg(err, errlen, "cannot open '%s': %s", path, why);
         errno = e;
         return NULL;
     }

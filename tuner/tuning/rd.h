@@ -48,6 +48,9 @@ int rd_open_append(const char *path, bool create, char *err, size_t errlen);
  * absent; it must be a directory, not a symbolic link to one.  0, or -1
  * with a message naming it. */
 int rd_mkdir_sub(const char *dir, char *err, size_t errlen);
+/* The same check without creating it: 0 when dir is absent or a directory,
+ * -1 with a message when it is a symbolic link or anything else. */
+int rd_sub_check(const char *dir, char *err, size_t errlen);
 
 /* Replace path with data atomically (path.tmp, fsync, rename, fsync dir);
  * the temporary file as rd_create_temp makes it.  A path that is a symbolic

@@ -202,7 +202,7 @@ static int write_snapshot(Run *r, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
     } else {
         snprintf(path, sizeof path, "%s/%s", r->dir, SNAPSHOT_DIR);
-        if (rd_mkdir_p(path, err, errlen) == 0) {
+        if (rd_mkdir_sub(path, err, errlen) == 0) {
             snprintf(path, sizeof path, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(v->done + 1));
             rc = rd_write_json(path, o, err, errlen);
         }
@@ -621,8 +621,10 @@ int run_play(Run *r, const RunObserver *obs)
     if (r->nreissue > 0)
         printf("replaying %zu batch%s that %s in flight when the run stopped\n", r->nreissue,
                r->nreissue == 1 ? "" : "es", r->nreissue == 1 ? "was" : "were");
+    char snapdir[PATH_MAX + 16];
+    snprintf(snapdir, sizeof snapdir, "%s/%s", r->dir, SNAPSHOT_DIR);
     if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
-        validate_trim(&rs->val, r->dir, err, sizeof err) < 0) {
+        validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || rd_sub_check(snapdir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }

@@ -350,7 +350,7 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        errmsg(err, errlen, "'%s' %s: not read", path, why);
+        errmsg(err, errlen, "cannot read '%s': %s", path, why);
         return -1;
     }
     char line[1024];
