@@ -716,3 +716,80 @@ Test(validate, a_pending_point_with_all_its_pairs_is_refused)
     validate_free(&v);
     cJSON_Delete(j);
 }
+
+/* export -snapshot K and verify -snapshot K check the snapshot against the
+ * run's spec as -base files are: a string, 1e400 (inf), null or 70.5 for an
+ * integer parameter, a name the run does not have, a missing or repeated
+ * parameter, a value outside the range, or games that are not a count, are
+ * refused naming the file and the parameter; export writes nothing and
+ * verify plays nothing.  Before, export wrote null, the unknown name or the
+ * float and dropped the missing parameter, and verify sent 0 or inf to the
+ * engine and wrote a verdict. */
+Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    static const struct {
+        const char *params, *games, *says;
+    } bad[] = {
+        { "\"Alpha\": \"70\", \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = \"70\" is not an integer" },
+        { "\"Alpha\": 1e400, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = " },
+        { "\"Alpha\": null, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = null is not an integer" },
+        { "\"Alpha\": 70.5, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = 70.5 is not an integer" },
+        { "\"Alpha\": 70, \"Beta\": 30, \"Gamma\": 10, \"Bogus\": 1", "40", "'Bogus' is not a parameter of the run" },
+        { "\"Alpha\": 70, \"Beta\": 30", "40", "no value for 'Gamma'" },
+        { "\"Alpha\": 70, \"Alpha\": 71, \"Beta\": 30, \"Gamma\": 10", "40", "'Alpha' is given twice" },
+        { "\"Alpha\": 170, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = 170 is outside its range [0, 100]" },
+        { "\"Alpha\": 70, \"Beta\": 30, \"Gamma\": 10", "-4", "not a whole number of games" },
+    };
+    char snap[256];
+    snprintf(snap, sizeof snap, "r/%s/1.json", SNAPSHOT_DIR);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put(snap, "{\"params\": {%s}, \"games\": %s, \"snapshot\": 1}\n", bad[i].params, bad[i].games);
+        unlink("out.json");
+        char outpath[256];
+        snprintf(outpath, sizeof outpath, "%s/out.json", tmp);
+        unlink(outpath);
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-snapshot");
+        add(&e, "1");
+        add(&e, "-o");
+        add(&e, "%s", outpath);
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        cr_expect_eq(rc, 1, "export took {%s}:\n%s", bad[i].params, log);
+        cr_expect(strstr(log, snap) && strstr(log, bad[i].says), "export of {%s}, games %s: %s", bad[i].params,
+                  bad[i].games, log);
+        cr_expect_neq(access(outpath, F_OK), 0, "export wrote {%s}", bad[i].params);
+        free(log);
+
+        Args v = { .n = 0 };
+        add(&v, "verify");
+        add(&v, "%s/r", tmp);
+        add(&v, "-snapshot");
+        add(&v, "1");
+        add(&v, "-sprt");
+        add(&v, "off");
+        add(&v, "-rounds");
+        add(&v, "2");
+        add(&v, "-bake");
+        add(&v, "no");
+        add(&v, "-restart");
+        rc = run_to_end(verify_main, &v, "vlog");
+        log = slurp("vlog");
+        cr_expect_neq(rc, 0, "verify played {%s}:\n%s", bad[i].params, log);
+        cr_expect(strstr(log, snap) && strstr(log, bad[i].says), "verify of {%s}: %s", bad[i].params, log);
+        char vj[256];
+        snprintf(vj, sizeof vj, "%s/r/verify.json", tmp);
+        cr_expect_neq(access(vj, F_OK), 0, "verify wrote a verdict for {%s}", bad[i].params);
+        free(log);
+    }
+}
