@@ -2,8 +2,63 @@
 #include "readfile.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int open_regular(const char *path, int flags, unsigned mode, const char **why)
+{
+    int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, (mode_t)mode);
+    if (fd < 0) {
+        int e = errno;
+        struct stat sb;
+        /* a FIFO without a reader, opened for writing, fails with ENXIO */
+        bool other = e != ENOENT && e != ELOOP && lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+        if (why)
+            *why = e == ELOOP ? "a symbolic link: not followed" : other ? "not a regular file: not used" : strerror(e);
+        errno = e;
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        if (why)
+            *why = "not a regular file: not used";
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(fd);
+        if (why)
+            *why = strerror(e);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+FILE *fopen_regular(const char *path, const char *mode, const char **why)
+{
+    bool append = mode[0] == 'a';
+    int fd = open_regular(path, append ? O_WRONLY | O_APPEND | O_CREAT : O_RDONLY, 0644, why);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, append ? "a" : "r");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        if (why)
+            *why = strerror(e);
+        errno = e;
+    }
+    return f;
+}
 
 char *read_stream(FILE *f, size_t max, size_t *len)
 {

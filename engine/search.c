@@ -1,6 +1,7 @@
 /* The search.  Read top to bottom: tables, helpers, quiescence search, the
  * alpha-beta search with its selectivity (each step a block named after
  * the idea), and iterative deepening with aspiration windows. */
+#include "errmsg.h"
 #include "search.h"
 
 #include <inttypes.h>
@@ -629,7 +630,7 @@ static void print_info(Searcher *s, FILE *out, int depth, int score)
                      depth, s->seldepth, sc, s->nodes, nps, tt_hashfull(), ms);
     for (int i = 0; i < s->pv_len[0] && n < (int)sizeof buf - 8; i++) {
         move_to_uci(s->pv[0][i], mv);
-        n += snprintf(buf + n, sizeof buf - (size_t)n, " %s", mv);
+        n = appendf(buf, sizeof buf, n, " %s", mv);
     }
     fprintf(out, "%s\n", buf);
     fflush(out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -137,4 +138,57 @@ Test(layers, a_header_that_does_not_compile_alone_is_named)
     plant("engine/eval.h", "#ifndef E_H\n#define E_H\nBits eval_bits(void);\n#endif\n");
     cr_expect_eq(shell("sh tools/headers.sh %s", root), 1, "%s", out);
     cr_expect(strstr(out, "headers: engine/eval.h does not compile on its own"), "%s", out);
+}
+
+/* ---- the scripts of tools/: no temporary file at a name another user can guess ---- */
+
+TestSuite(toolscripts, .init = setup, .fini = teardown, .timeout = 60);
+
+/* tools/bench/options.sh wrote its table to $TMPDIR/options.$$: whoever
+ * planted a symbolic link at that name (the PID is easy to guess) had the
+ * script truncate and write the link's target.  Here the link is planted at
+ * exactly that name (exec keeps the PID of the shell that planted it): the
+ * victim must stay as it was, and the script still prints the options that
+ * differ.  Fails with the old script (the victim holds the defaults table,
+ * then the link is gone). */
+Test(toolscripts, options_sh_writes_no_predictable_temporary_file)
+{
+    cr_assert(access("bin/ratchet", X_OK) == 0, "run make first");
+    char victim[128];
+    snprintf(victim, sizeof victim, "%s/victim", root);
+    plant("victim", "precious\n");
+    /* a value file as export writes it: one member per line, one value off the default */
+    FILE *p = popen("bin/ratchet spsa | head -1", "r");
+    cr_assert_not_null(p);
+    char line[256] = "";
+    cr_assert_not_null(fgets(line, sizeof line, p));
+    pclose(p);
+    char name[64];
+    int def;
+    cr_assert_eq(sscanf(line, "%63[^,], int, %d", name, &def), 2, "bin/ratchet spsa: %s", line);
+    char json[256];
+    snprintf(json, sizeof json, "{\n  \"params\": {\n    \"%s\": %d\n  }\n}\n", name, def + 1);
+    plant("values.json", json);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "TMPDIR=%s sh -c 'ln -s \"$TMPDIR/victim\" \"$TMPDIR/options.$$\" && exec sh tools/bench/options.sh "
+             "%s/values.json' 2>&1",
+             root, root);
+    p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char got[512] = "";
+    size_t n = fread(got, 1, sizeof got - 1, p);
+    got[n] = '\0';
+    int st = pclose(p);
+    FILE *v = fopen(victim, "r");
+    cr_assert_not_null(v);
+    char text[64] = "";
+    size_t m = fread(text, 1, sizeof text - 1, v);
+    text[m] = '\0';
+    fclose(v);
+    cr_assert_str_eq(text, "precious\n", "options.sh wrote through a link planted at its temporary file");
+    char want[128];
+    snprintf(want, sizeof want, "option.%s=%d\n", name, def + 1);
+    cr_assert_eq(st, 0, "%s", got);
+    cr_assert_str_eq(got, want);
 }

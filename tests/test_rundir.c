@@ -644,3 +644,125 @@ Test(pgnfile, after_a_failed_save_the_stop_line_counts_what_is_on_disk)
     runstate_free(&disk);
     free(log);
 }
+
+/* ---- every path of a run directory: a planted link or FIFO is refused ---------------- */
+
+TestSuite(rundirpaths, .init = rundir_setup, .fini = tmp_remove, .timeout = 300);
+
+/* Which commands touch a path of a run directory (CASE stands for the copy
+ * under test); status and report only report (their exit code is not
+ * checked: they show what they can and say what they left out). */
+typedef struct {
+    const char *path;
+    const char *cmds[6];
+} PathCase;
+
+static const PathCase PATH_CASES[] = {
+    { "state.json", { "resume CASE -spsa games=60", "status CASE", "export CASE", "report CASE",
+                      "verify CASE -rounds 2 -sprt off -restart" } },
+    { "history.csv", { "resume CASE -spsa games=60", "status CASE", "report CASE" } },
+    { "games.pgn", { "resume CASE -spsa games=60" } },
+    { "log", { "resume CASE -spsa games=60" } },
+    { "lock", { "resume CASE -spsa games=60", "verify CASE -rounds 2 -sprt off -restart" } },
+    { "validation.csv", { "resume CASE -spsa games=60", "status CASE", "export CASE -snapshot best", "report CASE" } },
+    { "snapshots", { "resume CASE -spsa games=60", "export CASE -snapshot 1",
+                     "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
+    { "snapshots/1.json", { "export CASE -snapshot 1", "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
+    { "verify.json", { "verify CASE -rounds 2 -sprt off", "status CASE" } },
+    { "verify", { "verify CASE -rounds 2 -sprt off -restart" } },
+    { "verify/tuned.json", { "verify CASE -rounds 2 -sprt off -restart" } },
+    { "report.html", { "report CASE" } },
+};
+
+/* The victim a link points to: a file, or a directory holding one. */
+static void victims_create(void)
+{
+    write_file("victim", "precious\n");
+    char d[256];
+    snprintf(d, sizeof d, "%s/victimdir", tmp);
+    cr_assert_eq(mkdir(d, 0755), 0);
+    write_file("victimdir/precious", "precious\n");
+}
+
+static void victims_intact(const char *what)
+{
+    char *v = slurp("victim");
+    cr_assert_str_eq(v, "precious\n", "%s: the link's target was written to", what);
+    free(v);
+    cr_assert_eq(shell("ls -A %s/victimdir", tmp), 0);
+    cr_assert_str_eq(out, "precious\n", "%s: the linked directory now holds:\n%s", what, out);
+    v = slurp("victimdir/precious");
+    cr_assert_str_eq(v, "precious\n", "%s: a file in the linked directory was written to", what);
+    free(v);
+}
+
+/* A run with everything a run directory can hold (history, PGN and log
+ * inside it, validation points and their snapshots, a verify, a report) in
+ * tmp/r; then for each path of PATH_CASES and each command that touches it,
+ * a copy of tmp/r with that path a symbolic link (to a file or directory
+ * outside) or a FIFO: the command says which path it refused and why,
+ * within 20 s (timeout(1) kills a hang: exit 124), exits non-zero (status
+ * aside), and writes nothing through the link.  Before, resume appended to
+ * a planted validation.csv link and wrote snapshots into a linked
+ * directory, and status and export -snapshot best hung on a FIFO. */
+Test(rundirpaths, a_link_or_fifo_at_any_path_of_a_run_directory_is_refused)
+{
+    command_fixture();
+    char run[2048];
+    snprintf(run, sizeof run,
+             TUNE " run -engine cmd=" FAKESPSA " -params file=%s/spec2.txt -each nodes=1 -maxmoves 20 "
+                  "-openings file=tests/data/book/first-moves.epd -spsa games=40 -validate every=0.5 games=4 "
+                  "-concurrency 2 -pgnout file=%s/r/games.pgn -log file=%s/r/log -out %s/r",
+             tmp, tmp, tmp, tmp);
+    cr_assert_eq(shell("%s", run), 0, "%s", out);
+    cr_assert_eq(shell(TUNE " verify %s/r -rounds 2 -sprt off", tmp), 0, "%s", out);
+    cr_assert_eq(shell(TUNE " report %s/r", tmp), 0, "%s", out);
+    victims_create();
+    int checked = 0;
+    for (size_t i = 0; i < sizeof PATH_CASES / sizeof PATH_CASES[0]; i++) {
+        const PathCase *pc = &PATH_CASES[i];
+        for (int kind = 0; kind < 2; kind++) {
+            for (int c = 0; c < 6 && pc->cmds[c]; c++) {
+                char what[1024], cmd[1024], casedir[256], target[256];
+                snprintf(casedir, sizeof casedir, "%s/c", tmp);
+                snprintf(target, sizeof target, "%s/c/%s", tmp, pc->path);
+                /* the copy's state names its own PGN and log (the run's settings hold absolute paths) */
+                cr_assert_eq(shell("rm -rf %s && cp -a %s/r %s && sed -i 's#%s/r/#%s/c/#g' %s/state.json && rm -rf %s",
+                                   casedir, tmp, casedir, tmp, tmp, casedir, target),
+                             0, "%s", out);
+                bool dir = strcmp(pc->path, "snapshots") == 0 || strcmp(pc->path, "verify") == 0;
+                if (kind == 0)
+                    cr_assert_eq(shell("ln -s %s/%s %s", tmp, dir ? "victimdir" : "victim", target), 0, "%s", out);
+                else
+                    cr_assert_eq(mkfifo(target, 0644), 0, "mkfifo %s: %s", target, strerror(errno));
+                /* CASE -> the copy */
+                char args[512];
+                const char *at = strstr(pc->cmds[c], "CASE");
+                snprintf(args, sizeof args, "%.*s%s%s", (int)(at - pc->cmds[c]), pc->cmds[c], casedir, at + 4);
+                snprintf(what, sizeof what, "%s as a %s, `%s`", pc->path, kind ? "FIFO" : "symbolic link", args);
+                snprintf(cmd, sizeof cmd, "timeout 20 " TUNE " %s", args);
+                int rc = shell("%s", cmd);
+                cr_assert_neq(rc, 124, "%s: hung (killed after 20 s):\n%s", what, out);
+                if (strncmp(args, "status", 6) != 0 && strncmp(args, "report", 6) != 0)
+                    cr_expect_neq(rc, 0, "%s: exit 0:\n%s", what, out);
+                if (strncmp(args, "report", 6) == 0 && strcmp(pc->path, "report.html") != 0) {
+                    /* the page says what it left out */
+                    char *html = slurp("c/report.html");
+                    strncat(out, html, sizeof out - strlen(out) - 1);
+                    free(html);
+                }
+                const char *base = strrchr(pc->path, '/') ? strrchr(pc->path, '/') + 1 : pc->path;
+                bool named = strstr(out, base) != NULL;
+                bool why = strstr(out, "symbolic link") || strstr(out, "not a regular file") ||
+                           strstr(out, "not a directory");
+                cr_expect(named && why, "%s: no message naming the path and why:\n%s", what, out);
+                struct stat sb;
+                cr_expect(lstat(target, &sb) == 0 && (kind ? S_ISFIFO(sb.st_mode) : S_ISLNK(sb.st_mode)),
+                          "%s: the planted %s was replaced", what, kind ? "FIFO" : "link");
+                victims_intact(what);
+                checked++;
+            }
+        }
+    }
+    cr_assert_geq(checked, 40);
+}

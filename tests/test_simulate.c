@@ -250,6 +250,34 @@ Test(simulate, cli_usage_errors, .init = quiet)
     cr_assert_eq(run_cli(a10, 2), 2);
 }
 
+/* -grid -landscapes takes exact names, as -suite does: an unknown one
+ * (bogus, coupledX, an empty item) is a usage error, not a grid of no rows
+ * that says its targets are met with exit 0 (bogus) or the landscape whose
+ * name it contains (coupledX ran coupled); a known one runs its rows only. */
+Test(simulate, cli_grid_landscapes_are_exact_names, .init = quiet, .timeout = 60)
+{
+    static const char *const bad[] = {"bogus", "coupledX", "plat,", "plat,quadX", "", "qua"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *a[] = {"-grid", "-seeds", "1", "-spsa", "games=200", "-landscapes", bad[i]};
+        cr_expect_eq(run_cli(a, 7), 2, "-grid -landscapes '%s' was taken", bad[i]);
+    }
+    const char *a[] = {"-grid", "-seeds", "1", "-spsa", "games=200", "-landscapes", "coupled"};
+    cr_assert_eq(run_cli(a, 7), 0);
+    fflush(stdout);
+    FILE *out = cr_get_redirected_stdout();
+    char line[512];
+    int rows = 0, others = 0;
+    while (fgets(line, sizeof line, out)) {
+        char land[16], c[16], from[8];
+        if (sscanf(line, "%15s %15s %7s", land, c, from) == 3 && (!strcmp(from, "far") || !strcmp(from, "opt"))) {
+            rows += !strcmp(land, "coupled");
+            others += strcmp(land, "coupled") != 0;
+        }
+    }
+    cr_assert_eq(rows, 12, "coupled: %d rows", rows);
+    cr_assert_eq(others, 0, "%d rows of other landscapes", others);
+}
+
 /* The wiring of -suite (the suite itself is a benchmark: make bench-spsa):
  * one landscape, one seed, the -spsa form beside the classic one. */
 Test(simulate, cli_suite_runs_a_form, .init = cr_redirect_stdout, .timeout = 60)

@@ -615,3 +615,181 @@ Test(validate, the_pgn_names_the_validation_games)
         for (int p = 1; p <= 4; p++)
             cr_assert_eq(seen[k][p], 2, "pair %d.%d: %d games", k, p, seen[k][p]);
 }
+
+/* validation.csv as a resume finds it: the rows text, and state's done = 1
+ * with a row beyond it (a kill between the row's append and the state's
+ * save), so validate_trim rewrites the file. */
+static int trim_rows(const char *rows, char *err, size_t errlen)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n%s", rows);
+    write_file(VALIDATION_FILE, text);
+    Validation v = { .done = 1 };
+    return validate_trim(&v, tmp, err, errlen);
+}
+
+/* A kept row that prints long (an Elo of 1e308: 309 digits) made
+ * validate_trim's fixed-size buffer overflow: the length grew by what
+ * snprintf wanted, cap - len wrapped, and the whole "length" was written
+ * (heap overflow under ASan, garbage in the file without).  Now such a row is
+ * refused where it is read, naming the file and line, and the file is left as
+ * it was. */
+Test(validate, trim_refuses_an_elo_that_cannot_be_a_point)
+{
+    const char *rows = "1,100,2,1e308,5.00,0,0,2,0,0,2,2,0\n"
+                       "2,200,2,10.00,5.00,0,0,2,0,0,2,2,0\n";
+    char err[512] = "";
+    cr_assert_eq(trim_rows(rows, err, sizeof err), -1, "a row with an Elo of 1e308 was kept");
+    cr_assert(strstr(err, VALIDATION_FILE ":2: not a validation row"), "%s", err);
+    char *s = slurp(VALIDATION_FILE);
+    cr_assert(strstr(s, rows), "the file was changed:\n%s", s);
+    free(s);
+}
+
+/* Twenty-digit counts (beyond 2^53, what state.json can hold) in every field
+ * of several kept rows: each row printed longer than the 256 bytes the buffer
+ * allowed it, so snprintf wrote past the buffer.  Refused when read. */
+Test(validate, trim_refuses_counts_beyond_2_to_the_53)
+{
+    char rows[3000] = "", row[400];
+    const char *big = "18446744073709551615";
+    for (int i = 1; i <= 4; i++) {
+        snprintf(row, sizeof row, "%d,%s,%s,1.00,1.00,%s,%s,%s,%s,%s,%s,%s,%s\n", i, big, big, big, big, big, big, big,
+                 big, big, big);
+        strcat(rows, row);
+    }
+    char err[512] = "";
+    cr_assert_eq(trim_rows(rows, err, sizeof err), -1, "rows with 20-digit counts were kept");
+    cr_assert(strstr(err, VALIDATION_FILE ":2: not a validation row: a count"), "%s", err);
+}
+
+/* Rows a run could have written are kept byte for byte, also the longest
+ * (16-digit counts, an infinite error); a row with a sign, too few fields,
+ * counts that disagree or a point out of order is refused. */
+Test(validate, trim_keeps_long_real_rows_and_refuses_malformed_ones)
+{
+    const char *keep = "1,9007199254740992,4503599627370496,999999.99,inf,0,0,0,0,4503599627370496,"
+                       "9007199254740992,0,0\n";
+    char rows[1024], err[512] = "";
+    snprintf(rows, sizeof rows, "%s2,8,4,0.00,1.00,0,0,4,0,0,0,0,8\n", keep);
+    cr_assert_eq(trim_rows(rows, err, sizeof err), 0, "%s", err);
+    char *s = slurp(VALIDATION_FILE);
+    char want[1024];
+    snprintf(want, sizeof want, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n%s", keep);
+    cr_assert_str_eq(s, want);
+    free(s);
+    static const char *const bad[] = {
+        "1,8,4,0.00,1.00,0,0,4,0,0,0,0,-8\n",     /* a sign */
+        "1,8,4,0.00,1.00,0,0,4,0,0,0,0\n",        /* 12 fields */
+        "1,8,4,0.00,1.00,0,0,4,0,0,0,0,8,1\n",    /* 14 fields */
+        "1,8,4,0.00,1.00,0,0,3,0,0,0,0,8\n",      /* the pentanomial counts 3 pairs */
+        "1,8,4,0.00,1.00,0,0,4,0,0,0,0,7\n",      /* 7 games */
+        "1,8,4,x,1.00,0,0,4,0,0,0,0,8\n",         /* not a number */
+        "1,8,4,0.00,-1.00,0,0,4,0,0,0,0,8\n",     /* a negative error */
+        "1,8,4,0.00,1.00,0,0,4,0,0,0,0,8\n1,8,4,0.00,1.00,0,0,4,0,0,0,0,8\n", /* point 1 twice */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(rows, sizeof rows, "%s3,8,4,0.00,1.00,0,0,4,0,0,0,0,8\n", bad[i]);
+        err[0] = '\0';
+        cr_expect_eq(trim_rows(rows, err, sizeof err), -1, "kept: %s", bad[i]);
+        cr_expect(strstr(err, "not a validation row"), "%s: %s", bad[i], err);
+    }
+}
+
+/* A pending point that already holds all its pairs was never saved by a run
+ * (the last pair records it before the state is written); resume used to
+ * hand out no pair for it and never record it, looping for ever.  Refused
+ * with a message. */
+Test(validate, a_pending_point_with_all_its_pairs_is_refused)
+{
+    SpsaState st;
+    memset(&st, 0, sizeof st);
+    cJSON *j = cJSON_Parse("{\"every\":0.5,\"games\":4,\"holdout\":2,\"done\":0,\"pending\":{\"point\":1,"
+                           "\"at_games\":40,\"pairs\":2,\"wins\":2,\"losses\":2,\"draws\":0,\"ptnml\":[0,0,2,0,0],"
+                           "\"values\":{}}}");
+    cr_assert_not_null(j);
+    Validation v;
+    memset(&v, 0, sizeof v);
+    char err[512] = "";
+    cr_expect_eq(validate_from_json(&v, j, &st, "r/state.json", err, sizeof err), -1, "the state was taken");
+    cr_expect(strstr(err, "r/state.json: run.validation.pending: point 1 holds 2 pairs"), "%s", err);
+    validate_free(&v);
+    cJSON_Delete(j);
+}
+
+/* export -snapshot K and verify -snapshot K check the snapshot against the
+ * run's spec as -base files are: a string, 1e400 (inf), null or 70.5 for an
+ * integer parameter, a name the run does not have, a missing or repeated
+ * parameter, a value outside the range, or games that are not a count, are
+ * refused naming the file and the parameter; export writes nothing and
+ * verify plays nothing.  Before, export wrote null, the unknown name or the
+ * float and dropped the missing parameter, and verify sent 0 or inf to the
+ * engine and wrote a verdict. */
+Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    static const struct {
+        const char *params, *games, *says;
+    } bad[] = {
+        { "\"Alpha\": \"70\", \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = \"70\" is not an integer" },
+        { "\"Alpha\": 1e400, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = " },
+        { "\"Alpha\": null, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = null is not an integer" },
+        { "\"Alpha\": 70.5, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = 70.5 is not an integer" },
+        { "\"Alpha\": 70, \"Beta\": 30, \"Gamma\": 10, \"Bogus\": 1", "40", "'Bogus' is not a parameter of the run" },
+        { "\"Alpha\": 70, \"Beta\": 30", "40", "no value for 'Gamma'" },
+        { "\"Alpha\": 70, \"Alpha\": 71, \"Beta\": 30, \"Gamma\": 10", "40", "'Alpha' is given twice" },
+        { "\"Alpha\": 170, \"Beta\": 30, \"Gamma\": 10", "40", "Alpha = 170 is outside its range [0, 100]" },
+        { "\"Alpha\": 70, \"Beta\": 30, \"Gamma\": 10", "-4", "not a whole number of games" },
+    };
+    char snap[256];
+    snprintf(snap, sizeof snap, "r/%s/1.json", SNAPSHOT_DIR);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put(snap, "{\"params\": {%s}, \"games\": %s, \"snapshot\": 1}\n", bad[i].params, bad[i].games);
+        unlink("out.json");
+        char outpath[256];
+        snprintf(outpath, sizeof outpath, "%s/out.json", tmp);
+        unlink(outpath);
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-snapshot");
+        add(&e, "1");
+        add(&e, "-o");
+        add(&e, "%s", outpath);
+        rc = run_to_end(export_main, &e, "elog");
+        log = slurp("elog");
+        cr_expect_eq(rc, 1, "export took {%s}:\n%s", bad[i].params, log);
+        cr_expect(strstr(log, snap) && strstr(log, bad[i].says), "export of {%s}, games %s: %s", bad[i].params,
+                  bad[i].games, log);
+        cr_expect_neq(access(outpath, F_OK), 0, "export wrote {%s}", bad[i].params);
+        free(log);
+
+        Args v = { .n = 0 };
+        add(&v, "verify");
+        add(&v, "%s/r", tmp);
+        add(&v, "-snapshot");
+        add(&v, "1");
+        add(&v, "-sprt");
+        add(&v, "off");
+        add(&v, "-rounds");
+        add(&v, "2");
+        add(&v, "-bake");
+        add(&v, "no");
+        add(&v, "-restart");
+        rc = run_to_end(verify_main, &v, "vlog");
+        log = slurp("vlog");
+        cr_expect_neq(rc, 0, "verify played {%s}:\n%s", bad[i].params, log);
+        cr_expect(strstr(log, snap) && strstr(log, bad[i].says), "verify of {%s}: %s", bad[i].params, log);
+        char vj[256];
+        snprintf(vj, sizeof vj, "%s/r/verify.json", tmp);
+        cr_expect_neq(access(vj, F_OK), 0, "verify wrote a verdict for {%s}", bad[i].params);
+        free(log);
+    }
+}

@@ -31,6 +31,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "errmsg.h"
 #include "board.h"
 #include "engine_proc.h"
 #include "eval.h"
@@ -565,7 +566,11 @@ int main(int argc, char **argv)
     }
 
     if (!rc) {
-        size_t cap = items.n * 112 + 1, len = 0;
+        /* the buffer holds what the rows print, measured first */
+        size_t cap = 1, len = 0;
+        for (size_t i = 0; i < items.n; i++)
+            if (items.items[i].label >= 0)
+                cap += (size_t)snprintf(NULL, 0, "%s [%.3f]\n", items.items[i].fen, items.items[i].label);
         char *text = malloc(cap);
         if (!text) {
             fprintf(stderr, "ratchet-label: out of memory\n");
@@ -574,8 +579,7 @@ int main(int argc, char **argv)
             size_t written = 0;
             for (size_t i = 0; i < items.n; i++)
                 if (items.items[i].label >= 0) {
-                    len += (size_t)snprintf(text + len, cap - len, "%s [%.3f]\n", items.items[i].fen,
-                                            items.items[i].label);
+                    len = appendf(text, cap, len, "%s [%.3f]\n", items.items[i].fen, items.items[i].label);
                     written++;
                 }
             if (rd_write_atomic(o.out, text, len, err, sizeof err) < 0) {

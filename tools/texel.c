@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "errmsg.h"
 #include "rd.h"
 #include "texel/dataset.h"
 #include "texel/fit.h"
@@ -363,7 +364,7 @@ int main(int argc, char **argv)
     if (o.out) {
         char source[1024];
         int n = snprintf(source, sizeof source, "ratchet-texel fit on %zu positions of %ld games", d.n, all.used);
-        n += snprintf(source + n, sizeof source - (size_t)n, ", K %.6f, held-out MSE %.6f -> %.6f (rounded)", K,
+        n = appendf(source, sizeof source, n, ", K %.6f, held-out MSE %.6f -> %.6f (rounded)", K,
                       before_ho, round_ho);
         if (texel_header_write(o.out, rmg, reg, source, err, sizeof err) != 0) {
             fprintf(stderr, "ratchet-texel: %s\n", err);

@@ -17,6 +17,21 @@ int errmsg(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+size_t appendf(char *buf, size_t cap, size_t n, const char *fmt, ...)
+{
+    if (!buf || cap == 0 || n + 1 >= cap)
+        return n;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+    if (w < 0) {
+        buf[n] = '\0';
+        return n;
+    }
+    return (size_t)w < cap - n ? n + (size_t)w : cap - 1;
+}
+
 void text_line_col(const char *text, const char *at, size_t *line, size_t *col)
 {
     size_t l = 1, c = 1;

@@ -10,6 +10,14 @@
  * failing function can end with `return errmsg(err, errlen, ...);`. */
 int errmsg(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Append formatted text at buf[n] in a buffer of cap bytes, never past it:
+ * the new length, which is at most cap - 1 (the text is cut short and
+ * terminated when it does not fit; n itself when n >= cap - 1).  The safe
+ * form of `n += snprintf(buf + n, cap - n, ...)`, whose n grows by what
+ * snprintf wanted to write, so that cap - n wraps and the next call writes
+ * past the buffer. */
+size_t appendf(char *buf, size_t cap, size_t n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* The 1-based line and column of the character at `at` in text (at may be
  * text + strlen(text), just past the end): a newline ends a line, every
  * other byte is one column. */

@@ -3,6 +3,7 @@
 #include "export.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,77 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
     return rc;
 }
 
+/* The parameter of the run named name: its value now, whether it is a
+ * float, and (tuned ones) its range in *q; -1 when there is none. */
+static int run_param(const RunState *rs, const char *name, bool *is_float, const SpsaParam **q)
+{
+    double now;
+    if (runstate_value(rs, name, &now, is_float) < 0)
+        return -1;
+    *q = NULL;
+    for (size_t i = 0; i < rs->spsa.nparams; i++)
+        if (!strcmp(rs->spsa.params[i].name, name))
+            *q = &rs->spsa.params[i];
+    return 0;
+}
+
+cJSON *export_snapshot_load(const char *dir, const RunState *rs, uint64_t k, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, SNAPSHOT_DIR);
+    if (rd_sub_check(path, err, errlen) < 0)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s/%llu.json", dir, SNAPSHOT_DIR, (unsigned long long)k);
+    cJSON *j = rd_read_json(path, err, errlen);
+    if (!j)
+        return NULL;
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *g = cJSON_GetObjectItemCaseSensitive(j, "games");
+    int rc = 0;
+    if (!cJSON_IsObject(params) || !cJSON_IsNumber(g))
+        rc = errmsg(err, errlen, "%s: not a snapshot (a value file with \"params\" and \"games\")", path);
+    else if (!(g->valuedouble >= 0) || g->valuedouble > 9007199254740992.0 || g->valuedouble != floor(g->valuedouble))
+        rc = errmsg(err, errlen, "%s: \"games\" is %g, not a whole number of games", path, g->valuedouble);
+    const cJSON *p;
+    const cJSON *each = rc == 0 ? params : NULL;
+    cJSON_ArrayForEach(p, each)
+    {
+        bool is_float = false;
+        const SpsaParam *q;
+        if (!p->string || run_param(rs, p->string, &is_float, &q) < 0) {
+            rc = errmsg(err, errlen, "%s: '%s' is not a parameter of the run", path, p->string ? p->string : "");
+            break;
+        }
+        for (const cJSON *e = params->child; e != p; e = e->next)
+            if (!strcmp(e->string, p->string)) {
+                rc = errmsg(err, errlen, "%s: '%s' is given twice", path, p->string);
+                break;
+            }
+        if (rc < 0)
+            break;
+        if (!cJSON_IsNumber(p) || !isfinite(p->valuedouble) ||
+            (!is_float && p->valuedouble != floor(p->valuedouble))) {
+            char *text = cJSON_PrintUnformatted(p);
+            rc = errmsg(err, errlen, "%s: %s = %s is not %s", path, p->string, text ? text : "?",
+                        is_float ? "a finite number" : "an integer");
+            free(text);
+            break;
+        }
+        if (q && (p->valuedouble < q->min || p->valuedouble > q->max)) {
+            rc = errmsg(err, errlen, "%s: %s = %g is outside its range [%g, %g]", path, p->string, p->valuedouble,
+                        q->min, q->max);
+            break;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < rs->norder; i++)
+        if (!cJSON_GetObjectItemCaseSensitive(params, rs->order[i]))
+            rc = errmsg(err, errlen, "%s: no value for '%s', a parameter of the run", path, rs->order[i]);
+    if (rc < 0) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
 /* The values of snapshot k (0 = the run's current values), with the tuned
  * parameters whose move is not distinguishable from noise (moves.h, judged
  * on the rows of history.csv up to the snapshot) at their start when
@@ -92,17 +164,9 @@ static cJSON *export_pick(const char *dir, const RunState *rs, const char *name,
             return NULL;
         }
     } else {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/%s/%llu.json", dir, SNAPSHOT_DIR, (unsigned long long)k);
-        if (!(j = rd_read_json(path, err, errlen)))
+        if (!(j = export_snapshot_load(dir, rs, k, err, errlen)))
             return NULL;
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "games");
-        if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params")) || !cJSON_IsNumber(g)) {
-            errmsg(err, errlen, "%s: not a snapshot (a value file with \"params\" and \"games\")", path);
-            cJSON_Delete(j);
-            return NULL;
-        }
-        games = (uint64_t)g->valuedouble;
+        games = (uint64_t)cJSON_GetObjectItemCaseSensitive(j, "games")->valuedouble;
     }
     if (!keep_noise)
         return j;

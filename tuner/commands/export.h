@@ -20,6 +20,14 @@ cJSON *export_values(const RunState *rs, const char *run_name);
  * number *k.  0, or -1 with a message naming the choices. */
 int export_snapshot_number(const char *dir, const RunState *rs, const char *which, uint64_t *k, char *err,
                            size_t errlen);
+/* DIR/snapshots/K.json, checked against the run's spec: a "params" object
+ * that holds every parameter of the run once and nothing else, each a
+ * finite number, an integer unless the parameter is a float, a tuned one
+ * within its range; "games" a whole number.  A snapshots directory or file
+ * that is a symbolic link, a FIFO or anything but what it should be is
+ * refused.  The JSON, or NULL with a message naming the file and what is
+ * wrong. */
+cJSON *export_snapshot_load(const char *dir, const RunState *rs, uint64_t k, char *err, size_t errlen);
 /* Exit code 0, 1 on failure, 2 on a usage error. */
 int export_main(int argc, char **argv);
 

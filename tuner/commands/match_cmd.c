@@ -56,22 +56,22 @@ static void progress(PlainMatch *m, bool force)
     int n = 0;
     uint64_t total = m->rounds * (uint64_t)m->games;
     if (m->rounds)
-        n += snprintf(line + n, sizeof line - (size_t)n, "Games: %llu/%llu", (unsigned long long)t->games,
+        n = appendf(line, sizeof line, n, "Games: %llu/%llu", (unsigned long long)t->games,
                       (unsigned long long)total);
     else
-        n += snprintf(line + n, sizeof line - (size_t)n, "Games: %llu", (unsigned long long)t->games);
+        n = appendf(line, sizeof line, n, "Games: %llu", (unsigned long long)t->games);
     char elo[160];
-    n += snprintf(line + n, sizeof line - (size_t)n, " (+%llu -%llu =%llu)  Elo: %s", (unsigned long long)t->wins,
+    n = appendf(line, sizeof line, n, " (+%llu -%llu =%llu)  Elo: %s", (unsigned long long)t->wins,
                   (unsigned long long)t->losses, (unsigned long long)t->draws,
                   elo_text(elo, sizeof elo, e.elo, e.elo_err, 1, false, t->ptnml, t->wins, t->losses, t->draws));
     if (m->sprt.on) {
         double llr, lo, up;
         sprt_check(t, &m->sprt, &llr, &lo, &up);
-        n += snprintf(line + n, sizeof line - (size_t)n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
+        n = appendf(line, sizeof line, n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
     }
     double secs = (double)(now - m->t0) / 1000.0;
     double rate = secs > 0 ? (double)t->games / secs : 0;
-    n += snprintf(line + n, sizeof line - (size_t)n, "  %.2f games/s", rate);
+    n = appendf(line, sizeof line, n, "  %.2f games/s", rate);
     if (m->rounds && rate > 0 && total > t->games) {
         duration_format((double)(total - t->games) / rate, eta, sizeof eta);
         snprintf(line + n, sizeof line - (size_t)n, "  ETA: %s", eta);

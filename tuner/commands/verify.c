@@ -559,7 +559,7 @@ int verify_main(int argc, char **argv)
     char tp[PATH_MAX + 64], bp[PATH_MAX + 64];
     snprintf(tp, sizeof tp, "%s/tuned.json", v.sub);
     snprintf(bp, sizeof bp, "%s/base.json", v.sub);
-    if (rd_mkdir_p(v.sub, err, sizeof err) < 0 || rd_write_json(tp, v.tuned, err, sizeof err) < 0 ||
+    if (rd_mkdir_sub(v.sub, err, sizeof err) < 0 || rd_write_json(tp, v.tuned, err, sizeof err) < 0 ||
         rd_write_json(bp, v.base, err, sizeof err) < 0) {
         rc = EXIT_FAILED;
         goto fail;

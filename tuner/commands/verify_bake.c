@@ -12,6 +12,7 @@
 
 #include "errmsg.h"
 #include "rd.h"
+#include "readfile.h"
 
 /* The source tree of a Ratchet engine at ROOT/bin/ratchet, or false. */
 bool verify_ratchet_root(const RunState *rs, const char *cmd, char *root, size_t len)
@@ -45,7 +46,7 @@ static pid_t start_make(const char *root, const char *log, char *const words[])
     pid_t pid = fork();
     if (pid != 0)
         return pid;
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644); /* not through a planted link */
+    int fd = open_regular(log, O_WRONLY | O_CREAT | O_TRUNC, 0644, NULL); /* not through a planted link, not a FIFO */
     if (fd < 0)
         _exit(126);
     dup2(fd, STDOUT_FILENO);

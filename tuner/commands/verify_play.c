@@ -120,13 +120,9 @@ int verify_use_snapshot(Verify *v, char *err, size_t errlen)
         return 0;
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s/%llu.json", v->dir, SNAPSHOT_DIR, (unsigned long long)k);
-    cJSON *j = rd_read_json(path, err, errlen);
+    cJSON *j = export_snapshot_load(v->dir, &v->rs, k, err, errlen);
     if (!j)
         return -1;
-    if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "params"))) {
-        cJSON_Delete(j);
-        return errmsg(err, errlen, "%s: not a value file (no \"params\")", path);
-    }
     cJSON_Delete(v->tuned);
     v->tuned = j;
     printf("verify: the tuned side plays snapshot %llu (%s)\n", (unsigned long long)k, path);
@@ -209,7 +205,7 @@ void verify_progress(Verify *v, bool force)
     if (v->sprt.on && n > 0 && (size_t)n < sizeof line) {
         double llr, lo, up;
         sprt_check(t, &v->sprt, &llr, &lo, &up);
-        n += snprintf(line + n, sizeof line - (size_t)n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
+        n = appendf(line, sizeof line, n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
     }
     if (v->rounds && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "  pairs %llu/%llu", (unsigned long long)t->pairs,

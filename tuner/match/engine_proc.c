@@ -1,6 +1,8 @@
 /* One UCI engine process: spawn, pipes, line reading with deadlines, kill,
  * restart, and the start-up handshake.  See engine_proc.h. */
+#include "errmsg.h"
 #include "engine_proc.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +37,10 @@ int64_t ep_now_ms(void)
 
 int ep_log_open(EpLog *log, const char *path, char *err, size_t errlen)
 {
-    log->f = fopen(path, "ae");
+    const char *why;
+    log->f = fopen_regular(path, "a", &why);
     if (!log->f) {
-        snprintf(err, errlen, "cannot open log file '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot open log file '%s': %s", path, why);
         return -1;
     }
     pthread_mutex_init(&log->mu, NULL);
@@ -562,9 +565,9 @@ int ep_start(EngineProc *e, char *err, size_t errlen)
     }
     size_t n = 0;
     for (int i = 0; i < e->launch.nopts; i++)
-        n += (size_t)snprintf(msg + n, need - n, "setoption name %s value %s\n", e->launch.opts[i].name,
+        n = appendf(msg, need, n, "setoption name %s value %s\n", e->launch.opts[i].name,
                               e->launch.opts[i].value);
-    n += (size_t)snprintf(msg + n, need - n, "isready\n");
+    n = appendf(msg, need, n, "isready\n");
     deadline = ep_now_ms() + e->launch.startup_ms;
     int wr = ep_write(e, msg, n, deadline);
     free(msg);

@@ -1,4 +1,5 @@
 /* One refereed game between two engine processes.  See game.h. */
+#include "errmsg.h"
 #include "game.h"
 
 #include <pthread.h>
@@ -32,14 +33,14 @@ void tc_format(const TimeControl *t, char *buf, size_t len)
         fmt_seconds(a, sizeof a, t->base_ms);
         fmt_seconds(b, sizeof b, t->inc_ms);
         if (t->moves > 0)
-            n += (size_t)snprintf(buf + n, len - n, "%d/", t->moves);
-        n += (size_t)snprintf(buf + n, len - n, t->inc_ms > 0 ? "%s+%s" : "%s", a, b);
+            n = appendf(buf, len, n, "%d/", t->moves);
+        n = appendf(buf, len, n, t->inc_ms > 0 ? "%s+%s" : "%s", a, b);
     } else if (t->movetime_ms > 0) {
         fmt_seconds(a, sizeof a, t->movetime_ms);
-        n += (size_t)snprintf(buf + n, len - n, "%s/move", a);
+        n = appendf(buf, len, n, "%s/move", a);
     }
     if (t->depth > 0 && n < len)
-        n += (size_t)snprintf(buf + n, len - n, "%s%d plies", n ? ", " : "", t->depth);
+        n = appendf(buf, len, n, "%s%d plies", n ? ", " : "", t->depth);
     if (t->nodes > 0 && n < len)
         snprintf(buf + n, len - n, "%s%lld nodes", n ? ", " : "", (long long)t->nodes);
 }
@@ -250,19 +251,19 @@ static size_t format_go(char *buf, const GameSetup *s, const int64_t left[2], co
 {
     const TimeControl *t = s->tc[side];
     size_t n = 0;
-    n += (size_t)snprintf(buf + n, GO_MAX - n, "\ngo");
+    n = appendf(buf, GO_MAX, n, "\ngo");
     if (tc_has_clock(t)) {
-        n += (size_t)snprintf(buf + n, GO_MAX - n, " wtime %lld btime %lld winc %lld binc %lld", (long long)left[WHITE],
+        n = appendf(buf, GO_MAX, n, " wtime %lld btime %lld winc %lld binc %lld", (long long)left[WHITE],
                               (long long)left[BLACK], (long long)s->tc[WHITE]->inc_ms, (long long)s->tc[BLACK]->inc_ms);
         if (t->moves > 0)
-            n += (size_t)snprintf(buf + n, GO_MAX - n, " movestogo %d", t->moves - moves_by[side] % t->moves);
+            n = appendf(buf, GO_MAX, n, " movestogo %d", t->moves - moves_by[side] % t->moves);
     }
     if (t->movetime_ms > 0)
-        n += (size_t)snprintf(buf + n, GO_MAX - n, " movetime %lld", (long long)t->movetime_ms);
+        n = appendf(buf, GO_MAX, n, " movetime %lld", (long long)t->movetime_ms);
     if (t->nodes > 0)
-        n += (size_t)snprintf(buf + n, GO_MAX - n, " nodes %lld", (long long)t->nodes);
+        n = appendf(buf, GO_MAX, n, " nodes %lld", (long long)t->nodes);
     if (t->depth > 0)
-        n += (size_t)snprintf(buf + n, GO_MAX - n, " depth %d", t->depth);
+        n = appendf(buf, GO_MAX, n, " depth %d", t->depth);
     buf[n++] = '\n';
     return n;
 }

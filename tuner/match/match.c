@@ -1,5 +1,6 @@
 /* The match runner: worker threads, each with two engine processes, playing
  * the pairs the hooks hand out.  See match.h. */
+#include "errmsg.h"
 #include "match.h"
 
 #include <pthread.h>
@@ -101,11 +102,11 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
         }
         size_t n = 0;
         if (!w->fresh[idx])
-            n += (size_t)snprintf(w->msg + n, w->msgcap - n, "ucinewgame\n");
+            n = appendf(w->msg, w->msgcap, n, "ucinewgame\n");
         for (int k = 0; k < job->nopts[idx] && k < MAX_JOB_OPTS; k++)
-            n += (size_t)snprintf(w->msg + n, w->msgcap - n, "setoption name %s value %s\n", job->opts[idx][k].name,
+            n = appendf(w->msg, w->msgcap, n, "setoption name %s value %s\n", job->opts[idx][k].name,
                                   job->opts[idx][k].value);
-        n += (size_t)snprintf(w->msg + n, w->msgcap - n, "isready\n");
+        n = appendf(w->msg, w->msgcap, n, "isready\n");
         int64_t deadline = ep_now_ms() + cfg->eng[idx].startup_ms;
         EpWait wt = ep_write(e, w->msg, n, deadline) == 0 ? ep_wait_for(e, "readyok", deadline, cfg->stop) : EP_EOF;
         w->fresh[idx] = false;

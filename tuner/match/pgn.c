@@ -1,5 +1,6 @@
 /* PGN export.  See pgn.h. */
 #include "pgn.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -250,13 +251,11 @@ PgnFile *pgn_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    p->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    const char *why;
+    p->fd = open_regular(path, O_RDWR | O_APPEND | O_CREAT, 0644, &why);
     struct stat sb;
-    if (p->fd < 0 || fstat(p->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-        if (p->fd < 0)
-            snprintf(err, errlen, "cannot open PGN file '%s': %s", path, strerror(errno));
-        else
-            snprintf(err, errlen, "cannot open PGN file '%s': not a regular file", path);
+    if (p->fd < 0 || fstat(p->fd, &sb) < 0) {
+        snprintf(err, errlen, "cannot open PGN file '%s': %s", path, p->fd < 0 ? why : strerror(errno));
         if (p->fd >= 0)
             close(p->fd);
         free(p);

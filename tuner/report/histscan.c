@@ -10,6 +10,7 @@
 #include "csv.h"
 #include "errmsg.h"
 #include "hist.h"
+#include "readfile.h"
 
 void histscan_free(HistScan *h)
 {
@@ -69,9 +70,10 @@ int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t
     h->tail_g0 = h->avg_g0 = NAN;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, HISTORY_FILE);
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = fopen_regular(path, "r", &why);
     if (!f)
-        return errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return errmsg(err, errlen, "cannot open '%s': %s", path, why);
     char *line = NULL;
     size_t cap = 0;
     char **fld = NULL;

@@ -37,8 +37,12 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     uint64_t avg_k0 = st->cfg.average > 0 ? (uint64_t)floor((1 - st->cfg.average) * (double)st->cfg.iterations) : 0;
     HistScan h;
     char herr[512] = "";
-    if (histscan_read(dir, st, st->completed, HISTSCAN_BUCKETS, avg_k0, &h, herr, sizeof herr) < 0)
+    if (histscan_read(dir, st, st->completed, HISTSCAN_BUCKETS, avg_k0, &h, herr, sizeof herr) < 0) {
         memset(&h, 0, sizeof h), h.np = st->nparams;
+        /* the page says so too; the live page of a run only there */
+        if (mode != HTML_RUN_LIVE)
+            fprintf(stderr, "ratchet-tune: report: warning: %s: the page has no history charts\n", herr);
+    }
     pid_t holder = rd_lock_holder(dir);
     bool live = mode == HTML_RUN_LIVE || (mode == HTML_RUN_AUTO && holder > 0);
 
@@ -71,6 +75,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     htmlreport_fmt_duration(rs.elapsed, el, sizeof el);
     fputs("<header><h1>", f);
     htmlreport_esc(f, name);
+
     fputs(" &mdash; SPSA run of ", f);
     htmlreport_esc(f, rs.engine);
     fputs("</h1><p>", f);

@@ -10,6 +10,7 @@
 #include "errmsg.h"
 #include "hist.h"
 #include "validate.h"
+#include "readfile.h"
 
 /* The verdicts of the state's theta alone (no history). */
 static void verdicts_of_state(const RunState *rs, MoveVerdict *out)
@@ -28,9 +29,10 @@ int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, Move
     verdicts_of_state(rs, out);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", dir, HISTORY_FILE);
-    FILE *f = fopen(path, "re");
+    const char *why;
+    FILE *f = fopen_regular(path, "r", &why);
     if (!f)
-        return errno == ENOENT ? 0 : errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 0 : errmsg(err, errlen, "cannot read '%s': %s", path, why);
     MoveAcc *acc = calloc(np + 1, sizeof *acc);
     char *line = NULL;
     size_t cap = 0;

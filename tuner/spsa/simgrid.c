@@ -220,8 +220,47 @@ done:
     return res;
 }
 
+/* Whether the comma-separated list lands (NULL: all) names kind exactly. */
+static bool kind_listed(const char *lands, int kind)
+{
+    if (!lands)
+        return true;
+    size_t want = strlen(KIND_NAMES[kind]);
+    for (const char *p = lands;;) {
+        size_t l = strcspn(p, ",");
+        if (l == want && !strncmp(p, KIND_NAMES[kind], l))
+            return true;
+        if (!p[l])
+            return false;
+        p += l + 1;
+    }
+}
+
+/* Every name of the list is a landscape kind, and there is one at least. */
+static bool kinds_known(const char *lands)
+{
+    if (!lands)
+        return true;
+    for (const char *p = lands;;) {
+        size_t l = strcspn(p, ",");
+        bool found = false;
+        for (int k = 0; k < NKIND; k++)
+            found |= strlen(KIND_NAMES[k]) == l && !strncmp(p, KIND_NAMES[k], l);
+        if (!found)
+            return false;
+        if (!p[l])
+            return true;
+        p += l + 1;
+    }
+}
+
 int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
 {
+    if (!kinds_known(o->landscapes)) {
+        fprintf(stderr, "simulate: -grid -landscapes %s: the grid has quad plat asym coupled (a comma-separated list "
+                        "of those names)\n", o->landscapes);
+        return 2;
+    }
     GridVariant vs[5];
     int nv = 0;
     memset(vs, 0, sizeof vs);
@@ -258,7 +297,7 @@ int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
     double worst_opt = 0, worst_far_ratio = 0;
     char worst_opt_at[64] = "", worst_far_at[64] = "";
     for (int kind = 0; kind < NKIND; kind++) {
-        if (o->landscapes && !strstr(o->landscapes, KIND_NAMES[kind]))
+        if (!kind_listed(o->landscapes, kind))
             continue;
         double far1 = 0;
         for (int start = 0; start < 2; start++) {

@@ -70,7 +70,7 @@ static void unknown_key_msg(int s, const char *key, const char *origin, char *er
     char known[256] = "";
     size_t n = 0;
     for (const char *const *k = SECTIONS[s].keys; *k && n < sizeof known; k++)
-        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", *k);
+        n = appendf(known, sizeof known, n, "%s%s", n ? ", " : "", *k);
     errmsg(err, errlen, "%s: unknown key '%s.%s' (the keys of '%s' are %s)", origin, SECTIONS[s].name, key,
            SECTIONS[s].name, known);
 }

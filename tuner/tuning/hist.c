@@ -12,6 +12,7 @@
 #include "csv.h"
 #include "errmsg.h"
 #include "rd.h"
+#include "readfile.h"
 
 /* The header line without the newline (malloc'd). */
 static char *header(const SpsaState *st)
@@ -370,12 +371,13 @@ int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *
     char *path = path_of(dir), *line = NULL;
     size_t linecap = 0;
     int rc = -1;
-    FILE *f = path ? fopen(path, "re") : NULL;
+    const char *why = "";
+    FILE *f = path ? fopen_regular(path, "r", &why) : NULL;
     if (!f) {
         if (!path)
             errmsg(err, errlen, "out of memory");
         else
-            errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            errmsg(err, errlen, "cannot read '%s': %s", path, why);
         goto done;
     }
     ssize_t len = getline(&line, &linecap, f);

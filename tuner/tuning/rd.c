@@ -195,29 +195,49 @@ int rd_create_temp(const char *tmp, char *err, size_t errlen)
 
 int rd_open_append(const char *path, bool create, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create ? O_CREAT : 0), 0644);
-    if (fd < 0) {
-        if (errno == ELOOP)
-            errmsg(err, errlen, "'%s' is a symbolic link: not followed", path);
-        else
-            errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-        errmsg(err, errlen, "'%s' is not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    const char *why;
+    int fd = open_regular(path, O_WRONLY | O_APPEND | (create ? O_CREAT : 0), 0644, &why);
+    if (fd < 0)
+        errmsg(err, errlen, "cannot open '%s': %s", path, why);
     return fd;
+}
+
+int rd_sub_check(const char *dir, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) < 0)
+        return errno == ENOENT ? 0 : errmsg(err, errlen, "'%s': %s", dir, strerror(errno));
+    if (S_ISLNK(sb.st_mode))
+        return errmsg(err, errlen, "cannot use directory '%s': a symbolic link: not followed", dir);
+    if (!S_ISDIR(sb.st_mode))
+        return errmsg(err, errlen, "cannot use directory '%s': not a directory", dir);
+    return 0;
+}
+
+int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
+{
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+        return errmsg(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat sb;
+        bool link = lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode);
+        errno = e;
+        return errmsg(err, errlen, "cannot use directory '%s': %s", dir,
+                      link ? "a symbolic link: not followed" : errno == ENOTDIR ? "not a directory" : strerror(errno));
+    }
+    close(fd);
+    return 0;
 }
 
 static int write_atomic_via(const char *path, const char *tmp, const char *data, size_t len, char *err,
                             size_t errlen)
 {
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return errmsg(err, errlen, "cannot replace '%s': %s", path,
+                      S_ISLNK(sb.st_mode) ? "a symbolic link: not followed" : "not a regular file: not used");
     int fd = rd_create_temp(tmp, err, errlen);
     if (fd < 0)
         return -1;
@@ -271,9 +291,12 @@ int rd_write_atomic_private(const char *path, const char *data, size_t len, char
 
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rbe");
+    const char *why;
+    FILE *f = fopen_regular(path, "r", &why);
     if (!f) {
-        errmsg(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        int e = errno;
+        errmsg(err, errlen, "cannot open '%s': %s", path, why);
+        errno = e;
         return NULL;
     }
     char *text = read_stream(f, 0, len);

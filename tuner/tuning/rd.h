@@ -44,13 +44,24 @@ int rd_create_temp(const char *tmp, char *err, size_t errlen);
  * descriptor, or -1 with a message naming path. */
 int rd_open_append(const char *path, bool create, char *err, size_t errlen);
 
+/* A directory inside a run directory (snapshots/, verify/...): created if
+ * absent; it must be a directory, not a symbolic link to one.  0, or -1
+ * with a message naming it. */
+int rd_mkdir_sub(const char *dir, char *err, size_t errlen);
+/* The same check without creating it: 0 when dir is absent or a directory,
+ * -1 with a message when it is a symbolic link or anything else. */
+int rd_sub_check(const char *dir, char *err, size_t errlen);
+
 /* Replace path with data atomically (path.tmp, fsync, rename, fsync dir);
- * the temporary file as rd_create_temp makes it. */
+ * the temporary file as rd_create_temp makes it.  A path that is a symbolic
+ * link, a FIFO or anything but a regular file is refused, not replaced. */
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
 /* The same through path.tmp.PID, for a file that two processes may replace
  * at once (a run and `ratchet-tune report` both write DIR/report.html). */
 int rd_write_atomic_private(const char *path, const char *data, size_t len, char *err, size_t errlen);
-/* The whole file, NUL-terminated (free it), or NULL with a message. */
+/* The whole file, NUL-terminated (free it), or NULL with a message (errno
+ * ENOENT when it is absent); a symbolic link, a FIFO or anything but a
+ * regular file is refused, without blocking. */
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Parse JSON text read from path (named in messages): malformed JSON is
  * reported as "PATH:LINE:COL: malformed JSON". */

@@ -3,6 +3,7 @@
  * progress.  The checks before the first game are in setup.c, the `run`
  * and `resume` commands in commands/run_cmd.c.  See tuning.h. */
 #include <stdatomic.h>
+#include "errmsg.h"
 #include "cli.h"
 #include "tuning.h"
 
@@ -201,7 +202,7 @@ static int write_snapshot(Run *r, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
     } else {
         snprintf(path, sizeof path, "%s/%s", r->dir, SNAPSHOT_DIR);
-        if (rd_mkdir_p(path, err, errlen) == 0) {
+        if (rd_mkdir_sub(path, err, errlen) == 0) {
             snprintf(path, sizeof path, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(v->done + 1));
             rc = rd_write_json(path, o, err, errlen);
         }
@@ -515,7 +516,7 @@ static void progress(Run *r, bool force)
         d += r->recent[i][2];
     }
     if (w + l + d > 0 && n < sizeof line)
-        n += (size_t)snprintf(line + n, sizeof line - n, "  last %llu: %.1f%% (+%llu -%llu =%llu)",
+        n = appendf(line, sizeof line, n, "  last %llu: %.1f%% (+%llu -%llu =%llu)",
                               (unsigned long long)nb, 100.0 * ((double)w + 0.5 * (double)d) / (double)(w + l + d),
                               (unsigned long long)w, (unsigned long long)l, (unsigned long long)d);
     /* The three parameters that moved most, in units of their c_end. */
@@ -540,10 +541,10 @@ static void progress(Run *r, bool force)
         top[ntop] = bi;
     }
     if (ntop > 0 && n < sizeof line)
-        n += (size_t)snprintf(line + n, sizeof line - n, "  moved:");
+        n = appendf(line, sizeof line, n, "  moved:");
     for (int i = 0; i < ntop && n < sizeof line; i++) {
         const SpsaParam *p = &st->params[top[i]];
-        n += (size_t)snprintf(line + n, sizeof line - n, " %s %g>%.2f", p->name, p->start, p->theta);
+        n = appendf(line, sizeof line, n, " %s %g>%.2f", p->name, p->start, p->theta);
     }
     if (r->tty) {
         struct winsize ws;
@@ -620,8 +621,10 @@ int run_play(Run *r, const RunObserver *obs)
     if (r->nreissue > 0)
         printf("replaying %zu batch%s that %s in flight when the run stopped\n", r->nreissue,
                r->nreissue == 1 ? "" : "es", r->nreissue == 1 ? "was" : "were");
+    char snapdir[PATH_MAX + 16];
+    snprintf(snapdir, sizeof snapdir, "%s/%s", r->dir, SNAPSHOT_DIR);
     if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
-        validate_trim(&rs->val, r->dir, err, sizeof err) < 0) {
+        validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || rd_sub_check(snapdir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }

@@ -12,6 +12,7 @@
 #include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
+#include "readfile.h"
 #include "stats.h"
 
 enum { DEFAULT_COST_PCT = 10 };
@@ -157,6 +158,13 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
         count_of(p, "losses", &v->losses, origin, err, errlen) < 0 ||
         count_of(p, "draws", &v->draws, origin, err, errlen) < 0)
         return -1;
+    if (v->games > 0 && 2 * v->pairs >= v->games) {
+        /* validate_record counts a point when its last pair ends, before the state is saved */
+        errmsg(err, errlen, "%s: run.validation.pending: point %llu holds %llu pairs, all of its %llu games, but was "
+               "never recorded: this state was not written by a run (edit or remove run.validation.pending)",
+               origin, (unsigned long long)point, (unsigned long long)v->pairs, (unsigned long long)v->games);
+        return -1;
+    }
     if (point != v->done + 1 || 2 * v->pairs > v->games || v->wins + v->losses + v->draws != 2 * v->pairs) {
         errmsg(err, errlen, "%s: run.validation.pending: point %llu with %llu pairs (+%llu -%llu =%llu) does not "
                "follow %llu done points of %llu games", origin, (unsigned long long)point,
@@ -244,11 +252,9 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
     p.elo_err = interval || v->pairs == 0 ? e.elo_err : INFINITY;
     char path[PATH_MAX + 32], row[512];
     snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        errmsg(err, errlen, "%s: %s", path, strerror(errno));
+    int fd = rd_open_append(path, true, err, errlen);
+    if (fd < 0)
         return -1;
-    }
     off_t end = lseek(fd, 0, SEEK_END);
     int n = format_row(row, sizeof row, &p);
     bool ok = end >= 0 && (end > 0 || write(fd, HEADER, sizeof HEADER - 1) == (ssize_t)(sizeof HEADER - 1)) &&
@@ -267,21 +273,70 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
     return 0;
 }
 
-static int parse_row(const char *line, ValidationPoint *p)
+/* A count field: digits only (no sign), at most 2^53 (what state.json's numbers hold exactly). */
+static bool parse_count(const char *f, uint64_t *out)
 {
-    unsigned long long u[12];
+    if (!*f || strspn(f, "0123456789") != strlen(f) || strlen(f) > 16)
+        return false;
+    unsigned long long u = strtoull(f, NULL, 10);
+    if (u > 9007199254740992ULL)
+        return false;
+    *out = u;
+    return true;
+}
+
+/* An Elo or its error as validate_record writes it: finite and within
+ * VALIDATION_MAX_ELO, or inf / nan (a point without an interval). */
+static bool parse_elo(const char *f, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(f, &end);
+    if (end == f || *end != '\0' || (isfinite(x) && fabs(x) > VALIDATION_MAX_ELO))
+        return false;
+    *out = x;
+    return true;
+}
+
+/* One row into *p: 13 fields, counts that agree with each other (wins,
+ * losses and draws make 2 * pairs games, the pentanomial counts make pairs).
+ * NULL, or what is wrong with it. */
+static const char *parse_row(const char *line, ValidationPoint *p)
+{
+    char buf[1024];
+    size_t n = strcspn(line, "\r\n");
+    if (n >= sizeof buf)
+        return "the row is too long";
+    memcpy(buf, line, n);
+    buf[n] = '\0';
+    char *fld[14];
+    int nf = 0;
+    for (char *s = buf; nf < 14;) {
+        fld[nf++] = s;
+        char *c = strchr(s, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        s = c + 1;
+    }
+    if (nf != 13)
+        return "not 13 fields";
+    uint64_t u[11];
+    static const int count_fields[11] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12 };
+    for (int i = 0; i < 11; i++)
+        if (!parse_count(fld[count_fields[i]], &u[i]))
+            return "a count that is not a whole number from 0 to 2^53";
     double elo, err;
-    int used = 0;
-    if (sscanf(line, "%llu,%llu,%llu,%lf,%lf,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu%n", &u[0], &u[1], &u[2], &elo,
-               &err, &u[3], &u[4], &u[5], &u[6], &u[7], &u[8], &u[9], &u[10], &used) != 13)
-        return -1;
-    while (line[used] == '\r' || line[used] == '\n')
-        used++;
-    if (line[used] != '\0')
-        return -1;
+    if (!parse_elo(fld[3], &elo) || !parse_elo(fld[4], &err) || err < 0)
+        return "an Elo or error that is not a number within +/-1e6, inf or nan";
     *p = (ValidationPoint){ .point = u[0], .games = u[1], .pairs = u[2], .elo = elo, .elo_err = err,
                             .ptnml = { u[3], u[4], u[5], u[6], u[7] }, .wins = u[8], .losses = u[9], .draws = u[10] };
-    return 0;
+    uint64_t sum = 0;
+    for (int i = 0; i < 5; i++)
+        sum += p->ptnml[i];
+    if (p->point == 0 || sum != p->pairs || p->wins + p->losses + p->draws != 2 * p->pairs)
+        return "counts that do not agree (wins + losses + draws must be 2 * pairs, the pentanomial counts pairs)";
+    return NULL;
 }
 
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
@@ -290,11 +345,12 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
     *n = 0;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = fopen_regular(path, "r", &why);
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        errmsg(err, errlen, "%s: %s", path, strerror(errno));
+        errmsg(err, errlen, "cannot read '%s': %s", path, why);
         return -1;
     }
     char line[1024];
@@ -307,8 +363,11 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
         if (line[0] == '\n')
             continue;
         ValidationPoint p;
-        if (parse_row(line, &p) < 0) {
-            errmsg(err, errlen, "%s:%d: not a validation row (expected %.*s)", path, lineno,
+        const char *bad = strchr(line, '\n') || feof(f) ? parse_row(line, &p) : "the row is too long";
+        if (!bad && *n > 0 && p.point <= (*pts)[*n - 1].point)
+            bad = "its point does not follow the row before";
+        if (bad) {
+            errmsg(err, errlen, "%s:%d: not a validation row: %s (expected %.*s)", path, lineno, bad,
                    (int)sizeof HEADER - 2, HEADER);
             rc = -1;
             break;
@@ -345,15 +404,31 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
         keep++;
     int rc = 0;
     if (keep < n) {
-        size_t cap = sizeof HEADER + (keep + 1) * 256;
+        /* the buffer holds what the rows print, measured first */
+        size_t cap = sizeof HEADER;
+        for (size_t i = 0; i < keep; i++) {
+            int w = format_row(NULL, 0, &pts[i]);
+            if (w < 0) {
+                free(pts);
+                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
+            }
+            cap += (size_t)w;
+        }
         char *text = malloc(cap);
         if (!text) {
             free(pts);
             return errmsg(err, errlen, "out of memory");
         }
         size_t len = (size_t)snprintf(text, cap, "%s", HEADER);
-        for (size_t i = 0; i < keep; i++)
-            len += (size_t)format_row(text + len, cap - len, &pts[i]);
+        for (size_t i = 0; i < keep; i++) {
+            int w = format_row(text + len, cap - len, &pts[i]);
+            if (w < 0 || (size_t)w >= cap - len) {
+                free(text);
+                free(pts);
+                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
+            }
+            len += (size_t)w;
+        }
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
         rc = rd_write_atomic(path, text, len, err, errlen);

@@ -72,6 +72,10 @@ typedef struct {
     uint64_t ptnml[5], wins, losses, draws;
 } ValidationPoint;
 
+/* The largest finite Elo (or error) a validation.csv row may hold: a point
+ * of 2^53 pairs scoring all but one half point is about 6,400 Elo. */
+#define VALIDATION_MAX_ELO 1e6
+
 void validate_free(Validation *v);
 
 /* A new run: the -validate settings (every=F, games=N, holdout=F; `off` is
