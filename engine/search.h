@@ -23,6 +23,7 @@ typedef struct {
     int movestogo;        /* 0: not given */
     bool infinite;
     int overhead;         /* ms kept back per move for latency */
+    int64_t nodestime;    /* > 0: the clock counts nodes, this many per ms (see timeman.h); 0: wall clock */
     int nsearchmoves;     /* go searchmoves: only these root moves; 0 (or none
                              of them legal): all */
     Move searchmoves[MAX_MOVES];

@@ -18,6 +18,7 @@
 #include "see.h"
 #include "tt.h"
 #include "engine.h"
+#include "timeman.h"
 
 static Position *pos;
 static Searcher *searcher;
@@ -483,6 +484,40 @@ Test(search, node_limit_is_respected)
     cr_expect_leq(r.nodes, lim.nodes + 1);
     cr_expect_geq(r.nodes, lim.nodes, "the search should use its node budget");
     cr_expect(pos_is_legal(pos, r.best));
+}
+
+/* With nodestime the search's clock counts nodes: `go movetime 1000` at 50
+ * nodes per ms, less the 10 ms overhead, stops at exactly 49,500 nodes, and
+ * the same search again gives the same nodes and move; a clock given with
+ * wtime stops within its hard limit the same way each time. */
+Test(search, a_clock_that_counts_nodes_stops_on_nodes)
+{
+    load(bench_fens[1]);
+    SearchLimits lim;
+    search_limits_init(&lim);
+    lim.nodestime = 50;
+    lim.overhead = 10;
+    lim.movetime = 1000;
+    SearchResult a = search_with(&lim);
+    cr_expect_eq(a.nodes, 990 * 50, "stopped at %llu nodes", (unsigned long long)a.nodes);
+    SearchResult b = search_with(&lim);
+    cr_expect_eq(b.nodes, a.nodes);
+    cr_expect_eq(b.best, a.best);
+
+    search_limits_init(&lim);
+    lim.nodestime = 20;
+    lim.overhead = 10;
+    lim.time[WHITE] = lim.time[BLACK] = 2000;
+    lim.inc[WHITE] = lim.inc[BLACK] = 20;
+    TimeManager tm;
+    tm_init(&tm, 0, 2000, 20, 0, 0, 10, 20);
+    a = search_with(&lim);
+    b = search_with(&lim);
+    cr_expect(a.nodes > 0 && a.nodes <= (uint64_t)tm.hard, "%llu nodes, hard limit %lld",
+              (unsigned long long)a.nodes, (long long)tm.hard);
+    cr_expect_eq(b.nodes, a.nodes);
+    cr_expect_eq(b.best, a.best);
+    cr_expect_eq(b.depth, a.depth);
 }
 
 /* ---- Parameters ---------------------------------------------------------------- */

@@ -23,12 +23,17 @@ typedef struct {
     int moves;               /* moves per period, 0 = whole game */
     int64_t margin_ms;       /* timemargin: tolerated overrun of the clock or movetime */
     int64_t watchdog_ms;     /* without clock or movetime: longest wait for a move */
+    int64_t nodestime;       /* > 0: the clock (tc= or st=) counts nodes, this many per ms: each move is
+                              * charged the nodes of its last `info ... nodes N` divided by this; the
+                              * engine's UCI option nodestime is set to it; 0 = the wall clock */
 } TimeControl;
 
 static inline bool tc_has_clock(const TimeControl *t) { return t->base_ms > 0 || t->inc_ms > 0; }
-/* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies". */
+/* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies",
+ * "2+0.02 nodestime=700". */
 void tc_format(const TimeControl *t, char *buf, size_t len);
-/* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-". */
+/* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-"; with nodestime
+ * the clock's value and " nodestime=N" ("2+0.02 nodestime=700"). */
 void tc_format_pgn(const TimeControl *t, char *buf, size_t len);
 
 typedef struct {
@@ -72,12 +77,14 @@ typedef struct {
     Move moves[GAME_MAX_PLIES];
     int32_t score[GAME_MAX_PLIES];  /* mover's last reported score (cp, mate as +/-(32000 - n)), or SCORE_NONE */
     int16_t depth[GAME_MAX_PLIES];
-    int32_t ms[GAME_MAX_PLIES];     /* thinking time */
+    int32_t ms[GAME_MAX_PLIES];     /* thinking time: wall ms, or with nodestime the ms charged (nodes / N) */
     int result;                 /* RESULT_* */
     Termination term;
     int culprit;                /* colour that forfeited (time, stall, illegal, crash), or -1 */
     bool dead[2];               /* by colour: that engine is gone or unreliable; restart it */
     char detail[96];            /* the illegal move, how the engine died, ... */
+    int unmetered[2];           /* by colour: moves under a nodestime clock without a `nodes` report,
+                                 * charged their wall time instead */
 } GameRecord;
 
 /* Per-worker buffers reused from game to game: no allocation per ply. */
@@ -97,9 +104,10 @@ const char *game_result_text(int result);
 
 /* The runner's reading of one engine line while it searches (public for the
  * fuzz harness): an `info` line (not `info string`) updates *score (cp, or
- * mate as +/- (32000 - N)) and *depth; a `bestmove` line returns true with *bm
- * at what follows the word. */
-bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const char **bm);
+ * mate as +/- (32000 - N)), *depth and *nodes (when it has them; nodes may
+ * be NULL); a `bestmove` line returns true with *bm at what follows the
+ * word. */
+bool game_engine_line(const char *line, int32_t *score, int16_t *depth, int64_t *nodes, const char **bm);
 /* The move of a bestmove line (*bm as game_engine_line left it; moved past
  * blanks, *mlen the token's length): legal in pos, or MOVE_NONE. */
 Move game_bestmove(const Position *pos, const char **bm, size_t *mlen);
