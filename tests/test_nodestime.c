@@ -285,3 +285,65 @@ Test(nodestime, an_engine_without_the_option_is_refused_at_start)
     cr_assert_eq(match_play(&cfg, &h), 0);
     match_config_free(&cfg);
 }
+
+/* ---- too many time losses at a wall clock ----------------------------------- */
+
+#define TUNE "bin/ratchet-tune"
+#define FAKESPSA "build/fake/fakespsa"
+
+static void command_setup(void)
+{
+    tmp_create("/tmp/ratchet-timeloss-XXXXXX");
+    command_fixture();
+}
+
+/* B takes 60 ms a move at st=0.02: it loses every game on time, and the
+ * match says the machine may be too loaded for the clock, on stderr while
+ * it plays and in its report. */
+Test(timeloss, a_match_at_a_wall_clock_says_when_time_losses_are_too_many, .init = command_setup,
+     .fini = tmp_remove, .timeout = 60)
+{
+    int rc = shell(TUNE " match -engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--think 60\" "
+                        "-each st=0.02 -rounds 2");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "Player: B\n  Time losses: 4"), "%s", out);
+    cr_assert(strstr(out, "Warning: 4 time losses in 4 games: the machine may be too loaded for this clock; use "
+                          "nodestime="), "%s", out);
+    /* stderr (here mixed into out): once, after the first pair. */
+    const char *w = strstr(out, "ratchet-tune: warning: 2 time losses in 2 games: the machine may be too loaded");
+    cr_assert_not_null(w, "%s", out);
+    cr_assert_null(strstr(w + 1, "ratchet-tune: warning:"), "said once:\n%s", out);
+
+    /* At a node clock a time loss is an engine's overspending, not the load: no warning. */
+    rc = shell(TUNE " match -engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B "
+                    "args=\"--nodes 99999 --nodestime-option\" -each tc=1 nodestime=10 args=--nodestime-option "
+                    "-rounds 2");
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "Player: B\n  Time losses: 4"), "%s", out);
+    cr_assert_null(strstr(out, "too loaded"), "%s", out);
+}
+
+/* A tuning run whose engine overruns st=: the run warns on stderr, and
+ * `status` shows it. */
+Test(timeloss, a_run_and_its_status_say_when_time_losses_are_too_many, .init = command_setup, .fini = tmp_remove,
+     .timeout = 90)
+{
+    int rc = shell(TUNE " run -engine cmd=" FAKESPSA " args=\"--think 40\" -params file=%s/spec2.txt -each st=0.02 "
+                        "-openings file=%s/book.epd -maxmoves 20 -spsa games=4 -srand 3 -out %s/r",
+                   tmp, tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "ratchet-tune: warning: ") && strstr(out, "time losses in")
+                  && strstr(out, "the machine may be too loaded for this clock; use nodestime="), "%s", out);
+    rc = shell(TUNE " status %s/r", tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "warning: 4 time losses in 4 games: the machine may be too loaded"), "%s", out);
+
+    /* The same engine within its time: no warning. */
+    rc = shell(TUNE " run -engine cmd=" FAKESPSA " -params file=%s/spec2.txt -each st=0.2 -openings file=%s/book.epd "
+                    "-maxmoves 20 -spsa games=4 -srand 3 -out %s/q",
+               tmp, tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_null(strstr(out, "too loaded"), "%s", out);
+    rc = shell(TUNE " status %s/q", tmp);
+    cr_assert_null(strstr(out, "too loaded"), "%s", out);
+}

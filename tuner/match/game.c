@@ -75,6 +75,18 @@ void tc_format_pgn(const TimeControl *t, char *buf, size_t len)
         snprintf(buf + n, len - n, " nodestime=%lld", (long long)t->nodestime);
 }
 
+bool time_losses_alarming(uint64_t losses, uint64_t games)
+{
+    return losses > 0 && losses * 100 > games * TIME_LOSS_ALARM_PERCENT;
+}
+
+void time_losses_text(char *buf, size_t len, uint64_t losses, uint64_t games)
+{
+    snprintf(buf, len, "%llu time loss%s in %llu games: the machine may be too loaded for this clock; use nodestime= "
+             "(a clock that counts nodes, see docs/match.md)", (unsigned long long)losses, losses == 1 ? "" : "es",
+             (unsigned long long)games);
+}
+
 /* ---- texts -------------------------------------------------------------- */
 
 const char *game_result_text(int result)

@@ -29,6 +29,18 @@ typedef struct {
 } TimeControl;
 
 static inline bool tc_has_clock(const TimeControl *t) { return t->base_ms > 0 || t->inc_ms > 0; }
+/* A clock or movetime on the wall clock (no nodestime=): its time losses may be the machine's load. */
+static inline bool tc_is_wall_clock(const TimeControl *t)
+{
+    return (tc_has_clock(t) || t->movetime_ms > 0) && t->nodestime <= 0;
+}
+/* More time losses than TIME_LOSS_ALARM_PERCENT of the games played at a
+ * wall clock: engines that keep their time do not lose on it, so the
+ * machine is likely too loaded for the clock. */
+#define TIME_LOSS_ALARM_PERCENT 1
+bool time_losses_alarming(uint64_t losses, uint64_t games);
+/* "N time losses in M games: the machine may be too loaded for this clock; use nodestime=..." */
+void time_losses_text(char *buf, size_t len, uint64_t losses, uint64_t games);
 /* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies",
  * "2+0.02 nodestime=700". */
 void tc_format(const TimeControl *t, char *buf, size_t len);
