@@ -99,12 +99,9 @@ void searcher_clear(Searcher *s)
     lbr_clear(&s->lbr);
 }
 
-/* The wall clock is read every CLOCK_POLL nodes (a power of two); a clock
- * that counts nodes is read at every node. */
-#define CLOCK_POLL 1024
-
-/* Polled at every node.  The first iteration always completes so that there
- * is a best move. */
+/* Polled at every node: a wall clock is read every TM_POLL_NODES nodes, a
+ * clock that counts nodes at every node.  The first iteration always
+ * completes so that there is a best move. */
 static bool out_of_time(Searcher *s)
 {
     if (s->stopped)
@@ -115,7 +112,7 @@ static bool out_of_time(Searcher *s)
         s->stopped = true;
     else if (s->lim->nodes && s->nodes >= s->lim->nodes)
         s->stopped = true;
-    else if ((s->tm.nodes_per_ms || (s->nodes & (CLOCK_POLL - 1)) == 0)
+    else if (s->tm.hard >= 0 && (s->tm.nodes_per_ms || (s->nodes & (TM_POLL_NODES - 1)) == 0)
              && tm_hard_done(&s->tm, tm_reading(&s->tm, s->nodes)))
         s->stopped = true;
     return s->stopped;
@@ -686,14 +683,16 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     tt_new_search();
 
     int us = root->side;
-    s->wall_start = tm_now();
+    s->wall_start = lim->start > 0 ? lim->start : tm_now();
     s->info_nodes = 0;
-    int64_t clock_start = lim->nodestime > 0 ? 0 : s->wall_start;
+    int64_t clock_start = lim->nodestime > 0 ? 0 : lim->clock ? lim->clock(0, lim->clock_ctx) : s->wall_start;
     if (lim->infinite)
         tm_init(&s->tm, clock_start, -1, 0, 0, 0, 0, lim->nodestime);
     else
         tm_init(&s->tm, clock_start, lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
                 lim->movetime, lim->overhead, lim->nodestime);
+    s->tm.clock = lim->clock;
+    s->tm.clock_ctx = lim->clock_ctx;
 
     MoveList all, legal;
     gen_legal(root, &all, GEN_ALL);

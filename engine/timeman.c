@@ -24,6 +24,8 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
     tm->start = start;
     tm->soft = tm->hard = -1;
     tm->nodes_per_ms = nodes_per_ms > 0 ? min64(nodes_per_ms, TM_MAX_NODES_PER_MS) : 0;
+    tm->clock = NULL;
+    tm->clock_ctx = NULL;
 
     /* From here on every time is in the clock's units. */
     int64_t unit = tm->nodes_per_ms ? tm->nodes_per_ms : 1;
@@ -85,7 +87,9 @@ int tm_scale_percent(int stable, int best_permille, int score_drop)
 
 int64_t tm_reading(const TimeManager *tm, uint64_t nodes)
 {
-    return tm->nodes_per_ms ? (int64_t)(nodes < (uint64_t)INT64_MAX ? nodes : (uint64_t)INT64_MAX) : tm_now();
+    if (tm->nodes_per_ms)
+        return (int64_t)(nodes < (uint64_t)INT64_MAX ? nodes : (uint64_t)INT64_MAX);
+    return tm->clock ? tm->clock(nodes, tm->clock_ctx) : tm_now();
 }
 
 bool tm_soft_done(const TimeManager *tm, int percent, int64_t now)

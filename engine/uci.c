@@ -434,10 +434,12 @@ static bool parse_go_value(const char *text, int64_t *out)
     return true;
 }
 
-static void cmd_go(Uci *u, char **tok, int n)
+/* read_at: tm_now() when the line was read; the clock runs from then. */
+static void cmd_go(Uci *u, char **tok, int n, int64_t read_at)
 {
     SearchLimits *lim = &u->limits;
     search_limits_init(lim);
+    lim->start = read_at;
     lim->overhead = u->overhead;
     lim->nodestime = u->nodestime;
     bool malformed = false;
@@ -554,6 +556,7 @@ int uci_loop(FILE *in, FILE *out)
     size_t cap = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, in)) >= 0) {
+        const int64_t read_at = tm_now();
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         /* A line of len characters has at most len / 2 + 1 tokens. */
@@ -598,7 +601,7 @@ int uci_loop(FILE *in, FILE *out)
             cmd_position(&u, tok, n);
         } else if (!strcmp(cmd, "go")) {
             finish_search(&u);
-            cmd_go(&u, tok, n);
+            cmd_go(&u, tok, n, read_at);
         } else if (!strcmp(cmd, "bench")) {
             finish_search(&u);
             cmd_bench(&u, tok, n);

@@ -520,6 +520,45 @@ Test(search, a_clock_that_counts_nodes_stops_on_nodes)
     cr_expect_eq(b.depth, a.depth);
 }
 
+/* A machine so loaded that the engine gets 1/80 of a core: 20 nodes per ms
+ * of wall time (a clock modelled on the node count).  At go movetime 50
+ * with the 10 ms overhead the search must stop near 40 ms, well inside the
+ * 50: it reads the clock often enough that the nodes between two readings
+ * cost little even then. */
+static int64_t starved_clock(uint64_t nodes, void *ctx)
+{
+    (void)ctx;
+    return (int64_t)(nodes / 20);
+}
+
+Test(search, a_starved_engine_still_stops_inside_its_movetime)
+{
+    load(bench_fens[1]);
+    SearchLimits lim;
+    search_limits_init(&lim);
+    lim.overhead = 10;
+    lim.movetime = 50;
+    lim.clock = starved_clock;
+    SearchResult r = search_with(&lim);
+    int64_t ms = starved_clock(r.nodes, NULL);
+    cr_expect(ms >= 40 && ms <= 45, "stopped at %llu nodes: %lld ms on the starved clock (hard limit 40)",
+              (unsigned long long)r.nodes, (long long)ms);
+    cr_expect(pos_is_legal(pos, r.best));
+
+    /* The same under a clock of 300 ms + 20: the hard limit and then at most
+     * a few ms more. */
+    search_limits_init(&lim);
+    lim.overhead = 10;
+    lim.time[WHITE] = lim.time[BLACK] = 300;
+    lim.inc[WHITE] = lim.inc[BLACK] = 20;
+    lim.clock = starved_clock;
+    TimeManager tm;
+    tm_init(&tm, 0, 300, 20, 0, 0, 10, 0);
+    r = search_with(&lim);
+    ms = starved_clock(r.nodes, NULL);
+    cr_expect(ms <= tm.hard + 5, "%lld ms on the starved clock, hard limit %lld", (long long)ms, (long long)tm.hard);
+}
+
 /* ---- Parameters ---------------------------------------------------------------- */
 
 /* Nodes of a small bench: a few varied positions at a fixed depth. */

@@ -128,3 +128,26 @@ Test(timeman, a_clock_that_counts_nodes_sets_its_limits_in_nodes)
     tm_init(&nd, 0, -1, 0, 0, 0, 10, 50);
     cr_assert_not(tm_hard_done(&nd, INT64_MAX / 2));
 }
+
+/* The hard limit plus the overhead stays within go movetime, and within
+ * the clock whenever the clock holds more than the overhead, at every size
+ * of bank, increment and moves to go. */
+Test(timeman, the_hard_limit_leaves_the_overhead_inside_the_movetime_and_the_clock)
+{
+    TimeManager tm;
+    for (int64_t mt = 1; mt <= 2000; mt += 7) {
+        tm_init(&tm, 0, -1, 0, 0, mt, 10, 0);
+        cr_assert(tm.hard >= 1 && (mt <= 10 || tm.hard + 10 <= mt), "movetime %lld: hard %lld", (long long)mt,
+                  (long long)tm.hard);
+    }
+    static const int64_t incs[] = { 0, 10, 20, 100, 1000 };
+    static const int mtgs[] = { 0, 1, 2, 5, 40 };
+    for (int64_t bank = 11; bank <= 20000; bank += bank / 10 + 1)
+        for (size_t i = 0; i < sizeof incs / sizeof incs[0]; i++)
+            for (size_t j = 0; j < sizeof mtgs / sizeof mtgs[0]; j++) {
+                tm_init(&tm, 0, bank, incs[i], mtgs[j], 0, 10, 0);
+                cr_assert(tm.hard >= 1 && tm.hard + 10 <= bank && tm.soft <= tm.hard,
+                          "bank %lld inc %lld movestogo %d: soft %lld hard %lld", (long long)bank,
+                          (long long)incs[i], mtgs[j], (long long)tm.soft, (long long)tm.hard);
+            }
+}
