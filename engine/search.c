@@ -61,6 +61,8 @@ struct Searcher {
     const SearchLimits *lim;
     atomic_bool *stop;
     TimeManager tm;
+    int64_t wall_start;  /* tm_now() at the start: the time the info lines report */
+    uint64_t info_nodes; /* the node count of the last info line printed */
 };
 
 /* ---- Lookups in the tables derived from the parameters (params.h) ------- */
@@ -98,8 +100,9 @@ void searcher_clear(Searcher *s)
     lbr_clear(&s->lbr);
 }
 
-/* Polled at every node.  The first iteration always completes so that there
- * is a best move; the clock is read every 1024 nodes. */
+/* Polled at every node: a wall clock is read every TM_POLL_NODES nodes, a
+ * clock that counts nodes at every node.  The first iteration always
+ * completes so that there is a best move. */
 static bool out_of_time(Searcher *s)
 {
     if (s->stopped)
@@ -110,7 +113,8 @@ static bool out_of_time(Searcher *s)
         s->stopped = true;
     else if (s->lim->nodes && s->nodes >= s->lim->nodes)
         s->stopped = true;
-    else if ((s->nodes & 1023) == 0 && tm_hard_done(&s->tm))
+    else if (s->tm.hard >= 0 && (s->tm.nodes_per_ms || (s->nodes & (TM_POLL_NODES - 1)) == 0)
+             && tm_hard_done(&s->tm, tm_reading(&s->tm, s->nodes)))
         s->stopped = true;
     return s->stopped;
 }
@@ -273,7 +277,7 @@ static void start_unlimited(Searcher *s, const Position *p, int root_depth)
     s->nodes = 0;
     s->seldepth = 0;
     s->root_depth = root_depth;
-    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0, 0);
 }
 
 int search_static_eval(Searcher *s, const Position *p) { return search_eval(s, p, evaluate(p)); }
@@ -615,7 +619,7 @@ Move search_lbr_reply(const Searcher *s, const Position *p, int ply) { return lb
 static void print_info(Searcher *s, FILE *out, int depth, int score)
 {
     char buf[4096], mv[8];
-    int64_t ms = tm_elapsed(&s->tm);
+    int64_t ms = tm_now() - s->wall_start;
     uint64_t nps = s->nodes * 1000 / (uint64_t)(ms > 0 ? ms : 1);
     char sc[32];
     if (score >= SCORE_MATE_IN_MAX)
@@ -634,6 +638,7 @@ static void print_info(Searcher *s, FILE *out, int depth, int score)
     }
     fprintf(out, "%s\n", buf);
     fflush(out);
+    s->info_nodes = s->nodes;
 }
 
 /* One iteration, with an aspiration window around the previous score that
@@ -679,11 +684,16 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     tt_new_search();
 
     int us = root->side;
+    s->wall_start = lim->start > 0 ? lim->start : tm_now();
+    s->info_nodes = 0;
+    int64_t clock_start = lim->nodestime > 0 ? 0 : lim->clock ? lim->clock(0, lim->clock_ctx) : s->wall_start;
     if (lim->infinite)
-        tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0);
+        tm_init(&s->tm, clock_start, -1, 0, 0, 0, 0, lim->nodestime);
     else
-        tm_init(&s->tm, tm_now(), lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
-                lim->movetime, lim->overhead);
+        tm_init(&s->tm, clock_start, lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
+                lim->movetime, lim->overhead, lim->nodestime);
+    s->tm.clock = lim->clock;
+    s->tm.clock_ctx = lim->clock_ctx;
 
     MoveList all, legal;
     gen_legal(root, &all, GEN_ALL);
@@ -743,14 +753,23 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
         const int best_permille = s->nodes ? (int)(s->root_nodes[res->best & 4095] * 1000 / s->nodes) : -1;
         const int drop = depth > 2 && !score_is_mate(score) && !score_is_mate(scores[depth - 2])
                              ? scores[depth - 2] - score : 0;
-        if (tm_soft_done(&s->tm, tm_scale_percent(stable, best_permille, drop)) || (lim->nodes && s->nodes >= lim->nodes))
+        if (tm_soft_done(&s->tm, tm_scale_percent(stable, best_permille, drop), tm_reading(&s->tm, s->nodes))
+            || (lim->nodes && s->nodes >= lim->nodes))
             break;
         if (stop && atomic_load(stop))
             break;
+    }
+    /* The nodes of an iteration cut short: the last info line counts them
+     * all (a referee whose clock counts nodes charges that count). */
+    if (out && s->nodes != s->info_nodes) {
+        int64_t ms = tm_now() - s->wall_start;
+        fprintf(out, "info nodes %" PRIu64 " nps %" PRIu64 " time %" PRId64 "\n", s->nodes,
+                s->nodes * 1000 / (uint64_t)(ms > 0 ? ms : 1), ms);
+        fflush(out);
     }
     res->nodes = s->nodes;
     res->fhr = s->fhr;
     res->fhr_after_null = s->fhr_after_null;
     memcpy(res->singular, s->singular, sizeof res->singular);
-    res->time_ms = tm_elapsed(&s->tm);
+    res->time_ms = tm_now() - s->wall_start;
 }

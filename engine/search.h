@@ -13,6 +13,7 @@
 
 #include "board.h"
 #include "score.h"
+#include "timeman.h"
 
 typedef struct {
     int depth;            /* 0: no depth limit */
@@ -23,6 +24,10 @@ typedef struct {
     int movestogo;        /* 0: not given */
     bool infinite;
     int overhead;         /* ms kept back per move for latency */
+    int64_t nodestime;    /* > 0: the clock counts nodes, this many per ms (see timeman.h); 0: wall clock */
+    int64_t start;        /* tm_now() when the `go` was read (the clock runs from then); 0: the search's start */
+    TmClock clock;        /* a test's clock in place of tm_now() (timeman.h); NULL: tm_now() */
+    void *clock_ctx;
     int nsearchmoves;     /* go searchmoves: only these root moves; 0 (or none
                              of them legal): all */
     Move searchmoves[MAX_MOVES];

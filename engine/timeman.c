@@ -19,13 +19,24 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int movestogo,
-             int64_t movetime, int overhead)
+             int64_t movetime, int overhead, int64_t nodes_per_ms)
 {
     tm->start = start;
     tm->soft = tm->hard = -1;
+    tm->nodes_per_ms = nodes_per_ms > 0 ? min64(nodes_per_ms, TM_MAX_NODES_PER_MS) : 0;
+    tm->clock = NULL;
+    tm->clock_ctx = NULL;
+
+    /* From here on every time is in the clock's units. */
+    int64_t unit = tm->nodes_per_ms ? tm->nodes_per_ms : 1;
+    if (time_left > 0)
+        time_left *= unit;
+    inc *= unit;
+    movetime *= unit;
+    int64_t keep = (int64_t)overhead * unit;
 
     if (movetime > 0) {
-        tm->soft = tm->hard = max64(1, movetime - overhead);
+        tm->soft = tm->hard = max64(1, movetime - keep);
         return;
     }
     if (time_left < 0)
@@ -38,7 +49,7 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
      * 10+0.1 spends about nine tenths of its time, and in a longer one the
      * bank settles near nine increments.  tm_soft_done scales the soft
      * limit by the best move's stability. */
-    int64_t left = max64(0, time_left - overhead);
+    int64_t left = max64(0, time_left - keep);
     int moves_left = inc > 0 ? TM_MOVES_LEFT : TM_MOVES_LEFT_NO_INC;
     int mtg = movestogo > 0 ? (movestogo < moves_left ? movestogo : moves_left) : moves_left;
     if (inc > left)
@@ -74,15 +85,20 @@ int tm_scale_percent(int stable, int best_permille, int score_drop)
     return (int)(pct * (100 + drop) / 100);
 }
 
-bool tm_soft_done(const TimeManager *tm, int percent)
+int64_t tm_reading(const TimeManager *tm, uint64_t nodes)
+{
+    if (tm->nodes_per_ms)
+        return (int64_t)(nodes < (uint64_t)INT64_MAX ? nodes : (uint64_t)INT64_MAX);
+    return tm->clock ? tm->clock(nodes, tm->clock_ctx) : tm_now();
+}
+
+bool tm_soft_done(const TimeManager *tm, int percent, int64_t now)
 {
     if (tm->soft < 0)
         return false;
     if (tm->soft >= tm->hard) /* go movetime, or a clock too short to scale */
-        return tm_elapsed(tm) >= tm->hard;
-    return tm_elapsed(tm) >= min64(tm->soft * percent / 100, tm->hard);
+        return now - tm->start >= tm->hard;
+    return now - tm->start >= min64(tm->soft * percent / 100, tm->hard);
 }
 
-int64_t tm_elapsed(const TimeManager *tm) { return tm_now() - tm->start; }
-
-bool tm_hard_done(const TimeManager *tm) { return tm->hard >= 0 && tm_elapsed(tm) >= tm->hard; }
+bool tm_hard_done(const TimeManager *tm, int64_t now) { return tm->hard >= 0 && now - tm->start >= tm->hard; }

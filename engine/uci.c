@@ -26,6 +26,7 @@
 #include "paramfile.h"
 #include "params.h"
 #include "search.h"
+#include "timeman.h"
 #include "tt.h"
 
 #define MAX_THREADS 256
@@ -47,6 +48,7 @@ typedef struct {
     SearchLimits limits;    /* read by the search thread while it runs */
     int threads;
     int overhead;
+    int64_t nodestime;      /* nodes per ms of the clock; 0: the wall clock */
 } Uci;
 
 /* One protocol line, written at once (stdio locks the stream per call). */
@@ -229,6 +231,7 @@ static void cmd_uci(Uci *u)
     say(u, "option name Hash type spin default %d min 1 max %d", TT_DEFAULT_MB, TT_MAX_MB);
     say(u, "option name Threads type spin default 1 min 1 max %d", MAX_THREADS);
     say(u, "option name MoveOverhead type spin default %d min 0 max %d", DEFAULT_OVERHEAD, MAX_OVERHEAD);
+    say(u, "option name nodestime type spin default 0 min 0 max %d", TM_MAX_NODES_PER_MS);
     say(u, "option name Clear Hash type button");
     if (!params_baked())
         say(u, "option name ParamsFile type string default <empty>");
@@ -275,6 +278,12 @@ static void cmd_setoption(Uci *u, char **tok, int n)
                 MAX_OVERHEAD, u->overhead);
         else
             u->overhead = (int)v;
+    } else if (!strcasecmp(name, "nodestime")) {
+        if (!parse_long(value, 0, TM_MAX_NODES_PER_MS, &v))
+            say(u, "info string nodestime: value '%s' is not an integer in [0, %d]; kept %" PRId64, value,
+                TM_MAX_NODES_PER_MS, u->nodestime);
+        else
+            u->nodestime = v;
     } else if (!strcasecmp(name, "ParamsFile")) {
         char err[1024];
         int named = *value ? paramfile_apply(value, err, sizeof err) : -1;
@@ -425,11 +434,14 @@ static bool parse_go_value(const char *text, int64_t *out)
     return true;
 }
 
-static void cmd_go(Uci *u, char **tok, int n)
+/* read_at: tm_now() when the line was read; the clock runs from then. */
+static void cmd_go(Uci *u, char **tok, int n, int64_t read_at)
 {
     SearchLimits *lim = &u->limits;
     search_limits_init(lim);
+    lim->start = read_at;
     lim->overhead = u->overhead;
+    lim->nodestime = u->nodestime;
     bool malformed = false;
     for (int i = 1; i < n; i++) {
         const char *key = tok[i];
@@ -544,6 +556,7 @@ int uci_loop(FILE *in, FILE *out)
     size_t cap = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, in)) >= 0) {
+        const int64_t read_at = tm_now();
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         /* A line of len characters has at most len / 2 + 1 tokens. */
@@ -588,7 +601,7 @@ int uci_loop(FILE *in, FILE *out)
             cmd_position(&u, tok, n);
         } else if (!strcmp(cmd, "go")) {
             finish_search(&u);
-            cmd_go(&u, tok, n);
+            cmd_go(&u, tok, n, read_at);
         } else if (!strcmp(cmd, "bench")) {
             finish_search(&u);
             cmd_bench(&u, tok, n);

@@ -518,7 +518,7 @@ Test(game, info_scores_out_of_range_are_clamped)
         int32_t score = 0;
         int16_t depth = 0;
         const char *bm;
-        cr_assert_not(game_engine_line(cases[i].line, &score, &depth, &bm));
+        cr_assert_not(game_engine_line(cases[i].line, &score, &depth, NULL, &bm));
         cr_expect(cases[i].sign > 0 ? score > 0 : score < 0, "%s: score %d", cases[i].line, (int)score);
         cr_expect(score >= -32000 && score <= 32000, "%s: score %d", cases[i].line, (int)score);
         cr_expect_geq(depth, 1, "%s: depth %d", cases[i].line, (int)depth);

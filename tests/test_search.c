@@ -18,6 +18,7 @@
 #include "see.h"
 #include "tt.h"
 #include "engine.h"
+#include "timeman.h"
 
 static Position *pos;
 static Searcher *searcher;
@@ -483,6 +484,79 @@ Test(search, node_limit_is_respected)
     cr_expect_leq(r.nodes, lim.nodes + 1);
     cr_expect_geq(r.nodes, lim.nodes, "the search should use its node budget");
     cr_expect(pos_is_legal(pos, r.best));
+}
+
+/* With nodestime the search's clock counts nodes: `go movetime 1000` at 50
+ * nodes per ms, less the 10 ms overhead, stops at exactly 49,500 nodes, and
+ * the same search again gives the same nodes and move; a clock given with
+ * wtime stops within its hard limit the same way each time. */
+Test(search, a_clock_that_counts_nodes_stops_on_nodes)
+{
+    load(bench_fens[1]);
+    SearchLimits lim;
+    search_limits_init(&lim);
+    lim.nodestime = 50;
+    lim.overhead = 10;
+    lim.movetime = 1000;
+    SearchResult a = search_with(&lim);
+    cr_expect_eq(a.nodes, 990 * 50, "stopped at %llu nodes", (unsigned long long)a.nodes);
+    SearchResult b = search_with(&lim);
+    cr_expect_eq(b.nodes, a.nodes);
+    cr_expect_eq(b.best, a.best);
+
+    search_limits_init(&lim);
+    lim.nodestime = 20;
+    lim.overhead = 10;
+    lim.time[WHITE] = lim.time[BLACK] = 2000;
+    lim.inc[WHITE] = lim.inc[BLACK] = 20;
+    TimeManager tm;
+    tm_init(&tm, 0, 2000, 20, 0, 0, 10, 20);
+    a = search_with(&lim);
+    b = search_with(&lim);
+    cr_expect(a.nodes > 0 && a.nodes <= (uint64_t)tm.hard, "%llu nodes, hard limit %lld",
+              (unsigned long long)a.nodes, (long long)tm.hard);
+    cr_expect_eq(b.nodes, a.nodes);
+    cr_expect_eq(b.best, a.best);
+    cr_expect_eq(b.depth, a.depth);
+}
+
+/* A machine so loaded that the engine gets 1/80 of a core: 20 nodes per ms
+ * of wall time (a clock modelled on the node count).  At go movetime 50
+ * with the 10 ms overhead the search must stop near 40 ms, well inside the
+ * 50: it reads the clock often enough that the nodes between two readings
+ * cost little even then. */
+static int64_t starved_clock(uint64_t nodes, void *ctx)
+{
+    (void)ctx;
+    return (int64_t)(nodes / 20);
+}
+
+Test(search, a_starved_engine_still_stops_inside_its_movetime)
+{
+    load(bench_fens[1]);
+    SearchLimits lim;
+    search_limits_init(&lim);
+    lim.overhead = 10;
+    lim.movetime = 50;
+    lim.clock = starved_clock;
+    SearchResult r = search_with(&lim);
+    int64_t ms = starved_clock(r.nodes, NULL);
+    cr_expect(ms >= 40 && ms <= 45, "stopped at %llu nodes: %lld ms on the starved clock (hard limit 40)",
+              (unsigned long long)r.nodes, (long long)ms);
+    cr_expect(pos_is_legal(pos, r.best));
+
+    /* The same under a clock of 300 ms + 20: the hard limit and then at most
+     * a few ms more. */
+    search_limits_init(&lim);
+    lim.overhead = 10;
+    lim.time[WHITE] = lim.time[BLACK] = 300;
+    lim.inc[WHITE] = lim.inc[BLACK] = 20;
+    lim.clock = starved_clock;
+    TimeManager tm;
+    tm_init(&tm, 0, 300, 20, 0, 0, 10, 0);
+    r = search_with(&lim);
+    ms = starved_clock(r.nodes, NULL);
+    cr_expect(ms <= tm.hard + 5, "%lld ms on the starved clock, hard limit %lld", (long long)ms, (long long)tm.hard);
 }
 
 /* ---- Parameters ---------------------------------------------------------------- */

@@ -12,7 +12,7 @@ static int64_t play(int64_t bank, int64_t inc, int overhead, int moves, int64_t 
 {
     for (int m = 0; m < moves; m++) {
         TimeManager tm;
-        tm_init(&tm, 0, bank, inc, 0, 0, overhead);
+        tm_init(&tm, 0, bank, inc, 0, 0, overhead, 0);
         cr_assert(tm.soft >= 1 && tm.soft <= tm.hard, "move %d: soft %lld, hard %lld", m, (long long)tm.soft,
                   (long long)tm.hard);
         int64_t t = spend(&tm) + overhead;
@@ -53,38 +53,41 @@ Test(timeman, a_sixty_move_game_spends_most_of_the_bank)
 Test(timeman, the_soft_limit_follows_the_best_moves_stability)
 {
     TimeManager tm;
-    tm_init(&tm, tm_now(), 10000, 100, 0, 0, 0);
+    int64_t now;
+    tm_init(&tm, 0, 10000, 100, 0, 0, 0, 0);
     int64_t soft = tm.soft;
     cr_assert(soft > 100 && tm.hard >= 2 * soft, "soft %lld hard %lld", (long long)soft, (long long)tm.hard);
-    tm.start = tm_now() - soft * 9 / 10; /* 90% of the soft limit has passed */
-    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)), "a best move kept for four iterations stops before the soft limit");
-    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(2, -1, 0)), "at its plain soft limit");
-    tm.start = tm_now() - soft * 14 / 10;
-    cr_assert(tm_soft_done(&tm, tm_scale_percent(2, -1, 0)));
-    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(0, -1, 0)), "a best move that just changed gets more time");
-    tm.start = tm_now() - tm.hard;
-    cr_assert(tm_soft_done(&tm, tm_scale_percent(0, -1, 0)), "never past the hard limit");
-    cr_assert(tm_hard_done(&tm));
+    now = soft * 9 / 10; /* 90% of the soft limit has passed */
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0), now), "a best move kept for four iterations stops before the soft limit");
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(2, -1, 0), now), "at its plain soft limit");
+    now = soft * 14 / 10;
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(2, -1, 0), now));
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(0, -1, 0), now), "a best move that just changed gets more time");
+    now = tm.hard;
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(0, -1, 0), now), "never past the hard limit");
+    cr_assert(tm_hard_done(&tm, now));
 }
 
 Test(timeman, movetime_is_spent_as_given)
 {
     TimeManager tm;
-    tm_init(&tm, tm_now(), 10000, 100, 0, 1000, 20);
+    int64_t now;
+    tm_init(&tm, 0, 10000, 100, 0, 1000, 20, 0);
     cr_assert_eq(tm.soft, 980);
     cr_assert_eq(tm.hard, 980);
-    tm.start = tm_now() - 900;
-    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)), "go movetime is not cut short by a stable best move");
-    tm.start = tm_now() - 980;
-    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)));
+    now = 900;
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0), now), "go movetime is not cut short by a stable best move");
+    now = 980;
+    cr_assert(tm_soft_done(&tm, tm_scale_percent(4, -1, 0), now));
 }
 
 Test(timeman, no_clock_no_limit)
 {
     TimeManager tm;
-    tm_init(&tm, tm_now() - 1000000, -1, 0, 0, 0, 0);
-    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0)));
-    cr_assert_not(tm_hard_done(&tm));
+    tm_init(&tm, 0, -1, 0, 0, 0, 0, 0);
+    int64_t now = 1000000;
+    cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0), now));
+    cr_assert_not(tm_hard_done(&tm, now));
 }
 
 Test(timeman, the_soft_limit_follows_the_best_moves_node_share_and_the_score)
@@ -98,4 +101,53 @@ Test(timeman, the_soft_limit_follows_the_best_moves_node_share_and_the_score)
     cr_assert_lt(tm_scale_percent(2, -1, -40), plain, "a rising one for a little less");
     cr_assert_eq(tm_scale_percent(2, -1, 10000), tm_scale_percent(2, -1, 1000), "the fall's weight is capped");
     cr_assert_geq(tm_scale_percent(4, 1000, -1000), 25, "a settled move still gets a quarter of the soft limit");
+}
+
+/* With nodestime the clock counts nodes: every ms of the clock is worth
+ * nodes_per_ms nodes, the limits are node counts and the reading is the
+ * search's node count, not the time. */
+Test(timeman, a_clock_that_counts_nodes_sets_its_limits_in_nodes)
+{
+    TimeManager ms, nd;
+    tm_init(&ms, 0, 2000, 20, 0, 0, 10, 0);
+    tm_init(&nd, 0, 2000, 20, 0, 0, 10, 700);
+    cr_assert(nd.hard >= ms.hard * 700 && nd.hard < (ms.hard + 1) * 700, "hard %lld nodes for %lld ms",
+              (long long)nd.hard, (long long)ms.hard);
+    cr_assert(nd.soft >= ms.soft * 700 && nd.soft < (ms.soft + 1) * 700, "soft %lld nodes for %lld ms",
+              (long long)nd.soft, (long long)ms.soft);
+    cr_assert_eq(tm_reading(&nd, 12345), 12345, "the reading is the node count");
+    cr_assert_not(tm_hard_done(&nd, nd.hard - 1));
+    cr_assert(tm_hard_done(&nd, nd.hard), "the hard limit falls on a node count");
+    cr_assert(tm_soft_done(&nd, 100, nd.hard));
+
+    /* go movetime: (movetime - overhead) x nodes_per_ms nodes. */
+    tm_init(&nd, 0, -1, 0, 0, 1000, 10, 50);
+    cr_assert_eq(nd.hard, 990 * 50);
+    cr_assert_eq(nd.soft, 990 * 50);
+    /* Without a clock there is no limit, in nodes as in ms. */
+    tm_init(&nd, 0, -1, 0, 0, 0, 10, 50);
+    cr_assert_not(tm_hard_done(&nd, INT64_MAX / 2));
+}
+
+/* The hard limit plus the overhead stays within go movetime, and within
+ * the clock whenever the clock holds more than the overhead, at every size
+ * of bank, increment and moves to go. */
+Test(timeman, the_hard_limit_leaves_the_overhead_inside_the_movetime_and_the_clock)
+{
+    TimeManager tm;
+    for (int64_t mt = 1; mt <= 2000; mt += 7) {
+        tm_init(&tm, 0, -1, 0, 0, mt, 10, 0);
+        cr_assert(tm.hard >= 1 && (mt <= 10 || tm.hard + 10 <= mt), "movetime %lld: hard %lld", (long long)mt,
+                  (long long)tm.hard);
+    }
+    static const int64_t incs[] = { 0, 10, 20, 100, 1000 };
+    static const int mtgs[] = { 0, 1, 2, 5, 40 };
+    for (int64_t bank = 11; bank <= 20000; bank += bank / 10 + 1)
+        for (size_t i = 0; i < sizeof incs / sizeof incs[0]; i++)
+            for (size_t j = 0; j < sizeof mtgs / sizeof mtgs[0]; j++) {
+                tm_init(&tm, 0, bank, incs[i], mtgs[j], 0, 10, 0);
+                cr_assert(tm.hard >= 1 && tm.hard + 10 <= bank && tm.soft <= tm.hard,
+                          "bank %lld inc %lld movestogo %d: soft %lld hard %lld", (long long)bank,
+                          (long long)incs[i], mtgs[j], (long long)tm.soft, (long long)tm.hard);
+            }
 }

@@ -729,3 +729,34 @@ Test(uci, a_mated_or_stalemated_root_prints_an_info_line)
         cr_expect(strstr(seen, cases[i].info) != NULL, "%s", seen);
     }
 }
+
+/* With nodestime the search stops on its node count: `go movetime 100` at
+ * 100 nodes per ms, less the 10 ms MoveOverhead, is 9,000 nodes, and the
+ * last info line before bestmove counts them all (a referee charges that
+ * count), also when the last iteration was cut short. */
+Test(uci, nodestime_stops_on_nodes_and_reports_them_all)
+{
+    Position *p = make_pos(START_FEN);
+    char seen[1 << 14] = "";
+    send("uci");
+    expect_prefix("option name nodestime type spin default 0 min 0 max ", NULL, 0, NULL, 0);
+    send("setoption name nodestime value -3");
+    expect_prefix("info string nodestime: value '-3' is not an integer", NULL, 0, NULL, 0);
+    send("setoption name nodestime value 100");
+    send("setoption name MoveOverhead value 10");
+    send("position startpos");
+    for (int round = 0; round < 2; round++) {
+        seen[0] = '\0';
+        send("go movetime 100");
+        char line[256];
+        expect_prefix("bestmove ", line, sizeof line, seen, sizeof seen);
+        char mv[16] = "";
+        sscanf(line, "bestmove %15s", mv);
+        cr_assert_neq(parse_uci(p, mv), MOVE_NONE, "%s", line);
+        const char *last = NULL;
+        for (const char *q = strstr(seen, " nodes "); q; q = strstr(q + 1, " nodes "))
+            last = q;
+        cr_assert_not_null(last, "%s", seen);
+        cr_assert_eq(strtoll(last + 7, NULL, 10), 9000, "the last nodes reported:\n%s", seen);
+    }
+}

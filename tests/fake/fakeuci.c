@@ -33,6 +33,9 @@
  *   --bad-wdl-count K      the same at the K `go` from the Nth on (default 1)
  *   --no-wdl-at N          with --wdl: answer the Nth `go` without any wdl line
  *   --think MS             sleep MS before each bestmove
+ *   --nodes N              report "info depth 1 nodes N" before each bestmove (after
+ *                          any other info line, so it is the last word on nodes)
+ *   --nodestime-option     advertise a spin option nodestime (as bin/ratchet does)
  *   --options              advertise spin options Hash, Alpha, Beta and a button
  *   --option-log FILE      append "set NAME VALUE", "ucinewgame", "uci" and the `go`
  *                          lines it receives to FILE
@@ -57,13 +60,14 @@ static struct {
     long bad_wdl_at, bad_wdl_count, no_wdl_at;
     const char *bad_wdl_text;
     long crash_after, hang_after, illegal_after, malformed_after, orphan_after;
-    long slow_start, think;
+    long slow_start, think, nodes;
+    bool nodestime_option;
     bool has_score, has_mate;
     int score, mate;
     const char *option_log;
     const char *name;
 } cfg = { .seed = 1, .crash_after = -1, .hang_after = -1, .illegal_after = -1, .malformed_after = -1,
-          .orphan_after = -1, .name = "fakeuci",
+          .orphan_after = -1, .name = "fakeuci", .nodes = -1,
           .bad_wdl_at = -1, .bad_wdl_count = 1, .no_wdl_at = -1, .bad_wdl_text = "0 0 0" };
 
 static void sleep_ms(long ms)
@@ -199,6 +203,8 @@ static void play(Position *pos, gsl_rng *rng, long gocount)
                uci);
         printf("info depth 1 multipv 2 score cp -900 wdl 0 0 1000\n");
     }
+    if (cfg.nodes >= 0)
+        printf("info depth 1 nodes %ld\n", cfg.nodes);
     junk();
     if (cfg.illegal_after >= 0 && gocount > cfg.illegal_after) {
         /* A well-formed move that is not legal here. */
@@ -257,6 +263,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--no-wdl-at")) cfg.no_wdl_at = num(argc, argv, &i);
         else if (!strcmp(a, "--think")) cfg.think = num(argc, argv, &i);
         else if (!strcmp(a, "--options")) cfg.options = true;
+        else if (!strcmp(a, "--nodes")) cfg.nodes = num(argc, argv, &i);
+        else if (!strcmp(a, "--nodestime-option")) cfg.nodestime_option = true;
         else if (!strcmp(a, "--option-log") && i + 1 < argc) cfg.option_log = argv[++i];
         else if (!strcmp(a, "--ignore-quit")) cfg.ignore_quit = true;
         else if (!strcmp(a, "--name") && i + 1 < argc) cfg.name = argv[++i];
@@ -291,6 +299,8 @@ int main(int argc, char **argv)
                        "option name Clear Hash type button\n");
             if (cfg.wdl_option)
                 printf("option name UCI_ShowWDL type check default false\n");
+            if (cfg.nodestime_option)
+                printf("option name nodestime type spin default 0 min 0 max 100000\n");
             if (cfg.long_line) {
                 for (int i = 0; i < 2 * 1024 * 1024; i++)
                     putchar('x');

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (wdl != -1 && !(wdl >= 0 && wdl <= 1))
             abort(); /* a label outside [0, 1] */
         const char *bm;
-        if (game_engine_line(line, &score, &depth, &bm)) {
+        if (game_engine_line(line, &score, &depth, NULL, &bm)) {
             size_t mlen;
             Move m = game_bestmove(&start, &bm, &mlen);
             if (m != MOVE_NONE && !pos_is_legal(&start, m))

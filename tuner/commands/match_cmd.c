@@ -32,7 +32,20 @@ typedef struct {
     const char *report;         /* -report FILE: the HTML page, or NULL */
     MatchSeries series;
     int64_t last_report;
+    bool time_loss_warned;      /* the warning about too many time losses was given */
 } PlainMatch;
+
+/* At a wall clock, more time losses than TIME_LOSS_ALARM_PERCENT of the
+ * games: the text of the warning (false when there is nothing to say). */
+static bool time_loss_alarm(const PlainMatch *m, char *buf, size_t len)
+{
+    uint64_t losses = m->tally.time_losses[0] + m->tally.time_losses[1];
+    if (!(tc_is_wall_clock(&m->cfg.eng[0].tc) || tc_is_wall_clock(&m->cfg.eng[1].tc))
+        || !time_losses_alarming(losses, m->tally.games))
+        return false;
+    time_losses_text(buf, len, losses, m->tally.games);
+    return true;
+}
 
 static void write_report(PlainMatch *m, bool live)
 {
@@ -108,6 +121,16 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
     (void)job;
     PlainMatch *m = ctx;
     tally_add(&m->tally, res);
+    char alarm[256];
+    if (!m->time_loss_warned && time_loss_alarm(m, alarm, sizeof alarm)) {
+        if (m->progress_pending) {
+            printf("\n");
+            fflush(stdout);
+            m->progress_pending = false;
+        }
+        fprintf(stderr, "ratchet-tune: warning: %s\n", alarm);
+        m->time_loss_warned = true;
+    }
     bool decided = false;
     if (m->sprt.on && m->stop.verdict == 0) {
         double llr, lo, up;
@@ -320,6 +343,9 @@ int match_main(int argc, char **argv)
     if (fresh_cut && m.sprt.on && m.stop.verdict == 0 && !interrupted && rc == 0)
         printf("The SPRT ran out of fresh openings after %llu %s: no verdict (a bigger book: bin/ratchet-genbook)\n",
                (unsigned long long)m.rounds, m.games == 1 ? "games" : "pairs");
+    char alarm[256];
+    if (time_loss_alarm(&m, alarm, sizeof alarm))
+        printf("Warning: %s\n", alarm);
     if (m.report) {
         write_report(&m, false);
         printf("Report: %s\n", m.report);

@@ -82,7 +82,7 @@ const char *const VERIFY_SECTIONS[] = { "each",        "openings", "draw",   "re
                                                "concurrency", "srand",    "pgnout", "log",    NULL };
 static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "maxmoves", "concurrency", NULL };
 /* The keys that set an engine's limit: one given to verify replaces all the run's. */
-const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", NULL };
+const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", "nodestime", NULL };
 
 bool verify_in_list(const char *const *list, const char *s)
 {

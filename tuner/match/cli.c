@@ -18,8 +18,11 @@
 enum {
     SPEC_CMD = 1 << 0, SPEC_NAME = 1 << 1, SPEC_ARGS = 1 << 2, SPEC_DIR = 1 << 3,
     SPEC_CLOCK = 1 << 4, SPEC_ST = 1 << 5, SPEC_NODES = 1 << 6, SPEC_DEPTH = 1 << 7,
-    SPEC_MARGIN = 1 << 8, SPEC_STARTUP = 1 << 9, SPEC_WATCHDOG = 1 << 10
+    SPEC_MARGIN = 1 << 8, SPEC_STARTUP = 1 << 9, SPEC_WATCHDOG = 1 << 10, SPEC_NODESTIME = 1 << 11
 };
+
+/* The largest nodestime= (nodes per ms): Ratchet's own option's maximum. */
+#define MAX_NODESTIME 100000
 
 #define DEFAULT_STARTUP_MS 10000
 #define DEFAULT_WATCHDOG_MS 60000
@@ -243,6 +246,14 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
             return errmsg(err, errlen, "%s: bad %s='%s' (an integer 1..1000)", opt, key, v);
         s->tc.depth = (int)i64;
         s->set |= SPEC_DEPTH;
+        return 0;
+    }
+    if (!strcmp(key, "nodestime")) {
+        if (!parse_i64(v, 0, MAX_NODESTIME, &i64))
+            return errmsg(err, errlen, "%s: bad nodestime='%s' (nodes per millisecond of the clock, 1..%d; 0 = the "
+                                       "wall clock)", opt, v, MAX_NODESTIME);
+        s->tc.nodestime = i64;
+        s->set |= SPEC_NODESTIME;
         return 0;
     }
     if (!strcmp(key, "timemargin")) {
@@ -557,6 +568,7 @@ static void merge_each(EngineSpec *s, const EngineSpec *each, char *err, size_t 
     if (take & SPEC_MARGIN) s->tc.margin_ms = each->tc.margin_ms;
     if (take & SPEC_STARTUP) s->startup_ms = each->startup_ms;
     if (take & SPEC_WATCHDOG) s->tc.watchdog_ms = each->tc.watchdog_ms;
+    if (take & SPEC_NODESTIME) s->tc.nodestime = each->tc.nodestime;
     s->set |= take;
     /* -each options first, the engine's own win. */
     EngineOption own[MAX_ENGINE_OPTS];
@@ -586,6 +598,19 @@ int match_config_finish(MatchConfig *cfg, char *err, size_t errlen)
         if (!tc_has_clock(t) && !t->movetime_ms && !t->nodes && !t->depth)
             return errmsg(err, errlen, "engine '%s': no time control: give tc=, st=, nodes= or depth= (in -each or -engine)",
                           s->name);
+        if (t->nodestime > 0 && (s->set & SPEC_NODESTIME)) {
+            if (!tc_has_clock(t) && !t->movetime_ms)
+                return errmsg(err, errlen, "engine '%s': nodestime=%lld needs a clock to count in nodes: give tc= or st= "
+                                           "as well", s->name, (long long)t->nodestime);
+            char v[32];
+            snprintf(v, sizeof v, "%lld", (long long)t->nodestime);
+            for (int k = 0; k < s->nopts; k++)
+                if (!strcasecmp(s->opts[k].name, "nodestime") && strcmp(s->opts[k].value, v) != 0)
+                    return errmsg(err, errlen, "engine '%s': option.%s=%s contradicts nodestime=%s (nodestime= sets "
+                                               "the option itself)", s->name, s->opts[k].name, s->opts[k].value, v);
+            if (set_option(s->opts, &s->nopts, MAX_ENGINE_OPTS, "nodestime", v, "nodestime=", err, errlen) < 0)
+                return -1;
+        }
         if (!(s->set & SPEC_STARTUP))
             s->startup_ms = DEFAULT_STARTUP_MS;
         if (!(s->set & SPEC_WATCHDOG))
@@ -630,6 +655,13 @@ void match_print_options(FILE *out)
           "      tc=[MOVES/]SECONDS[+INC]  clock (SECONDS may be MIN:SEC); tc=inf for none\n"
           "      st=SECONDS       fixed time per move          nodes=N   fixed nodes (go nodes)\n"
           "      depth=N          fixed depth (also plies=N)   option.X=V  a UCI option\n"
+          "      nodestime=N      the clock of tc= or st= counts nodes, N per millisecond: the engine's UCI\n"
+          "                       option nodestime is set to N (an engine without it is refused), each move\n"
+          "                       is charged the nodes of its last info line / N ms (its wall time, with a\n"
+          "                       warning, if it reported none); the games are deterministic and immune to\n"
+          "                       load.  bin/ratchet at tc=2+0.02: N=500 gives a mean depth of 11 (as\n"
+          "                       earlier 2+0.02 checks), N=250 that of a loaded machine (9.6); a quiet\n"
+          "                       core is about N=1300-1600 (docs/match.md)\n"
           "      timemargin=MS    tolerated overrun of the clock or st= before a loss on time (default 0)\n"
           "      startup=SECONDS  deadline for uciok, and for readyok before each game (default 10)\n"
           "      watchdog=SECONDS longest wait for a move without tc= or st= (default 60); then the\n"

@@ -14,6 +14,11 @@ enum {
     GO_MAX = 256          /* room for the "\ngo ...\n" tail */
 };
 
+/* The most nodes read from one info line: far beyond any search, and a
+ * clock in nodes (at most 10^10 ms x 10^5 nodes per ms) cannot overflow
+ * when charged it. */
+#define NODES_MAX 1000000000000000LL
+
 /* ---- time controls ------------------------------------------------------ */
 
 static void fmt_seconds(char *buf, size_t len, int64_t ms)
@@ -42,7 +47,9 @@ void tc_format(const TimeControl *t, char *buf, size_t len)
     if (t->depth > 0 && n < len)
         n = appendf(buf, len, n, "%s%d plies", n ? ", " : "", t->depth);
     if (t->nodes > 0 && n < len)
-        snprintf(buf + n, len - n, "%s%lld nodes", n ? ", " : "", (long long)t->nodes);
+        n += (size_t)snprintf(buf + n, len - n, "%s%lld nodes", n ? ", " : "", (long long)t->nodes);
+    if (t->nodestime > 0 && n < len)
+        snprintf(buf + n, len - n, " nodestime=%lld", (long long)t->nodestime);
 }
 
 void tc_format_pgn(const TimeControl *t, char *buf, size_t len)
@@ -62,7 +69,23 @@ void tc_format_pgn(const TimeControl *t, char *buf, size_t len)
         snprintf(buf, len, "1/%s", a);
     } else {
         snprintf(buf, len, "-");
+        return;
     }
+    size_t n = strlen(buf);
+    if (t->nodestime > 0 && n < len)
+        snprintf(buf + n, len - n, " nodestime=%lld", (long long)t->nodestime);
+}
+
+bool time_losses_alarming(uint64_t losses, uint64_t games)
+{
+    return losses > 0 && losses * 100 > games * TIME_LOSS_ALARM_PERCENT;
+}
+
+void time_losses_text(char *buf, size_t len, uint64_t losses, uint64_t games)
+{
+    snprintf(buf, len, "%llu time loss%s in %llu games: the machine may be too loaded for this clock; use nodestime= "
+             "(a clock that counts nodes, see docs/match.md)", (unsigned long long)losses, losses == 1 ? "" : "es",
+             (unsigned long long)games);
 }
 
 /* ---- texts -------------------------------------------------------------- */
@@ -196,10 +219,10 @@ static void recover(EngineProc *e, GameRecord *r, int side)
     r->dead[side] = true;
 }
 
-/* "info ... score cp X | mate N ... depth D": the mover's evaluation. */
-static void parse_info(const char *s, int32_t *score, int16_t *depth);
+/* "info ... score cp X | mate N ... depth D ... nodes N": the mover's evaluation and work. */
+static void parse_info(const char *s, int32_t *score, int16_t *depth, int64_t *nodes);
 
-bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const char **bm)
+bool game_engine_line(const char *line, int32_t *score, int16_t *depth, int64_t *nodes, const char **bm)
 {
     while (*line == ' ' || *line == '\t')
         line++;
@@ -208,7 +231,7 @@ bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const ch
         return true;
     }
     if (line[0] == 'i' && strncmp(line, "info ", 5) == 0 && strncmp(line + 5, "string", 6) != 0)
-        parse_info(line, score, depth);
+        parse_info(line, score, depth, nodes);
     return false;
 }
 
@@ -229,7 +252,7 @@ static long clampl(long v, long lo, long hi) { return v < lo ? lo : v > hi ? hi 
 
 /* Numbers out of range (an engine may print anything) are clamped, keeping
  * their signs: a cp score to the mate range, a mate distance to MATE_MAX. */
-static void parse_info(const char *s, int32_t *score, int16_t *depth)
+static void parse_info(const char *s, int32_t *score, int16_t *depth, int64_t *nodes)
 {
     const char *p = strstr(s, " score ");
     if (p) {
@@ -244,6 +267,11 @@ static void parse_info(const char *s, int32_t *score, int16_t *depth)
     p = strstr(s, " depth ");
     if (p)
         *depth = (int16_t)clampl(strtol(p + 7, NULL, 10), 0, INT16_MAX);
+    p = nodes ? strstr(s, " nodes ") : NULL;
+    if (p) {
+        long long v = strtoll(p + 7, NULL, 10);
+        *nodes = v < 0 ? 0 : v > NODES_MAX ? NODES_MAX : v;
+    }
 }
 
 /* Write "\ngo ...\n" at buf; returns its length. */
@@ -324,6 +352,7 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
     r->culprit = -1;
     r->dead[0] = r->dead[1] = false;
     r->detail[0] = '\0';
+    r->unmetered[0] = r->unmetered[1] = 0;
 
     size_t len;
     if (!s->fen || strcmp(s->fen, START_FEN) == 0) {
@@ -341,7 +370,13 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
     }
     pos_to_fen(pos, r->fen, sizeof r->fen);
 
-    int64_t left[2] = { s->tc[WHITE]->base_ms, s->tc[BLACK]->base_ms };
+    /* The clocks in each side's units: ms, or with nodestime nodes (the
+     * engine is sent the whole ms they are worth). */
+    int64_t unit[2], clk[2], left[2];
+    for (int c = 0; c < 2; c++) {
+        unit[c] = s->tc[c]->nodestime > 0 ? s->tc[c]->nodestime : 1;
+        clk[c] = s->tc[c]->base_ms * unit[c];
+    }
     int moves_by[2] = { 0, 0 };
     AdjState adj = { 0, { 0, 0 }, { 0, 0 } };
 
@@ -356,9 +391,12 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
             return;
         }
 
+        for (int c = 0; c < 2; c++)
+            left[c] = clk[c] / unit[c];
         size_t glen = format_go(w->cmd + len, s, left, moves_by, side);
         int64_t t0 = ep_now_ms();
-        int64_t deadline = tc_has_clock(t)   ? t0 + left[side] + t->margin_ms
+        int64_t deadline = t->nodestime > 0  ? t0 + t->watchdog_ms
+                           : tc_has_clock(t) ? t0 + left[side] + t->margin_ms
                            : t->movetime_ms ? t0 + t->movetime_ms + t->margin_ms
                                             : t0 + t->watchdog_ms;
         if (ep_write(e, w->cmd, len + glen, deadline) < 0) {
@@ -371,11 +409,12 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
 
         int32_t score = SCORE_NONE;
         int16_t depth = 0;
+        int64_t nodes = -1;
         const char *line, *bm;
         for (;;) {
             EpWait wt = ep_read_line(e, deadline, s->stop, &line);
             if (wt == EP_LINE) {
-                if (game_engine_line(line, &score, &depth, &bm))
+                if (game_engine_line(line, &score, &depth, &nodes, &bm))
                     break;
                 continue;
             }
@@ -391,7 +430,7 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
                 r->dead[side] = true;
                 return;
             }
-            if (tc_has_clock(t) || t->movetime_ms)
+            if ((tc_has_clock(t) || t->movetime_ms) && !t->nodestime)
                 time_forfeit(r, pos, side);
             else
                 forfeit(r, side, TERM_STALL);
@@ -410,17 +449,28 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
             return;
         }
 
-        /* The clock. */
+        /* The clock: the move costs its wall time, or with nodestime the
+         * nodes it reported (its wall time when it reported none). */
+        const int64_t u = unit[side];
+        int64_t spent = elapsed;
+        if (t->nodestime > 0) {
+            if (nodes >= 0) {
+                spent = nodes;
+            } else {
+                spent = elapsed * u;
+                r->unmetered[side]++;
+            }
+        }
         if (tc_has_clock(t)) {
-            if (elapsed > left[side] + t->margin_ms) {
+            if (spent > clk[side] + t->margin_ms * u) {
                 time_forfeit(r, pos, side);
                 return;
             }
-            left[side] = (left[side] > elapsed ? left[side] - elapsed : 0) + t->inc_ms;
+            clk[side] = (clk[side] > spent ? clk[side] - spent : 0) + t->inc_ms * u;
             moves_by[side]++;
             if (t->moves > 0 && moves_by[side] % t->moves == 0)
-                left[side] += t->base_ms;
-        } else if (t->movetime_ms > 0 && elapsed > t->movetime_ms + t->margin_ms) {
+                clk[side] += t->base_ms * u;
+        } else if (t->movetime_ms > 0 && spent > (t->movetime_ms + t->margin_ms) * u) {
             time_forfeit(r, pos, side);
             return;
         }
@@ -429,7 +479,7 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
         r->moves[k] = m;
         r->score[k] = score;
         r->depth[k] = depth;
-        r->ms[k] = (int32_t)elapsed;
+        r->ms[k] = (int32_t)(spent / u < INT32_MAX ? spent / u : INT32_MAX);
         if (k == 0) {
             memcpy(w->cmd + len, " moves", 6);
             len += 6;

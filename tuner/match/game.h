@@ -23,19 +23,39 @@ typedef struct {
     int moves;               /* moves per period, 0 = whole game */
     int64_t margin_ms;       /* timemargin: tolerated overrun of the clock or movetime */
     int64_t watchdog_ms;     /* without clock or movetime: longest wait for a move */
+    int64_t nodestime;       /* > 0: the clock (tc= or st=) counts nodes, this many per ms: each move is
+                              * charged the nodes of its last `info ... nodes N` divided by this; the
+                              * engine's UCI option nodestime is set to it; 0 = the wall clock */
 } TimeControl;
 
 static inline bool tc_has_clock(const TimeControl *t) { return t->base_ms > 0 || t->inc_ms > 0; }
 /* The limit leaves nothing to the wall clock: nodes= or depth= with no clock
- * and no movetime.  A single-threaded engine that clears its state at
- * ucinewgame then plays the same game from the same opening every time. */
+ * and no movetime, or a clock that counts nodes (nodestime=).  A
+ * single-threaded engine that clears its state at ucinewgame then plays the
+ * same game from the same opening every time. */
 static inline bool tc_deterministic(const TimeControl *t)
 {
+    if (t->nodestime > 0 && (tc_has_clock(t) || t->movetime_ms > 0))
+        return true;
     return !tc_has_clock(t) && t->movetime_ms <= 0 && (t->nodes > 0 || t->depth > 0);
 }
-/* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies". */
+/* A clock or movetime on the wall clock (no nodestime=): its time losses may be the machine's load. */
+static inline bool tc_is_wall_clock(const TimeControl *t)
+{
+    return (tc_has_clock(t) || t->movetime_ms > 0) && t->nodestime <= 0;
+}
+/* More time losses than TIME_LOSS_ALARM_PERCENT of the games played at a
+ * wall clock: engines that keep their time do not lose on it, so the
+ * machine is likely too loaded for the clock. */
+#define TIME_LOSS_ALARM_PERCENT 1
+bool time_losses_alarming(uint64_t losses, uint64_t games);
+/* "N time losses in M games: the machine may be too loaded for this clock; use nodestime=..." */
+void time_losses_text(char *buf, size_t len, uint64_t losses, uint64_t games);
+/* fastchess's wording for reports: "10+0.1", "40/60", "0.5/move", "1000 nodes", "8 plies",
+ * "2+0.02 nodestime=700". */
 void tc_format(const TimeControl *t, char *buf, size_t len);
-/* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-". */
+/* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-"; with nodestime
+ * the clock's value and " nodestime=N" ("2+0.02 nodestime=700"). */
 void tc_format_pgn(const TimeControl *t, char *buf, size_t len);
 
 typedef struct {
@@ -79,12 +99,14 @@ typedef struct {
     Move moves[GAME_MAX_PLIES];
     int32_t score[GAME_MAX_PLIES];  /* mover's last reported score (cp, mate as +/-(32000 - n)), or SCORE_NONE */
     int16_t depth[GAME_MAX_PLIES];
-    int32_t ms[GAME_MAX_PLIES];     /* thinking time */
+    int32_t ms[GAME_MAX_PLIES];     /* thinking time: wall ms, or with nodestime the ms charged (nodes / N) */
     int result;                 /* RESULT_* */
     Termination term;
     int culprit;                /* colour that forfeited (time, stall, illegal, crash), or -1 */
     bool dead[2];               /* by colour: that engine is gone or unreliable; restart it */
     char detail[96];            /* the illegal move, how the engine died, ... */
+    int unmetered[2];           /* by colour: moves under a nodestime clock without a `nodes` report,
+                                 * charged their wall time instead */
 } GameRecord;
 
 /* Per-worker buffers reused from game to game: no allocation per ply. */
@@ -104,9 +126,10 @@ const char *game_result_text(int result);
 
 /* The runner's reading of one engine line while it searches (public for the
  * fuzz harness): an `info` line (not `info string`) updates *score (cp, or
- * mate as +/- (32000 - N)) and *depth; a `bestmove` line returns true with *bm
- * at what follows the word. */
-bool game_engine_line(const char *line, int32_t *score, int16_t *depth, const char **bm);
+ * mate as +/- (32000 - N)), *depth and *nodes (when it has them; nodes may
+ * be NULL); a `bestmove` line returns true with *bm at what follows the
+ * word. */
+bool game_engine_line(const char *line, int32_t *score, int16_t *depth, int64_t *nodes, const char **bm);
 /* The move of a bestmove line (*bm as game_engine_line left it; moved past
  * blanks, *mlen the token's length): legal in pos, or MOVE_NONE. */
 Move game_bestmove(const Position *pos, const char **bm, size_t *mlen);

@@ -46,6 +46,7 @@ struct Runner {
     PgnFile *pgn;
     EpLog log;
     bool logging;
+    bool unmetered_warned[2];   /* by engine: told that it reported no nodes under nodestime */
     Worker *workers;
 };
 
@@ -217,6 +218,26 @@ static int write_pgn(Worker *w, const PairJob *job, int white, const GameRecord 
     return 0;
 }
 
+/* Once per engine: moves under a nodestime clock that reported no nodes
+ * were charged their wall time. */
+static void warn_unmetered(Worker *w, const GameRecord *rec, int white)
+{
+    Runner *R = w->run;
+    for (int c = 0; c < 2; c++) {
+        int idx = c == WHITE ? white : !white;
+        if (!rec->unmetered[c])
+            continue;
+        pthread_mutex_lock(&R->mu);
+        if (!R->unmetered_warned[idx])
+            fprintf(stderr, "ratchet-tune: warning: engine '%s' reported no nodes (info ... nodes N) for %d move%s "
+                            "under nodestime=%lld; such moves are charged their wall time, so its games are not "
+                            "deterministic\n", R->cfg->eng[idx].name, rec->unmetered[c], rec->unmetered[c] == 1 ? "" : "s",
+                    (long long)R->cfg->eng[idx].tc.nodestime);
+        R->unmetered_warned[idx] = true;
+        pthread_mutex_unlock(&R->mu);
+    }
+}
+
 /* Game g of the pair with engine `white` as White.  0, or -1 when the game
  * was not finished (stop flag, fatal error). */
 static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult *res)
@@ -262,6 +283,7 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
         for (int c = 0; c < 2; c++)
             if (rec->dead[c])
                 ep_kill(&w->eng[c == WHITE ? white : !white]);
+        warn_unmetered(w, rec, white);
         if (rec->term == TERM_STOPPED)
             return -1;
         if (rec->term == TERM_BAD_START) {
@@ -352,14 +374,29 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Warn once about options the engines do not advertise. */
-static void check_options(const MatchConfig *cfg, Worker *w)
+/* Warn once about options the engines do not advertise.  An engine under
+ * a nodestime clock must have the nodestime option (its own clock must
+ * count nodes too): false, with a message, when one has not. */
+static bool check_options(const MatchConfig *cfg, Worker *w)
 {
-    for (int i = 0; i < 2; i++)
+    bool ok = true;
+    for (int i = 0; i < 2; i++) {
+        if (!ep_running(&w->eng[i]))
+            continue;
+        if (cfg->eng[i].tc.nodestime > 0 && !ep_has_option(&w->eng[i], "nodestime")) {
+            fprintf(stderr, "ratchet-tune: engine '%s' has no UCI option 'nodestime': under nodestime=%lld its "
+                            "clock is charged in nodes, so its own time manager must count nodes too; drop "
+                            "nodestime= or use an engine that has the option\n",
+                    cfg->eng[i].name, (long long)cfg->eng[i].tc.nodestime);
+            ok = false;
+            continue;
+        }
         for (int k = 0; k < cfg->eng[i].nopts; k++)
-            if (ep_running(&w->eng[i]) && !ep_has_option(&w->eng[i], cfg->eng[i].opts[k].name))
+            if (!ep_has_option(&w->eng[i], cfg->eng[i].opts[k].name))
                 fprintf(stderr, "ratchet-tune: warning: engine '%s' has no option '%s'\n", cfg->eng[i].name,
                         cfg->eng[i].opts[k].name);
+    }
+    return ok;
 }
 
 int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks) = match_play;
@@ -416,7 +453,8 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
     pthread_mutex_lock(&R.mu);
     while (R.nready < started)
         pthread_cond_wait(&R.cv, &R.mu);
-    if (R.nfailed > 0 || started < n) {
+    if (R.nfailed > 0 || started < n || !check_options(cfg, &R.workers[0])) {
+        /* check_options runs before anyone plays: the workers wait. */
         R.abort = true;
         rc = -1;
     } else if (cfg->pgnout[0] && !(R.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
@@ -425,7 +463,6 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
         R.abort = true;
         rc = -1;
     } else {
-        check_options(cfg, &R.workers[0]); /* before anyone plays: the workers wait */
         R.go = true;
     }
     pthread_cond_broadcast(&R.cv);

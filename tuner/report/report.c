@@ -46,6 +46,19 @@ static void duration(double s, char *buf, size_t len)
     snprintf(buf, len, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
 }
 
+/* Played at a wall clock: tc= or st= in the run's -engine or -each, and no nodestime= other than 0. */
+static bool at_wall_clock(const RunState *rs)
+{
+    static const char *const secs[] = { "engine", "each" };
+    bool clock = false, nodes = false;
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+        const char *tc = conf_get(&rs->conf, secs[i], "tc"), *nt = conf_get(&rs->conf, secs[i], "nodestime");
+        clock = clock || (tc && strcmp(tc, "inf") && strcmp(tc, "infinite")) || conf_get(&rs->conf, secs[i], "st");
+        nodes = nodes || (nt && strcmp(nt, "0"));
+    }
+    return clock && !nodes;
+}
+
 void report_table(FILE *out, const RunState *rs, const HistData *h)
 {
     const SpsaState *st = &rs->spsa;
@@ -66,6 +79,11 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
             (unsigned long long)rs->ptnml[3], (unsigned long long)rs->ptnml[4]);
     fprintf(out, "; time losses %llu, crashes %llu, illegal moves %llu\n", (unsigned long long)rs->time_losses,
             (unsigned long long)rs->crashes, (unsigned long long)rs->illegal);
+    if (at_wall_clock(rs) && time_losses_alarming(rs->time_losses, rs->games)) {
+        char msg[256];
+        time_losses_text(msg, sizeof msg, rs->time_losses, rs->games);
+        fprintf(out, "warning: %s\n", msg);
+    }
     if (st->cfg.form == SPSA_FORM_CLASSIC)
         fprintf(out, "form classic (fishtest/OpenBench gains from c_end, r_end)\n");
     else

@@ -410,6 +410,16 @@ static void complete_batch(Run *r, Active *a)
     for (int c = 0; c < ENG_NCOUNTS; c++)
         for (int e = 0; e < 2; e++)
             rs->per_engine[c][e] += a->per_engine[c][e];
+    if (!r->time_loss_warned && tc_is_wall_clock(&r->mc->eng[0].tc)
+        && time_losses_alarming(rs->time_losses, rs->games)) {
+        char msg[256];
+        time_losses_text(msg, sizeof msg, rs->time_losses, rs->games);
+        if (r->tty && r->progress_shown)
+            printf("\r\033[K");
+        fflush(stdout);
+        run_msg_err("warning: %s", msg);
+        r->time_loss_warned = true;
+    }
     rs->elapsed = now_elapsed(r);
     keep_partials(r); /* this batch has all its pairs: it is not kept as partial */
     validation_check(r);

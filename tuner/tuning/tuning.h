@@ -50,6 +50,7 @@ typedef struct {
     bool tty, progress_shown;
     int64_t last_progress;
     uint64_t last_progress_k;   /* completed batches at the last progress line */
+    bool time_loss_warned;      /* this session said the time losses are too many for the clock */
     bool failed;
 } Run;
 
