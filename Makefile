@@ -3,7 +3,8 @@
 #   make test       install missing Debian packages (as root), check the layers, build, run the tests
 #   make layers     the layering, stale-path and header checks (tools/layers.sh, paths.sh, headers.sh)
 #   make test-long  the deep perft counts and other checks too slow for CI
-#   make tune       a real ten-minute SPSA run on the shipped defaults
+#   make tune       a real ten-minute SPSA run on the shipped defaults (at nodes=5000)
+#   make night      the overnight run, at the clock 2+0.02 counted in nodes (tools/night.sh)
 #   make bench      speed figures, each against a reference measured in the same run
 #   make bench-mpi  bin/ratchet-tune-mpi's scaling over 1..16 worker ranks
 #   make bench-spsa the SPSA forms on simulate's landscape suite
@@ -60,7 +61,7 @@ MPI_PROG := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BINDIR)/ratchet-tune
 
 PROGRAMS := $(BINDIR)/ratchet $(BINDIR)/ratchet-tune $(TOOLS) $(MPI_PROG)
 
-.PHONY: all native deps layers test test-long tune bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
+.PHONY: all native deps layers test test-long tune night bench bench-mpi bench-spsa bench-strength bench-recover bench-techniques clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -236,6 +237,10 @@ test-long: deps
 tune: deps
 	$(MAKE) all
 	sh tools/tune.sh
+
+night: deps
+	$(MAKE) all
+	sh tools/night.sh
 
 bench: deps
 	$(MAKE) all

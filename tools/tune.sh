@@ -104,5 +104,11 @@ cat <<EOF
            (exports the values, bakes them into an engine of their own and plays an SPRT,
             elo0=0 elo1=5, against the start values at $NODES nodes; the verdict goes to
             $OUT/verify.json, which status shows; stopped, it continues when run again)
+
+== where these figures hold ==
+  This run played at nodes=$NODES: its status, report and verify figures hold there only.
+  Values tuned at a fixed node count have lost at the clock (docs/results/tuning-night.md).
+  Verify at your clock:  $TUNE verify $OUT -restart -each tc=2+0.02 nodestime=500
+  The night that tunes at the clock:  make night   (tools/night.sh, about ten hours)
 EOF
 exit $rc
