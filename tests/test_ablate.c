@@ -371,3 +371,65 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
     cJSON_Delete(full);
     cJSON_Delete(cont);
 }
+
+/* groups=FILE and groups=NAME:P1,P2;...: the groups as given, a group with
+ * no moved parameter left out and named, a bad name refused with the file
+ * and line (nothing played), a groups file that changed refused. */
+Test(ablate, groups_from_a_file_or_inline)
+{
+    make_run("r", 0);
+    write_file("groups.txt", "# two groups\nboth: LmrBase, NmpDepth\nrfp: RfpMargin\nidle: SeeMargin\n");
+    Args a = { .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s/groups.txt", tmp);
+    add(&a, "-rounds");
+    add(&a, "40");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog"), 0, "%s", slurp("glog"));
+    char *log = slurp("glog");
+    cr_assert(strstr(log, "left out, none of its parameters moved: idle"), "%s", log);
+    free(log);
+    cJSON *j = ablation_json("r");
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups");
+    cr_assert_eq(cJSON_GetArraySize(gs), 2);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(gs, 0), "name"), "both");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(gs, 0), "params")), 2);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(gs, 1), "name"), "rfp");
+    cr_assert_eq(strlen(str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pairs"), 0), "design")), 2);
+    cJSON_Delete(j);
+
+    /* The file changed: the stored options are the same, the groups not. */
+    write_file("groups.txt", "rfp: RfpMargin\n");
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog2"), 2);
+    log = slurp("glog2");
+    cr_assert(strstr(log, "the groups differ") && strstr(log, "-restart"), "%s", log);
+    free(log);
+
+    /* A name that is not a parameter, inline and in a file: refused, nothing played. */
+    write_file("bad.txt", "ok: RfpMargin\nbad: LmrBase Nope\n");
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s/bad.txt", tmp);
+    add(&a, "-restart");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog3"), 2);
+    log = slurp("glog3");
+    cr_assert(strstr(log, "bad.txt, line 2: group bad: 'Nope' is not a parameter of the run"), "%s", log);
+    free(log);
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=a:LmrBase;b:Nope");
+    add(&a, "-restart");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog4"), 2);
+    log = slurp("glog4");
+    cr_assert(strstr(log, "groups=, line 1: group b: 'Nope' is not a parameter of the run"), "%s", log);
+    free(log);
+}
