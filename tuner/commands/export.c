@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ablate_keep.h"
 #include "errmsg.h"
 #include "morning.h"
 #include "rd.h"
@@ -201,6 +202,7 @@ static cJSON *export_pick(const char *dir, const RunState *rs, const char *name,
 
 static const char EXPORT_USAGE[] =
     "usage: ratchet-tune export DIR [-o FILE] [-snapshot last|best|K] [-keep-noise=start]\n"
+    "                               [-ablation keep=pays|pays,unclear]\n"
     "\n"
     "Writes the value file of the run in DIR: {\"params\": {NAME: value, ...}, \"source\",\n"
     "\"run\", \"games\", \"date\", \"engine\", \"tc\"}, with every parameter of the run's spec:\n"
@@ -218,11 +220,14 @@ static const char EXPORT_USAGE[] =
     "  -snapshot best      the snapshot of the point that scored best in DIR/validation.csv; the\n"
     "                      best of several noisy estimates is optimistic: verify it on fresh openings\n"
     "  -keep-noise=start   the start value for every tuned parameter whose move from the start is\n"
-    "                      not distinguishable from noise (`status` shows which, moves.h)\n";
+    "                      not distinguishable from noise (`status` shows which, moves.h)\n"
+    "  -ablation keep=pays the tuned values only for the groups that pay in the finished ablation\n"
+    "                      DIR/ablation.json (`verify DIR -ablate`); every other moved parameter at\n"
+    "                      its start value.  keep=pays,unclear keeps the unclear groups too\n";
 
 int export_main(int argc, char **argv)
 {
-    const char *dir, *outfile, *snapshot = NULL;
+    const char *dir, *outfile, *snapshot = NULL, *ablation = NULL;
     bool keep_noise = false;
     /* The options of our own first; cli_dir_output takes the rest. */
     for (int i = 1; i < argc; i++) {
@@ -240,6 +245,13 @@ int export_main(int argc, char **argv)
             }
             keep_noise = true;
             used = 1;
+        } else if (!strcmp(argv[i], "-ablation")) {
+            ablation = "pays";
+            used = 1;
+            if (i + 1 < argc && !strncmp(argv[i + 1], "keep=", 5)) {
+                ablation = argv[i + 1] + 5;
+                used = 2;
+            }
         }
         if (used) {
             memmove(&argv[i], &argv[i + used], (size_t)(argc - i - used + 1) * sizeof *argv);
@@ -250,6 +262,11 @@ int export_main(int argc, char **argv)
     int rc0 = cli_dir_output(argc, argv, EXPORT_USAGE, &dir, &outfile);
     if (rc0 >= 0)
         return rc0;
+    if (ablation && ((snapshot && strcmp(snapshot, "last") != 0) || keep_noise)) {
+        fprintf(stderr, "ratchet-tune: export: -ablation judges the run's current values: it does not go with "
+                "-snapshot %s or -keep-noise\n", snapshot && strcmp(snapshot, "last") ? snapshot : "");
+        return 2;
+    }
     RunState rs;
     char err[1024];
     if (runstate_load(&rs, dir, err, sizeof err) < 0) {
@@ -266,6 +283,10 @@ int export_main(int argc, char **argv)
     cJSON *j = NULL;
     if (export_snapshot_number(dir, &rs, snapshot, &k, err, sizeof err) == 0)
         j = export_pick(dir, &rs, name, k, keep_noise, err, sizeof err);
+    if (j && ablation && ablate_keep(dir, j, ablation, err, sizeof err) < 0) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
     runstate_free(&rs);
     if (!j) {
         fprintf(stderr, "ratchet-tune: export: %s\n", err);

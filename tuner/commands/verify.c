@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ablate.h"
 #include "board.h"
 #include "cli.h"
 #include "engcheck.h"
@@ -64,6 +65,8 @@ static const char VERIFY_USAGE[] =
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
     "                      source tree; no: send the values as options (no build)\n"
     "  -restart            discard DIR/verify.json and start over\n"
+    "  -ablate [groups=auto|FILE|NAME:P1,P2;...]   which groups of moves pay: a random-balance\n"
+    "                      ablation instead of the SPRT (verify DIR -ablate -h tells more)\n"
     "  -force              play even if the run's engine changed since the run (its id name,\n"
     "                      file size, modification time or bench signature; as `resume -force`)\n"
     "  match options       -each (tc=, nodes=, st=, depth= replace the run's limit), -openings,\n"
@@ -440,6 +443,9 @@ static int play(Verify *v)
 
 int verify_main(int argc, char **argv)
 {
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "-ablate"))
+            return ablate_main(argc, argv);
     for (int i = 1; i < argc; i++)
         if (cli_is_help(argv[i])) {
             fputs(VERIFY_USAGE, stdout);
@@ -634,4 +640,15 @@ out:
     if (lockfd >= 0)
         rd_unlock(lockfd);
     return rc;
+}
+
+/* For ablate.c, which plays through the same machinery. */
+cJSON *verify_start_values(const RunState *rs)
+{
+    return start_values(rs);
+}
+
+int verify_merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over)
+{
+    return merge_settings(rs, over, out, limit_over);
 }

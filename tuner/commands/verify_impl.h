@@ -68,6 +68,12 @@ extern atomic_int verify_g_stop;
 /* The "params" object of a value file. */
 const cJSON *verify_params_of(const cJSON *values);
 bool verify_same_params(const cJSON *a, const cJSON *b);
+/* The run's start values as a value file (tuned parameters at their start,
+ * the others at their spec value); NULL on OOM. */
+cJSON *verify_start_values(const RunState *rs);
+/* The match settings: the run's (the sections verify inherits) with `over`
+ * on top; a limit in `over` replaces every limit of the run. */
+int verify_merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over);
 
 /* verify_play.c: the match. */
 int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,

@@ -1,0 +1,435 @@
+/* `verify DIR -ablate` end to end against build/fake/fakeablate, an engine
+ * whose pair results are a known linear function of its options (see
+ * tests/fake/fakeablate.c): the ablation recovers each group's known effect
+ * and tells the groups apart; the pairs are capped at the fresh openings at
+ * a deterministic limit, each played once; a killed ablation continues with the same design
+ * and results; `export -ablation keep=pays` keeps the groups that pay. */
+#include <criterion/criterion.h>
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ablation.h"
+#include "export.h"
+#include "helpers.h"
+#include "rd.h"
+#include "run_cmd.h"
+#include "state.h"
+#include "verify.h"
+
+#define FAKE "build/fake/fakeablate"
+
+static void setup(void)
+{
+    tmp_create("/tmp/ratchet-ablate-XXXXXX");
+}
+
+TestSuite(ablate, .init = setup, .fini = tmp_remove, .timeout = 120);
+
+/* The fake engine's effects (per unit of the option, on the probability of
+ * collapsing) and the run's tuned values; the start values are all 100. */
+#define EFFECTS "--effect LmrBase=0.002 --effect LmrScale=0.001 --effect NmpDepth=-0.003"
+static const char *const TUNED_NAMES[] = { "LmrBase", "LmrScale", "NmpDepth", "RfpMargin" };
+static const double TUNED_VALUES[] = { 150, 140, 130, 160 };
+
+/* A group's true effect in pair score difference: 2 sum effect_i (tuned_i - start_i). */
+static double true_beta(const char *group)
+{
+    if (!strcmp(group, "Lmr"))
+        return 2 * (0.002 * 50 + 0.001 * 40);
+    if (!strcmp(group, "Nmp"))
+        return 2 * (-0.003 * 30);
+    if (!strcmp(group, "Rfp"))
+        return 0;
+    cr_assert_fail("unexpected group %s", group);
+    return NAN;
+}
+
+/* A run of the fake engine in tmp/DIR whose values then moved to TUNED_VALUES
+ * (SeeMargin stays at its start): its games are one move each (-resign
+ * movecount=1 score=1000 -maxmoves 1) at nodes=1. */
+static void make_run(const char *dir, int think_ms)
+{
+    cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
+    write_file("abl.txt", "LmrBase, int, 100, 0, 200, 10, 0.5\nLmrScale, int, 100, 0, 200, 10, 0.5\n"
+                          "NmpDepth, int, 100, 0, 200, 10, 0.5\nRfpMargin, int, 100, 0, 200, 10, 0.5\n"
+                          "SeeMargin, int, 100, 0, 200, 10, 0.5\n");
+    char book[PATH_MAX];
+    cr_assert_not_null(realpath("openings/default.epd", book));
+    Args a = { .n = 0 };
+    add(&a, "run");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKE);
+    if (think_ms)
+        add(&a, "args=" EFFECTS " --think %d", think_ms);
+    else
+        add(&a, "args=" EFFECTS);
+    add(&a, "-params");
+    add(&a, "file=%s/abl.txt", tmp);
+    add(&a, "-each");
+    add(&a, "nodes=1");
+    add(&a, "-openings");
+    add(&a, "file=%s", book);
+    add(&a, "order=random");
+    add(&a, "-resign");
+    add(&a, "movecount=1");
+    add(&a, "score=1000");
+    add(&a, "-maxmoves");
+    add(&a, "1");
+    add(&a, "-spsa");
+    add(&a, "games=4");
+    add(&a, "-concurrency");
+    add(&a, "2");
+    add(&a, "-srand");
+    add(&a, "7");
+    add(&a, "-out");
+    add(&a, "%s/%s", tmp, dir);
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0, "the run failed:\n%s", slurp("runlog"));
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    RunState rs;
+    runstate_init(&rs);
+    cr_assert_eq(runstate_load(&rs, path, err, sizeof err), 0, "%s", err);
+    for (size_t i = 0; i < rs.spsa.nparams; i++)
+        for (size_t k = 0; k < sizeof TUNED_NAMES / sizeof *TUNED_NAMES; k++)
+            if (!strcmp(rs.spsa.params[i].name, TUNED_NAMES[k]))
+                rs.spsa.params[i].theta = TUNED_VALUES[k];
+    cr_assert_eq(runstate_save(&rs, path, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+}
+
+static Args ablate_args(const char *dir, int rounds)
+{
+    Args a = { .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/%s", tmp, dir);
+    add(&a, "-ablate");
+    if (rounds > 0) {
+        add(&a, "-rounds");
+        add(&a, "%d", rounds);
+    }
+    add(&a, "-srand");
+    add(&a, "3");
+    add(&a, "-concurrency");
+    add(&a, "2");
+    return a;
+}
+
+static cJSON *ablation_json(const char *dir)
+{
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/%s/ablation.json", tmp, dir);
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    return j;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    cr_assert(cJSON_IsNumber(x), "%s is a number", k);
+    return x->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    cr_assert(cJSON_IsString(x), "%s is a string", k);
+    return x->valuestring;
+}
+
+/* The ablation finds each group's known effect: the right verdict (Lmr
+ * pays, Nmp costs, Rfp, which the engine ignores, is unclear) and an
+ * estimate near the truth.  The openings are fixed (the run's held-out
+ * ones) and the engine's results a function of the opening and the
+ * options, so the estimates are the same at every run of the test; the
+ * truth is asked to lie within 3 standard errors (a 95% interval misses
+ * 1 time in 20 whatever the code).  The groups' true effects lie far
+ * outside each other's bands: a design applied to the wrong group fails. */
+Test(ablate, recovers_known_group_effects)
+{
+    make_run("r", 0);
+    Args a = ablate_args("r", 600);
+    int rc = run_to_end(verify_main, &a, "alog");
+    char *log = slurp("alog");
+    cr_assert_eq(rc, 0, "verify -ablate failed:\n%s", log);
+    cr_assert(strstr(log, "Lmr") && strstr(log, "pays") && strstr(log, "costs"), "the table:\n%s", log);
+    cr_assert(strstr(log, "held-out"), "the run's held-out openings:\n%s", log);
+    free(log);
+    cJSON *j = ablation_json("r");
+    cr_assert_str_eq(str(j, "status"), "done");
+    cr_assert_eq(num(j, "games"), 1200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pairs")), 600);
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups");
+    cr_assert_eq(cJSON_GetArraySize(gs), 3, "Lmr, Nmp, Rfp; SeeMargin did not move: no See group");
+    const char *names[3] = { "Lmr", "Nmp", "Rfp" };
+    const char *verdicts[3] = { "pays", "costs", "unclear" };
+    int nparams[3] = { 2, 1, 1 };
+    double beta[3], se[3];
+    for (int g = 0; g < 3; g++) {
+        const cJSON *o = cJSON_GetArrayItem(gs, g);
+        cr_assert_str_eq(str(o, "name"), names[g]);
+        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "params")), nparams[g]);
+        beta[g] = num(o, "beta");
+        se[g] = num(o, "se");
+        double truth = true_beta(names[g]);
+        cr_log_info("%s: beta %.4f se %.4f (true %.4f), Elo %.1f [%.1f, %.1f] (true %.1f), %s", names[g], beta[g],
+                    se[g], truth, num(o, "elo"), num(o, "elo_lo"), num(o, "elo_hi"), ablation_elo(truth),
+                    str(o, "verdict"));
+        cr_assert_lt(fabs(beta[g] - truth), 3 * se[g], "%s: %.4f +/- %.4f, true %.4f", names[g], beta[g], 3 * se[g],
+                     truth);
+        cr_assert_str_eq(str(o, "verdict"), verdicts[g], "%s", names[g]);
+        cr_assert_lt(num(o, "elo_lo"), num(o, "elo"));
+        cr_assert_lt(num(o, "elo"), num(o, "elo_hi"));
+    }
+    /* The test has the power to catch estimates given to the wrong group. */
+    for (int g = 0; g < 3; g++)
+        for (int h = 0; h < 3; h++)
+            if (g != h)
+                cr_assert_gt(fabs(beta[g] - true_beta(names[h])), 3 * se[g]);
+    cJSON_Delete(j);
+
+    /* Finished: shown again, not played. */
+    a = ablate_args("r", 600);
+    cr_assert_eq(run_to_end(verify_main, &a, "alog2"), 0);
+    log = slurp("alog2");
+    cr_assert(strstr(log, "finished earlier") && strstr(log, "pays"), "%s", log);
+    free(log);
+    /* Other options: refused, nothing played. */
+    a = ablate_args("r", 500);
+    cr_assert_eq(run_to_end(verify_main, &a, "alog3"), 2);
+    log = slurp("alog3");
+    cr_assert(strstr(log, "other options") && strstr(log, "-restart"), "%s", log);
+    free(log);
+
+    /* export -ablation keep=pays: Lmr tuned, the rest at the start. */
+    Args e = { .n = 0 };
+    add(&e, "export");
+    add(&e, "%s/r", tmp);
+    add(&e, "-ablation");
+    add(&e, "keep=pays");
+    add(&e, "-o");
+    add(&e, "%s/kept.json", tmp);
+    cr_assert_eq(run_to_end(export_main, &e, "elog"), 0, "%s", slurp("elog"));
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/kept.json", tmp);
+    cJSON *k = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(k, "%s", err);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(k, "params");
+    cr_assert_eq(num(p, "LmrBase"), 150);
+    cr_assert_eq(num(p, "LmrScale"), 140);
+    cr_assert_eq(num(p, "NmpDepth"), 100, "Nmp costs: its start value");
+    cr_assert_eq(num(p, "RfpMargin"), 100, "Rfp is unclear: its start value");
+    cr_assert_eq(num(p, "SeeMargin"), 100);
+    cJSON_Delete(k);
+    /* keep=pays,unclear keeps Rfp too; a bad keep= is refused. */
+    e = (Args){ .n = 0 };
+    add(&e, "export");
+    add(&e, "%s/r", tmp);
+    add(&e, "-ablation");
+    add(&e, "keep=pays,unclear");
+    add(&e, "-o");
+    add(&e, "%s/kept2.json", tmp);
+    cr_assert_eq(run_to_end(export_main, &e, "elog2"), 0, "%s", slurp("elog2"));
+    snprintf(path, sizeof path, "%s/kept2.json", tmp);
+    k = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(k, "%s", err);
+    p = cJSON_GetObjectItemCaseSensitive(k, "params");
+    cr_assert_eq(num(p, "RfpMargin"), 160);
+    cr_assert_eq(num(p, "NmpDepth"), 100);
+    cJSON_Delete(k);
+    e = (Args){ .n = 0 };
+    add(&e, "export");
+    add(&e, "%s/r", tmp);
+    add(&e, "-ablation");
+    add(&e, "keep=costs");
+    cr_assert_neq(run_to_end(export_main, &e, "elog3"), 0);
+    log = slurp("elog3");
+    cr_assert(strstr(log, "'costs' is not a verdict to keep"), "%s", log);
+    free(log);
+}
+
+/* tmp/DIR/ablation.json's finished pairs (0 when it is absent or unreadable). */
+static int pairs_done(const char *dir)
+{
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/%s/ablation.json", tmp, dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    int n = j ? cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pairs")) : 0;
+    cJSON_Delete(j);
+    return n;
+}
+
+/* At nodes=1 a game is a function of its opening: the pairs are capped at
+ * the run's fresh held-out openings (1000 held out, 5 played by its
+ * validation points), one pair each. */
+Test(ablate, capped_at_the_fresh_openings)
+{
+    make_run("r", 0);
+    Args a = ablate_args("r", 5000);
+    cr_assert_eq(run_to_end(verify_main, &a, "alog"), 0, "%s", slurp("alog"));
+    char *log = slurp("alog");
+    cr_assert(strstr(log, "5000 pairs asked, capped at the 995 fresh openings"), "%s", log);
+    free(log);
+    cJSON *j = ablation_json("r");
+    cr_assert_eq(num(j, "rounds"), 995);
+    cr_assert_eq(num(j, "rounds_asked"), 5000);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "capped")));
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(j, "pairs"), *x;
+    cr_assert_eq(cJSON_GetArraySize(pairs), 995);
+    static bool seen[5000];
+    cJSON_ArrayForEach(x, pairs)
+    {
+        int o = (int)num(x, "opening");
+        cr_assert(o >= 0 && o < 5000 && !seen[o], "opening %d: played once", o);
+        seen[o] = true;
+    }
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(j, "openings"), "count"), 995);
+    cJSON_Delete(j);
+}
+
+/* Killed with SIGKILL halfway, the ablation continues and ends with the
+ * very pairs (design and result, pair by pair) of one that was never
+ * stopped. */
+Test(ablate, continues_after_sigkill_with_the_same_pairs)
+{
+    enum { PAIRS = 300 };
+    make_run("r", 1);
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "cp -r %s/r %s/s", tmp, tmp);
+    cr_assert_eq(system(cmd), 0);
+
+    /* r: uninterrupted. */
+    Args a = ablate_args("r", PAIRS);
+    cr_assert_eq(run_to_end(verify_main, &a, "alog"), 0, "%s", slurp("alog"));
+    cJSON *full = ablation_json("r");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(full, "pairs")), PAIRS);
+
+    /* s: killed, then continued with the stored options. */
+    a = ablate_args("s", PAIRS);
+    pid_t pid = spawn(verify_main, &a, "slog1");
+    for (;;) {
+        if (pairs_done("s") >= 40)
+            break;
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended before it was killed");
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    wait_child(pid);
+    args_free(&a);
+    cr_assert_lt(pairs_done("s"), PAIRS, "killed halfway");
+    Args b = { .n = 0 };
+    add(&b, "verify");
+    add(&b, "%s/s", tmp);
+    add(&b, "-ablate");
+    cr_assert_eq(run_to_end(verify_main, &b, "slog2"), 0, "%s", slurp("slog2"));
+    char *log = slurp("slog2");
+    const char *c = strstr(log, "continuing: ");
+    int kept = -1;
+    cr_assert(c && sscanf(c, "continuing: %d pairs played", &kept) == 1, "%s", log);
+    cr_assert_geq(kept, 40, "the pairs saved before the kill are not played again:\n%s", log);
+    free(log);
+    cJSON *cont = ablation_json("s");
+    cr_assert_str_eq(str(cont, "status"), "done");
+    cr_assert_eq(num(cont, "sessions"), 2);
+    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(full, "pairs"), *pc = cJSON_GetObjectItemCaseSensitive(cont, "pairs");
+    cr_assert_eq(cJSON_GetArraySize(pc), PAIRS, "every pair once");
+    /* Pair by pair. */
+    static double diff_f[PAIRS], diff_c[PAIRS];
+    static char design_f[PAIRS][8], design_c[PAIRS][8];
+    const cJSON *x;
+    cJSON_ArrayForEach(x, pf)
+    {
+        int k = (int)num(x, "pair");
+        diff_f[k] = num(x, "diff");
+        snprintf(design_f[k], sizeof design_f[k], "%s", str(x, "design"));
+    }
+    cJSON_ArrayForEach(x, pc)
+    {
+        int k = (int)num(x, "pair");
+        diff_c[k] = num(x, "diff");
+        snprintf(design_c[k], sizeof design_c[k], "%s", str(x, "design"));
+    }
+    for (int k = 0; k < PAIRS; k++) {
+        cr_assert_str_eq(design_c[k], design_f[k], "pair %d: the same design", k);
+        cr_assert_eq(diff_c[k], diff_f[k], "pair %d: the same result", k);
+    }
+    const cJSON *gf = cJSON_GetObjectItemCaseSensitive(full, "groups"), *gc = cJSON_GetObjectItemCaseSensitive(cont, "groups");
+    for (int g = 0; g < 3; g++)
+        cr_assert_eq(num(cJSON_GetArrayItem(gc, g), "beta"), num(cJSON_GetArrayItem(gf, g), "beta"));
+    cJSON_Delete(full);
+    cJSON_Delete(cont);
+}
+
+/* groups=FILE and groups=NAME:P1,P2;...: the groups as given, a group with
+ * no moved parameter left out and named, a bad name refused with the file
+ * and line (nothing played), a groups file that changed refused. */
+Test(ablate, groups_from_a_file_or_inline)
+{
+    make_run("r", 0);
+    write_file("groups.txt", "# two groups\nboth: LmrBase, NmpDepth\nrfp: RfpMargin\nidle: SeeMargin\n");
+    Args a = { .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s/groups.txt", tmp);
+    add(&a, "-rounds");
+    add(&a, "40");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog"), 0, "%s", slurp("glog"));
+    char *log = slurp("glog");
+    cr_assert(strstr(log, "left out, none of its parameters moved: idle"), "%s", log);
+    free(log);
+    cJSON *j = ablation_json("r");
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups");
+    cr_assert_eq(cJSON_GetArraySize(gs), 2);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(gs, 0), "name"), "both");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(gs, 0), "params")), 2);
+    cr_assert_str_eq(str(cJSON_GetArrayItem(gs, 1), "name"), "rfp");
+    cr_assert_eq(strlen(str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pairs"), 0), "design")), 2);
+    cJSON_Delete(j);
+
+    /* The file changed: the stored options are the same, the groups not. */
+    write_file("groups.txt", "rfp: RfpMargin\n");
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog2"), 2);
+    log = slurp("glog2");
+    cr_assert(strstr(log, "the groups differ") && strstr(log, "-restart"), "%s", log);
+    free(log);
+
+    /* A name that is not a parameter, inline and in a file: refused, nothing played. */
+    write_file("bad.txt", "ok: RfpMargin\nbad: LmrBase Nope\n");
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s/bad.txt", tmp);
+    add(&a, "-restart");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog3"), 2);
+    log = slurp("glog3");
+    cr_assert(strstr(log, "bad.txt, line 2: group bad: 'Nope' is not a parameter of the run"), "%s", log);
+    free(log);
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=a:LmrBase;b:Nope");
+    add(&a, "-restart");
+    cr_assert_eq(run_to_end(verify_main, &a, "glog4"), 2);
+    log = slurp("glog4");
+    cr_assert(strstr(log, "groups=, line 1: group b: 'Nope' is not a parameter of the run"), "%s", log);
+    free(log);
+}

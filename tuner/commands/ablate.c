@@ -1,0 +1,904 @@
+/* `ratchet-tune verify DIR -ablate`: which groups of the run's moves pay,
+ * judged by one match; see ablate.h and tuner/spsa/ablation.h. */
+#include "ablate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ablation.h"
+#include "board.h"
+#include "cli.h"
+#include "engcheck.h"
+#include "errmsg.h"
+#include "export.h"
+#include "jsonget.h"
+#include "match.h"
+#include "rd.h"
+#include "setup.h"
+#include "verify_impl.h"
+
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
+#define DEFAULT_PAIRS 2000
+#define DESIGN_NAME "mirrored-couples-mt19937"
+#define SAVE_EVERY_MS 250
+
+static const char ABLATE_USAGE[] =
+    "usage: ratchet-tune verify DIR -ablate [groups=auto|FILE|NAME:P1,P2;NAME2:P3] [-rounds N]\n"
+    "                               [-restart] [-force] [match options]\n"
+    "\n"
+    "Which groups of the run's moves pay, judged by games (a random-balance ablation).  In each\n"
+    "game pair, engine 0 plays the tuned values on a random half of the groups and the start\n"
+    "values on the rest; engine 1 plays the complement.  Both are the run's engine, the values\n"
+    "sent as UCI options before each game.  A least-squares fit of the pairs' score differences\n"
+    "on the +-1 design (GSL) gives every group, from the one match, an Elo (its tuned values\n"
+    "against its start values, the other groups as they fall) with a 95% interval: about the\n"
+    "precision a match of the same length would give one A/B comparison.  The model adds the\n"
+    "groups' effects in score; it holds for small effects.\n"
+    "\n"
+    "  groups=auto         (default) one group per technique, the CamelCase prefix of the\n"
+    "                      parameters' names (Lmr*, Lbr*, Lmp*, Iir*, Nmp*, Rfp*, Futility*, See*,\n"
+    "                      Qs*, ...); only the parameters that moved from their start value\n"
+    "  groups=FILE         one group per line (or per ';'): NAME: P1, P2, ...  ('#' comments)\n"
+    "  groups=NAME:P1,P2;NAME2:P3   the same inline (quote it: ';' ends a shell command)\n"
+    "                      A moved parameter in no group plays its start value on both sides;\n"
+    "                      a group none of whose parameters moved is left out\n"
+    "  -rounds N           game pairs (default 2000: 4000 games).  At a deterministic limit\n"
+    "                      (nodes=, depth=) a game is a function of its opening: the pairs are\n"
+    "                      capped at the fresh openings, one pair each, and the output says so\n"
+    "  -restart            discard DIR/ablation.json and start over\n"
+    "  -force              play even if the run's engine changed since the run (as verify)\n"
+    "  match options       as verify: -each (tc=, nodes=, st=, depth= replace the run's limit),\n"
+    "                      -openings (default: the openings the run held out of its tuning),\n"
+    "                      -draw, -resign, -maxmoves, -concurrency, -srand, -pgnout, -log\n"
+    "\n"
+    "DIR/ablation.json (rewritten atomically, at most four times a second) holds every pair's\n"
+    "design and result; stopped, the same command continues (a pair finished after the last save\n"
+    "is played again), and a re-run draws the same design (-srand and the seed stored).  The table: group, parameters, Elo and 95% interval, verdict: pays (the\n"
+    "interval above 0), costs (below 0) or unclear.  Then\n"
+    "    ratchet-tune export DIR -ablation keep=pays -o FILE\n"
+    "writes the tuned values of the groups that pay and the start values for the rest.\n";
+
+typedef struct {
+    char name[64];
+    char tuned[64], base[64];
+    size_t group;
+} AblOpt;
+
+typedef struct {
+    Verify v;                     /* the run, its values, the match (verify's machinery) */
+    char path[PATH_MAX + 32];     /* DIR/ablation.json */
+    char groups_spec[PATH_MAX + 8];
+    AblGroups groups;
+    AblOpt opts[MAX_JOB_OPTS];
+    int nopts;
+    uint64_t rounds, rounds_asked;
+    bool capped;
+    unsigned char *st;            /* per pair: PAIR_* */
+    double *y;                    /* per finished pair: engine 0's points minus engine 1's */
+    uint64_t cursor, ndone;
+    int64_t last_save;
+    bool failed;
+} Ablate;
+
+static atomic_int g_signal;
+
+static void on_signal(int sig)
+{
+    if (verify_g_stop) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    verify_g_stop = 1;
+    g_signal = sig;
+    static const char msg[] = "\nratchet-tune: verify -ablate: stopping: abandoning the games in flight and saving "
+                              "(again to quit at once)\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+}
+
+/* ---- the options ------------------------------------------------------------------------ */
+
+static int push_arg(Verify *v, const char *s)
+{
+    char **na = realloc(v->args, (size_t)(v->nargs + 2) * sizeof *na);
+    if (!na)
+        return -1;
+    v->args = na;
+    if (!(v->args[v->nargs] = strdup(s)))
+        return -1;
+    v->args[++v->nargs] = NULL;
+    return 0;
+}
+
+static void free_args(Verify *v)
+{
+    for (int i = 0; i < v->nargs; i++)
+        free(v->args[i]);
+    free(v->args);
+    v->args = NULL;
+    v->nargs = 0;
+}
+
+/* argv[i] as stored: the files of -openings file=, -pgnout, -log and
+ * groups=FILE made absolute, so the stored options mean the same from any
+ * directory. */
+static int push_arg_abs(Verify *v, char **argv, int i)
+{
+    const char *a = argv[i], *prev = argv[i - 1];
+    char abs[PATH_MAX], word[PATH_MAX + 16];
+    const char *path = NULL, *pre = "";
+    if (!strcmp(prev, "-ablate") && !strncmp(a, "groups=", 7) && strcmp(a + 7, "auto") != 0 &&
+        access(a + 7, F_OK) == 0) {
+        path = a + 7;
+        pre = "groups=";
+    } else if (!strncmp(a, "file=", 5)) {
+        path = a + 5;
+        pre = "file=";
+    } else if ((!strcmp(prev, "-pgnout") || !strcmp(prev, "-log")) && !strchr(a, '=') && a[0] != '-') {
+        path = a;
+    }
+    if (!path || !path[0] || path[0] == '/')
+        return push_arg(v, a);
+    rd_abs_path(path, abs, sizeof abs);
+    snprintf(word, sizeof word, "%s%s", pre, abs);
+    return push_arg(v, word);
+}
+
+static bool same_args(const cJSON *stored, const Verify *v)
+{
+    if (!cJSON_IsArray(stored) || cJSON_GetArraySize(stored) != v->nargs)
+        return false;
+    for (int i = 0; i < v->nargs; i++) {
+        const cJSON *s = cJSON_GetArrayItem(stored, i);
+        if (!cJSON_IsString(s) || strcmp(s->valuestring, v->args[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The stored options into groups=, -rounds and the match settings `over`. */
+static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
+{
+    Verify *v = &A->v;
+    snprintf(A->groups_spec, sizeof A->groups_spec, "auto");
+    A->rounds_asked = DEFAULT_PAIRS;
+    char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
+    if (!rest)
+        return errmsg(err, errlen, "out of memory");
+    int n = 0, rc = 0;
+    for (int i = 0; rc == 0 && i < v->nargs;) {
+        const char *a = v->args[i];
+        if (!strcmp(a, "-ablate")) {
+            i++;
+            if (i < v->nargs && !strncmp(v->args[i], "groups=", 7)) {
+                if (!v->args[i][7])
+                    rc = errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
+                snprintf(A->groups_spec, sizeof A->groups_spec, "%s", v->args[i] + 7);
+                i++;
+            } else if (i < v->nargs && v->args[i][0] != '-') {
+                rc = errmsg(err, errlen, "-ablate: '%s': expected groups=auto|FILE|NAME:P1,P2;NAME2:P3", v->args[i]);
+            }
+        } else if (!strcmp(a, "-rounds")) {
+            int64_t r;
+            if (cli_int_value(v->nargs, v->args, &i, 2, INT64_C(1) << 32, &r, err, errlen) < 0)
+                rc = -1;
+            else
+                A->rounds_asked = (uint64_t)r;
+        } else if (!strcmp(a, "-sprt") || !strcmp(a, "-bake") || !strcmp(a, "-base") || !strcmp(a, "-snapshot") ||
+                   !strcmp(a, "-engine")) {
+            rc = errmsg(err, errlen, "%s does not go with -ablate: an ablation plays a fixed number of pairs "
+                        "(-rounds) of the run's engine, with the run's tuned and start values sent as options", a);
+        } else {
+            rest[n++] = v->args[i++];
+        }
+    }
+    if (rc == 0 && conf_parse_args(over, n, rest, VERIFY_SECTIONS, err, errlen) < 0)
+        rc = -1;
+    free(rest);
+    return rc;
+}
+
+/* The groups: auto, a file (when one is at that path) or the inline text. */
+static int make_groups(Ablate *A, const cJSON *tuned, const cJSON *base, char *note, size_t notelen, char *err,
+                       size_t errlen)
+{
+    const RunState *rs = &A->v.rs;
+    size_t n = rs->norder;
+    const char **names = calloc(n + 1, sizeof *names);
+    bool *moved = calloc(n + 1, sizeof *moved);
+    int rc = 0;
+    if (!names || !moved)
+        rc = errmsg(err, errlen, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        names[i] = rs->order[i];
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(verify_params_of(tuned), names[i]);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(verify_params_of(base), names[i]);
+        moved[i] = cJSON_IsNumber(t) && cJSON_IsNumber(b) && t->valuedouble != b->valuedouble;
+    }
+    const char *spec = A->groups_spec;
+    char *text = NULL;
+    if (rc == 0 && strcmp(spec, "auto") != 0 && access(spec, F_OK) == 0) {
+        FILE *f = fopen(spec, "r");
+        size_t cap = 1 << 16, len = 0;
+        text = f ? malloc(cap + 1) : NULL;
+        if (!f)
+            rc = errmsg(err, errlen, "-ablate groups=%s: %s", spec, strerror(errno));
+        else if (!text)
+            rc = errmsg(err, errlen, "out of memory");
+        else if ((len = fread(text, 1, cap, f)) == cap)
+            rc = errmsg(err, errlen, "-ablate groups=%s: larger than %zu bytes", spec, cap);
+        else if (ferror(f))
+            rc = errmsg(err, errlen, "-ablate groups=%s: cannot be read", spec);
+        if (text)
+            text[len] = '\0';
+        if (f)
+            fclose(f);
+        if (rc == 0)
+            rc = ablation_groups(text, spec, names, moved, n, &A->groups, note, notelen, err, errlen);
+    } else if (rc == 0 && strcmp(spec, "auto") != 0 && !strchr(spec, ':')) {
+        rc = errmsg(err, errlen, "-ablate groups=%s: no such file, and not NAME:P1,P2;NAME2:P3", spec);
+    } else if (rc == 0) {
+        rc = ablation_groups(spec, "groups=", names, moved, n, &A->groups, note, notelen, err, errlen);
+    }
+    free(text);
+    free(names);
+    free(moved);
+    return rc;
+}
+
+/* The per-pair options: every parameter of every group, its tuned and its start value as text. */
+static int make_opts(Ablate *A, char *err, size_t errlen)
+{
+    A->nopts = 0;
+    for (size_t g = 0; g < A->groups.n; g++)
+        for (size_t k = 0; k < A->groups.g[g].nparams; k++) {
+            const char *name = A->groups.g[g].params[k];
+            if (A->nopts == MAX_JOB_OPTS)
+                return errmsg(err, errlen, "the groups hold more than %d parameters that moved; group fewer",
+                              MAX_JOB_OPTS);
+            AblOpt *o = &A->opts[A->nopts++];
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(verify_params_of(A->v.tuned), name);
+            const cJSON *b = cJSON_GetObjectItemCaseSensitive(verify_params_of(A->v.base), name);
+            snprintf(o->name, sizeof o->name, "%s", name);
+            snprintf(o->tuned, sizeof o->tuned, "%.12g", t ? t->valuedouble : 0);
+            snprintf(o->base, sizeof o->base, "%.12g", b ? b->valuedouble : 0);
+            o->group = g;
+        }
+    return 0;
+}
+
+/* ---- DIR/ablation.json ----------------------------------------------------------------- */
+
+static cJSON *groups_json(const AblGroups *gs, const AblEffect *eff)
+{
+    cJSON *a = cJSON_CreateArray();
+    bool ok = a != NULL;
+    for (size_t g = 0; ok && g < gs->n; g++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON *ps = o ? cJSON_AddArrayToObject(o, "params") : NULL;
+        ok = ps && cJSON_AddItemToArray(a, o) && cJSON_AddStringToObject(o, "name", gs->g[g].name);
+        if (!ok) {
+            if (o && !ps)
+                cJSON_Delete(o);
+            break;
+        }
+        for (size_t k = 0; ok && k < gs->g[g].nparams; k++)
+            ok = cJSON_AddItemToArray(ps, cJSON_CreateString(gs->g[g].params[k]));
+        if (ok && eff) {
+            const AblEffect *e = &eff[g];
+            ok = cJSON_AddNumberToObject(o, "elo", e->elo) && cJSON_AddNumberToObject(o, "elo_lo", e->elo_lo) &&
+                 cJSON_AddNumberToObject(o, "elo_hi", e->elo_hi) && cJSON_AddNumberToObject(o, "beta", e->beta) &&
+                 cJSON_AddNumberToObject(o, "se", e->se) &&
+                 cJSON_AddStringToObject(o, "verdict", ablation_verdict_name(e->verdict));
+        }
+    }
+    if (ok)
+        return a;
+    cJSON_Delete(a);
+    return NULL;
+}
+
+/* The fit on the pairs played so far; false when there are too few (msg says why). */
+static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, size_t msglen)
+{
+    size_t G = A->groups.n, n = 0;
+    double *y = malloc((A->ndone + 1) * sizeof *y);
+    signed char *z = malloc((A->ndone + 1) * G + 1);
+    bool ok = y && z;
+    for (uint64_t k = 0; ok && k < A->rounds; k++)
+        if (A->st[k] == PAIR_DONE) {
+            y[n] = A->y[k];
+            ablation_design(A->v.seed, k, G, z + n * G);
+            n++;
+        }
+    if (!ok)
+        snprintf(msg, msglen, "out of memory");
+    ok = ok && ablation_fit(y, z, n, G, eff, fit, msg, msglen) == 0;
+    free(y);
+    free(z);
+    return ok;
+}
+
+static cJSON *ablate_json(const Ablate *A, const char *status)
+{
+    const Verify *v = &A->v;
+    size_t G = A->groups.n;
+    AblEffect *eff = calloc(G + 1, sizeof *eff);
+    AblFit fit = { 0 };
+    char msg[256];
+    bool fitted = eff && fit_now(A, eff, &fit, msg, sizeof msg);
+    char now[32];
+    rd_now_iso(now, sizeof now);
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL;
+#define NUM(k, x) (ok = ok && cJSON_AddNumberToObject(o, k, (double)(x)) != NULL)
+#define STR(k, x) (ok = ok && cJSON_AddStringToObject(o, k, x) != NULL)
+#define ADD(k, x) (ok = ok && cJSON_AddItemToObject(o, k, x))
+    NUM("version", 1);
+    STR("status", status);
+    ADD("groups", groups_json(&A->groups, fitted ? eff : NULL));
+    if (fitted) {
+        cJSON *f = cJSON_CreateObject();
+        ok = ok && f && cJSON_AddNumberToObject(f, "pairs", (double)fit.pairs) &&
+             cJSON_AddNumberToObject(f, "intercept", fit.mu) && cJSON_AddNumberToObject(f, "intercept_se", fit.mu_se) &&
+             cJSON_AddNumberToObject(f, "sigma", fit.sigma);
+        ADD("fit", f);
+    } else {
+        STR("fit_note", msg);
+    }
+    NUM("rounds", A->rounds);
+    NUM("rounds_asked", A->rounds_asked);
+    ok = ok && cJSON_AddBoolToObject(o, "capped", A->capped);
+    STR("tc", v->tc);
+    STR("book", v->mc.book_path);
+    cJSON *op = cJSON_CreateObject();
+    ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
+         cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
+         cJSON_AddNumberToObject(op, "count", (double)(v->mc.book ? book_picks(v->mc.book) : 0)) &&
+         cJSON_AddNumberToObject(op, "book_size", (double)(v->mc.book ? book_size(v->mc.book) : 0));
+    ADD("openings", op);
+    NUM("seed", v->seed);
+    STR("design", DESIGN_NAME);
+    STR("groups_spec", A->groups_spec);
+    ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
+    NUM("run_games", v->rs.games);
+    ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
+    ADD("base", cJSON_Duplicate(verify_params_of(v->base), true));
+    uint64_t ptnml[5] = { 0 };
+    cJSON *pairs = cJSON_CreateArray();
+    ok = ok && pairs;
+    signed char *z = malloc(G + 1);
+    char design[MAX_JOB_OPTS + 1];
+    ok = ok && z;
+    for (uint64_t k = 0; ok && k < A->rounds; k++) {
+        if (A->st[k] != PAIR_DONE)
+            continue;
+        ptnml[(int)A->y[k] + 2]++;
+        ablation_design(v->seed, k, G, z);
+        ablation_design_text(z, G, design, sizeof design);
+        cJSON *p = cJSON_CreateObject();
+        ok = p && cJSON_AddItemToArray(pairs, p); /* the array owns p from here */
+        ok = ok && cJSON_AddNumberToObject(p, "pair", (double)k) &&
+             cJSON_AddNumberToObject(p, "opening", (double)book_pick(v->mc.book, k)) &&
+             cJSON_AddStringToObject(p, "design", design) && cJSON_AddNumberToObject(p, "diff", A->y[k]);
+    }
+    if (!ok) {
+        cJSON_Delete(pairs);
+        pairs = NULL;
+    }
+    free(z);
+    NUM("games", 2 * A->ndone);
+    cJSON *pt = cJSON_CreateArray();
+    for (int i = 0; pt && i < 5; i++)
+        cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)ptnml[i]));
+    ADD("ptnml", pt);
+    ADD("pairs", pairs);
+    NUM("sessions", v->sessions);
+    STR("created", v->created[0] ? v->created : now);
+    STR("updated", now);
+#undef NUM
+#undef STR
+#undef ADD
+    free(eff);
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int ablate_save(const Ablate *A, const char *status, char *err, size_t errlen)
+{
+    cJSON *j = ablate_json(A, status);
+    if (!j)
+        return errmsg(err, errlen, "out of memory writing %s", A->path);
+    int rc = rd_write_json(A->path, j, err, errlen);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static void print_elo(FILE *out, double e)
+{
+    if (isinf(e))
+        fprintf(out, "%s", e > 0 ? "+inf" : "-inf");
+    else
+        fprintf(out, "%+.1f", e);
+}
+
+/* The table of an ablation.json. */
+static void print_table(FILE *out, const cJSON *j, const char *dir)
+{
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups"), *g;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tc");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(op, "set");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(j, "fit");
+    uint64_t games = 0;
+    json_get_u64(j, "games", &games);
+    fprintf(out, "ablation of %s: %d groups, %llu games (%llu pairs) at %s, %s openings, %s\n", dir,
+            cJSON_GetArraySize(gs), (unsigned long long)games, (unsigned long long)games / 2,
+            cJSON_IsString(tc) ? tc->valuestring : "?", cJSON_IsString(set) ? set->valuestring : "?",
+            cJSON_IsString(st) ? st->valuestring : "?");
+    if (!cJSON_IsObject(fit)) {
+        const cJSON *note = cJSON_GetObjectItemCaseSensitive(j, "fit_note");
+        fprintf(out, "  no estimate yet: %s\n", cJSON_IsString(note) ? note->valuestring : "?");
+        return;
+    }
+    fprintf(out, "  Elo of each group's tuned values against its start values, 95%% interval:\n");
+    fprintf(out, "  %-12s %6s  %8s  %-20s %s\n", "group", "params", "Elo", "interval", "verdict");
+    cJSON_ArrayForEach(g, gs)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(g, "name");
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params");
+        const cJSON *elo = cJSON_GetObjectItemCaseSensitive(g, "elo"), *lo = cJSON_GetObjectItemCaseSensitive(g, "elo_lo"),
+                    *hi = cJSON_GetObjectItemCaseSensitive(g, "elo_hi"), *vd = cJSON_GetObjectItemCaseSensitive(g, "verdict");
+        fprintf(out, "  %-12s %6d  ", cJSON_IsString(name) ? name->valuestring : "?", cJSON_GetArraySize(ps));
+        if (!cJSON_IsNumber(elo) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi)) {
+            fprintf(out, "%8s\n", "?");
+            continue;
+        }
+        char e[32], l[32], h[32];
+        snprintf(e, sizeof e, "%+.1f", elo->valuedouble);
+        snprintf(l, sizeof l, "%+.1f", lo->valuedouble);
+        snprintf(h, sizeof h, "%+.1f", hi->valuedouble);
+        char iv[80];
+        snprintf(iv, sizeof iv, "[%s, %s]", l, h);
+        fprintf(out, "%8s  %-20s %s\n", e, iv, cJSON_IsString(vd) ? vd->valuestring : "?");
+    }
+    const cJSON *mu = cJSON_GetObjectItemCaseSensitive(fit, "intercept"), *mse = cJSON_GetObjectItemCaseSensitive(fit, "intercept_se");
+    if (cJSON_IsNumber(mu) && cJSON_IsNumber(mse)) {
+        fprintf(out, "  engine 0's edge whatever the design (0 expected): ");
+        print_elo(out, ablation_elo(mu->valuedouble));
+        fprintf(out, " Elo +/- %.1f\n", fabs(ablation_elo(1.96 * mse->valuedouble)));
+    }
+}
+
+/* ---- the match hooks ------------------------------------------------------------------- */
+
+static bool next_pair(void *ctx, PairJob *job)
+{
+    Ablate *A = ctx;
+    if (A->failed || verify_g_stop)
+        return false;
+    while (A->cursor < A->rounds && A->st[A->cursor] != PAIR_TODO)
+        A->cursor++;
+    if (A->cursor >= A->rounds)
+        return false;
+    uint64_t k = A->cursor++;
+    A->st[k] = PAIR_INFLIGHT;
+    size_t G = A->groups.n;
+    signed char z[MAX_JOB_OPTS];
+    ablation_design(A->v.seed, k, G, z);
+    job->id = k;
+    job->opening = book_pick(A->v.mc.book, k);
+    job->games = 2;
+    job->nopts[0] = job->nopts[1] = A->nopts;
+    for (int i = 0; i < A->nopts; i++) {
+        const AblOpt *o = &A->opts[i];
+        bool tuned0 = z[o->group] > 0;
+        for (int e = 0; e < 2; e++) {
+            snprintf(job->opts[e][i].name, sizeof job->opts[e][i].name, "%s", o->name);
+            snprintf(job->opts[e][i].value, sizeof job->opts[e][i].value, "%s", (e == 0) == tuned0 ? o->tuned : o->base);
+        }
+    }
+    char design[MAX_JOB_OPTS + 1];
+    ablation_design_text(z, G, design, sizeof design);
+    snprintf(job->names[0], sizeof job->names[0], "ablate-0");
+    snprintf(job->names[1], sizeof job->names[1], "ablate-1");
+    /* The PGN's Event: the pair and its design (cut to the field when there are many groups). */
+    char ev[sizeof design + 96];
+    snprintf(ev, sizeof ev, "ratchet-tune ablation pair %llu, engine 0 tuned on %s", (unsigned long long)k + 1, design);
+    size_t evlen = strlen(ev) < sizeof job->event - 1 ? strlen(ev) : sizeof job->event - 1;
+    memcpy(job->event, ev, evlen);
+    job->event[evlen] = '\0';
+    return true;
+}
+
+static void progress(Ablate *A, bool force)
+{
+    static int64_t last;
+    int64_t now = ep_now_ms();
+    bool tty = cli_live_progress();
+    if (!force && now - last < (tty ? 500 : 10000))
+        return;
+    last = now;
+    if (tty)
+        printf("\rablate: pairs %llu/%llu\033[K", (unsigned long long)A->ndone, (unsigned long long)A->rounds);
+    else
+        printf("ablate: pairs %llu/%llu\n", (unsigned long long)A->ndone, (unsigned long long)A->rounds);
+    fflush(stdout);
+}
+
+static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
+{
+    Ablate *A = ctx;
+    uint64_t k = job->id;
+    if (k >= A->rounds || A->st[k] != PAIR_INFLIGHT)
+        return;
+    if (res->games != 2) {
+        A->st[k] = PAIR_TODO; /* not a whole pair: played again */
+        if (k < A->cursor)
+            A->cursor = k;
+        return;
+    }
+    A->st[k] = PAIR_DONE;
+    A->y[k] = (double)(res->score2[0] + res->score2[1]) - 2.0;
+    A->ndone++;
+    /* Saved at most every SAVE_EVERY_MS (a save is a synced file): a pair
+     * finished since the last save is played again after a kill. */
+    int64_t now = ep_now_ms();
+    if (now - A->last_save < SAVE_EVERY_MS) {
+        progress(A, false);
+        return;
+    }
+    A->last_save = now;
+    char err[PATH_MAX + 128];
+    if (!A->failed && ablate_save(A, "running", err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: verify -ablate: %s; stopping\n", err);
+        A->failed = true;
+        verify_g_stop = 1;
+    }
+    progress(A, false);
+}
+
+static void pair_abandoned(void *ctx, const PairJob *job)
+{
+    Ablate *A = ctx;
+    uint64_t k = job->id;
+    if (k < A->rounds && A->st[k] == PAIR_INFLIGHT) {
+        A->st[k] = PAIR_TODO;
+        if (k < A->cursor)
+            A->cursor = k;
+    }
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+/* The pairs of an unfinished ablation: each design must be the one this
+ * build draws for it. */
+static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
+{
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(old, "pairs"), *p;
+    const cJSON *design = cJSON_GetObjectItemCaseSensitive(old, "design");
+    if (!cJSON_IsArray(pairs) || !cJSON_IsString(design))
+        return errmsg(err, errlen, "%s: \"pairs\" or \"design\" is missing; start over with -restart", A->path);
+    if (strcmp(design->valuestring, DESIGN_NAME) != 0)
+        return errmsg(err, errlen, "%s: a design this build does not draw (%s); start over with -restart", A->path,
+                      design->valuestring);
+    size_t G = A->groups.n;
+    signed char z[MAX_JOB_OPTS];
+    char want[MAX_JOB_OPTS + 1];
+    cJSON_ArrayForEach(p, pairs)
+    {
+        uint64_t k;
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "design"), *y = cJSON_GetObjectItemCaseSensitive(p, "diff");
+        if (!json_get_u64(p, "pair", &k) || !cJSON_IsString(d) || !cJSON_IsNumber(y) || y->valuedouble < -2 ||
+            y->valuedouble > 2 || y->valuedouble != floor(y->valuedouble))
+            return errmsg(err, errlen, "%s: a malformed entry in \"pairs\"; start over with -restart", A->path);
+        if (k >= A->rounds || A->st[k] == PAIR_DONE)
+            return errmsg(err, errlen, "%s: pair %llu is %s; start over with -restart", A->path,
+                          (unsigned long long)k, k >= A->rounds ? "beyond the pairs to play" : "there twice");
+        ablation_design(A->v.seed, k, G, z);
+        ablation_design_text(z, G, want, sizeof want);
+        if (strcmp(want, d->valuestring) != 0)
+            return errmsg(err, errlen, "%s: pair %llu played the design %s, this build draws %s for it; start over "
+                          "with -restart", A->path, (unsigned long long)k, d->valuestring, want);
+        A->st[k] = PAIR_DONE;
+        A->y[k] = y->valuedouble;
+        A->ndone++;
+    }
+    return 0;
+}
+
+static bool same_groups(const cJSON *stored, const AblGroups *gs)
+{
+    cJSON *now = groups_json(gs, NULL);
+    bool same = now && cJSON_IsArray(stored) && cJSON_GetArraySize(stored) == (int)gs->n;
+    for (size_t g = 0; same && g < gs->n; g++) {
+        const cJSON *a = cJSON_GetArrayItem(stored, (int)g), *b = cJSON_GetArrayItem(now, (int)g);
+        same = cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, "name"), cJSON_GetObjectItemCaseSensitive(b, "name"), true) &&
+               cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, "params"), cJSON_GetObjectItemCaseSensitive(b, "params"), true);
+    }
+    cJSON_Delete(now);
+    return same;
+}
+
+static int play(Ablate *A, const char *dir)
+{
+    Verify *v = &A->v;
+    char err[PATH_MAX + 1024];
+    v->sessions++;
+    if (v->created[0] == '\0')
+        rd_now_iso(v->created, sizeof v->created);
+    if (ablate_save(A, "running", err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: verify -ablate: %s\n", err);
+        return EXIT_FAILED;
+    }
+    printf("ablate: %zu groups (", A->groups.n);
+    for (size_t g = 0; g < A->groups.n; g++)
+        printf("%s%s %zu", g ? ", " : "", A->groups.g[g].name, A->groups.g[g].nparams);
+    printf("), %llu pairs at %s, concurrency %d, %zu openings from %s, seed %llu\n", (unsigned long long)A->rounds,
+           v->tc, v->mc.concurrency, book_picks(v->mc.book), v->mc.book_path, (unsigned long long)v->seed);
+    if (A->ndone)
+        printf("continuing: %llu pairs played\n", (unsigned long long)A->ndone);
+    fflush(stdout);
+
+    verify_g_stop = 0;
+    g_signal = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    v->mc.stop = &verify_g_stop;
+    MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
+    int mrc = match_play(&v->mc, &hooks);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    progress(A, true);
+    if (cli_live_progress())
+        putchar('\n');
+
+    bool done = !A->failed && !verify_g_stop && mrc == 0 && A->ndone == A->rounds;
+    const char *status = done ? "done" : "stopped";
+    bool saved = ablate_save(A, status, err, sizeof err) == 0;
+    if (!saved)
+        fprintf(stderr, "ratchet-tune: verify -ablate: %s\n", err);
+    if (mrc < 0) {
+        fprintf(stderr, "ratchet-tune: verify -ablate: the engines could not be started; nothing was played\n");
+        return EXIT_FAILED;
+    }
+    cJSON *j = ablate_json(A, status);
+    if (j)
+        print_table(stdout, j, dir);
+    cJSON_Delete(j);
+    if (!done)
+        printf("continue with: %s verify %s -ablate\n", setup_prog(), dir);
+    printf("%s %s\n", saved ? "written to" : "could not write", A->path);
+    fflush(stdout);
+    if (done && saved)
+        return EXIT_DONE;
+    if (g_signal && !A->failed && mrc == 0)
+        return 128 + g_signal;
+    return EXIT_FAILED;
+}
+
+int ablate_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(ABLATE_USAGE, stdout);
+            return EXIT_DONE;
+        }
+    if (argc < 2 || argv[1][0] == '-') {
+        fputs(ABLATE_USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    rules_init();
+    static Ablate A; /* large (the match configuration); one per process */
+    memset(&A, 0, sizeof A);
+    Verify *v = &A.v;
+    runstate_init(&v->rs);
+    char err[PATH_MAX + 2048], note[1024] = "";
+    int rc = EXIT_USAGE, lockfd = -1;
+    bool restart = false, force = false;
+    const char *concurrency = NULL;
+    RunConf over, settings;
+    conf_init(&over);
+    conf_init(&settings);
+    cJSON *old = NULL;
+
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-restart"))
+            restart = true;
+        else if (!strcmp(argv[i], "-force"))
+            force = true;
+        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
+            concurrency = argv[++i];
+        else if (push_arg_abs(v, argv, i) < 0)
+            goto oom;
+    }
+    rd_abs_path(argv[1], v->dir, sizeof v->dir);
+    snprintf(A.path, sizeof A.path, "%s/%s", v->dir, ABLATION_FILE);
+    struct stat sb;
+    if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
+        goto fail;
+    }
+    char sp[PATH_MAX + 32];
+    snprintf(sp, sizeof sp, "%s/%s", v->dir, STATE_FILE);
+    if (access(sp, F_OK) != 0) {
+        snprintf(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
+        goto fail;
+    }
+    if ((lockfd = rd_lock(v->dir, err, sizeof err)) < 0)
+        goto fail;
+    runstate_free(&v->rs);
+    if (runstate_load(&v->rs, v->dir, err, sizeof err) < 0)
+        goto fail;
+    if (!(v->tuned = export_values(&v->rs, "ablate")) || !(v->base = verify_start_values(&v->rs)))
+        goto oom;
+
+    /* An earlier ablation: continue it, show it, or refuse to mix settings. */
+    if (!restart && access(A.path, F_OK) == 0) {
+        if (!(old = rd_read_json(A.path, err, sizeof err))) {
+            snprintf(err + strlen(err), sizeof err - strlen(err), "; start over with: %s verify %s -ablate -restart",
+                     setup_prog(), argv[1]);
+            goto fail;
+        }
+        const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
+        bool bare = v->nargs == 1; /* just -ablate: the stored options */
+        if (bare && cJSON_IsArray(oargs)) {
+            free_args(v);
+            const cJSON *s;
+            cJSON_ArrayForEach(s, oargs)
+            {
+                if (!cJSON_IsString(s) || push_arg(v, s->valuestring) < 0)
+                    goto oom;
+            }
+        } else if (!same_args(oargs, v)) {
+            char *was = cJSON_PrintUnformatted(oargs);
+            snprintf(err, sizeof err, "verify -ablate: %s holds an ablation with other options (%s); run `%s verify %s "
+                     "-ablate` to continue or show it, or add -restart to start over with the new options", A.path,
+                     was ? was : "?", setup_prog(), argv[1]);
+            free(was);
+            goto fail;
+        }
+    }
+    if (parse_args(&A, &over, err, sizeof err) < 0 || make_groups(&A, v->tuned, v->base, note, sizeof note, err,
+                                                                   sizeof err) < 0)
+        goto fail;
+    bool resume = false;
+    if (old) {
+        if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
+            !verify_same_params(verify_params_of(v->base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
+            printf("ablate: the values differ from those of %s (the run has moved on): starting a new ablation\n",
+                   A.path);
+        } else if (!same_groups(cJSON_GetObjectItemCaseSensitive(old, "groups"), &A.groups)) {
+            snprintf(err, sizeof err, "verify -ablate: the groups differ from those of %s (has the groups file "
+                     "changed?); add -restart to start over with the new groups", A.path);
+            goto fail;
+        } else {
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
+            if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
+                print_table(stdout, old, argv[1]);
+                printf("(finished earlier; -restart plays it again)\n");
+                rc = EXIT_DONE;
+                goto out;
+            }
+            resume = true;
+        }
+    }
+    if (note[0])
+        printf("ablate: groups: %s\n", note);
+    if (concurrency && conf_set(&over, "concurrency", "", concurrency, "command line") < 0)
+        goto oom;
+    if (resume) {
+        const cJSON *cr = cJSON_GetObjectItemCaseSensitive(old, "created");
+        uint64_t seed = 0;
+        if (!json_get_u64(old, "seed", &seed) || !json_get_u64(old, "sessions", &v->sessions) ||
+            !cJSON_IsString(cr)) {
+            snprintf(err, sizeof err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
+                     A.path);
+            goto fail;
+        }
+        v->seed = seed;
+        snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
+    } else {
+        const char *seed = conf_get(&over, "srand", "");
+        unsigned long long s = 0;
+        if (seed && conf_get_u64(&over, "srand", "", 0, ULLONG_MAX, &s, err, sizeof err) < 0)
+            goto fail;
+        v->seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
+    }
+    bool limit_over;
+    if (verify_merge_settings(&v->rs, &over, &settings, &limit_over) < 0)
+        goto oom;
+    const char *cmd = conf_get(&v->rs.conf, "engine", "cmd");
+    if (!cmd) {
+        snprintf(err, sizeof err, "verify: %s has no engine.cmd", sp);
+        goto fail;
+    }
+    /* Both engines start at the start values; each pair sends the groups' values. */
+    char engines[2][PATH_MAX + 64];
+    snprintf(engines[0], sizeof engines[0], "%s", cmd);
+    snprintf(engines[1], sizeof engines[1], "%s", cmd);
+    v->baked = false;
+    cJSON *tuned = v->tuned;
+    v->tuned = v->base;
+    int brc = verify_build_match(v, &settings, limit_over, engines, err, sizeof err);
+    v->tuned = tuned;
+    if (brc < 0)
+        goto fail;
+    if (!v->mc.book) {
+        snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
+                 "give -openings file=F");
+        goto fail;
+    }
+    EngineSpec run_engine = v->mc.eng[0];
+    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
+    if (engcheck_verify(&v->rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
+        verify_pick_openings(v, &over, err, sizeof err) < 0 || make_opts(&A, err, sizeof err) < 0)
+        goto fail;
+
+    /* At nodes= or depth= a game is a function of its opening (and the values): one pair per fresh opening. */
+    const TimeControl *tc = &v->mc.eng[0].tc;
+    bool deterministic = (tc->nodes > 0 || tc->depth > 0) && !tc_has_clock(tc) && tc->movetime_ms == 0;
+    size_t fresh = book_picks(v->mc.book);
+    A.rounds = A.rounds_asked;
+    if (deterministic && A.rounds > fresh) {
+        A.rounds = fresh;
+        A.capped = true;
+        printf("ablate: at %s a game is a function of its opening: %llu pairs asked, capped at the %zu fresh "
+               "openings (one pair each)\n", v->tc, (unsigned long long)A.rounds_asked, fresh);
+    } else if (A.rounds > fresh) {
+        printf("ablate: %llu pairs on %zu openings: openings are played again (at %s the games differ)\n",
+               (unsigned long long)A.rounds, fresh, v->tc);
+    }
+    if (A.rounds < A.groups.n + 2) {
+        snprintf(err, sizeof err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
+                 (unsigned long long)A.rounds, A.groups.n, A.groups.n + 2,
+                 A.capped ? ": too few fresh openings; give -openings file=F with more" : "");
+        goto fail;
+    }
+    A.st = calloc(A.rounds + 1, 1);
+    A.y = calloc(A.rounds + 1, sizeof *A.y);
+    if (!A.st || !A.y)
+        goto oom;
+    if (resume && load_pairs(&A, old, err, sizeof err) < 0)
+        goto fail;
+    rc = play(&A, argv[1]);
+    goto out;
+oom:
+    snprintf(err, sizeof err, "out of memory");
+    rc = EXIT_FAILED;
+fail:
+    fprintf(stderr, "ratchet-tune: %s\n", err);
+out:
+    cJSON_Delete(old);
+    conf_free(&over);
+    conf_free(&settings);
+    if (v->mc_init)
+        match_config_free(&v->mc);
+    runstate_free(&v->rs);
+    cJSON_Delete(v->tuned);
+    cJSON_Delete(v->base);
+    free_args(v);
+    ablation_groups_free(&A.groups);
+    free(A.st);
+    free(A.y);
+    if (lockfd >= 0)
+        rd_unlock(lockfd);
+    return rc;
+}

@@ -1,0 +1,135 @@
+/* `export DIR -ablation keep=...`; see ablate_keep.h. */
+#include "ablate_keep.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rd.h"
+
+/* "pays" or "pays,unclear" -> which verdicts keep. */
+static int parse_keep(const char *keep, bool *pays, bool *unclear, char *err, size_t errlen)
+{
+    *pays = *unclear = false;
+    char buf[64];
+    if (!keep || strlen(keep) >= sizeof buf)
+        return errmsg(err, errlen, "-ablation keep=%s: expected keep=pays or keep=pays,unclear", keep ? keep : "");
+    snprintf(buf, sizeof buf, "%s", keep);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "pays"))
+            *pays = true;
+        else if (!strcmp(t, "unclear"))
+            *unclear = true;
+        else
+            return errmsg(err, errlen, "-ablation keep=%s: '%s' is not a verdict to keep (pays, unclear; a group "
+                          "that costs is never kept)", keep, t);
+    }
+    if (!*pays)
+        return errmsg(err, errlen, "-ablation keep=%s: expected keep=pays or keep=pays,unclear", keep);
+    return 0;
+}
+
+static cJSON *names_array(cJSON *parent, const char *key)
+{
+    cJSON *a = cJSON_CreateArray();
+    if (a && !cJSON_AddItemToObject(parent, key, a)) {
+        cJSON_Delete(a);
+        return NULL;
+    }
+    return a;
+}
+
+int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, size_t errlen)
+{
+    bool keep_pays, keep_unclear;
+    if (parse_keep(keep, &keep_pays, &keep_unclear, err, errlen) < 0)
+        return -1;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, ABLATION_FILE);
+    char e2[PATH_MAX + 256];
+    cJSON *j = rd_read_json(path, e2, sizeof e2);
+    if (!j)
+        return errmsg(err, errlen, "-ablation: %s (play the ablation first: ratchet-tune verify %s -ablate)", e2,
+                      dir);
+    int rc = 0;
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned"), *base = cJSON_GetObjectItemCaseSensitive(j, "base");
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(j, "groups"), *g;
+    cJSON *p;
+    cJSON *params = cJSON_GetObjectItemCaseSensitive(values, "params");
+    cJSON *info = NULL, *kept = NULL, *reset = NULL;
+    if (!cJSON_IsString(status) || !cJSON_IsObject(tuned) || !cJSON_IsObject(base) || !cJSON_IsArray(groups)) {
+        rc = errmsg(err, errlen, "-ablation: %s: not an ablation (\"status\", \"tuned\", \"base\" or \"groups\" is "
+                    "missing)", path);
+        goto out;
+    }
+    if (strcmp(status->valuestring, "done") != 0) {
+        rc = errmsg(err, errlen, "-ablation: the ablation in %s is not finished (%s): finish it with ratchet-tune "
+                    "verify %s -ablate", path, status->valuestring, dir);
+        goto out;
+    }
+    /* The values the ablation played must be the run's values now. */
+    cJSON_ArrayForEach(p, params)
+    {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(tuned, p->string);
+        if (!cJSON_IsNumber(t) || t->valuedouble != p->valuedouble) {
+            rc = errmsg(err, errlen, "-ablation: %s was played on other values (%s: %g then, %g now): the run has "
+                        "moved on; play it again with ratchet-tune verify %s -ablate", path, p->string,
+                        cJSON_IsNumber(t) ? t->valuedouble : 0.0, p->valuedouble, dir);
+            goto out;
+        }
+    }
+    info = cJSON_AddObjectToObject(values, "ablation");
+    if (!info || !cJSON_AddStringToObject(info, "keep", keep) || !(kept = names_array(info, "kept")) ||
+        !(reset = names_array(info, "start"))) {
+        rc = errmsg(err, errlen, "out of memory");
+        goto out;
+    }
+    /* Every moved parameter goes back to its start unless a kept group holds it. */
+    cJSON_ArrayForEach(p, params)
+    {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(base, p->string);
+        if (!cJSON_IsNumber(b) || b->valuedouble == p->valuedouble)
+            continue;
+        const char *in = NULL, *verdict = NULL;
+        cJSON_ArrayForEach(g, groups)
+        {
+            const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *q;
+            cJSON_ArrayForEach(q, ps)
+            {
+                if (cJSON_IsString(q) && !strcmp(q->valuestring, p->string)) {
+                    const cJSON *n = cJSON_GetObjectItemCaseSensitive(g, "name");
+                    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, "verdict");
+                    in = cJSON_IsString(n) ? n->valuestring : "?";
+                    verdict = cJSON_IsString(v) ? v->valuestring : NULL;
+                }
+            }
+        }
+        if (in && !verdict) {
+            rc = errmsg(err, errlen, "-ablation: %s: group %s has no verdict (too few pairs for an estimate)", path,
+                        in);
+            goto out;
+        }
+        bool keep_it = in && ((keep_pays && !strcmp(verdict, "pays")) || (keep_unclear && !strcmp(verdict, "unclear")));
+        if (keep_it) {
+            cJSON_AddItemToArray(kept, cJSON_CreateString(p->string));
+            continue;
+        }
+        if (in)
+            fprintf(stderr, "-ablation keep=%s: %s at its start value %g (tuned %g; group %s %s)\n", keep, p->string,
+                    b->valuedouble, p->valuedouble, in, verdict);
+        else
+            fprintf(stderr, "-ablation keep=%s: %s at its start value %g (tuned %g; in no group, not judged)\n", keep,
+                    p->string, b->valuedouble, p->valuedouble);
+        cJSON_AddItemToArray(reset, cJSON_CreateString(p->string));
+        cJSON_SetNumberValue(p, b->valuedouble);
+    }
+    fprintf(stderr, "-ablation keep=%s: %d moved parameter%s kept at the tuned value, %d at the start value\n", keep,
+            cJSON_GetArraySize(kept), cJSON_GetArraySize(kept) == 1 ? "" : "s", cJSON_GetArraySize(reset));
+out:
+    cJSON_Delete(j);
+    return rc;
+}
