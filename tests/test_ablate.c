@@ -278,7 +278,7 @@ Test(ablate, capped_at_the_fresh_openings)
     Args a = ablate_args("r", 5000);
     cr_assert_eq(run_to_end(verify_main, &a, "alog"), 0, "%s", slurp("alog"));
     char *log = slurp("alog");
-    cr_assert(strstr(log, "5000 pairs asked, capped at the 995 fresh openings"), "%s", log);
+    cr_assert(strstr(log, "5000 pairs cut to 995 pairs, one for each of the 995 openings"), "%s", log);
     free(log);
     cJSON *j = ablation_json("r");
     cr_assert_eq(num(j, "rounds"), 995);

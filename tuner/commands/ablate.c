@@ -852,20 +852,10 @@ int ablate_main(int argc, char **argv)
         verify_pick_openings(v, &over, err, sizeof err) < 0 || make_opts(&A, err, sizeof err) < 0)
         goto fail;
 
-    /* At nodes= or depth= a game is a function of its opening (and the values): one pair per fresh opening. */
-    const TimeControl *tc = &v->mc.eng[0].tc;
-    bool deterministic = (tc->nodes > 0 || tc->depth > 0) && !tc_has_clock(tc) && tc->movetime_ms == 0;
-    size_t fresh = book_picks(v->mc.book);
+    /* At a deterministic limit a game is a function of its opening (and the
+     * values): one pair per fresh opening (match_cap_fresh). */
     A.rounds = A.rounds_asked;
-    if (deterministic && A.rounds > fresh) {
-        A.rounds = fresh;
-        A.capped = true;
-        printf("ablate: at %s a game is a function of its opening: %llu pairs asked, capped at the %zu fresh "
-               "openings (one pair each)\n", v->tc, (unsigned long long)A.rounds_asked, fresh);
-    } else if (A.rounds > fresh) {
-        printf("ablate: %llu pairs on %zu openings: openings are played again (at %s the games differ)\n",
-               (unsigned long long)A.rounds, fresh, v->tc);
-    }
+    A.capped = match_cap_fresh(&v->mc, 2, &A.rounds, true, "ablate", stdout);
     if (A.rounds < A.groups.n + 2) {
         snprintf(err, sizeof err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
                  (unsigned long long)A.rounds, A.groups.n, A.groups.n + 2,
