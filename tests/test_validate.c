@@ -793,3 +793,58 @@ Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
         free(log);
     }
 }
+
+/* -validate off with every= or games= contradicts itself: refused naming
+ * the setting (before, 'off every=0.5' silently ran without validation);
+ * off with holdout= is fine. */
+Test(validate, off_with_a_point_setting_is_refused)
+{
+    static const char *const bad[] = { "every=0.5", "games=20" };
+    for (int i = 0; i < 2; i++) {
+        Args a = far_run("r", 40, "");
+        add(&a, "-validate");
+        add(&a, "off");
+        add(&a, "%s", bad[i]);
+        int rc = run_to_end(run_main, &a, "log");
+        char *log = slurp("log");
+        cr_expect_neq(rc, 0, "-validate off %s was taken:\n%s", bad[i], log);
+        cr_expect(strstr(log, bad[i]) && strstr(log, "contradicts"), "%s", log);
+        free(log);
+    }
+    Args a = far_run("h", 40, "");
+    add(&a, "-validate");
+    add(&a, "off");
+    add(&a, "holdout=0.3");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "-validate off holdout=0.3:\n%s", log);
+    free(log);
+}
+
+/* With holdout=0 validation plays the tuning's own openings: the run, status
+ * and the report say so (before: "on the 0 held-out openings"). */
+Test(validate, holdout_0_says_validation_is_in_sample)
+{
+    Args a = far_run("r", 40, "");
+    add(&a, "-validate");
+    add(&a, "holdout=0");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "on the tuning's own openings (none held out: in sample)"), "%s", log);
+    free(log);
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/r", tmp);
+    cr_assert_eq(run_to_end(status_main, &s, "slog"), 0);
+    log = slurp("slog");
+    cr_assert(strstr(log, "on the tuning's own openings: none held out"), "%s", log);
+    cr_assert_null(strstr(log, "0 held-out"), "%s", log);
+    free(log);
+    char *html = slurp("r/report.html");
+    cr_assert(strstr(html, "the tuning's own openings (none held out: in sample)"), "the report says otherwise");
+    cr_assert_null(strstr(html, "on the 0 openings"));
+    free(html);
+}

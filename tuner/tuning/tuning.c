@@ -657,8 +657,10 @@ int run_play(Run *r, const RunObserver *obs)
                rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
     if (validate_points(&rs->val))
         printf("validation: every %g of the budget (%llu points), %llu games each, the values export would write "
-               "against the start values; %llu done\n", rs->val.every,
+               "against the start values%s; %llu done\n", rs->val.every,
                (unsigned long long)validate_points(&rs->val), (unsigned long long)rs->val.games,
+               rs->val.holdout && rs->val.holdout < nbook ? " on the held-out openings"
+                                                          : " on the tuning's own openings (none held out: in sample)",
                (unsigned long long)rs->val.done);
     fflush(stdout);
 
