@@ -438,6 +438,123 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
     return rc;
 }
 
+typedef struct {
+    size_t start, end;          /* the game's bytes */
+    uint64_t point, pair;       /* its Round P.J; point 0: not a validation game */
+    bool keep;
+} PgnGame;
+
+/* The Round "P.J" of the game text[0..n) (its header ends at the first blank line). */
+static void game_round(const char *text, size_t n, uint64_t *point, uint64_t *pair)
+{
+    *point = *pair = 0;
+    for (size_t i = 0; i < n;) {
+        const char *line = text + i;
+        const char *nl = memchr(line, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - line) : n - i;
+        if (len == 0)
+            return; /* the movetext */
+        unsigned long long p, j;
+        char close;
+        if (len > 8 && !strncmp(line, "[Round \"", 8) && sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) == 3 &&
+            close == '"') {
+            *point = p;
+            *pair = j;
+            return;
+        }
+        i += len + 1;
+    }
+}
+
+int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uint64_t *last_pair, char *err,
+                      size_t errlen)
+{
+    *dropped = 0;
+    *last_pair = 0;
+    if (!pgn || !pgn[0])
+        return 0;
+    size_t n;
+    char *text = rd_read_file(pgn, &n, err, errlen);
+    if (!text)
+        return errno == ENOENT ? 0 : -1;
+    /* the games: each starts with [Event at the start of the file or after a blank line */
+    PgnGame *g = NULL;
+    size_t ng = 0, cap = 0;
+    for (size_t i = 0; i < n;) {
+        const char *next = NULL;
+        for (const char *p = text + i + 1; (p = strstr(p, "\n\n[Event \"")); p++) {
+            next = p + 2;
+            break;
+        }
+        size_t end = next ? (size_t)(next - text) : n;
+        if (ng == cap) {
+            cap = cap ? 2 * cap : 256;
+            PgnGame *ngs = realloc(g, cap * sizeof *ngs);
+            if (!ngs) {
+                free(g);
+                free(text);
+                return errmsg(err, errlen, "out of memory");
+            }
+            g = ngs;
+        }
+        g[ng] = (PgnGame){ .start = i, .end = end, .keep = true };
+        game_round(text + i, end - i, &g[ng].point, &g[ng].pair);
+        ng++;
+        i = end;
+    }
+    /* Per validation point, its whole pairs in the order they ended (the
+     * position of their second game), up to what the state counts. */
+    uint64_t kept_of_point = 0, cur = 0;
+    bool any = false;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].point)
+            g[i].keep = false;
+    for (;;) {
+        /* the smallest point not done yet */
+        uint64_t p = 0;
+        for (size_t i = 0; i < ng; i++)
+            if (g[i].point > cur && (p == 0 || g[i].point < p))
+                p = g[i].point;
+        if (p == 0)
+            break;
+        cur = p;
+        uint64_t quota = p <= v->done ? v->games / 2 : (p == v->done + 1 && v->pending) ? v->pairs : 0;
+        kept_of_point = 0;
+        for (size_t i = 0; i < ng && kept_of_point < quota; i++) {
+            if (g[i].point != p)
+                continue;
+            /* game i ends a pair when an earlier game has its Round and no later one does */
+            size_t first = i;
+            bool later = false;
+            for (size_t k = 0; k < i; k++)
+                if (g[k].point == p && g[k].pair == g[i].pair)
+                    first = k;
+            for (size_t k = i + 1; k < ng && !later; k++)
+                later = g[k].point == p && g[k].pair == g[i].pair;
+            if (first == i || later)
+                continue;
+            g[first].keep = g[i].keep = true;
+            kept_of_point++;
+            if (p == v->done + 1 && g[i].pair > *last_pair)
+                *last_pair = g[i].pair;
+        }
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (!g[i].keep) {
+            (*dropped)++;
+            any = true;
+            continue;
+        }
+        memmove(text + len, text + g[i].start, g[i].end - g[i].start);
+        len += g[i].end - g[i].start;
+    }
+    int rc = any ? rd_write_atomic(pgn, text, len, err, errlen) : 0;
+    free(g);
+    free(text);
+    return rc;
+}
+
 const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len)
 {
     if (elo_has_interval(p->elo, p->elo_err)) {
