@@ -12,7 +12,6 @@
 #include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
-#include "readfile.h"
 #include "stats.h"
 
 enum { DEFAULT_COST_PCT = 10 };
@@ -339,31 +338,31 @@ static const char *parse_row(const char *line, ValidationPoint *p)
     return NULL;
 }
 
-int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+int validate_parse(const char *text, const char *path, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
 {
     *pts = NULL;
     *n = 0;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-    const char *why;
-    FILE *f = fopen_regular(path, "r", &why);
-    if (!f) {
-        if (errno == ENOENT)
-            return 0;
-        errmsg(err, errlen, "cannot read '%s': %s", path, why);
-        return -1;
-    }
-    char line[1024];
     size_t cap = 0;
     int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *next = nl ? nl + 1 : line + strlen(line);
         lineno++;
-        if (lineno == 1 && strncmp(line, "point,", 6) == 0)
-            continue;
-        if (line[0] == '\n')
-            continue;
+        const char *bad = NULL;
         ValidationPoint p;
-        const char *bad = strchr(line, '\n') || feof(f) ? parse_row(line, &p) : "the row is too long";
+        if ((lineno == 1 && strncmp(line, "point,", 6) == 0) || *line == '\n' || (line[0] == '\r' && line[1] == '\n')) {
+            line = next;
+            continue;
+        }
+        char row[1024];
+        size_t len = (size_t)(next - line);
+        if (len >= sizeof row) {
+            bad = "the row is too long";
+        } else {
+            memcpy(row, line, len);
+            row[len] = '\0';
+            bad = parse_row(row, &p);
+        }
         if (!bad && *n > 0 && p.point <= (*pts)[*n - 1].point)
             bad = "its point does not follow the row before";
         if (bad) {
@@ -383,14 +382,55 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
             *pts = np;
         }
         (*pts)[(*n)++] = p;
+        line = next;
     }
-    fclose(f);
     if (rc < 0) {
         free(*pts);
         *pts = NULL;
         *n = 0;
     }
     return rc;
+}
+
+int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    size_t len;
+    char *text = rd_read_file(path, &len, err, errlen);
+    if (!text)
+        return errno == ENOENT ? 0 : -1;
+    int rc = strlen(text) != len ? errmsg(err, errlen, "%s: a NUL byte: not a validation file", path)
+                                 : validate_parse(text, path, pts, n, err, errlen);
+    free(text);
+    return rc;
+}
+
+char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
+{
+    /* the buffer holds what the rows print, measured first */
+    size_t cap = sizeof HEADER;
+    for (size_t i = 0; i < n; i++) {
+        int w = format_row(NULL, 0, &pts[i]);
+        if (w < 0)
+            return NULL;
+        cap += (size_t)w;
+    }
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    *len = (size_t)snprintf(text, cap, "%s", HEADER);
+    for (size_t i = 0; i < n; i++) {
+        int w = format_row(text + *len, cap - *len, &pts[i]);
+        if (w < 0 || (size_t)w >= cap - *len) {
+            free(text);
+            return NULL;
+        }
+        *len += (size_t)w;
+    }
+    return text;
 }
 
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen)
@@ -404,34 +444,11 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
         keep++;
     int rc = 0;
     if (keep < n) {
-        /* the buffer holds what the rows print, measured first */
-        size_t cap = sizeof HEADER;
-        for (size_t i = 0; i < keep; i++) {
-            int w = format_row(NULL, 0, &pts[i]);
-            if (w < 0) {
-                free(pts);
-                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
-            }
-            cap += (size_t)w;
-        }
-        char *text = malloc(cap);
-        if (!text) {
-            free(pts);
-            return errmsg(err, errlen, "out of memory");
-        }
-        size_t len = (size_t)snprintf(text, cap, "%s", HEADER);
-        for (size_t i = 0; i < keep; i++) {
-            int w = format_row(text + len, cap - len, &pts[i]);
-            if (w < 0 || (size_t)w >= cap - len) {
-                free(text);
-                free(pts);
-                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
-            }
-            len += (size_t)w;
-        }
+        size_t len;
+        char *text = validate_format(pts, keep, &len);
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-        rc = rd_write_atomic(path, text, len, err, errlen);
+        rc = text ? rd_write_atomic(path, text, len, err, errlen) : errmsg(err, errlen, "%s: out of memory", path);
         free(text);
     }
     free(pts);

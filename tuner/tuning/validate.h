@@ -129,6 +129,11 @@ int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uin
 /* Read DIR/validation.csv: *pts malloc'd (NULL, 0 when there is no file).
  * -1 with a message naming the file and line on a malformed row. */
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
+/* The same from the text of such a file (path for messages only). */
+int validate_parse(const char *text, const char *path, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
+/* The file's text for pts[0..n): the header and a row each (malloc'd, its
+ * length in *len), or NULL when out of memory. */
+char *validate_format(const ValidationPoint *pts, size_t n, size_t *len);
 
 /* The point's Elo as every display shows it: "+12.3 +/- 4.5 Elo", or, when
  * it has no finite interval (validation.csv holds inf), "Elo n/a (...)"
