@@ -179,6 +179,20 @@ $(BINDIR)/ratchet-tune-mpi: $(MPI_SRC:tuner/mpi/%.c=$(BUILD)/mpi/%.o) $(BUILD)/m
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
+# A TEST build of the MPI binary whose worker can be told to misreport its
+# results (RATCHET_TEST_LIE, see tuner/mpi/mpi_worker.c); built into $(BUILD)
+# for tests/test_mpi.c only, never installed in $(BINDIR).
+MPI_LIAR := $(if $(MPI_PROG),$(BUILD)/ratchet-tune-mpi-liar)
+
+$(BUILD)/mpi-liar/mpi_worker.o: tuner/mpi/mpi_worker.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) $(PKG_CFLAGS) -DRATCHET_TEST_LIAR -c $< -o $@
+
+$(BUILD)/ratchet-tune-mpi-liar: $(filter-out $(BUILD)/mpi/mpi_worker.o,$(MPI_SRC:tuner/mpi/%.c=$(BUILD)/mpi/%.o)) \
+                                $(BUILD)/mpi-liar/mpi_worker.o $(BUILD)/mpi/main.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+
 $(BUILD)/texel/eval_trace.o: engine/eval.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -DEVAL_TRACE -c $< -o $@
@@ -219,7 +233,7 @@ test: deps
 	sh tools/layers.sh
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
-	$(MAKE) all $(BUILD)/unit $(FAKES)
+	$(MAKE) all $(BUILD)/unit $(FAKES) $(MPI_LIAR)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2
 	$(MAKE) fuzz-replay

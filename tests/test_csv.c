@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "errmsg.h"
 #include "probe.h"
 #include "uciopt.h"
 
@@ -119,4 +120,32 @@ Test(uciopt, rounding_for_spin_options)
     for (int i = 0; i < 1000; i++)
         sum += uciopt_round(7.3, (i + 0.5) / 1000.0, 0, 20);
     cr_assert_float_eq(sum / 1000, 7.3, 1e-9);
+}
+
+/* appendf (errmsg.h), the form every 'n += snprintf(buf + n, cap - n, ...)'
+ * of the tree now takes: text that does not fit is cut short and
+ * terminated, the length never passes cap - 1, and later calls write
+ * nothing (the bytes after the buffer stay as they were).  The old form's n
+ * grew by what snprintf wanted, so cap - n wrapped and the next call wrote
+ * past the buffer. */
+Test(csv, appendf_never_writes_past_its_buffer)
+{
+    char mem[32];
+    memset(mem, 'x', sizeof mem);
+    char *buf = mem; /* the first 16 bytes are the buffer, the rest must stay 'x' */
+    size_t n = 0;
+    n = appendf(buf, 16, n, "%s", "abc");
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(buf, "abc");
+    n = appendf(buf, 16, n, "%s", "0123456789abcdefghij");
+    cr_assert_eq(n, 15, "the length is cap - 1 once the text is cut: %zu", n);
+    cr_assert_str_eq(buf, "abc0123456789ab");
+    n = appendf(buf, 16, n, "%s", "more");
+    n = appendf(buf, 16, n, "%d", 12345);
+    cr_assert_eq(n, 15);
+    cr_assert_str_eq(buf, "abc0123456789ab");
+    for (size_t i = 16; i < sizeof mem; i++)
+        cr_assert_eq(mem[i], 'x', "byte %zu after the buffer was written", i);
+    cr_assert_eq(appendf(NULL, 16, 0, "x"), 0u);
+    cr_assert_eq(appendf(buf, 0, 0, "x"), 0u);
 }

@@ -3,7 +3,8 @@
  * and PGN agree; SIGKILL of the whole job, then resume under mpirun, and
  * resume with the MPI-free bin/ratchet-tune (and the reverse); SIGTERM to
  * mpirun; a worker rank killed; a distributed SPRT match whose report is the tally that decided;
- * engine crashes on the workers counted per engine.
+ * engine crashes on the workers counted per engine; a worker that lies
+ * (build/ratchet-tune-mpi-liar, a test build that misreports its results).
  *
  * Needs mpirun and bin/ratchet-tune-mpi: `make test` installs Open MPI and
  * builds both, and sets RATCHET_MPI=1 so that a missing one fails; elsewhere
@@ -30,6 +31,7 @@
 #include "rd.h"
 #include "hist.h"
 #include "state.h"
+#include "validate.h"
 
 /* RATCHET_MPI_BIN=path tries another build (e.g. one broken on purpose) */
 static const char *mpi_bin(void)
@@ -589,4 +591,79 @@ Test(mpi, engine_crashes_on_the_workers_are_counted_per_engine)
     cr_assert_eq(crashes, 24, "%s", log);
     cr_assert_geq(restarts, 20, "every crash restarts B on its worker:\n%s", log);
     free(log);
+}
+
+/* ---- a worker that lies (build/ratchet-tune-mpi-liar, a test build) ------------------- */
+
+/* RATCHET_MPI_LIAR_BIN=path tries another build of it (e.g. one without the fix) */
+static const char *liar_bin(void)
+{
+    const char *b = getenv("RATCHET_MPI_LIAR_BIN");
+    return b && b[0] ? b : "build/ratchet-tune-mpi-liar";
+}
+
+/* A run of 60 games under mpirun -np 3 of the test build whose rank 1
+ * misreports every result as `lie` says (tuner/mpi/mpi_worker.c,
+ * RATCHET_TEST_LIE); rank 2 is honest.  Rank 0 must refuse rank 1's results
+ * naming the rank, play the pairs again (rank 1 is retired after its third
+ * refused result, or at once when its result cannot be tied to a pair it
+ * holds), and finish the run with exactly its games, validation points
+ * included: exit 0 within 120 s, state, history and PGN agreeing. */
+static void run_with_a_liar(const char *lie, const char *says)
+{
+    if (access(liar_bin(), X_OK) != 0) {
+        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
+        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
+        cr_skip_test("no %s", liar_bin());
+    }
+    Args a = { .n = 0 };
+    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                   "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LIE_RANK=1");
+    add(&a, "-x");
+    add(&a, "RATCHET_TEST_LIE=%s", lie);
+    add_words(&a, "-np 3");
+    add(&a, "%s", liar_bin());
+    run_opts(&a, "r", 60, 0);
+    pid_t pid = start(&a, "log");
+    args_free(&a);
+    int st = 0, waited = 0;
+    pid_t got = 0;
+    for (; waited < 12000 && (got = waitpid(pid, &st, WNOHANG)) == 0; waited++)
+        usleep(10000);
+    if (got == 0) {
+        kill_job(pid);
+        wait_child(pid);
+        char *log = slurp("log");
+        cr_assert_fail("the run with a worker that lies (%s) hung for 120 s:\n%s", lie, log);
+    }
+    char *log = slurp("log");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run with a worker that lies (%s) failed:\n%s", lie, log);
+    cr_assert(strstr(log, "refused a message from worker rank 1"), "rank 1's lie (%s) was not refused:\n%s", lie, log);
+    cr_assert(strstr(log, says), "no '%s' for the lie %s:\n%s", says, lie, log);
+    cr_assert_null(strstr(log, "worker rank 2 ("), "the honest rank was blamed:\n%s", log);
+    free(log);
+    assert_complete("r", 60, 1);
+}
+
+/* Before: a 1-game result for a 2-game pair was counted, every SPSA step
+ * used one game and the run ended with Ptnml [0, 0, 0, 0, 0]. */
+Test(mpi, a_one_game_result_for_a_pair_is_refused_and_the_pair_played_again)
+{
+    run_with_a_liar("one-game", "a result of 1 game for pair");
+}
+
+/* Before: dropped without a word, the pair stayed out for ever and the run hung. */
+Test(mpi, a_result_under_a_sequence_number_never_given_retires_the_rank)
+{
+    run_with_a_liar("seq", "which it does not hold; the rank is retired");
+}
+
+Test(mpi, a_result_for_another_ranks_pair_retires_the_rank)
+{
+    run_with_a_liar("steal", "the rank is retired");
+}
+
+Test(mpi, a_result_with_a_negative_count_is_refused_and_the_pair_played_again)
+{
+    run_with_a_liar("negative", "time_losses[0] = -1");
 }

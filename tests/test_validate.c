@@ -793,3 +793,162 @@ Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
         free(log);
     }
 }
+
+/* -validate off with every= or games= contradicts itself: refused naming
+ * the setting (before, 'off every=0.5' silently ran without validation);
+ * off with holdout= is fine. */
+Test(validate, off_with_a_point_setting_is_refused)
+{
+    static const char *const bad[] = { "every=0.5", "games=20" };
+    for (int i = 0; i < 2; i++) {
+        Args a = far_run("r", 40, "");
+        add(&a, "-validate");
+        add(&a, "off");
+        add(&a, "%s", bad[i]);
+        int rc = run_to_end(run_main, &a, "log");
+        char *log = slurp("log");
+        cr_expect_neq(rc, 0, "-validate off %s was taken:\n%s", bad[i], log);
+        cr_expect(strstr(log, bad[i]) && strstr(log, "contradicts"), "%s", log);
+        free(log);
+    }
+    Args a = far_run("h", 40, "");
+    add(&a, "-validate");
+    add(&a, "off");
+    add(&a, "holdout=0.3");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "-validate off holdout=0.3:\n%s", log);
+    free(log);
+}
+
+/* With holdout=0 validation plays the tuning's own openings: the run, status
+ * and the report say so (before: "on the 0 held-out openings"). */
+Test(validate, holdout_0_says_validation_is_in_sample)
+{
+    Args a = far_run("r", 40, "");
+    add(&a, "-validate");
+    add(&a, "holdout=0");
+    add(&a, "every=0.5");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "on the tuning's own openings (none held out: in sample)"), "%s", log);
+    free(log);
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/r", tmp);
+    cr_assert_eq(run_to_end(status_main, &s, "slog"), 0);
+    log = slurp("slog");
+    cr_assert(strstr(log, "on the tuning's own openings: none held out"), "%s", log);
+    cr_assert_null(strstr(log, "0 held-out"), "%s", log);
+    free(log);
+    char *html = slurp("r/report.html");
+    cr_assert(strstr(html, "the tuning's own openings (none held out: in sample)"), "the report says otherwise");
+    cr_assert_null(strstr(html, "on the 0 openings"));
+    free(html);
+}
+
+/* The validation games of tmp/name per point (1..2) and per Round: the
+ * counts into games[point] and the largest number of games of one Round. */
+static int validation_games(const char *name, int games[3])
+{
+    char *pgn = slurp(name);
+    int most = 0;
+    games[0] = games[1] = games[2] = 0;
+    for (char *r = strstr(pgn, "\n[Round \""); r; r = strstr(r + 1, "\n[Round \"")) {
+        unsigned p, j;
+        if (sscanf(r, "\n[Round \"%u.%u\"]", &p, &j) != 2)
+            continue;
+        cr_assert(p >= 1 && p <= 2, "Round %u.%u", p, j);
+        games[p]++;
+        char needle[64];
+        snprintf(needle, sizeof needle, "\n[Round \"%u.%u\"]", p, j);
+        int same = 0;
+        for (char *s = strstr(pgn, needle); s; s = strstr(s + 1, needle))
+            same++;
+        most = same > most ? same : most;
+    }
+    free(pgn);
+    return most;
+}
+
+/* Killed (SIGKILL) while a point is in play, with a game of a pair cut short
+ * in the PGN and a whole pair that ended after the last save (both are
+ * planted too, so that the case is there whatever the kill caught): the
+ * resume takes out of the -pgnout file the validation games the state does
+ * not count, so that at the end each point has exactly its 20 games in the
+ * PGN, each Round P.J exactly 2.  Before, the PGN kept them (41-42 games for
+ * a 40-game point, a Round three times). */
+Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
+{
+    Args a = far_run("r", 80, "--think 1");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=20");
+    add(&a, "-maxmoves");
+    add(&a, "30");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/g.pgn", tmp);
+    pid_t pid = spawn(run_main, &a, "log1");
+    for (int i = 0; !state_has_pending_pairs("r"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
+        cr_assert_lt(i, 3000, "no point in play after 60 s");
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    wait_child(pid);
+    args_free(&a);
+    RunState rs;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(runstate_load(&rs, path, err, sizeof err), 0, "%s", err);
+    unsigned point = (unsigned)(rs.val.done + 1);
+    runstate_free(&rs);
+    /* a copy of a counted game of the point, as a lone game of pair 9 and a whole pair 8 */
+    char *pgn = slurp("g.pgn");
+    char needle[64];
+    snprintf(needle, sizeof needle, "[Round \"%u.1\"]", point);
+    char *round = strstr(pgn, needle);
+    cr_assert_not_null(round, "no game of pair %u.1 in the PGN", point);
+    char *start = round;
+    while (start > pgn && strncmp(start, "[Event ", 7) != 0)
+        start--;
+    char *end = strstr(round, "\n\n[Event ");
+    end = end ? end + 2 : pgn + strlen(pgn);
+    char *end_moves = strstr(round, "\n\n");
+    cr_assert(end_moves && end_moves < end);
+    size_t glen = (size_t)(end - start);
+    char gpath[256];
+    snprintf(gpath, sizeof gpath, "%s/g.pgn", tmp);
+    FILE *f = fopen(gpath, "a");
+    cr_assert_not_null(f);
+    static const unsigned extra[] = { 9, 8, 8 };
+    for (int k = 0; k < 3; k++) {
+        char *copy = strndup(start, glen);
+        char *r = strstr(copy, needle);
+        fwrite(copy, 1, (size_t)(r - copy), f);
+        fprintf(f, "[Round \"%u.%u\"]", point, extra[k]);
+        fputs(r + strlen(needle), f);
+        free(copy);
+    }
+    fclose(f);
+    free(pgn);
+
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    int rc = run_to_end(resume_main, &b, "log2");
+    char *log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_expect(strstr(log, "validation game"), "the resume says what it took out of the PGN:\n%s", log);
+    free(log);
+    assert_points("r", 2, 80, 20);
+    int games[3];
+    int most = validation_games("g.pgn", games);
+    cr_expect_eq(games[1], 20, "point 1 has %d games in the PGN", games[1]);
+    cr_expect_eq(games[2], 20, "point 2 has %d games in the PGN", games[2]);
+    cr_expect_eq(most, 2, "a Round has %d games", most);
+}

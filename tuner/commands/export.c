@@ -100,8 +100,15 @@ cJSON *export_snapshot_load(const char *dir, const RunState *rs, uint64_t k, cha
         return NULL;
     snprintf(path, sizeof path, "%s/%s/%llu.json", dir, SNAPSHOT_DIR, (unsigned long long)k);
     cJSON *j = rd_read_json(path, err, errlen);
-    if (!j)
-        return NULL;
+    if (j && export_snapshot_check(rs, j, path, err, errlen) < 0) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+int export_snapshot_check(const RunState *rs, const cJSON *j, const char *path, char *err, size_t errlen)
+{
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *g = cJSON_GetObjectItemCaseSensitive(j, "games");
     int rc = 0;
     if (!cJSON_IsObject(params) || !cJSON_IsNumber(g))
@@ -142,11 +149,7 @@ cJSON *export_snapshot_load(const char *dir, const RunState *rs, uint64_t k, cha
     for (size_t i = 0; rc == 0 && i < rs->norder; i++)
         if (!cJSON_GetObjectItemCaseSensitive(params, rs->order[i]))
             rc = errmsg(err, errlen, "%s: no value for '%s', a parameter of the run", path, rs->order[i]);
-    if (rc < 0) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    return j;
+    return rc;
 }
 
 /* The values of snapshot k (0 = the run's current values), with the tuned

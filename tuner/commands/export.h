@@ -28,6 +28,9 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
  * refused.  The JSON, or NULL with a message naming the file and what is
  * wrong. */
 cJSON *export_snapshot_load(const char *dir, const RunState *rs, uint64_t k, char *err, size_t errlen);
+/* The check of export_snapshot_load on a parsed snapshot (path for
+ * messages).  0, or -1 with a message. */
+int export_snapshot_check(const RunState *rs, const cJSON *j, const char *path, char *err, size_t errlen);
 /* Exit code 0, 1 on failure, 2 on a usage error. */
 int export_main(int argc, char **argv);
 

@@ -24,6 +24,7 @@ typedef struct {
     bool ended;                 /* END sent */
     bool stopped;               /* STOP sent */
     bool done;                  /* DONE seen */
+    bool retired;               /* stopped for results that cannot be counted (retire_liar) */
     int rc;
     int credit;                 /* pairs it has room for */
     int held;                   /* pairs it has (playing or queued) */
@@ -142,9 +143,63 @@ static void refused(const Coord *c, int src, const char *why, const char *outcom
             c->w[src].host[0] ? c->w[src].host : "?", why, outcome);
 }
 
+/* Per rank, over the sessions of the job (a run plays several): its
+ * refused results, and whether it is retired for them.  A retired rank is
+ * sent STOP at the start of every later session. */
+static int *g_refusals;
+static bool *g_liar;
+
+/* Rank w sent a result that cannot be tied to one of its pairs (a sequence
+ * number it was not given, or one that does not decode): which pair it
+ * finished is unknown, so it is sent STOP and every pair it holds is given
+ * back to be played again; its DONE ends it as after any STOP.  A rank that
+ * is not believed must not hold pairs for ever. */
+static void retire_liar(Coord *c, int w, const char *why)
+{
+    Worker *wk = &c->w[w];
+    size_t n = 0;
+    for (size_t i = 0; i < c->nout;)
+        if (c->out[i].worker == w) {
+            abandon_out(c, &c->out[i]);
+            n++;
+        } else {
+            i++;
+        }
+    char outcome[160];
+    snprintf(outcome, sizeof outcome, "the rank is retired, its %zu pair%s played again", n, n == 1 ? "" : "s");
+    refused(c, w, why, outcome);
+    if (!wk->stopped && !wk->done) {
+        post_empty(&c->ob, w, T_STOP);
+        wk->stopped = true;
+    }
+    wk->retired = true;
+    g_liar[w] = true;
+}
+
+enum { MAX_REFUSALS = 3 }; /* refused results of one rank before it is retired */
+
+/* A result refused for pair i of rank w: the pair is played again, the
+ * rank's credit comes back; after MAX_REFUSALS the rank is retired. */
+static void refuse_result(Coord *c, int w, long i, const char *why)
+{
+    Worker *wk = &c->w[w];
+    if (++g_refusals[w] >= MAX_REFUSALS) {
+        char more[320];
+        snprintf(more, sizeof more, "%s (its %d%s refused result)", why, g_refusals[w],
+                 g_refusals[w] == 1 ? "st" : g_refusals[w] == 2 ? "nd" : g_refusals[w] == 3 ? "rd" : "th");
+        retire_liar(c, w, more);
+        return;
+    }
+    refused(c, w, why, "its pair is played again");
+    abandon_out(c, &c->out[i]);
+    wk->credit++;
+}
+
 /* Handle one message on rank 0 during a session.  A message that does not
- * decode, or a result or abandon for a pair the sender was not given, is
- * refused with a message; the session goes on. */
+ * decode, or a result that does not fit its pair, is refused with a
+ * message and the pair played again (refuse_result); a result or abandon
+ * for a pair the sender was not given retires the sender (retire_liar).
+ * The session goes on. */
 static void coord_msg(Coord *c, Msg *m, bool stopping)
 {
     if (m->src <= 0 || m->src >= g_size)
@@ -153,15 +208,13 @@ static void coord_msg(Coord *c, Msg *m, bool stopping)
     CoordMsg d;
     char why[256];
     if (msg_decode_coord(m->tag, m->p, m->len, &d, why, sizeof why) < 0) {
-        if (m->tag == T_RESULT && d.has_seq) {
-            long i = out_find(c->out, c->nout, d.seq, m->src, NULL);
-            if (i >= 0) {
-                /* The worker has finished with it: its credit comes back, the pair is played again. */
-                refused(c, m->src, why, "its pair is played again");
-                abandon_out(c, &c->out[i]);
-                wk->credit++;
-                return;
-            }
+        if (m->tag == T_RESULT && !wk->done && !wk->stopped) {
+            long i = d.has_seq ? out_find(c->out, c->nout, d.seq, m->src, NULL) : OUT_NONE;
+            if (i >= 0)
+                refuse_result(c, m->src, i, why); /* the worker has finished with it */
+            else
+                retire_liar(c, m->src, why);      /* finished with one of its pairs, but which? */
+            return;
         }
         if (m->tag == T_DONE && !wk->done) {
             refused(c, m->src, why, "the rank is retired");
@@ -180,17 +233,30 @@ static void coord_msg(Coord *c, Msg *m, bool stopping)
     case T_ABANDON: {
         int owner = 0;
         long i = out_find(c->out, c->nout, d.seq, m->src, &owner);
-        if (i == OUT_NONE)
-            break; /* its worker was retired meanwhile: the pair was given back already */
+        if (i < 0 && (wk->done || wk->stopped))
+            break; /* its worker was retired or stopped meanwhile: the pair was given back already */
+        if (i == OUT_NONE) {
+            snprintf(why, sizeof why, "%s for pair %llu, which it does not hold", m->tag == T_RESULT ? "a result" : "an abandon",
+                     (unsigned long long)d.seq);
+            retire_liar(c, m->src, why);
+            break;
+        }
         if (i == OUT_NOT_YOURS) {
             snprintf(why, sizeof why, "%s for pair %llu, which rank %d holds", m->tag == T_RESULT ? "a result" : "an abandon",
                      (unsigned long long)d.seq, owner);
-            refused(c, m->src, why, "ignored");
+            retire_liar(c, m->src, why);
             break;
         }
         OutPair *o = &c->out[i];
         if (m->tag == T_ABANDON) {
             abandon_out(c, o);
+            break;
+        }
+        if (d.res.games != o->job->games) {
+            /* well-formed, but not what the pair was: 2 games (a pair counts whole or not at all) */
+            snprintf(why, sizeof why, "a result of %d game%s for pair %llu of %d games", d.res.games,
+                     d.res.games == 1 ? "" : "s", (unsigned long long)d.seq, o->job->games);
+            refuse_result(c, m->src, i, why);
             break;
         }
         wk->credit++;
@@ -266,6 +332,12 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     if (!c.w)
         mpi_die_oom();
     c.live = g_size - 1;
+    if (!g_refusals) {
+        g_refusals = calloc((size_t)g_size, sizeof *g_refusals);
+        g_liar = calloc((size_t)g_size, sizeof *g_liar);
+        if (!g_refusals || !g_liar)
+            mpi_die_oom();
+    }
 
     ConfigHead h;
     msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
@@ -297,7 +369,13 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         bool ok = wk && msg_decode_coord(m.tag, m.p, m.len, &d, why, sizeof why) == 0;
         if (ok)
             snprintf(wk->host, sizeof wk->host, "%s", d.host);
-        if (wk && m.tag == T_WANT && !wk->ready && !wk->done) {
+        if (wk && m.tag == T_WANT && !wk->ready && !wk->done && g_liar[m.src]) {
+            fprintf(stderr, "ratchet-tune: worker rank %d (%s) was retired for results that could not be counted: "
+                            "it plays no pair\n", m.src, wk->host[0] ? wk->host : "?");
+            post_empty(&c.ob, m.src, T_STOP);
+            wk->stopped = wk->retired = true;
+            retired++;
+        } else if (wk && m.tag == T_WANT && !wk->ready && !wk->done) {
             if (ok) {
                 wk->ready = true;
                 wk->credit = d.n;
@@ -310,6 +388,9 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
                 c.live--;
                 retired++;
             }
+        } else if (wk && m.tag == T_DONE && !wk->done && wk->retired) {
+            wk->done = true; /* the STOP above answered: counted as retired already */
+            c.live--;
         } else if (wk && m.tag == T_DONE && !wk->done) {
             if (!ok)
                 refused(&c, m.src, why, "taken as a failed start");
@@ -374,7 +455,7 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     } else if (rc == 0 && !stopping) {
         int retired = 0;
         for (int w = 1; w < g_size; w++)
-            retired += c.w[w].rc > 0;
+            retired += c.w[w].rc > 0 || c.w[w].retired;
         if (retired == g_size - 1)
             rc = 1; /* every worker lost an engine: cut short, as locally */
     }

@@ -78,6 +78,64 @@ static Slot *slot_of(Session *s, const PairJob *job)
     return NULL;
 }
 
+#ifdef RATCHET_TEST_LIAR
+/* TEST BUILD ONLY: build/ratchet-tune-mpi-liar (the Makefile compiles this
+ * file with -DRATCHET_TEST_LIAR for it; bin/ratchet-tune-mpi has none of
+ * this).  The worker rank RATCHET_TEST_LIE_RANK (default 1) misreports its
+ * results as RATCHET_TEST_LIE says, for tests/test_mpi.c:
+ *   one-game  a well-formed result of 1 game for the pair of 2
+ *   seq       its result under a sequence number never handed out
+ *   negative  a result with a negative count (time_losses = -1)
+ *   steal     its result under the sequence number of a pair it was not
+ *             given (rank 0 numbers the pairs of all ranks in one series,
+ *             so a number below its highest that it never received was
+ *             another rank's) */
+static uint64_t *g_mine;        /* the sequence numbers this rank received, under s->mu */
+static size_t g_nmine, g_capmine;
+
+static void liar_received(uint64_t seq)
+{
+    g_mine = grow(g_mine, g_nmine, &g_capmine, sizeof *g_mine);
+    g_mine[g_nmine++] = seq;
+}
+
+static void liar_lie(uint64_t *seq, PairResult *res)
+{
+    const char *lie = getenv("RATCHET_TEST_LIE"), *who = getenv("RATCHET_TEST_LIE_RANK");
+    if (!lie || g_rank != (who ? atoi(who) : 1))
+        return;
+    if (!strcmp(lie, "one-game")) {
+        PairResult one;
+        memset(&one, 0, sizeof one);
+        one.games = 1;
+        one.score2[0] = res->score2[0];
+        one.result[0] = res->result[0];
+        one.term[0] = res->term[0];
+        one.plies[0] = res->plies[0];
+        one.ptnml_index = -1;
+        *res = one;
+    } else if (!strcmp(lie, "seq")) {
+        *seq += 1000000;
+    } else if (!strcmp(lie, "negative")) {
+        res->time_losses[0] = -1;
+    } else if (!strcmp(lie, "steal")) {
+        uint64_t hi = 0;
+        for (size_t i = 0; i < g_nmine; i++)
+            hi = g_mine[i] > hi ? g_mine[i] : hi;
+        for (uint64_t k = 1; k < hi; k++) {
+            bool mine = false;
+            for (size_t i = 0; i < g_nmine && !mine; i++)
+                mine = g_mine[i] == k;
+            if (!mine) {
+                *seq = k;
+                return;
+            }
+        }
+        *seq += 1000000; /* every number so far was its own: none of another rank's to take */
+    }
+}
+#endif
+
 static bool w_next(void *ctx, PairJob *job)
 {
     Session *s = ctx;
@@ -109,6 +167,9 @@ static bool w_next(void *ctx, PairJob *job)
             mpi_die_oom(); /* more pairs in play than threads: cannot happen */
         sl->key = job;
         sl->seq = qj->seq;
+#ifdef RATCHET_TEST_LIAR
+        liar_received(qj->seq);
+#endif
         sl->pgn.len = 0;
         free(j);
     }
@@ -140,7 +201,14 @@ static void w_done(void *ctx, const PairJob *job, const PairResult *res)
     Slot *sl = slot_of(s, job);
     if (sl) {
         Buf b = { 0 };
+#ifdef RATCHET_TEST_LIAR
+        uint64_t lseq = sl->seq;
+        PairResult lres = *res;
+        liar_lie(&lseq, &lres);
+        msg_pack_result(&b, lseq, &lres, sl->pgn.s, sl->pgn.len);
+#else
         msg_pack_result(&b, sl->seq, res, sl->pgn.s, sl->pgn.len);
+#endif
         enqueue(s, T_RESULT, &b);
         sl->key = NULL;
     }

@@ -36,11 +36,15 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
     }
     if (n > v->done)
         n = (size_t)v->done;
-    fprintf(f, "<p class=\"note\">Every %g of the budget, %llu games on the %llu openings the tuning never "
-               "plays (validation.csv); each point's values are its snapshot (snapshots/K.json, "
-               "<code>export -snapshot K</code>).  The best of several noisy points is optimistic: "
-               "re-measure it with <code>verify -snapshot best</code>.</p>\n",
-            v->every, (unsigned long long)v->games, (unsigned long long)v->holdout);
+    char where[96];
+    if (v->holdout)
+        snprintf(where, sizeof where, "the %llu openings the tuning never plays", (unsigned long long)v->holdout);
+    else
+        snprintf(where, sizeof where, "the tuning's own openings (none held out: in sample)");
+    fprintf(f, "<p class=\"note\">Every %g of the budget, %llu games on %s (validation.csv); each point's values "
+               "are its snapshot (snapshots/K.json, <code>export -snapshot K</code>).  The best of several noisy "
+               "points is optimistic: re-measure it with <code>verify -snapshot best</code>.</p>\n",
+            v->every, (unsigned long long)v->games, where);
     if (n == 0) {
         fputs("<p>No point yet.</p></section>\n", f);
         free(pts);

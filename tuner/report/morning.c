@@ -176,8 +176,12 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
     }
     if (n > v->done)
         n = (size_t)v->done; /* a row the state does not count yet is played again on resume */
-    fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
-            (unsigned long long)v->holdout);
+    if (v->holdout)
+        fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
+                (unsigned long long)v->holdout);
+    else
+        fprintf(out, "\nvalidation (snapshot against the start values, on the tuning's own openings: none held "
+                     "out, so in sample): ");
     if (validate_points(v) == 0)
         fprintf(out, "off\n");
     else if (n == 0)

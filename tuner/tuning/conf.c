@@ -205,6 +205,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             continue;
         }
         int n = 0;
+        bool off = false;
         for (; i < argc && argv[i][0] != '-'; i++, n++) {
             const char *w = argv[i];
             const char *eq = strchr(w, '=');
@@ -213,6 +214,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             if (!eq && n == 0 && !strcmp(SECTIONS[s].name, "validate") && !strcmp(w, "off")) {
                 snprintf(key, sizeof key, "games"); /* -validate off: no validation points */
                 val = "0";
+                off = true;
             } else if (!eq && n == 0 && SECTIONS[s].kind == KV_FILE) {
                 snprintf(key, sizeof key, "file");
                 val = w;
@@ -233,6 +235,11 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             }
             if (!key_allowed(s, key)) {
                 unknown_key_msg(s, key, ORIGIN, err, errlen);
+                return -1;
+            }
+            if (off && n > 0 && strcmp(key, "holdout") != 0) {
+                errmsg(err, errlen, "option '%s': off plays no validation point, so '%s' contradicts it (holdout= is "
+                       "the one setting that goes with off)", a, w);
                 return -1;
             }
             if (conf_set(c, sec, key, val, ORIGIN) < 0)

@@ -638,6 +638,19 @@ int run_play(Run *r, const RunObserver *obs)
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }
+    /* A resume: the PGN's validation games as the state counts them (tuning games are left as they are). */
+    size_t dropped = 0;
+    uint64_t last_pair = 0;
+    if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->mc->pgnout, &dropped, &last_pair, err, sizeof err) < 0) {
+        run_msg_err("%s", err);
+        return EXIT_FAILED;
+    }
+    if (rs->val.pending && last_pair > rs->val.next)
+        rs->val.next = last_pair; /* the next pair's Round follows the kept ones */
+    if (dropped)
+        printf("PGN file %s: %zu validation game%s the state does not count (of a pair cut short or not saved) "
+               "taken out: %s played again\n", r->mc->pgnout, dropped, dropped == 1 ? "" : "s",
+               dropped == 1 ? "its pair is" : "their pairs are");
     if (rs->val.pending) {
         printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
                (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.games);
@@ -667,8 +680,10 @@ int run_play(Run *r, const RunObserver *obs)
                rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
     if (validate_points(&rs->val))
         printf("validation: every %g of the budget (%llu points), %llu games each, the values export would write "
-               "against the start values; %llu done\n", rs->val.every,
+               "against the start values%s; %llu done\n", rs->val.every,
                (unsigned long long)validate_points(&rs->val), (unsigned long long)rs->val.games,
+               rs->val.holdout && rs->val.holdout < nbook ? " on the held-out openings"
+                                                          : " on the tuning's own openings (none held out: in sample)",
                (unsigned long long)rs->val.done);
     fflush(stdout);
 

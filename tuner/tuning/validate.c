@@ -12,7 +12,6 @@
 #include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
-#include "readfile.h"
 #include "stats.h"
 
 enum { DEFAULT_COST_PCT = 10 };
@@ -339,31 +338,31 @@ static const char *parse_row(const char *line, ValidationPoint *p)
     return NULL;
 }
 
-int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+int validate_parse(const char *text, const char *path, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
 {
     *pts = NULL;
     *n = 0;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-    const char *why;
-    FILE *f = fopen_regular(path, "r", &why);
-    if (!f) {
-        if (errno == ENOENT)
-            return 0;
-        errmsg(err, errlen, "cannot read '%s': %s", path, why);
-        return -1;
-    }
-    char line[1024];
     size_t cap = 0;
     int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (const char *line = text; *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *next = nl ? nl + 1 : line + strlen(line);
         lineno++;
-        if (lineno == 1 && strncmp(line, "point,", 6) == 0)
-            continue;
-        if (line[0] == '\n')
-            continue;
+        const char *bad = NULL;
         ValidationPoint p;
-        const char *bad = strchr(line, '\n') || feof(f) ? parse_row(line, &p) : "the row is too long";
+        if ((lineno == 1 && strncmp(line, "point,", 6) == 0) || *line == '\n' || (line[0] == '\r' && line[1] == '\n')) {
+            line = next;
+            continue;
+        }
+        char row[1024];
+        size_t len = (size_t)(next - line);
+        if (len >= sizeof row) {
+            bad = "the row is too long";
+        } else {
+            memcpy(row, line, len);
+            row[len] = '\0';
+            bad = parse_row(row, &p);
+        }
         if (!bad && *n > 0 && p.point <= (*pts)[*n - 1].point)
             bad = "its point does not follow the row before";
         if (bad) {
@@ -383,14 +382,55 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
             *pts = np;
         }
         (*pts)[(*n)++] = p;
+        line = next;
     }
-    fclose(f);
     if (rc < 0) {
         free(*pts);
         *pts = NULL;
         *n = 0;
     }
     return rc;
+}
+
+int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    size_t len;
+    char *text = rd_read_file(path, &len, err, errlen);
+    if (!text)
+        return errno == ENOENT ? 0 : -1;
+    int rc = strlen(text) != len ? errmsg(err, errlen, "%s: a NUL byte: not a validation file", path)
+                                 : validate_parse(text, path, pts, n, err, errlen);
+    free(text);
+    return rc;
+}
+
+char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
+{
+    /* the buffer holds what the rows print, measured first */
+    size_t cap = sizeof HEADER;
+    for (size_t i = 0; i < n; i++) {
+        int w = format_row(NULL, 0, &pts[i]);
+        if (w < 0)
+            return NULL;
+        cap += (size_t)w;
+    }
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    *len = (size_t)snprintf(text, cap, "%s", HEADER);
+    for (size_t i = 0; i < n; i++) {
+        int w = format_row(text + *len, cap - *len, &pts[i]);
+        if (w < 0 || (size_t)w >= cap - *len) {
+            free(text);
+            return NULL;
+        }
+        *len += (size_t)w;
+    }
+    return text;
 }
 
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen)
@@ -404,37 +444,131 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
         keep++;
     int rc = 0;
     if (keep < n) {
-        /* the buffer holds what the rows print, measured first */
-        size_t cap = sizeof HEADER;
-        for (size_t i = 0; i < keep; i++) {
-            int w = format_row(NULL, 0, &pts[i]);
-            if (w < 0) {
-                free(pts);
-                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
-            }
-            cap += (size_t)w;
-        }
-        char *text = malloc(cap);
-        if (!text) {
-            free(pts);
-            return errmsg(err, errlen, "out of memory");
-        }
-        size_t len = (size_t)snprintf(text, cap, "%s", HEADER);
-        for (size_t i = 0; i < keep; i++) {
-            int w = format_row(text + len, cap - len, &pts[i]);
-            if (w < 0 || (size_t)w >= cap - len) {
-                free(text);
-                free(pts);
-                return errmsg(err, errlen, "cannot format validation row %zu", i + 1);
-            }
-            len += (size_t)w;
-        }
+        size_t len;
+        char *text = validate_format(pts, keep, &len);
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
-        rc = rd_write_atomic(path, text, len, err, errlen);
+        rc = text ? rd_write_atomic(path, text, len, err, errlen) : errmsg(err, errlen, "%s: out of memory", path);
         free(text);
     }
     free(pts);
+    return rc;
+}
+
+typedef struct {
+    size_t start, end;          /* the game's bytes */
+    uint64_t point, pair;       /* its Round P.J; point 0: not a validation game */
+    bool keep;
+} PgnGame;
+
+/* The Round "P.J" of the game text[0..n) (its header ends at the first blank line). */
+static void game_round(const char *text, size_t n, uint64_t *point, uint64_t *pair)
+{
+    *point = *pair = 0;
+    for (size_t i = 0; i < n;) {
+        const char *line = text + i;
+        const char *nl = memchr(line, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - line) : n - i;
+        if (len == 0)
+            return; /* the movetext */
+        unsigned long long p, j;
+        char close;
+        if (len > 8 && !strncmp(line, "[Round \"", 8) && sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) == 3 &&
+            close == '"') {
+            *point = p;
+            *pair = j;
+            return;
+        }
+        i += len + 1;
+    }
+}
+
+int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uint64_t *last_pair, char *err,
+                      size_t errlen)
+{
+    *dropped = 0;
+    *last_pair = 0;
+    if (!pgn || !pgn[0])
+        return 0;
+    size_t n;
+    char *text = rd_read_file(pgn, &n, err, errlen);
+    if (!text)
+        return errno == ENOENT ? 0 : -1;
+    /* the games: each starts with [Event at the start of the file or after a blank line */
+    PgnGame *g = NULL;
+    size_t ng = 0, cap = 0;
+    for (size_t i = 0; i < n;) {
+        const char *next = NULL;
+        for (const char *p = text + i + 1; (p = strstr(p, "\n\n[Event \"")); p++) {
+            next = p + 2;
+            break;
+        }
+        size_t end = next ? (size_t)(next - text) : n;
+        if (ng == cap) {
+            cap = cap ? 2 * cap : 256;
+            PgnGame *ngs = realloc(g, cap * sizeof *ngs);
+            if (!ngs) {
+                free(g);
+                free(text);
+                return errmsg(err, errlen, "out of memory");
+            }
+            g = ngs;
+        }
+        g[ng] = (PgnGame){ .start = i, .end = end, .keep = true };
+        game_round(text + i, end - i, &g[ng].point, &g[ng].pair);
+        ng++;
+        i = end;
+    }
+    /* Per validation point, its whole pairs in the order they ended (the
+     * position of their second game), up to what the state counts. */
+    uint64_t kept_of_point = 0, cur = 0;
+    bool any = false;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].point)
+            g[i].keep = false;
+    for (;;) {
+        /* the smallest point not done yet */
+        uint64_t p = 0;
+        for (size_t i = 0; i < ng; i++)
+            if (g[i].point > cur && (p == 0 || g[i].point < p))
+                p = g[i].point;
+        if (p == 0)
+            break;
+        cur = p;
+        uint64_t quota = p <= v->done ? v->games / 2 : (p == v->done + 1 && v->pending) ? v->pairs : 0;
+        kept_of_point = 0;
+        for (size_t i = 0; i < ng && kept_of_point < quota; i++) {
+            if (g[i].point != p)
+                continue;
+            /* game i ends a pair when an earlier game has its Round and no later one does */
+            size_t first = i;
+            bool later = false;
+            for (size_t k = 0; k < i; k++)
+                if (g[k].point == p && g[k].pair == g[i].pair)
+                    first = k;
+            for (size_t k = i + 1; k < ng && !later; k++)
+                later = g[k].point == p && g[k].pair == g[i].pair;
+            if (first == i || later)
+                continue;
+            g[first].keep = g[i].keep = true;
+            kept_of_point++;
+            if (p == v->done + 1 && g[i].pair > *last_pair)
+                *last_pair = g[i].pair;
+        }
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (!g[i].keep) {
+            (*dropped)++;
+            any = true;
+            continue;
+        }
+        memmove(text + len, text + g[i].start, g[i].end - g[i].start);
+        len += g[i].end - g[i].start;
+    }
+    int rc = any ? rd_write_atomic(pgn, text, len, err, errlen) : 0;
+    free(g);
+    free(text);
     return rc;
 }
 

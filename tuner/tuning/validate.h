@@ -111,9 +111,29 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
  * state was not saved is played again).  0, or -1 with a message. */
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen);
 
+/* On resume: the -pgnout file cut to the validation games the state counts.
+ * A validation game has a Round "P.J" (point P, pair J); per point, only
+ * whole pairs (the last two games of a Round) are kept, as many as the
+ * state counts: all of a recorded point (games / 2), the first v->pairs to
+ * end of the pending point (the state counts pairs in the order they end),
+ * none of a later point.  A game of a pair abandoned by a kill or a stop,
+ * and a pair that ended after the last save, are dropped: they are played
+ * again.  The tuning's games are left as they are.  The file is replaced
+ * atomically, only when a game goes; *dropped gets their number, and
+ * *last_pair the highest J kept of the pending point (its next pair is
+ * numbered after it, so no Round is played twice).  0 (also
+ * when pgn is "" or absent), or -1 with a message. */
+int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uint64_t *last_pair, char *err,
+                      size_t errlen);
+
 /* Read DIR/validation.csv: *pts malloc'd (NULL, 0 when there is no file).
  * -1 with a message naming the file and line on a malformed row. */
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
+/* The same from the text of such a file (path for messages only). */
+int validate_parse(const char *text, const char *path, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
+/* The file's text for pts[0..n): the header and a row each (malloc'd, its
+ * length in *len), or NULL when out of memory. */
+char *validate_format(const ValidationPoint *pts, size_t n, size_t *len);
 
 /* The point's Elo as every display shows it: "+12.3 +/- 4.5 Elo", or, when
  * it has no finite interval (validation.csv holds inf), "Elo n/a (...)"
