@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!j)
         return 0;
     char err[1024];
-    if (export_snapshot_check(rs, j, "fuzz/snapshots/1.json", err, sizeof err) == 0) {
+    if (export_snapshot_check(rs, j, "fuzz-snapshot-1.json", err, sizeof err) == 0) {
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *p;
         int n = 0;
         cJSON_ArrayForEach(p, params)

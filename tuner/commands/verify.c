@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ablate.h"
 #include "board.h"
 #include "cli.h"
 #include "engcheck.h"

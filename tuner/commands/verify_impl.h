@@ -90,6 +90,11 @@ int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errle
  * openings (written by an older build) is refused: its figures count
  * replayed games.  0, or -1 with err. */
 int verify_fresh_openings(Verify *v, char *err, size_t errlen);
+
+/* ablate.c: `verify DIR -ablate ...`, which verify_main hands its arguments
+ * to (declared here, with verify's family, so that verify.c and ablate.c
+ * do not include each other). */
+int ablate_main(int argc, char **argv);
 void verify_progress(Verify *v, bool force);
 /* The match_play hooks. */
 bool verify_next(void *ctx, PairJob *job);
