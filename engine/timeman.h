@@ -20,9 +20,9 @@
 typedef int64_t (*TmClock)(uint64_t nodes, void *ctx);
 
 /* A wall clock is read at least every TM_POLL_NODES nodes (a power of
- * two).  The search may overrun its hard limit by that many nodes: 40 us
- * at a million nodes a second, 3 ms for an engine starved to 1/50 of a
- * core (20,000 nodes a second) by a loaded machine. */
+ * two).  The search may overrun its hard limit by that many nodes: 64 us
+ * at a million nodes a second, 3.2 ms for an engine starved to 20,000
+ * nodes a second (1/80 of a core) by a loaded machine. */
 #define TM_POLL_NODES 64
 
 typedef struct {

@@ -143,8 +143,10 @@ Test(nodestime, a_move_without_nodes_is_charged_its_wall_time)
     play_game();
     cr_assert_eq(rec->term, TERM_TIME);
     cr_assert_eq(rec->culprit, BLACK);
-    cr_assert_eq(rec->nply, 7, "Black's fourth move passes 1100 ms of wall time: %d plies", rec->nply);
-    cr_assert_eq(rec->unmetered[BLACK], 4);
+    /* Its fourth move passes 1100 ms of wall time (its third, on a machine
+     * busy enough to add 200 ms). */
+    cr_assert(rec->nply == 7 || rec->nply == 5, "%d plies", rec->nply);
+    cr_assert_eq(rec->unmetered[BLACK], (rec->nply + 1) / 2, "every move of Black's, the last one too");
     cr_assert_eq(rec->unmetered[WHITE], 0);
     cr_assert_geq(rec->ms[1], 300);
 }
@@ -297,13 +299,14 @@ static void command_setup(void)
     command_fixture();
 }
 
-/* B takes 60 ms a move at st=0.02: it loses every game on time, and the
- * match says the machine may be too loaded for the clock, on stderr while
- * it plays and in its report. */
+/* B takes 60 ms a move at st=0.02: it loses every game on time (A, at
+ * st=5, cannot lose first on a busy machine), and the match says the
+ * machine may be too loaded for the clock, on stderr while it plays and in
+ * its report. */
 Test(timeloss, a_match_at_a_wall_clock_says_when_time_losses_are_too_many, .init = command_setup,
      .fini = tmp_remove, .timeout = 60)
 {
-    int rc = shell(TUNE " match -engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B args=\"--think 60\" "
+    int rc = shell(TUNE " match -engine cmd=" FAKE " name=A st=5 -engine cmd=" FAKE " name=B args=\"--think 60\" "
                         "-each st=0.02 -rounds 2");
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "Player: B\n  Time losses: 4"), "%s", out);
@@ -338,8 +341,8 @@ Test(timeloss, a_run_and_its_status_say_when_time_losses_are_too_many, .init = c
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "warning: 4 time losses in 4 games: the machine may be too loaded"), "%s", out);
 
-    /* The same engine within its time: no warning. */
-    rc = shell(TUNE " run -engine cmd=" FAKESPSA " -params file=%s/spec2.txt -each st=0.2 -openings file=%s/book.epd "
+    /* The same engine well within its time (it answers at once): no warning. */
+    rc = shell(TUNE " run -engine cmd=" FAKESPSA " -params file=%s/spec2.txt -each st=5 -openings file=%s/book.epd "
                     "-maxmoves 20 -spsa games=4 -srand 3 -out %s/q",
                tmp, tmp, tmp);
     cr_assert_eq(rc, 0, "%s", out);
