@@ -616,3 +616,85 @@ Test(simulate, centre_batches_measure_the_curvature, .timeout = 60)
     cr_assert_lt(fabs(loss), SPSA_DEFAULT_CENTRE_ELO, "mean probe cost %.2f Elo on a flat landscape",
                  loss);
 }
+
+/* ---- form=far is the default form of before form=settle ---------------------- */
+
+/* The trajectory of theta after every batch of a short simulated run, as
+ * text: one line per batch, the six parameters' theta with %.17g. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} Golden;
+
+static void golden_trace(void *ctx, const SpsaState *st)
+{
+    Golden *g = ctx;
+    for (size_t i = 0; i < st->nparams; i++) {
+        char num[40];
+        int n = snprintf(num, sizeof num, "%s%.17g", i ? " " : "", st->params[i].theta);
+        if (g->len + (size_t)n + 2 > g->cap) {
+            g->cap = 2 * (g->cap + (size_t)n + 2);
+            g->buf = realloc(g->buf, g->cap);
+            cr_assert_not_null(g->buf);
+        }
+        memcpy(g->buf + g->len, num, (size_t)n);
+        g->len += (size_t)n;
+    }
+    g->buf[g->len++] = '\n';
+    g->buf[g->len] = '\0';
+}
+
+/* 300 games (150 batches of one pair, two in flight) of the six SPECS from
+ * random_optimum(3), curvature 2, draws 0.25, opening bias 80, seed 11, with
+ * cfg: every step of theta, as golden_trace writes it. */
+static char *far_trajectory(const SpsaConfig *cfg)
+{
+    SpsaParam ps[NP];
+    make_params(ps);
+    double opt[NP], curv[NP];
+    random_optimum(ps, 3, opt);
+    for (int i = 0; i < NP; i++)
+        curv[i] = 2.0;
+    SimModel m = {NP, opt, curv, 0.25, 80.0, 2, 0, NULL, NULL, NULL, NULL};
+    Golden g = {0};
+    SimResult r;
+    char err[256] = "";
+    cr_assert_eq(sim_run_traced(ps, NP, cfg, &m, 11, NULL, &r, NULL, golden_trace, &g, err,
+                                sizeof err), 0, "%s", err);
+    return g.buf;
+}
+
+#define FAR_GOLDEN "tests/data/spsa_far_golden.txt"
+
+/* tests/data/spsa_far_golden.txt was written by this test (with
+ * RATCHET_WRITE_GOLDEN=1) at commit 8ae4b3e, when the default form was the
+ * only rms form: `form=far` must take every step it took then. */
+Test(simulate, form_far_takes_the_old_default_steps, .timeout = 60)
+{
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    cfg.form = SPSA_FORM_RMS;
+    spsa_config_set_games(&cfg, 300);
+    char *got = far_trajectory(&cfg);
+    if (getenv("RATCHET_WRITE_GOLDEN")) {
+        FILE *f = fopen(FAR_GOLDEN, "w");
+        cr_assert_not_null(f);
+        fputs(got, f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    FILE *f = fopen(FAR_GOLDEN, "r");
+    cr_assert_not_null(f, "cannot open %s", FAR_GOLDEN);
+    char *want = calloc(1, 1 << 16);
+    cr_assert_not_null(want);
+    size_t n = fread(want, 1, (1 << 16) - 1, f);
+    fclose(f);
+    want[n] = '\0';
+    cr_assert_gt(strlen(got), 1000);
+    size_t line = 1, i = 0;
+    while (got[i] && got[i] == want[i])
+        line += got[i++] == '\n';
+    cr_assert(got[i] == want[i], "%s: the trajectory differs from batch %zu on", FAR_GOLDEN,
+              line);
+    free(want);
+    free(got);
+}
