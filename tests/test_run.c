@@ -422,9 +422,14 @@ Test(run, resume_continues_bit_for_bit_classic)
     assert_resume_is_exact("classic");
 }
 
-Test(run, resume_continues_bit_for_bit_rms)
+Test(run, resume_continues_bit_for_bit_far)
 {
-    assert_resume_is_exact("rms");
+    assert_resume_is_exact("far");
+}
+
+Test(run, resume_continues_bit_for_bit_settle)
+{
+    assert_resume_is_exact("settle");
 }
 
 Test(run, resume_continues_bit_for_bit_adam)

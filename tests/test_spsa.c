@@ -546,15 +546,30 @@ Test(spsa_forms, names)
     SpsaForm f;
     cr_assert_eq(spsa_form_parse("classic", &f), 0);
     cr_assert_eq(f, SPSA_FORM_CLASSIC);
-    cr_assert_eq(spsa_form_parse("rms", &f), 0);
+    cr_assert_eq(spsa_form_parse("rms", &f), 0, "the older name of far");
     cr_assert_eq(f, SPSA_FORM_RMS);
+    cr_assert_eq(spsa_form_parse("far", &f), 0);
+    cr_assert_eq(f, SPSA_FORM_RMS);
+    cr_assert_eq(spsa_form_parse("settle", &f), 0);
+    cr_assert_eq(f, SPSA_FORM_SETTLE);
     cr_assert_eq(spsa_form_parse("adam", &f), 0);
     cr_assert_eq(f, SPSA_FORM_ADAM);
     cr_assert_eq(spsa_form_parse("Adam", &f), -1);
-    cr_assert_str_eq(spsa_form_name(SPSA_FORM_RMS), "rms");
+    cr_assert_str_eq(spsa_form_name(SPSA_FORM_RMS), "far");
+    cr_assert_str_eq(spsa_form_name(SPSA_FORM_SETTLE), "settle");
+    cr_assert_eq(SPSA_FORM_DEFAULT, SPSA_FORM_SETTLE);
     SpsaConfig c;
     spsa_config_default(&c);
     cr_assert_eq(c.form, SPSA_FORM_CLASSIC, "the pure-math default stays the classic form");
+    /* each form's own schedule */
+    spsa_config_set_form(&c, SPSA_FORM_SETTLE);
+    cr_assert_eq(c.decay, SPSA_SETTLE_DECAY);
+    cr_assert_eq(c.eta_base, SPSA_SETTLE_ETA);
+    cr_assert_eq(c.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    spsa_config_set_form(&c, SPSA_FORM_RMS);
+    cr_assert_eq(c.decay, 1.2);
+    cr_assert_eq(c.eta_base, 0.025);
+    cr_assert_eq(c.eta_pow, 0.5);
 }
 
 /* By hand (form_config, theta 50 in [0, 100], c_end 2):
@@ -808,6 +823,17 @@ Test(spsa_forms, gains_from_the_budget)
     cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
     assert_close(spsa_eta_k(&st, 400), 0.025 * 4 * sqrt(12.5), 1e-14);
     spsa_free(&st);
+    /* settle: eta = SPSA_SETTLE_ETA * (8 / n) * (5000 / N)^SPSA_SETTLE_ETA_KPOW, the
+     * same at every k (decay 0) */
+    spsa_config_set_form(&cfg, SPSA_FORM_SETTLE);
+    init_ok(&st, ps, 2, &cfg, 1);
+    eta = SPSA_SETTLE_ETA * 4 * pow(50.0, SPSA_SETTLE_ETA_KPOW);
+    assert_close(spsa_eta(&st), eta, 1e-14);
+    assert_close(spsa_eta_k(&st, 1), eta, 1e-14);
+    assert_close(spsa_eta_k(&st, 100), eta, 1e-14);
+    cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
+    assert_close(spsa_eta_k(&st, 7), SPSA_SETTLE_ETA * 4 * pow(12.5, SPSA_SETTLE_ETA_KPOW), 1e-14);
+    spsa_free(&st);
 }
 
 /* ---- state.json ------------------------------------------------------------ */
@@ -849,7 +875,7 @@ static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
 {
     SpsaConfig cfg;
     spsa_config_default(&cfg);
-    cfg.form = form;
+    spsa_config_set_form(&cfg, form);
     cfg.adapt = run_form_adapt;
     cfg.centre = run_form_centre;
     cfg.average = 0.25;
@@ -906,6 +932,53 @@ static void resume_is_exact(SpsaForm form)
 Test(spsa_forms, resume_continues_bit_for_bit_classic) { resume_is_exact(SPSA_FORM_CLASSIC); }
 Test(spsa_forms, resume_continues_bit_for_bit_rms) { resume_is_exact(SPSA_FORM_RMS); }
 Test(spsa_forms, resume_continues_bit_for_bit_adam) { resume_is_exact(SPSA_FORM_ADAM); }
+Test(spsa_forms, resume_continues_bit_for_bit_settle) { resume_is_exact(SPSA_FORM_SETTLE); }
+
+/* settle's state holds its form and its eta rule; a non-classic state from
+ * before settle existed (no eta_base, eta_pow: "rms" with decay 1.2) resumes
+ * with far's rule, which is the rule it ran with. */
+Test(spsa_forms, state_records_the_schedule)
+{
+    SpsaState st, back;
+    run_form(SPSA_FORM_SETTLE, 20, -1, &st);
+    cJSON *j = spsa_to_json(&st);
+    cJSON *c = cJSON_GetObjectItem(j, "config");
+    cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "settle");
+    cr_assert_not_null(cJSON_GetObjectItem(c, "eta_base"));
+    cr_assert_not_null(cJSON_GetObjectItem(c, "eta_pow"));
+    char err[256];
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.form, SPSA_FORM_SETTLE);
+    cr_assert_eq(back.cfg.decay, SPSA_SETTLE_DECAY);
+    cr_assert_eq(back.cfg.eta_base, SPSA_SETTLE_ETA);
+    cr_assert_eq(back.cfg.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    cr_assert_eq(spsa_eta(&back), spsa_eta(&st));
+    spsa_free(&back);
+    cJSON_Delete(j);
+    spsa_free(&st);
+
+    run_form(SPSA_FORM_RMS, 20, -1, &st);
+    j = spsa_to_json(&st);
+    c = cJSON_GetObjectItem(j, "config");
+    cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "far");
+    cJSON_DeleteItemFromObject(c, "eta_base");
+    cJSON_DeleteItemFromObject(c, "eta_pow");
+    cJSON_ReplaceItemInObject(c, "form", cJSON_CreateString("rms"));
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.form, SPSA_FORM_RMS);
+    cr_assert_eq(back.cfg.eta_base, SPSA_AUTO_ETA);
+    cr_assert_eq(back.cfg.eta_pow, SPSA_AUTO_ETA_KPOW);
+    cr_assert_eq(back.cfg.decay, 1.2);
+    cr_assert_eq(spsa_eta(&back), spsa_auto_eta(back.cfg.iterations, back.nparams));
+    spsa_free(&back);
+    /* a bad eta_pow is refused, naming it */
+    cJSON_AddNumberToObject(c, "eta_base", 0.03);
+    cJSON_AddNumberToObject(c, "eta_pow", -1);
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "eta_pow"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
+}
 Test(spsa_forms, resume_continues_bit_for_bit_with_the_scale)
 {
     run_form_adapt = true;

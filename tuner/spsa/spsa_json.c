@@ -177,7 +177,8 @@ cJSON *spsa_to_json(const SpsaState *st)
         ok = add_num(cfg, "eta", st->cfg.eta) && add_num(cfg, "decay", st->cfg.decay) &&
              add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
              add_num(cfg, "probe", st->cfg.probe) &&
-             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow);
+             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow) &&
+             add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow);
     if (ok && !classic && st->cfg.adapt)
         ok = cJSON_AddBoolToObject(cfg, "adapt", true) &&
              add_num(cfg, "adapt_rate", st->cfg.adapt_rate) &&
@@ -482,7 +483,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     /* A state written before forms existed has no "form": it is classic. */
     const cJSON *form = cJSON_GetObjectItemCaseSensitive(c, "form");
     if (form && (!cJSON_IsString(form) || spsa_form_parse(form->valuestring, &cfg.form))) {
-        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, rms, adam");
+        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, far (or rms), adam, settle");
         return -1;
     }
     bool classic = cfg.form == SPSA_FORM_CLASSIC;
@@ -496,6 +497,12 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
                      get_num(c, "beta1", "config", &cfg.beta1, err, errlen) ||
                      get_num(c, "beta2", "config", &cfg.beta2, err, errlen) ||
                      get_num(c, "probe", "config", &cfg.probe, err, errlen)))
+        return -1;
+    /* A state from before form=settle has no eta_base and eta_pow: its eta
+     * came from far's rule (the defaults), and it goes on so. */
+    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_base") &&
+        (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
+         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
         return -1;
     /* A state from before `narrow` existed ran without it: it goes on so. */
     const cJSON *narrow = cJSON_GetObjectItemCaseSensitive(c, "narrow");
