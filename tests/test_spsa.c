@@ -572,6 +572,9 @@ Test(spsa_forms, names)
     cr_assert_eq(c.eta_pow, 0.5);
 }
 
+static bool two_batches_unbiased = true; /* adam's bias correction */
+static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st);
+
 /* By hand (form_config, theta 50 in [0, 100], c_end 2):
  *   classic c = 2 * 100^0.5 = 20; probe 2: c_1 = 2 * 20 / 1 = 40,
  *   c_2 = 40 / sqrt(2) = 28.284271247461902
@@ -581,13 +584,15 @@ Test(spsa_forms, names)
  *     step = 0.5 * 2 * 2 * flip_1 / sqrt(2.5) = 1.2649110640673518 flip_1
  *   batch 2: weight 1/3, v = 2.5 + (1 - 2.5) / 3 = 2
  *     step = 0.45833333333333337 * 2 * (-1) * flip_2 / sqrt(2) = -0.64818121608766 flip_2
- * adam with beta1 = 0.5: m_1 = 0.5 * 2 flip_1 = flip_1, step 0.5 * 2 * flip_1 / sqrt(2.5)
- *   = 0.63245553203367588 flip_1; m_2 = 0.5 flip_1 - 0.5 flip_2,
- *   step 0.45833333333333337 * 2 * m_2 / sqrt(2) = 0.64818121608766 m_2 */
+ * adam with beta1 = 0.5: m_1 = 0.5 * 2 flip_1 = flip_1, unbiased m_1 / (1 - 0.5) = 2 flip_1,
+ *   step 0.5 * 2 * 2 flip_1 / sqrt(2.5) = 1.2649110640673518 flip_1 (rms's first step);
+ *   m_2 = 0.5 flip_1 - 0.5 flip_2, unbiased m_2 / (1 - 0.25),
+ *   step 0.45833333333333337 * 2 * m_2 / 0.75 / sqrt(2) = 0.4321208107251123 (flip_1 - flip_2) */
 static void two_batches(SpsaForm form, double beta1, double expect[2][2])
 {
     SpsaConfig cfg = form_config(form);
     cfg.beta1 = beta1;
+    cfg.unbiased = two_batches_unbiased;
     cfg.adapt = false; /* the form's step alone; the scale: scale_by_hand */
     SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
     SpsaState st;
@@ -621,9 +626,40 @@ Test(spsa_forms, rms_update_by_hand)
 
 Test(spsa_forms, adam_update_by_hand)
 {
-    /* second step: 0.64818121608766 * (0.5 flip_1 - 0.5 flip_2) */
-    double e[2][2] = {{0.63245553203367588, 0}, {-0.32409060804383, 0.32409060804383}};
+    double e[2][2] = {{1.2649110640673518, 0}, {-0.4321208107251123, 0.4321208107251123}};
     two_batches(SPSA_FORM_ADAM, 0.5, e);
+}
+
+/* An adam state written before the bias correction goes on without it:
+ * second step 0.64818121608766 * (0.5 flip_1 - 0.5 flip_2). */
+Test(spsa_forms, adam_update_by_hand_without_bias_correction)
+{
+    double e[2][2] = {{0.63245553203367588, 0}, {-0.32409060804383, 0.32409060804383}};
+    two_batches_unbiased = false;
+    two_batches(SPSA_FORM_ADAM, 0.5, e);
+}
+
+Test(spsa_forms, adam_state_records_the_bias_correction)
+{
+    SpsaState st, back;
+    run_form(SPSA_FORM_ADAM, 20, -1, &st);
+    cr_assert(st.cfg.unbiased);
+    cJSON *j = spsa_to_json(&st);
+    cJSON *c = cJSON_GetObjectItem(j, "config");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "unbiased")));
+    char err[256];
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert(back.cfg.unbiased);
+    spsa_free(&back);
+    cJSON_DeleteItemFromObject(c, "unbiased");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert(!back.cfg.unbiased, "an older adam state goes on without it");
+    spsa_free(&back);
+    cJSON_AddNumberToObject(c, "unbiased", 1);
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "unbiased"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
 }
 
 /* The scale by hand (form_config: N = 100, so W = max(0.02 * 100, 4) = 4;

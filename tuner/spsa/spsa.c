@@ -37,6 +37,7 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->decay = SPSA_DEFAULT_DECAY;
     cfg->eta_base = SPSA_AUTO_ETA;
     cfg->eta_pow = SPSA_AUTO_ETA_KPOW;
+    cfg->unbiased = true;
     cfg->beta1 = SPSA_DEFAULT_BETA1;
     cfg->beta2 = SPSA_DEFAULT_BETA2;
     cfg->probe = SPSA_DEFAULT_PROBE;
@@ -574,10 +575,15 @@ static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
     st->v += (result * result - st->v) * w;
     double beta1 = st->cfg.form == SPSA_FORM_ADAM ? st->cfg.beta1 : 0.0;
     double scale = st->v > 1e-300 ? 1.0 / sqrt(st->v) : 0.0; /* v = 0: every result was 0 */
+    /* adam: m / (1 - beta1^t), t counting this batch; m starts at 0 */
+    double unbias = 1.0;
+    if (beta1 > 0 && st->cfg.unbiased)
+        unbias = 1.0 / -expm1((double)(st->completed - st->centre_count + 1) * log(beta1));
     for (size_t i = 0; i < st->nparams; i++) {
         SpsaParam *p = &st->params[i];
         p->m = beta1 * p->m + (1.0 - beta1) * result * b->flip[i];
-        double step = b->R_k[i] * p->c_end * param_scale(st, i) * param_pm(st, i) * p->m * scale;
+        double step = b->R_k[i] * p->c_end * param_scale(st, i) * param_pm(st, i) * p->m *
+                      unbias * scale;
         p->theta = spsa_clip(p->theta + step, p->min, p->max);
     }
     if (st->cfg.adapt)

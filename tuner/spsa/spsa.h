@@ -107,7 +107,11 @@
  *            batch's r, before the step; beta2 = 0.999.
  *   rms      m_i = r flip_i; theta_i = clip(theta_i + eta_k c_end_i m_i / sqrt(v))
  *   adam     the same with momentum: m_i = beta1 m_i + (1 - beta1) r flip_i,
- *            beta1 = 0.9.
+ *            beta1 = 0.9, and the step uses m_i / (1 - beta1^t), t the
+ *            number of (non-centre) batches applied including this one, so
+ *            that the first steps are not (1 - beta1) times too short (Adam's
+ *            bias correction; off in adam states written before it existed,
+ *            which go on without it).
  * m_i and v are part of the state (state.json), so a resume continues them.
  *
  * The scale (cfg.adapt, -spsa adapt=1; off by default: SPSA_DEFAULT_ADAPT,
@@ -267,6 +271,7 @@ typedef struct {
     double decay;        /* non-classic: eta_k = eta * ((A + N) / (A + k))^decay */
     double eta_base;     /* non-classic, cfg.eta = 0: eta = eta_base * (8 / n) * (5000 / N)^eta_pow */
     double eta_pow;
+    bool unbiased;       /* adam: the step uses m / (1 - beta1^t) (off in states written before it) */
     double beta1;        /* non-classic: momentum of the signed result (0 = none) */
     double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
     double probe;        /* non-classic: c_k is this many times the classic c_k */

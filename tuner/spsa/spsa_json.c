@@ -179,6 +179,8 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(cfg, "probe", st->cfg.probe) &&
              cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow) &&
              add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow);
+    if (ok && st->cfg.form == SPSA_FORM_ADAM)
+        ok = cJSON_AddBoolToObject(cfg, "unbiased", st->cfg.unbiased) != NULL;
     if (ok && !classic && st->cfg.adapt)
         ok = cJSON_AddBoolToObject(cfg, "adapt", true) &&
              add_num(cfg, "adapt_rate", st->cfg.adapt_rate) &&
@@ -504,6 +506,13 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
         (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
          get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
         return -1;
+    /* An adam state from before the bias correction ran without it. */
+    const cJSON *unbiased = cJSON_GetObjectItemCaseSensitive(c, "unbiased");
+    if (unbiased && !cJSON_IsBool(unbiased)) {
+        errmsg(err, errlen, "spsa state: config \"unbiased\" must be true or false");
+        return -1;
+    }
+    cfg.unbiased = cJSON_IsTrue(unbiased);
     /* A state from before `narrow` existed ran without it: it goes on so. */
     const cJSON *narrow = cJSON_GetObjectItemCaseSensitive(c, "narrow");
     if (narrow && !cJSON_IsBool(narrow)) {
