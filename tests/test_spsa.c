@@ -1261,3 +1261,37 @@ Test(spsa_forms, classic_is_unchanged)
     cr_assert_eq(st.losses, 152);
     spsa_free(&st);
 }
+
+/* A centre batch is placed around the same point as the batch's probes
+ * (probe_centre): with theta on a bound, engine 1 plays the point c_k inside
+ * it and engine 0 that point + c_k flip, so a perturbation toward the bound
+ * is not cut to nothing by it. */
+Test(spsa_forms, centre_batches_use_the_probe_centre)
+{
+    SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.centre = 0.5;
+    SpsaParam p = param("X", 0, 0, 100, 2, 0.002);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 5);
+    int centres = 0, toward = 0;
+    for (int i = 0; i < 100; i++) {
+        SpsaBatch b;
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        if (b.centre) {
+            double ck = b.c_k[0], mid = ck; /* theta 0 moved inside [ck, 100 - ck] */
+            centres++;
+            cr_assert_eq(b.minus_values[0], floor(mid + b.u[0]), "batch %d", i);
+            if (b.mask[0]) {
+                toward += b.flip[0] < 0;
+                cr_assert_eq(b.plus_values[0], floor(mid + ck * b.flip[0] + b.u[0]),
+                             "batch %d: flip %d, c_k %g", i, b.flip[0], ck);
+                cr_assert_geq(fabs(b.plus_values[0] - b.minus_values[0]), floor(ck));
+            } else
+                cr_assert_eq(b.plus_values[0], b.minus_values[0]);
+        }
+        spsa_batch_free(&b);
+    }
+    cr_assert_gt(toward, 5, "%d centre batches perturbed toward the bound", toward);
+    cr_assert_gt(centres, 30);
+    spsa_free(&st);
+}

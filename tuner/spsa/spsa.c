@@ -474,14 +474,15 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
         perturb(centre, p, b->c_k[i], b->flip[i], b->u[i], &b->plus_values[i],
                 &b->minus_values[i]);
         if (b->centre) {
-            /* engine 0: theta + c flip on the masked parameters; engine 1: theta */
-            double mid = p->is_float ? p->theta : floor(p->theta + b->u[i]);
+            /* engine 0: centre + c flip on the masked parameters; engine 1:
+             * centre (theta moved inside the bounds as for the probes) */
+            double mid = p->is_float ? centre : floor(centre + b->u[i]);
             b->mask[i] = (int)gsl_rng_uniform_int(st->rng, 2);
             b->minus_values[i] = spsa_clip(mid, p->min, p->max);
             if (!b->mask[i])
                 b->plus_values[i] = b->minus_values[i];
             else {
-                double hi = p->theta + b->c_k[i] * b->flip[i];
+                double hi = centre + b->c_k[i] * b->flip[i];
                 b->plus_values[i] = spsa_clip(p->is_float ? hi : floor(hi + b->u[i]), p->min,
                                               p->max);
             }

@@ -141,9 +141,11 @@
  * the curvature: with a probe wider than the basin at the optimum both
  * engines land outside it and W - L carries no signal, just as far out on a
  * plateau.  A fraction F of the batches (drawn per batch) are centre batches:
- * engine 0 plays theta + c_i flip_i on the parameters with mask_i = 1 (each
- * with probability 1/2) and theta on the others, engine 1 plays theta (both
- * rounded with the batch's shared uniforms).  With r = W - L of engine 0 over
+ * engine 0 plays x_i + c_i flip_i on the parameters with mask_i = 1 (each
+ * with probability 1/2) and x_i on the others, engine 1 plays x_i (both
+ * rounded with the batch's shared uniforms), x_i the point the probes of a
+ * batch are placed around: theta moved inside [min + c_i, max - c_i], so
+ * that a perturbation toward a bound is not cut short by it.  With r = W - L of engine 0 over
  * the batch's G games, d_i = r (2 mask_i - 1) / G has the mean
  * (E[r | mask_i = 1] - E[r | mask_i = 0]) / (2 G), so
  *   loss_i = -2 * 347.4 * mean(d_i)   (Elo; 347.4 = 1600 / ln 10 / 2)
