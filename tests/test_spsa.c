@@ -566,10 +566,16 @@ Test(spsa_forms, names)
     cr_assert_eq(c.decay, SPSA_SETTLE_DECAY);
     cr_assert_eq(c.eta_base, SPSA_SETTLE_ETA);
     cr_assert_eq(c.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    cr_assert_eq(c.eta_npow, SPSA_SETTLE_ETA_NPOW);
+    cr_assert_eq(c.probe, SPSA_SETTLE_PROBE);
+    cr_assert_eq(c.average, SPSA_SETTLE_AVERAGE);
     spsa_config_set_form(&c, SPSA_FORM_RMS);
     cr_assert_eq(c.decay, 1.2);
     cr_assert_eq(c.eta_base, 0.025);
     cr_assert_eq(c.eta_pow, 0.5);
+    cr_assert_eq(c.eta_npow, 1.0);
+    cr_assert_eq(c.probe, 4.0);
+    cr_assert_eq(c.average, 0.0);
 }
 
 static bool two_batches_unbiased = true; /* adam's bias correction */
@@ -859,16 +865,17 @@ Test(spsa_forms, gains_from_the_budget)
     cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
     assert_close(spsa_eta_k(&st, 400), 0.025 * 4 * sqrt(12.5), 1e-14);
     spsa_free(&st);
-    /* settle: eta = SPSA_SETTLE_ETA * (8 / n) * (5000 / N)^SPSA_SETTLE_ETA_KPOW, the
-     * same at every k (decay 0) */
+    /* settle: eta = SPSA_SETTLE_ETA * (8 / n)^SPSA_SETTLE_ETA_NPOW *
+     * (5000 / N)^SPSA_SETTLE_ETA_KPOW, the same at every k (decay 0) */
     spsa_config_set_form(&cfg, SPSA_FORM_SETTLE);
     init_ok(&st, ps, 2, &cfg, 1);
-    eta = SPSA_SETTLE_ETA * 4 * pow(50.0, SPSA_SETTLE_ETA_KPOW);
+    double nf = pow(4.0, SPSA_SETTLE_ETA_NPOW);
+    eta = SPSA_SETTLE_ETA * nf * pow(50.0, SPSA_SETTLE_ETA_KPOW);
     assert_close(spsa_eta(&st), eta, 1e-14);
     assert_close(spsa_eta_k(&st, 1), eta, 1e-14);
     assert_close(spsa_eta_k(&st, 100), eta, 1e-14);
     cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
-    assert_close(spsa_eta_k(&st, 7), SPSA_SETTLE_ETA * 4 * pow(12.5, SPSA_SETTLE_ETA_KPOW), 1e-14);
+    assert_close(spsa_eta_k(&st, 7), SPSA_SETTLE_ETA * nf * pow(12.5, SPSA_SETTLE_ETA_KPOW), 1e-14);
     spsa_free(&st);
 }
 
@@ -988,6 +995,7 @@ Test(spsa_forms, state_records_the_schedule)
     cr_assert_eq(back.cfg.decay, SPSA_SETTLE_DECAY);
     cr_assert_eq(back.cfg.eta_base, SPSA_SETTLE_ETA);
     cr_assert_eq(back.cfg.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    cr_assert_eq(back.cfg.eta_npow, SPSA_SETTLE_ETA_NPOW);
     cr_assert_eq(spsa_eta(&back), spsa_eta(&st));
     spsa_free(&back);
     cJSON_Delete(j);
@@ -999,16 +1007,19 @@ Test(spsa_forms, state_records_the_schedule)
     cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "far");
     cJSON_DeleteItemFromObject(c, "eta_base");
     cJSON_DeleteItemFromObject(c, "eta_pow");
+    cJSON_DeleteItemFromObject(c, "eta_npow");
     cJSON_ReplaceItemInObject(c, "form", cJSON_CreateString("rms"));
     cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.form, SPSA_FORM_RMS);
     cr_assert_eq(back.cfg.eta_base, SPSA_AUTO_ETA);
     cr_assert_eq(back.cfg.eta_pow, SPSA_AUTO_ETA_KPOW);
+    cr_assert_eq(back.cfg.eta_npow, SPSA_AUTO_ETA_NPOW);
     cr_assert_eq(back.cfg.decay, 1.2);
     cr_assert_eq(spsa_eta(&back), spsa_auto_eta(back.cfg.iterations, back.nparams));
     spsa_free(&back);
     /* a bad eta_pow is refused, naming it */
     cJSON_AddNumberToObject(c, "eta_base", 0.03);
+    cJSON_AddNumberToObject(c, "eta_npow", 1);
     cJSON_AddNumberToObject(c, "eta_pow", -1);
     cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "eta_pow"), "%s", err);

@@ -68,7 +68,7 @@ static const char RUN_USAGE[] =
     "                      momentum 0.9) or classic (docs/spsa-forms.md)\n"
     "      A-ratio=X alpha=X gamma=X   the schedule (defaults 0.1, 0.602, 0.101)\n"
     "      eta=X           the step at the end of the run, as a fraction of c_end (default:\n"
-    "                      settle 0.036 * (8 / parameters) * (5000 / iterations)^0.7, the same\n"
+    "                      settle 0.036 * sqrt(8 / parameters) * (5000 / iterations)^0.7, the same\n"
     "                      at every iteration; far and adam 0.025 * (8 / parameters) *\n"
     "                      sqrt(5000 / iterations), about 18x larger at the start)\n"
     "      probe=X         the probe is X times the classic c_k (default: settle 4.5, far 4)\n"

@@ -92,8 +92,8 @@ static const char USAGE[] =
     "  --help                     this text\n"
     "\n"
     "-spsa also takes form=settle|far|adam|classic (default settle; rms is far's older\n"
-    "name), eta=X, decay=X, eta-base=X, eta-pow=X (eta from the budget when eta=0:\n"
-    "eta-base * (8 / parameters) * (5000 / iterations)^eta-pow),\n"
+    "name), eta=X, decay=X, eta-base=X, eta-pow=X, eta-npow=X (eta from the budget when\n"
+    "eta=0: eta-base * (8 / parameters)^eta-npow * (5000 / iterations)^eta-pow),\n"
     "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
     "adapt-window=F, scale-min=X, scale-max=X, scale-start=X, centre=F, centre-elo=X,\n"
     "centre-rate=X, centre-window=F, centre-min=X (the forms' settings, the per-parameter\n"
@@ -141,7 +141,7 @@ typedef struct {
     uint64_t seed_base;              /* -seed-base (the grid's first seed) */
     bool games_set;
     bool draw_set, bias_set, seeds_set;
-    bool decay_set, eta_base_set, eta_pow_set; /* -spsa decay=, eta-base=, eta-pow= given */
+    bool decay_set, eta_base_set, eta_pow_set, eta_npow_set; /* -spsa decay=, eta-base=, ... */
     bool probe_set, average_set;     /* -spsa probe=, average= given */
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
@@ -277,6 +277,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                             o->cfg.eta_base = keep.eta_base;
                         if (o->eta_pow_set)
                             o->cfg.eta_pow = keep.eta_pow;
+                        if (o->eta_npow_set)
+                            o->cfg.eta_npow = keep.eta_npow;
                         if (o->probe_set)
                             o->cfg.probe = keep.probe;
                         if (o->average_set)
@@ -290,6 +292,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
                 else if (!strcmp(a, "-spsa") && KEY("eta-pow"))
                     ok = (o->eta_pow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_pow));
+                else if (!strcmp(a, "-spsa") && KEY("eta-npow"))
+                    ok = (o->eta_npow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_npow));
                 else if (!strcmp(a, "-spsa") && KEY("beta1"))
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
                 else if (!strcmp(a, "-spsa") && KEY("beta2"))

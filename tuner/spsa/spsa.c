@@ -37,6 +37,7 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->decay = SPSA_DEFAULT_DECAY;
     cfg->eta_base = SPSA_AUTO_ETA;
     cfg->eta_pow = SPSA_AUTO_ETA_KPOW;
+    cfg->eta_npow = SPSA_AUTO_ETA_NPOW;
     cfg->unbiased = true;
     cfg->beta1 = SPSA_DEFAULT_BETA1;
     cfg->beta2 = SPSA_DEFAULT_BETA2;
@@ -63,6 +64,7 @@ void spsa_config_set_form(SpsaConfig *cfg, SpsaForm form)
     cfg->decay = settle ? SPSA_SETTLE_DECAY : SPSA_DEFAULT_DECAY;
     cfg->eta_base = settle ? SPSA_SETTLE_ETA : SPSA_AUTO_ETA;
     cfg->eta_pow = settle ? SPSA_SETTLE_ETA_KPOW : SPSA_AUTO_ETA_KPOW;
+    cfg->eta_npow = settle ? SPSA_SETTLE_ETA_NPOW : SPSA_AUTO_ETA_NPOW;
     cfg->probe = settle ? SPSA_SETTLE_PROBE : SPSA_DEFAULT_PROBE;
     cfg->average = settle ? SPSA_SETTLE_AVERAGE : 0.0;
 }
@@ -164,7 +166,7 @@ double spsa_eta(const SpsaState *st)
         return st->cfg.eta;
     double n = st->nparams ? (double)st->nparams : 1.0;
     double N = st->cfg.iterations ? (double)st->cfg.iterations : 1.0;
-    return st->cfg.eta_base * pow(8.0 / n, SPSA_AUTO_ETA_NPOW) *
+    return st->cfg.eta_base * pow(8.0 / n, st->cfg.eta_npow) *
            pow(5000.0 / N, st->cfg.eta_pow);
 }
 
@@ -219,9 +221,10 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
         return -1;
     }
     if (!(c->eta_base > 0) || !isfinite(c->eta_base) || !(c->eta_pow >= 0) ||
-        !(c->eta_pow <= 2)) {
-        errmsg(err, errlen, "spsa: eta_base must be > 0 and eta_pow in [0, 2] (got %g, %g)",
-               c->eta_base, c->eta_pow);
+        !(c->eta_pow <= 2) || !(c->eta_npow >= 0) || !(c->eta_npow <= 2)) {
+        errmsg(err, errlen,
+               "spsa: eta_base must be > 0, eta_pow and eta_npow in [0, 2] (got %g, %g, %g)",
+               c->eta_base, c->eta_pow, c->eta_npow);
         return -1;
     }
     if (!(c->beta1 >= 0 && c->beta1 < 1)) {

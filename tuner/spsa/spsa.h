@@ -64,8 +64,9 @@
  * `simulate -suite` that chose them).  far (SPSA_FORM_RMS, called rms
  * before settle existed), adam and settle share what follows and differ in
  * their settings (spsa_config_set_form): far and adam decay 1.2, eta from
- * the budget with eta_base 0.025 and eta_pow 0.5, probe 4, no averaging;
- * settle decay 0, eta_base 0.036, eta_pow 0.7, probe 4.5, average 0.25.
+ * the budget with eta_base 0.025, eta_pow 0.5 and eta_npow 1, probe 4, no
+ * averaging; settle decay 0, eta_base 0.036, eta_pow 0.7, eta_npow 0.5,
+ * probe 4.5, average 0.25.
  * Every step of a parameter has the same size in c_end units, only its sign
  * differs, so one the games cannot see walks a random walk of spread
  * S = c_end sqrt(sum_k eta_k^2): far's (about 8.25 (8 / n) c_end) does not
@@ -95,9 +96,11 @@
  *            1.2 makes the first steps about 18 times the last, settle's 0
  *            keeps them all alike (a state keeps the decay it was started
  *            with).  eta = 0 (the default) takes it from the budget and the
- *            parameter count: eta = eta_base * (8 / n) * (5000 / N)^eta_pow
- *            (far: 0.025 * (8 / n) * sqrt(5000 / N); a state from before
- *            settle has no eta_base and eta_pow and keeps far's).
+ *            parameter count: eta = eta_base * (8 / n)^eta_npow *
+ *            (5000 / N)^eta_pow (far: 0.025 * (8 / n) * sqrt(5000 / N);
+ *            settle: 0.036 * sqrt(8 / n) * (5000 / N)^0.7; a state from
+ *            before settle has no eta_base, eta_pow, eta_npow and keeps
+ *            far's).
  *            R_k in batches and history.csv holds eta_k.
  *   v        the running second moment of r = W - L per batch, shared by all
  *            parameters (|r flip_i| is the same for every i, so a per-
@@ -216,6 +219,7 @@ typedef enum {
 #define SPSA_SETTLE_DECAY 0.0
 #define SPSA_SETTLE_ETA 0.036
 #define SPSA_SETTLE_ETA_KPOW 0.7
+#define SPSA_SETTLE_ETA_NPOW 0.5
 #define SPSA_SETTLE_PROBE 4.5
 #define SPSA_SETTLE_AVERAGE 0.25
 /* The per-parameter scale (cfg.adapt; "The scale" above). */
@@ -271,8 +275,9 @@ typedef struct {
     SpsaForm form;       /* SPSA_FORM_CLASSIC unless told otherwise */
     double eta;          /* non-classic: the step at k = N as a fraction of c_end; 0 = from the budget */
     double decay;        /* non-classic: eta_k = eta * ((A + N) / (A + k))^decay */
-    double eta_base;     /* non-classic, cfg.eta = 0: eta = eta_base * (8 / n) * (5000 / N)^eta_pow */
+    double eta_base;     /* non-classic, cfg.eta = 0: eta = eta_base * (8 / n)^eta_npow * (5000 / N)^eta_pow */
     double eta_pow;
+    double eta_npow;     /* ... * (8 / n)^eta_npow * ... */
     bool unbiased;       /* adam: the step uses m / (1 - beta1^t) (off in states written before it) */
     double beta1;        /* non-classic: momentum of the signed result (0 = none) */
     double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
@@ -327,8 +332,8 @@ typedef struct {
  * and eta rule for the others. */
 void spsa_config_default(SpsaConfig *cfg);
 /* Sets cfg->form and the form's own settings: decay, eta_base, eta_pow,
- * probe and average (far and adam: 1.2, 0.025, 0.5, 4, 0; settle:
- * SPSA_SETTLE_*).  Call it before setting any of them by hand. */
+ * eta_npow, probe and average (far and adam: 1.2, 0.025, 0.5, 1, 4, 0;
+ * settle: SPSA_SETTLE_*).  Call it before setting any of them by hand. */
 void spsa_config_set_form(SpsaConfig *cfg, SpsaForm form);
 /* N = ceil(games / (2 * pairs_per)), at least 1. */
 uint64_t spsa_iterations_for_games(uint64_t games, int pairs_per);

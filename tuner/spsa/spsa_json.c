@@ -178,7 +178,8 @@ cJSON *spsa_to_json(const SpsaState *st)
              add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
              add_num(cfg, "probe", st->cfg.probe) &&
              cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow) &&
-             add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow);
+             add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow) &&
+             add_num(cfg, "eta_npow", st->cfg.eta_npow);
     if (ok && st->cfg.form == SPSA_FORM_ADAM)
         ok = cJSON_AddBoolToObject(cfg, "unbiased", st->cfg.unbiased) != NULL;
     if (ok && !classic && st->cfg.adapt)
@@ -504,7 +505,8 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
      * came from far's rule (the defaults), and it goes on so. */
     if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_base") &&
         (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
-         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
+         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen) ||
+         get_num(c, "eta_npow", "config", &cfg.eta_npow, err, errlen)))
         return -1;
     /* An adam state from before the bias correction ran without it. */
     const cJSON *unbiased = cJSON_GetObjectItemCaseSensitive(c, "unbiased");
