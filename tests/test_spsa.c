@@ -998,6 +998,11 @@ Test(spsa_forms, state_records_the_schedule)
     cr_assert_eq(back.cfg.eta_npow, SPSA_SETTLE_ETA_NPOW);
     cr_assert_eq(spsa_eta(&back), spsa_eta(&st));
     spsa_free(&back);
+    /* a settle state without eta_npow ran with (8 / n)^1 */
+    cJSON_DeleteItemFromObject(c, "eta_npow");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.eta_npow, 1.0);
+    spsa_free(&back);
     cJSON_Delete(j);
     spsa_free(&st);
 

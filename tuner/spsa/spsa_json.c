@@ -502,11 +502,14 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
                      get_num(c, "probe", "config", &cfg.probe, err, errlen)))
         return -1;
     /* A state from before form=settle has no eta_base and eta_pow: its eta
-     * came from far's rule (the defaults), and it goes on so. */
+     * came from far's rule (the defaults), and it goes on so; one from
+     * before eta_npow ran with (8 / n)^1, the default too. */
     if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_base") &&
         (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
-         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen) ||
-         get_num(c, "eta_npow", "config", &cfg.eta_npow, err, errlen)))
+         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
+        return -1;
+    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_npow") &&
+        get_num(c, "eta_npow", "config", &cfg.eta_npow, err, errlen))
         return -1;
     /* An adam state from before the bias correction ran without it. */
     const cJSON *unbiased = cJSON_GetObjectItemCaseSensitive(c, "unbiased");
