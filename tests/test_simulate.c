@@ -522,7 +522,7 @@ Test(simulate, cli_runs_a_landscape_file, .init = cr_redirect_stdout, .timeout =
 
 /* ---- the per-parameter scale (spsa.h, "The scale") ------------------------ */
 
-/* Median Elo loss over seeds 1..5 after 10k games of the default form (rms)
+/* Median Elo loss over seeds 1..5 after 10k games of form=far
  * with or without the per-parameter scale, on 8 quadratic parameters at their optimum whose spec
  * c_end is 5x the landscape's unit (scale 5): every step the old form takes
  * there is 5x too large, and the games carry no signal to say so. */
@@ -545,7 +545,7 @@ static double loss_at_optimum_c_end_5x(bool adapt)
                   NULL, scale};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
-    cfg.form = SPSA_FORM_DEFAULT;
+    spsa_config_set_form(&cfg, SPSA_FORM_RMS);
     cfg.adapt = adapt;
     spsa_config_set_games(&cfg, 10000);
     for (int s = 0; s < 5; s++) {
@@ -643,4 +643,141 @@ Test(simulate, centre_batches_measure_the_curvature, .timeout = 60)
     cr_assert_gt(pm, 0.95, "mean probe multiplier %.3f on a flat landscape", pm);
     cr_assert_lt(fabs(loss), SPSA_DEFAULT_CENTRE_ELO, "mean probe cost %.2f Elo on a flat landscape",
                  loss);
+}
+
+/* ---- form=far is the default form of before form=settle ---------------------- */
+
+/* The trajectory of theta after every batch of a short simulated run, as
+ * text: one line per batch, the six parameters' theta with %.17g. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} Golden;
+
+static void golden_trace(void *ctx, const SpsaState *st)
+{
+    Golden *g = ctx;
+    for (size_t i = 0; i < st->nparams; i++) {
+        char num[40];
+        int n = snprintf(num, sizeof num, "%s%.17g", i ? " " : "", st->params[i].theta);
+        if (g->len + (size_t)n + 2 > g->cap) {
+            g->cap = 2 * (g->cap + (size_t)n + 2);
+            g->buf = realloc(g->buf, g->cap);
+            cr_assert_not_null(g->buf);
+        }
+        memcpy(g->buf + g->len, num, (size_t)n);
+        g->len += (size_t)n;
+    }
+    g->buf[g->len++] = '\n';
+    g->buf[g->len] = '\0';
+}
+
+/* 300 games (150 batches of one pair, two in flight) of the six SPECS from
+ * random_optimum(3), curvature 2, draws 0.25, opening bias 80, seed 11, with
+ * cfg: every step of theta, as golden_trace writes it. */
+static char *far_trajectory(const SpsaConfig *cfg)
+{
+    SpsaParam ps[NP];
+    make_params(ps);
+    double opt[NP], curv[NP];
+    random_optimum(ps, 3, opt);
+    for (int i = 0; i < NP; i++)
+        curv[i] = 2.0;
+    SimModel m = {NP, opt, curv, 0.25, 80.0, 2, 0, NULL, NULL, NULL, NULL};
+    Golden g = {0};
+    SimResult r;
+    char err[256] = "";
+    cr_assert_eq(sim_run_traced(ps, NP, cfg, &m, 11, NULL, &r, NULL, golden_trace, &g, err,
+                                sizeof err), 0, "%s", err);
+    return g.buf;
+}
+
+#define FAR_GOLDEN "tests/data/spsa_far_golden.txt"
+
+/* tests/data/spsa_far_golden.txt was written by this test (with
+ * RATCHET_WRITE_GOLDEN=1) at commit 8ae4b3e, when the default form was the
+ * only rms form: `form=far` must take every step it took then. */
+Test(simulate, form_far_takes_the_old_default_steps, .timeout = 60)
+{
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    SpsaForm far;
+    cr_assert_eq(spsa_form_parse("far", &far), 0);
+    spsa_config_set_form(&cfg, far); /* what -spsa form=far does (setup.c) */
+    spsa_config_set_games(&cfg, 300);
+    char *got = far_trajectory(&cfg);
+    if (getenv("RATCHET_WRITE_GOLDEN")) {
+        FILE *f = fopen(FAR_GOLDEN, "w");
+        cr_assert_not_null(f);
+        fputs(got, f);
+        cr_assert_eq(fclose(f), 0);
+    }
+    FILE *f = fopen(FAR_GOLDEN, "r");
+    cr_assert_not_null(f, "cannot open %s", FAR_GOLDEN);
+    char *want = calloc(1, 1 << 16);
+    cr_assert_not_null(want);
+    size_t n = fread(want, 1, (1 << 16) - 1, f);
+    fclose(f);
+    want[n] = '\0';
+    cr_assert_gt(strlen(got), 1000);
+    size_t line = 1, i = 0;
+    while (got[i] && got[i] == want[i])
+        line += got[i++] == '\n';
+    cr_assert(got[i] == want[i], "%s: the trajectory differs from batch %zu on", FAR_GOLDEN,
+              line);
+    free(want);
+    free(got);
+}
+
+/* ---- a parameter the games cannot see settles (issue 42) --------------------- */
+
+/* The root mean square of |final - start| / c_end of eight parameters with no
+ * Elo effect at all (each in [0, 1000], c_end 10, from 500), after `games`
+ * games of `form` (its own schedule) with seed `seed`. */
+static double flat_rms_drift(SpsaForm form, uint64_t games, uint64_t seed)
+{
+    enum { N = 8 };
+    SpsaParam ps[N];
+    double opt[N], curv[N], x[N];
+    memset(ps, 0, sizeof ps);
+    for (int i = 0; i < N; i++) {
+        snprintf(ps[i].name, sizeof ps[i].name, "F%d", i);
+        ps[i].start = ps[i].theta = 500;
+        ps[i].min = 0;
+        ps[i].max = 1000;
+        ps[i].c_end = 10;
+        ps[i].r_end = 0.002;
+        opt[i] = 500;
+        curv[i] = 0;
+    }
+    SimModel m = {N, opt, curv, 0.25, 80.0, 1, 0, NULL, NULL, NULL, NULL};
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_form(&cfg, form);
+    spsa_config_set_games(&cfg, games);
+    SimResult r;
+    char err[256] = "";
+    cr_assert_eq(sim_run(ps, N, &cfg, &m, seed, x, &r, NULL, err, sizeof err), 0, "%s", err);
+    double ss = 0;
+    for (int i = 0; i < N; i++)
+        ss += (x[i] - 500) / 10 * (x[i] - 500) / 10;
+    return sqrt(ss / N);
+}
+
+/* After 20k games the default form's wander on a flat landscape is below
+ * far's (the default before it) on every one of five seeds: the largest of
+ * its five is below the smallest of far's, which two forms that wandered
+ * alike would show with a chance of 1 in 252. */
+Test(simulate, the_default_form_settles_where_the_games_see_nothing, .timeout = 60)
+{
+    double worst_default = 0, best_far = HUGE_VAL;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        double d = flat_rms_drift(SPSA_FORM_DEFAULT, 20000, seed);
+        double f = flat_rms_drift(SPSA_FORM_RMS, 20000, seed);
+        worst_default = fmax(worst_default, d);
+        best_far = fmin(best_far, f);
+    }
+    cr_assert_lt(worst_default, best_far,
+                 "flat drift after 20k games (root mean square, c_end): the default form's worst seed %.2f, "
+                 "far's best %.2f", worst_default, best_far);
 }

@@ -546,16 +546,40 @@ Test(spsa_forms, names)
     SpsaForm f;
     cr_assert_eq(spsa_form_parse("classic", &f), 0);
     cr_assert_eq(f, SPSA_FORM_CLASSIC);
-    cr_assert_eq(spsa_form_parse("rms", &f), 0);
+    cr_assert_eq(spsa_form_parse("rms", &f), 0, "the older name of far");
     cr_assert_eq(f, SPSA_FORM_RMS);
+    cr_assert_eq(spsa_form_parse("far", &f), 0);
+    cr_assert_eq(f, SPSA_FORM_RMS);
+    cr_assert_eq(spsa_form_parse("settle", &f), 0);
+    cr_assert_eq(f, SPSA_FORM_SETTLE);
     cr_assert_eq(spsa_form_parse("adam", &f), 0);
     cr_assert_eq(f, SPSA_FORM_ADAM);
     cr_assert_eq(spsa_form_parse("Adam", &f), -1);
-    cr_assert_str_eq(spsa_form_name(SPSA_FORM_RMS), "rms");
+    cr_assert_str_eq(spsa_form_name(SPSA_FORM_RMS), "far");
+    cr_assert_str_eq(spsa_form_name(SPSA_FORM_SETTLE), "settle");
+    cr_assert_eq(SPSA_FORM_DEFAULT, SPSA_FORM_SETTLE);
     SpsaConfig c;
     spsa_config_default(&c);
     cr_assert_eq(c.form, SPSA_FORM_CLASSIC, "the pure-math default stays the classic form");
+    /* each form's own schedule */
+    spsa_config_set_form(&c, SPSA_FORM_SETTLE);
+    cr_assert_eq(c.decay, SPSA_SETTLE_DECAY);
+    cr_assert_eq(c.eta_base, SPSA_SETTLE_ETA);
+    cr_assert_eq(c.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    cr_assert_eq(c.eta_npow, SPSA_SETTLE_ETA_NPOW);
+    cr_assert_eq(c.probe, SPSA_SETTLE_PROBE);
+    cr_assert_eq(c.average, SPSA_SETTLE_AVERAGE);
+    spsa_config_set_form(&c, SPSA_FORM_RMS);
+    cr_assert_eq(c.decay, 1.2);
+    cr_assert_eq(c.eta_base, 0.025);
+    cr_assert_eq(c.eta_pow, 0.5);
+    cr_assert_eq(c.eta_npow, 1.0);
+    cr_assert_eq(c.probe, 4.0);
+    cr_assert_eq(c.average, 0.0);
 }
+
+static bool two_batches_unbiased = true; /* adam's bias correction */
+static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st);
 
 /* By hand (form_config, theta 50 in [0, 100], c_end 2):
  *   classic c = 2 * 100^0.5 = 20; probe 2: c_1 = 2 * 20 / 1 = 40,
@@ -566,13 +590,15 @@ Test(spsa_forms, names)
  *     step = 0.5 * 2 * 2 * flip_1 / sqrt(2.5) = 1.2649110640673518 flip_1
  *   batch 2: weight 1/3, v = 2.5 + (1 - 2.5) / 3 = 2
  *     step = 0.45833333333333337 * 2 * (-1) * flip_2 / sqrt(2) = -0.64818121608766 flip_2
- * adam with beta1 = 0.5: m_1 = 0.5 * 2 flip_1 = flip_1, step 0.5 * 2 * flip_1 / sqrt(2.5)
- *   = 0.63245553203367588 flip_1; m_2 = 0.5 flip_1 - 0.5 flip_2,
- *   step 0.45833333333333337 * 2 * m_2 / sqrt(2) = 0.64818121608766 m_2 */
+ * adam with beta1 = 0.5: m_1 = 0.5 * 2 flip_1 = flip_1, unbiased m_1 / (1 - 0.5) = 2 flip_1,
+ *   step 0.5 * 2 * 2 flip_1 / sqrt(2.5) = 1.2649110640673518 flip_1 (rms's first step);
+ *   m_2 = 0.5 flip_1 - 0.5 flip_2, unbiased m_2 / (1 - 0.25),
+ *   step 0.45833333333333337 * 2 * m_2 / 0.75 / sqrt(2) = 0.4321208107251123 (flip_1 - flip_2) */
 static void two_batches(SpsaForm form, double beta1, double expect[2][2])
 {
     SpsaConfig cfg = form_config(form);
     cfg.beta1 = beta1;
+    cfg.unbiased = two_batches_unbiased;
     cfg.adapt = false; /* the form's step alone; the scale: scale_by_hand */
     SpsaParam p = param("X", 50, 0, 100, 2, 0.002);
     SpsaState st;
@@ -606,9 +632,40 @@ Test(spsa_forms, rms_update_by_hand)
 
 Test(spsa_forms, adam_update_by_hand)
 {
-    /* second step: 0.64818121608766 * (0.5 flip_1 - 0.5 flip_2) */
-    double e[2][2] = {{0.63245553203367588, 0}, {-0.32409060804383, 0.32409060804383}};
+    double e[2][2] = {{1.2649110640673518, 0}, {-0.4321208107251123, 0.4321208107251123}};
     two_batches(SPSA_FORM_ADAM, 0.5, e);
+}
+
+/* An adam state written before the bias correction goes on without it:
+ * second step 0.64818121608766 * (0.5 flip_1 - 0.5 flip_2). */
+Test(spsa_forms, adam_update_by_hand_without_bias_correction)
+{
+    double e[2][2] = {{0.63245553203367588, 0}, {-0.32409060804383, 0.32409060804383}};
+    two_batches_unbiased = false;
+    two_batches(SPSA_FORM_ADAM, 0.5, e);
+}
+
+Test(spsa_forms, adam_state_records_the_bias_correction)
+{
+    SpsaState st, back;
+    run_form(SPSA_FORM_ADAM, 20, -1, &st);
+    cr_assert(st.cfg.unbiased);
+    cJSON *j = spsa_to_json(&st);
+    cJSON *c = cJSON_GetObjectItem(j, "config");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "unbiased")));
+    char err[256];
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert(back.cfg.unbiased);
+    spsa_free(&back);
+    cJSON_DeleteItemFromObject(c, "unbiased");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert(!back.cfg.unbiased, "an older adam state goes on without it");
+    spsa_free(&back);
+    cJSON_AddNumberToObject(c, "unbiased", 1);
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "unbiased"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
 }
 
 /* The scale by hand (form_config: N = 100, so W = max(0.02 * 100, 4) = 4;
@@ -808,6 +865,18 @@ Test(spsa_forms, gains_from_the_budget)
     cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
     assert_close(spsa_eta_k(&st, 400), 0.025 * 4 * sqrt(12.5), 1e-14);
     spsa_free(&st);
+    /* settle: eta = SPSA_SETTLE_ETA * (8 / n)^SPSA_SETTLE_ETA_NPOW *
+     * (5000 / N)^SPSA_SETTLE_ETA_KPOW, the same at every k (decay 0) */
+    spsa_config_set_form(&cfg, SPSA_FORM_SETTLE);
+    init_ok(&st, ps, 2, &cfg, 1);
+    double nf = pow(4.0, SPSA_SETTLE_ETA_NPOW);
+    eta = SPSA_SETTLE_ETA * nf * pow(50.0, SPSA_SETTLE_ETA_KPOW);
+    assert_close(spsa_eta(&st), eta, 1e-14);
+    assert_close(spsa_eta_k(&st, 1), eta, 1e-14);
+    assert_close(spsa_eta_k(&st, 100), eta, 1e-14);
+    cr_assert_eq(spsa_extend(&st, 800, err, sizeof err), 0, "%s", err);
+    assert_close(spsa_eta_k(&st, 7), SPSA_SETTLE_ETA * nf * pow(12.5, SPSA_SETTLE_ETA_KPOW), 1e-14);
+    spsa_free(&st);
 }
 
 /* ---- state.json ------------------------------------------------------------ */
@@ -849,7 +918,7 @@ static void run_form(SpsaForm form, int its, int stop_at, SpsaState *st)
 {
     SpsaConfig cfg;
     spsa_config_default(&cfg);
-    cfg.form = form;
+    spsa_config_set_form(&cfg, form);
     cfg.adapt = run_form_adapt;
     cfg.centre = run_form_centre;
     cfg.average = 0.25;
@@ -906,6 +975,62 @@ static void resume_is_exact(SpsaForm form)
 Test(spsa_forms, resume_continues_bit_for_bit_classic) { resume_is_exact(SPSA_FORM_CLASSIC); }
 Test(spsa_forms, resume_continues_bit_for_bit_rms) { resume_is_exact(SPSA_FORM_RMS); }
 Test(spsa_forms, resume_continues_bit_for_bit_adam) { resume_is_exact(SPSA_FORM_ADAM); }
+Test(spsa_forms, resume_continues_bit_for_bit_settle) { resume_is_exact(SPSA_FORM_SETTLE); }
+
+/* settle's state holds its form and its eta rule; a non-classic state from
+ * before settle existed (no eta_base, eta_pow: "rms" with decay 1.2) resumes
+ * with far's rule, which is the rule it ran with. */
+Test(spsa_forms, state_records_the_schedule)
+{
+    SpsaState st, back;
+    run_form(SPSA_FORM_SETTLE, 20, -1, &st);
+    cJSON *j = spsa_to_json(&st);
+    cJSON *c = cJSON_GetObjectItem(j, "config");
+    cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "settle");
+    cr_assert_not_null(cJSON_GetObjectItem(c, "eta_base"));
+    cr_assert_not_null(cJSON_GetObjectItem(c, "eta_pow"));
+    char err[256];
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.form, SPSA_FORM_SETTLE);
+    cr_assert_eq(back.cfg.decay, SPSA_SETTLE_DECAY);
+    cr_assert_eq(back.cfg.eta_base, SPSA_SETTLE_ETA);
+    cr_assert_eq(back.cfg.eta_pow, SPSA_SETTLE_ETA_KPOW);
+    cr_assert_eq(back.cfg.eta_npow, SPSA_SETTLE_ETA_NPOW);
+    cr_assert_eq(spsa_eta(&back), spsa_eta(&st));
+    spsa_free(&back);
+    /* a settle state without eta_npow ran with (8 / n)^1 */
+    cJSON_DeleteItemFromObject(c, "eta_npow");
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.eta_npow, 1.0);
+    spsa_free(&back);
+    cJSON_Delete(j);
+    spsa_free(&st);
+
+    run_form(SPSA_FORM_RMS, 20, -1, &st);
+    j = spsa_to_json(&st);
+    c = cJSON_GetObjectItem(j, "config");
+    cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "far");
+    cJSON_DeleteItemFromObject(c, "eta_base");
+    cJSON_DeleteItemFromObject(c, "eta_pow");
+    cJSON_DeleteItemFromObject(c, "eta_npow");
+    cJSON_ReplaceItemInObject(c, "form", cJSON_CreateString("rms"));
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.cfg.form, SPSA_FORM_RMS);
+    cr_assert_eq(back.cfg.eta_base, SPSA_AUTO_ETA);
+    cr_assert_eq(back.cfg.eta_pow, SPSA_AUTO_ETA_KPOW);
+    cr_assert_eq(back.cfg.eta_npow, SPSA_AUTO_ETA_NPOW);
+    cr_assert_eq(back.cfg.decay, 1.2);
+    cr_assert_eq(spsa_eta(&back), spsa_auto_eta(back.cfg.iterations, back.nparams));
+    spsa_free(&back);
+    /* a bad eta_pow is refused, naming it */
+    cJSON_AddNumberToObject(c, "eta_base", 0.03);
+    cJSON_AddNumberToObject(c, "eta_npow", 1);
+    cJSON_AddNumberToObject(c, "eta_pow", -1);
+    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert(strstr(err, "eta_pow"), "%s", err);
+    cJSON_Delete(j);
+    spsa_free(&st);
+}
 Test(spsa_forms, resume_continues_bit_for_bit_with_the_scale)
 {
     run_form_adapt = true;
@@ -1150,5 +1275,39 @@ Test(spsa_forms, classic_is_unchanged)
     cr_assert_eq(st.params[2].theta, 0x1.7a85fd585d895p+6);
     cr_assert_eq(st.wins, 290);
     cr_assert_eq(st.losses, 152);
+    spsa_free(&st);
+}
+
+/* A centre batch is placed around the same point as the batch's probes
+ * (probe_centre): with theta on a bound, engine 1 plays the point c_k inside
+ * it and engine 0 that point + c_k flip, so a perturbation toward the bound
+ * is not cut to nothing by it. */
+Test(spsa_forms, centre_batches_use_the_probe_centre)
+{
+    SpsaConfig cfg = form_config(SPSA_FORM_RMS);
+    cfg.centre = 0.5;
+    SpsaParam p = param("X", 0, 0, 100, 2, 0.002);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 5);
+    int centres = 0, toward = 0;
+    for (int i = 0; i < 100; i++) {
+        SpsaBatch b;
+        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
+        if (b.centre) {
+            double ck = b.c_k[0], mid = ck; /* theta 0 moved inside [ck, 100 - ck] */
+            centres++;
+            cr_assert_eq(b.minus_values[0], floor(mid + b.u[0]), "batch %d", i);
+            if (b.mask[0]) {
+                toward += b.flip[0] < 0;
+                cr_assert_eq(b.plus_values[0], floor(mid + ck * b.flip[0] + b.u[0]),
+                             "batch %d: flip %d, c_k %g", i, b.flip[0], ck);
+                cr_assert_geq(fabs(b.plus_values[0] - b.minus_values[0]), floor(ck));
+            } else
+                cr_assert_eq(b.plus_values[0], b.minus_values[0]);
+        }
+        spsa_batch_free(&b);
+    }
+    cr_assert_gt(toward, 5, "%d centre batches perturbed toward the bound", toward);
+    cr_assert_gt(centres, 30);
     spsa_free(&st);
 }

@@ -91,7 +91,9 @@ static const char USAGE[] =
     "  -grid                      the robustness grid instead (below)\n"
     "  --help                     this text\n"
     "\n"
-    "-spsa also takes form=rms|adam|classic (default rms), eta=X, decay=X,\n"
+    "-spsa also takes form=settle|far|adam|classic (default settle; rms is far's older\n"
+    "name), eta=X, decay=X, eta-base=X, eta-pow=X, eta-npow=X (eta from the budget when\n"
+    "eta=0: eta-base * (8 / parameters)^eta-npow * (5000 / iterations)^eta-pow),\n"
     "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
     "adapt-window=F, scale-min=X, scale-max=X, scale-start=X, centre=F, centre-elo=X,\n"
     "centre-rate=X, centre-window=F, centre-min=X (the forms' settings, the per-parameter\n"
@@ -114,10 +116,11 @@ static const char USAGE[] =
     "The robustness grid (tuner/spsa/simgrid.c): landscapes drawn from the seeds\n"
     "B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2, 0.33, 1, 3,\n"
     "5 and mixed per parameter, from far and from the optimum, N games (10000);\n"
-    "the median loss of the -spsa form beside today's default form without the\n"
-    "scale, the classic form, and the classic form with the same probe multiple and\n"
+    "the median loss of the -spsa form (without -spsa: the default form with the\n"
+    "scale, adapt=1) beside form=far, form=far's run with its noise moves undone,\n"
+    "the classic form, and the classic form with the same probe multiple and\n"
     "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
-    "games, and the targets of issue 33.\n";
+    "games, and the targets of issues 33 and 42.\n";
 
 typedef struct {
     const char *spec_file;
@@ -138,6 +141,8 @@ typedef struct {
     uint64_t seed_base;              /* -seed-base (the grid's first seed) */
     bool games_set;
     bool draw_set, bias_set, seeds_set;
+    bool decay_set, eta_base_set, eta_pow_set, eta_npow_set; /* -spsa decay=, eta-base=, ... */
+    bool probe_set, average_set;     /* -spsa probe=, average= given */
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
 } SimOptions;
@@ -259,18 +264,42 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.alpha) && o->cfg.alpha > 0;
                 else if (!strcmp(a, "-spsa") && KEY("gamma"))
                     ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.gamma) && o->cfg.gamma >= 0;
-                else if (!strcmp(a, "-spsa") && KEY("form"))
-                    ok = !spsa_form_parse(v, &o->cfg.form);
-                else if (!strcmp(a, "-spsa") && KEY("eta"))
+                else if (!strcmp(a, "-spsa") && KEY("form")) {
+                    /* the form's own schedule, then any decay=, eta-base=, eta-pow= given */
+                    SpsaForm f;
+                    ok = !spsa_form_parse(v, &f);
+                    if (ok) {
+                        SpsaConfig keep = o->cfg;
+                        spsa_config_set_form(&o->cfg, f);
+                        if (o->decay_set)
+                            o->cfg.decay = keep.decay;
+                        if (o->eta_base_set)
+                            o->cfg.eta_base = keep.eta_base;
+                        if (o->eta_pow_set)
+                            o->cfg.eta_pow = keep.eta_pow;
+                        if (o->eta_npow_set)
+                            o->cfg.eta_npow = keep.eta_npow;
+                        if (o->probe_set)
+                            o->cfg.probe = keep.probe;
+                        if (o->average_set)
+                            o->cfg.average = keep.average;
+                    }
+                } else if (!strcmp(a, "-spsa") && KEY("eta"))
                     ok = cli_parse_double(v, 0, 10, &o->cfg.eta);
                 else if (!strcmp(a, "-spsa") && KEY("decay"))
-                    ok = cli_parse_double(v, 0, 10, &o->cfg.decay);
+                    ok = (o->decay_set = cli_parse_double(v, 0, 10, &o->cfg.decay));
+                else if (!strcmp(a, "-spsa") && KEY("eta-base"))
+                    ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
+                else if (!strcmp(a, "-spsa") && KEY("eta-pow"))
+                    ok = (o->eta_pow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_pow));
+                else if (!strcmp(a, "-spsa") && KEY("eta-npow"))
+                    ok = (o->eta_npow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_npow));
                 else if (!strcmp(a, "-spsa") && KEY("beta1"))
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
                 else if (!strcmp(a, "-spsa") && KEY("beta2"))
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
                 else if (!strcmp(a, "-spsa") && KEY("probe"))
-                    ok = cli_parse_double(v, 1, 100, &o->cfg.probe);
+                    ok = (o->probe_set = cli_parse_double(v, 1, 100, &o->cfg.probe));
                 else if (!strcmp(a, "-spsa") && KEY("narrow")) {
                     int narrow = 1;
                     ok = !parse_int(v, 0, 1, &narrow);
@@ -281,8 +310,8 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
                 else if (!strcmp(a, "-spsa") && KEY("average"))
-                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average) && o->cfg.average >= 0 &&
-                         o->cfg.average < 1;
+                    ok = (o->average_set = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average)) &&
+                         o->cfg.average >= 0 && o->cfg.average < 1;
                 else if (!strcmp(a, "-landscape") && KEY("seed")) {
                     ok = !parse_u64(v, &o->landscape_seed);
                     o->landscape_seed_set = true;
@@ -369,7 +398,7 @@ int simulate_main(int argc, char **argv)
     SimOptions o;
     memset(&o, 0, sizeof o);
     spsa_config_default(&o.cfg);
-    o.cfg.form = SPSA_FORM_DEFAULT;
+    spsa_config_set_form(&o.cfg, SPSA_FORM_DEFAULT);
     o.games = 100000;
     o.draw_ratio = SIM_SUITE_DRAW_RATIO;
     o.opening_bias = SIM_SUITE_OPENING_BIAS;

@@ -311,7 +311,7 @@ static void variant(Variant *v, const char *label, SpsaForm form, double r_end, 
     memset(v, 0, sizeof *v);
     snprintf(v->label, sizeof v->label, "%s", label);
     spsa_config_default(&v->cfg);
-    v->cfg.form = form;
+    spsa_config_set_form(&v->cfg, form);
     v->cfg.eta = eta;
     v->r_end = r_end;
 }
@@ -339,6 +339,7 @@ int simsuite_run(const SimSuiteOptions *o)
     if (custom)
         vs[nv++] = cv;
     else {
+        variant(&vs[nv++], "settle", SPSA_FORM_SETTLE, 0, 0);
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
         /* the default form with the per-parameter scale (spsa.h, "The scale") */
         variant(&vs[nv], "rms adapt=1", SPSA_FORM_RMS, 0, 0);
@@ -417,7 +418,7 @@ int simsuite_run(const SimSuiteOptions *o)
                     w.r_end = R_END[k];
                     snprintf(gain, sizeof gain, "r_end %g", R_END[k]);
                 } else {
-                    double base = w.cfg.eta > 0 ? w.cfg.eta : spsa_auto_eta(5000, 8);
+                    double base = w.cfg.eta > 0 ? w.cfg.eta : w.cfg.eta_base; /* eta at 10k games of 8 */
                     w.cfg.eta = base * MULT[k];
                     snprintf(gain, sizeof gain, "eta %.4g", w.cfg.eta);
                 }

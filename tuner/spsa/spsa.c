@@ -35,6 +35,10 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->form = SPSA_FORM_CLASSIC;
     cfg->eta = 0.0;
     cfg->decay = SPSA_DEFAULT_DECAY;
+    cfg->eta_base = SPSA_AUTO_ETA;
+    cfg->eta_pow = SPSA_AUTO_ETA_KPOW;
+    cfg->eta_npow = SPSA_AUTO_ETA_NPOW;
+    cfg->unbiased = true;
     cfg->beta1 = SPSA_DEFAULT_BETA1;
     cfg->beta2 = SPSA_DEFAULT_BETA2;
     cfg->probe = SPSA_DEFAULT_PROBE;
@@ -53,7 +57,19 @@ void spsa_config_default(SpsaConfig *cfg)
     cfg->centre_min = SPSA_DEFAULT_CENTRE_MIN;
 }
 
-static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "rms", "adam" };
+void spsa_config_set_form(SpsaConfig *cfg, SpsaForm form)
+{
+    cfg->form = form;
+    bool settle = form == SPSA_FORM_SETTLE;
+    cfg->decay = settle ? SPSA_SETTLE_DECAY : SPSA_DEFAULT_DECAY;
+    cfg->eta_base = settle ? SPSA_SETTLE_ETA : SPSA_AUTO_ETA;
+    cfg->eta_pow = settle ? SPSA_SETTLE_ETA_KPOW : SPSA_AUTO_ETA_KPOW;
+    cfg->eta_npow = settle ? SPSA_SETTLE_ETA_NPOW : SPSA_AUTO_ETA_NPOW;
+    cfg->probe = settle ? SPSA_SETTLE_PROBE : SPSA_DEFAULT_PROBE;
+    cfg->average = settle ? SPSA_SETTLE_AVERAGE : 0.0;
+}
+
+static const char *const FORM_NAMES[SPSA_FORM_COUNT] = { "classic", "far", "adam", "settle" };
 
 const char *spsa_form_name(SpsaForm f)
 {
@@ -62,6 +78,10 @@ const char *spsa_form_name(SpsaForm f)
 
 int spsa_form_parse(const char *name, SpsaForm *out)
 {
+    if (!strcmp(name, "rms")) {
+        *out = SPSA_FORM_RMS;
+        return 0;
+    }
     for (int i = 0; i < SPSA_FORM_COUNT; i++)
         if (!strcmp(name, FORM_NAMES[i])) {
             *out = (SpsaForm)i;
@@ -144,7 +164,10 @@ double spsa_eta(const SpsaState *st)
 {
     if (st->cfg.eta > 0)
         return st->cfg.eta;
-    return spsa_auto_eta(st->cfg.iterations, st->nparams);
+    double n = st->nparams ? (double)st->nparams : 1.0;
+    double N = st->cfg.iterations ? (double)st->cfg.iterations : 1.0;
+    return st->cfg.eta_base * pow(8.0 / n, st->cfg.eta_npow) *
+           pow(5000.0 / N, st->cfg.eta_pow);
 }
 
 double spsa_eta_k(const SpsaState *st, uint64_t k)
@@ -195,6 +218,13 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
     }
     if (!(c->decay >= 0) || !isfinite(c->decay)) {
         errmsg(err, errlen, "spsa: decay must be >= 0 (got %g)", c->decay);
+        return -1;
+    }
+    if (!(c->eta_base > 0) || !isfinite(c->eta_base) || !(c->eta_pow >= 0) ||
+        !(c->eta_pow <= 2) || !(c->eta_npow >= 0) || !(c->eta_npow <= 2)) {
+        errmsg(err, errlen,
+               "spsa: eta_base must be > 0, eta_pow and eta_npow in [0, 2] (got %g, %g, %g)",
+               c->eta_base, c->eta_pow, c->eta_npow);
         return -1;
     }
     if (!(c->beta1 >= 0 && c->beta1 < 1)) {
@@ -447,14 +477,15 @@ int spsa_batch_begin(SpsaState *st, SpsaBatch *b)
         perturb(centre, p, b->c_k[i], b->flip[i], b->u[i], &b->plus_values[i],
                 &b->minus_values[i]);
         if (b->centre) {
-            /* engine 0: theta + c flip on the masked parameters; engine 1: theta */
-            double mid = p->is_float ? p->theta : floor(p->theta + b->u[i]);
+            /* engine 0: centre + c flip on the masked parameters; engine 1:
+             * centre (theta moved inside the bounds as for the probes) */
+            double mid = p->is_float ? centre : floor(centre + b->u[i]);
             b->mask[i] = (int)gsl_rng_uniform_int(st->rng, 2);
             b->minus_values[i] = spsa_clip(mid, p->min, p->max);
             if (!b->mask[i])
                 b->plus_values[i] = b->minus_values[i];
             else {
-                double hi = p->theta + b->c_k[i] * b->flip[i];
+                double hi = centre + b->c_k[i] * b->flip[i];
                 b->plus_values[i] = spsa_clip(p->is_float ? hi : floor(hi + b->u[i]), p->min,
                                               p->max);
             }
@@ -546,12 +577,17 @@ static void normalised_update(SpsaState *st, const SpsaBatch *b, double result)
     if (w < 1.0 - st->cfg.beta2)
         w = 1.0 - st->cfg.beta2;
     st->v += (result * result - st->v) * w;
-    double beta1 = st->cfg.form == SPSA_FORM_RMS ? 0.0 : st->cfg.beta1;
+    double beta1 = st->cfg.form == SPSA_FORM_ADAM ? st->cfg.beta1 : 0.0;
     double scale = st->v > 1e-300 ? 1.0 / sqrt(st->v) : 0.0; /* v = 0: every result was 0 */
+    /* adam: m / (1 - beta1^t), t counting this batch; m starts at 0 */
+    double unbias = 1.0;
+    if (beta1 > 0 && st->cfg.unbiased)
+        unbias = 1.0 / -expm1((double)(st->completed - st->centre_count + 1) * log(beta1));
     for (size_t i = 0; i < st->nparams; i++) {
         SpsaParam *p = &st->params[i];
         p->m = beta1 * p->m + (1.0 - beta1) * result * b->flip[i];
-        double step = b->R_k[i] * p->c_end * param_scale(st, i) * param_pm(st, i) * p->m * scale;
+        double step = b->R_k[i] * p->c_end * param_scale(st, i) * param_pm(st, i) * p->m *
+                      unbias * scale;
         p->theta = spsa_clip(p->theta + step, p->min, p->max);
     }
     if (st->cfg.adapt)

@@ -61,7 +61,18 @@
  * SPSA_FORM_CLASSIC and is unchanged, bit for bit.  The others keep its
  * flips, shared-uniform rounding, asynchronous batches and averaging, and
  * change the probe and the step (docs/results/spsa-suite.md has the suite
- * `simulate -suite` that chose them):
+ * `simulate -suite` that chose them).  far (SPSA_FORM_RMS, called rms
+ * before settle existed), adam and settle share what follows and differ in
+ * their settings (spsa_config_set_form): far and adam decay 1.2, eta from
+ * the budget with eta_base 0.025, eta_pow 0.5 and eta_npow 1, probe 4, no
+ * averaging; settle decay 0, eta_base 0.036, eta_pow 0.7, eta_npow 0.5,
+ * probe 4.5, average 0.25.
+ * Every step of a parameter has the same size in c_end units, only its sign
+ * differs, so one the games cannot see walks a random walk of spread
+ * S = c_end sqrt(sum_k eta_k^2): far's (about 8.25 (8 / n) c_end) does not
+ * depend on the budget, settle's falls as N^(0.5 - eta_pow), and its flat
+ * schedule buys the most travel for that spread (docs/results/spsa-scale.md,
+ * issue 42):
  *   probe    c_k = probe * (the classic c_k), probe = 4 by default: in a
  *            quadratic landscape the signal of a pair grows with c_k and its
  *            noise does not, so a larger probe buys the same travel for less
@@ -81,10 +92,15 @@
  *            there: the suite's near8).  Below the classic c_k the centre is
  *            moved as above.  The batch's c_k (history.csv) is the narrowed one.
  *   eta_k    the step as a fraction of c_end, whatever r_end is (r_end is
- *            not used): eta_k = eta * ((A + N) / (A + k))^decay, decay =
- *            1.2 by default, so the first steps are about 18 times the last
- *            (a state keeps the decay it was started with).  eta = 0 (the default) takes it from the budget
- *            and the parameter count: eta = 0.025 * (8 / n) * sqrt(5000 / N).
+ *            not used): eta_k = eta * ((A + N) / (A + k))^decay; far's decay
+ *            1.2 makes the first steps about 18 times the last, settle's 0
+ *            keeps them all alike (a state keeps the decay it was started
+ *            with).  eta = 0 (the default) takes it from the budget and the
+ *            parameter count: eta = eta_base * (8 / n)^eta_npow *
+ *            (5000 / N)^eta_pow (far: 0.025 * (8 / n) * sqrt(5000 / N);
+ *            settle: 0.036 * sqrt(8 / n) * (5000 / N)^0.7; a state from
+ *            before settle has no eta_base, eta_pow, eta_npow and keeps
+ *            far's).
  *            R_k in batches and history.csv holds eta_k.
  *   v        the running second moment of r = W - L per batch, shared by all
  *            parameters (|r flip_i| is the same for every i, so a per-
@@ -94,7 +110,11 @@
  *            batch's r, before the step; beta2 = 0.999.
  *   rms      m_i = r flip_i; theta_i = clip(theta_i + eta_k c_end_i m_i / sqrt(v))
  *   adam     the same with momentum: m_i = beta1 m_i + (1 - beta1) r flip_i,
- *            beta1 = 0.9.
+ *            beta1 = 0.9, and the step uses m_i / (1 - beta1^t), t the
+ *            number of (non-centre) batches applied including this one, so
+ *            that the first steps are not (1 - beta1) times too short (Adam's
+ *            bias correction; off in adam states written before it existed,
+ *            which go on without it).
  * m_i and v are part of the state (state.json), so a resume continues them.
  *
  * The scale (cfg.adapt, -spsa adapt=1; off by default: SPSA_DEFAULT_ADAPT,
@@ -124,9 +144,11 @@
  * the curvature: with a probe wider than the basin at the optimum both
  * engines land outside it and W - L carries no signal, just as far out on a
  * plateau.  A fraction F of the batches (drawn per batch) are centre batches:
- * engine 0 plays theta + c_i flip_i on the parameters with mask_i = 1 (each
- * with probability 1/2) and theta on the others, engine 1 plays theta (both
- * rounded with the batch's shared uniforms).  With r = W - L of engine 0 over
+ * engine 0 plays x_i + c_i flip_i on the parameters with mask_i = 1 (each
+ * with probability 1/2) and x_i on the others, engine 1 plays x_i (both
+ * rounded with the batch's shared uniforms), x_i the point the probes of a
+ * batch are placed around: theta moved inside [min + c_i, max - c_i], so
+ * that a perturbation toward a bound is not cut short by it.  With r = W - L of engine 0 over
  * the batch's G games, d_i = r (2 mask_i - 1) / G has the mean
  * (E[r | mask_i = 1] - E[r | mask_i = 0]) / (2 G), so
  *   loss_i = -2 * 347.4 * mean(d_i)   (Elo; 347.4 = 1600 / ln 10 / 2)
@@ -176,14 +198,16 @@
  * "Other forms" at the top of this file. */
 typedef enum {
     SPSA_FORM_CLASSIC = 0,
-    SPSA_FORM_RMS,
+    SPSA_FORM_RMS,    /* "far" ("rms" before form=settle existed) */
     SPSA_FORM_ADAM,
+    SPSA_FORM_SETTLE, /* rms with the settle schedule */
     SPSA_FORM_COUNT
 } SpsaForm;
 #define SPSA_MIN_C_INT 0.5 /* c_k is clamped to at least this (integer parameters) */
 
 /* Defaults of the non-classic forms (measured with `simulate -suite`). */
-#define SPSA_FORM_DEFAULT SPSA_FORM_RMS
+#define SPSA_FORM_DEFAULT SPSA_FORM_SETTLE
+/* far and adam: the schedule of eta (spsa_config_set_form) */
 #define SPSA_DEFAULT_DECAY 1.2
 #define SPSA_DEFAULT_BETA1 0.9
 #define SPSA_DEFAULT_BETA2 0.999
@@ -191,6 +215,13 @@ typedef enum {
 #define SPSA_AUTO_ETA 0.025
 #define SPSA_AUTO_ETA_NPOW 1.0
 #define SPSA_AUTO_ETA_KPOW 0.5
+/* settle: the schedule of eta (spsa_config_set_form) */
+#define SPSA_SETTLE_DECAY 0.0
+#define SPSA_SETTLE_ETA 0.036
+#define SPSA_SETTLE_ETA_KPOW 0.7
+#define SPSA_SETTLE_ETA_NPOW 0.5
+#define SPSA_SETTLE_PROBE 4.5
+#define SPSA_SETTLE_AVERAGE 0.25
 /* The per-parameter scale (cfg.adapt; "The scale" above). */
 /* Off: at the right c_end it loses 1.6 to 7 times as much from far starts
  * (simulate -suite, docs/results/spsa-scale.md); -spsa adapt=1 turns it on. */
@@ -244,6 +275,10 @@ typedef struct {
     SpsaForm form;       /* SPSA_FORM_CLASSIC unless told otherwise */
     double eta;          /* non-classic: the step at k = N as a fraction of c_end; 0 = from the budget */
     double decay;        /* non-classic: eta_k = eta * ((A + N) / (A + k))^decay */
+    double eta_base;     /* non-classic, cfg.eta = 0: eta = eta_base * (8 / n)^eta_npow * (5000 / N)^eta_pow */
+    double eta_pow;
+    double eta_npow;     /* ... * (8 / n)^eta_npow * ... */
+    bool unbiased;       /* adam: the step uses m / (1 - beta1^t) (off in states written before it) */
     double beta1;        /* non-classic: momentum of the signed result (0 = none) */
     double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
     double probe;        /* non-classic: c_k is this many times the classic c_k */
@@ -293,8 +328,13 @@ typedef struct {
 } SpsaState;
 
 /* Defaults: pairs_per 1, A_ratio 0.1, alpha 0.602, gamma 0.101, options off,
- * games and iterations 0 (must be set). */
+ * games and iterations 0 (must be set); the classic form, with far's decay
+ * and eta rule for the others. */
 void spsa_config_default(SpsaConfig *cfg);
+/* Sets cfg->form and the form's own settings: decay, eta_base, eta_pow,
+ * eta_npow, probe and average (far and adam: 1.2, 0.025, 0.5, 1, 4, 0;
+ * settle: SPSA_SETTLE_*).  Call it before setting any of them by hand. */
+void spsa_config_set_form(SpsaConfig *cfg, SpsaForm form);
 /* N = ceil(games / (2 * pairs_per)), at least 1. */
 uint64_t spsa_iterations_for_games(uint64_t games, int pairs_per);
 /* Sets cfg->games and cfg->iterations from games and cfg->pairs_per. */
@@ -309,11 +349,13 @@ int spsa_init(SpsaState *st, const SpsaParam *params, size_t nparams,
               const SpsaConfig *cfg, uint64_t seed, char *err, size_t errlen);
 void spsa_free(SpsaState *st);
 
-/* "classic", "rms", "adam"; spsa_form_parse: 0, or -1 for an unknown name. */
+/* "classic", "far", "adam", "settle"; spsa_form_parse also takes "rms", the
+ * older name of far.  0, or -1 for an unknown name. */
 const char *spsa_form_name(SpsaForm f);
 int spsa_form_parse(const char *name, SpsaForm *out);
-/* The non-classic forms' step: eta at k = N (cfg.eta, or spsa_auto_eta of
- * the budget when cfg.eta is 0), and eta_k at iteration k. */
+/* The non-classic forms' step: eta at k = N (cfg.eta, or the form's rule of
+ * the budget when cfg.eta is 0), and eta_k at iteration k.  spsa_auto_eta is
+ * far's rule. */
 double spsa_auto_eta(uint64_t iterations, size_t nparams);
 double spsa_eta(const SpsaState *st);
 double spsa_eta_k(const SpsaState *st, uint64_t k);

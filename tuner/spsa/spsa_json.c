@@ -177,7 +177,11 @@ cJSON *spsa_to_json(const SpsaState *st)
         ok = add_num(cfg, "eta", st->cfg.eta) && add_num(cfg, "decay", st->cfg.decay) &&
              add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
              add_num(cfg, "probe", st->cfg.probe) &&
-             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow);
+             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow) &&
+             add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow) &&
+             add_num(cfg, "eta_npow", st->cfg.eta_npow);
+    if (ok && st->cfg.form == SPSA_FORM_ADAM)
+        ok = cJSON_AddBoolToObject(cfg, "unbiased", st->cfg.unbiased) != NULL;
     if (ok && !classic && st->cfg.adapt)
         ok = cJSON_AddBoolToObject(cfg, "adapt", true) &&
              add_num(cfg, "adapt_rate", st->cfg.adapt_rate) &&
@@ -482,7 +486,7 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
     /* A state written before forms existed has no "form": it is classic. */
     const cJSON *form = cJSON_GetObjectItemCaseSensitive(c, "form");
     if (form && (!cJSON_IsString(form) || spsa_form_parse(form->valuestring, &cfg.form))) {
-        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, rms, adam");
+        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, far (or rms), adam, settle");
         return -1;
     }
     bool classic = cfg.form == SPSA_FORM_CLASSIC;
@@ -497,6 +501,23 @@ int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
                      get_num(c, "beta2", "config", &cfg.beta2, err, errlen) ||
                      get_num(c, "probe", "config", &cfg.probe, err, errlen)))
         return -1;
+    /* A state from before form=settle has no eta_base and eta_pow: its eta
+     * came from far's rule (the defaults), and it goes on so; one from
+     * before eta_npow ran with (8 / n)^1, the default too. */
+    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_base") &&
+        (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
+         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
+        return -1;
+    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_npow") &&
+        get_num(c, "eta_npow", "config", &cfg.eta_npow, err, errlen))
+        return -1;
+    /* An adam state from before the bias correction ran without it. */
+    const cJSON *unbiased = cJSON_GetObjectItemCaseSensitive(c, "unbiased");
+    if (unbiased && !cJSON_IsBool(unbiased)) {
+        errmsg(err, errlen, "spsa state: config \"unbiased\" must be true or false");
+        return -1;
+    }
+    cfg.unbiased = cJSON_IsTrue(unbiased);
     /* A state from before `narrow` existed ran without it: it goes on so. */
     const cJSON *narrow = cJSON_GetObjectItemCaseSensitive(c, "narrow");
     if (narrow && !cJSON_IsBool(narrow)) {

@@ -340,7 +340,7 @@ int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
     const char *name = conf_get(c, "spsa", "form");
     *form = SPSA_FORM_DEFAULT;
     if (name && spsa_form_parse(name, form) < 0) {
-        snprintf(err, errlen, "spsa.form: unknown form '%s' (classic, rms or adam)", name);
+        snprintf(err, errlen, "spsa.form: unknown form '%s' (settle, far, adam or classic)", name);
         return -1;
     }
     return 0;
@@ -354,6 +354,10 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
         snprintf(err, errlen, "spsa.games is missing: give -spsa games=N");
         return -1;
     }
+    /* the form's own settings first, so that any given below override them */
+    if (spsa_form_from(c, &cfg->form, err, errlen) < 0)
+        return -1;
+    spsa_config_set_form(cfg, cfg->form);
     if (conf_get_u64(c, "spsa", "games", 2, 1000000000000ULL, &games, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "pairs-per", 1, 100000, &pp, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "A-ratio", 0, 100, &cfg->A_ratio, err, errlen) < 0 ||
@@ -364,8 +368,7 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
         conf_get_double(c, "spsa", "probe", 1, 100, &cfg->probe, err, errlen) < 0 ||
         conf_get_double(c, "spsa", "centre", 0, 0.999999, &cfg->centre, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "narrow", 0, 1, &narrow, err, errlen) < 0 ||
-        conf_get_u64(c, "spsa", "adapt", 0, 1, &adapt, err, errlen) < 0 ||
-        spsa_form_from(c, &cfg->form, err, errlen) < 0)
+        conf_get_u64(c, "spsa", "adapt", 0, 1, &adapt, err, errlen) < 0)
         return -1;
     cfg->narrow = narrow != 0;
     cfg->adapt = adapt != 0;
