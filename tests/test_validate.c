@@ -20,6 +20,7 @@
 #include "state.h"
 #include "status.h"
 #include "validate.h"
+#include "valpower.h"
 #include "verify.h"
 
 #define FAKE "build/fake/fakespsa"
@@ -412,7 +413,7 @@ Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
     char err[512];
     cr_assert_eq(runstate_load(&rs, "tests/data/state_v1", err, sizeof err), 0, "%s", err);
     cr_assert_eq(rs.val.holdout, 0u);
-    cr_assert_eq(validate_points(&rs.val), 0u);
+    cr_assert_eq(validate_points(&rs.val, 1000000), 0u);
     cr_assert_not(validate_due(&rs.val, rs.games + 1000, 1000000));
     cr_assert_eq(validate_tuning_pick(&rs.val, 5000, 4999), 4999u);
     char *text = runstate_text(&rs);
@@ -614,4 +615,241 @@ Test(validate, the_pgn_names_the_validation_games)
     for (int k = 1; k <= 2; k++)
         for (int p = 1; p <= 4; p++)
             cr_assert_eq(seen[k][p], 2, "pair %d.%d: %d games", k, p, seen[k][p]);
+}
+
+/* ---- the schedule follows the budget, the final values always validated (issue 44) ---- */
+
+/* The games of the rows of DIR/validation.csv (at most cap), their pairs in pairs. */
+static size_t row_games(const char *dir, uint64_t *games, uint64_t *pairs, size_t cap)
+{
+    ValidationPoint *p;
+    size_t n;
+    read_points(dir, &p, &n);
+    for (size_t i = 0; i < n && i < cap; i++) {
+        cr_assert_eq(p[i].point, i + 1, "row %zu is point %llu", i + 1, (unsigned long long)p[i].point);
+        games[i] = p[i].games;
+        pairs[i] = p[i].pairs;
+    }
+    free(p);
+    return n;
+}
+
+static char *status_of(const char *dir, const char *log)
+{
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/%s", tmp, dir);
+    cr_assert_eq(run_to_end(status_main, &s, log), 0);
+    return slurp(log);
+}
+
+/* every=0.3 puts the points at 24, 48 and 72 of 80 games; the values the
+ * run ends with (what export writes) get a point of their own at 80.  Fails
+ * when the last point is the one at 72 (before: points = floor(1/every)). */
+Test(validate, the_final_values_are_always_validated)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.3");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 4, "%zu points, not 3 and the final values", n);
+    cr_assert(g[0] >= 24 && g[1] >= 48 && g[2] >= 72 && g[2] < 80, "points at %llu, %llu, %llu",
+              (unsigned long long)g[0], (unsigned long long)g[1], (unsigned long long)g[2]);
+    cr_assert_eq(g[3], 80, "the last point at %llu games, not the run's 80", (unsigned long long)g[3]);
+    cr_assert_eq(pairs[3], 2, "games=4 is every point's size when final= is not given");
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "4 of 4 points") && strstr(st, "the final values (export's default) are point 4's snapshot"),
+              "%s", st);
+    free(st);
+}
+
+/* resume -spsa games=160 of an 80-game run with every=0.25: the extension
+ * gets the multiples of 0.25 x 160 beyond the last point (120) and its own
+ * final point (160).  Fails when no point is due after the first budget's
+ * (before: status kept showing the point at 80 as the latest while export
+ * wrote values 80 games newer). */
+Test(validate, an_extension_validates_its_values)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.25");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    add(&b, "-spsa");
+    add(&b, "games=160");
+    rc = run_to_end(resume_main, &b, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_assert(strstr(log, "validation 6 at 160 games"), "the extension's final values are validated:\n%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 6, "%zu points, not 4 and 2 over the extension", n);
+    cr_assert_eq(g[3], 80);
+    cr_assert(g[4] >= 120 && g[4] < 160, "point 5 at %llu games", (unsigned long long)g[4]);
+    cr_assert_eq(g[5], 160);
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "6 of 6 points") && strstr(st, "latest: point 6 at 160 games"), "%s", st);
+    free(st);
+}
+
+/* A run directory of an older build: its state has no final, last or used
+ * (points of `games` each), and its every=0.3 left the final values
+ * unvalidated.  status says so; resume keeps the 3 points as they were and
+ * plays the final values' point, of `games` games, on the held-out openings
+ * after those the 3 points played.  Fails when the resume calls the run
+ * complete. */
+Test(validate, an_older_builds_run_validates_its_final_values_on_resume)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.3");
+    add(&a, "games=4");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/g.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    /* the state and the files as the older build left them */
+    cJSON *j = read_json_file("r/state.json");
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "run"), "validation");
+    cr_assert_not_null(v);
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "final");
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "last");
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "used");
+    cJSON_ReplaceItemInObjectCaseSensitive(v, "done", cJSON_CreateNumber(3));
+    char *text = cJSON_Print(j);
+    write_file("r/state.json", text);
+    free(text);
+    cJSON_Delete(j);
+    char *csv = slurp("r/" VALIDATION_FILE);
+    char *row4 = strstr(csv, "\n4,");
+    if (row4)
+        row4[1] = '\0';
+    write_file("r/" VALIDATION_FILE, csv);
+    free(csv);
+    char snap[300];
+    snprintf(snap, sizeof snap, "%s/r/%s/4.json", tmp, SNAPSHOT_DIR);
+    unlink(snap);
+
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "3 of 4 points") && strstr(st, "the final values (export's default) were NOT validated"),
+              "%s", st);
+    free(st);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    rc = run_to_end(resume_main, &b, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_assert(strstr(log, "validation 4 at 80 games"), "%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 4);
+    cr_assert(g[2] >= 72 && g[2] < 80);
+    cr_assert_eq(g[3], 80);
+    cr_assert_eq(pairs[3], 2, "an older build's final point has `games` games");
+    cr_assert_eq(access(snap, R_OK), 0, "snapshot 4 is written");
+    /* point 4 plays pairs 7 and 8 of the held-out order: Rounds 4.1 and 4.2 */
+    char *pgn = slurp("g.pgn");
+    cr_assert(strstr(pgn, "[Round \"4.1\"]") && strstr(pgn, "[Round \"4.2\"]"), "point 4's games are in the PGN");
+    free(pgn);
+}
+
+/* ---- the default allocation and the best point's correction (issue 41) ---- */
+
+/* The default, chosen on the simulator (docs/results/validation-power.md):
+ * a point at half the budget and 80% of the validation games (10% of the
+ * budget) in the final point.  games=N alone keeps its meaning: every point
+ * has N.  Fails when the final point is not the large one. */
+Test(validate, the_default_puts_most_games_in_the_final_point)
+{
+    Validation v = { 0 };
+    char err[256];
+    cr_assert_eq(validate_plan(&v, 0, -1, -1, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(v.every, 0.5, 1e-12);
+    cr_assert_eq(v.games, 400);
+    cr_assert_eq(v.final, 1600);
+    uint64_t at, size;
+    cr_assert(validate_next_point(&v, 0, 20000, &at, &size));
+    cr_assert(at == 10000 && size == 400, "first point at %llu, %llu games", (unsigned long long)at,
+              (unsigned long long)size);
+    cr_assert(validate_next_point(&v, 10003, 20000, &at, &size));
+    cr_assert(at == 20000 && size == 1600, "final point at %llu, %llu games", (unsigned long long)at,
+              (unsigned long long)size);
+    cr_assert_not(validate_next_point(&v, 20000, 20000, &at, &size));
+    cr_assert_eq(validate_points(&v, 20000), 2);
+    /* games=N alone: every point N, the final one too */
+    cr_assert_eq(validate_plan(&v, 0.2, 400, -1, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert(v.games == 400 && v.final == 400 && validate_points(&v, 20000) == 5);
+    cr_assert_eq(validate_plan(&v, 0.2, 100, 1600, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert(v.games == 100 && v.final == 1600);
+    cr_assert_eq(validate_plan(&v, 0.2, 100, 1601, 20000, err, sizeof err), -1);
+    cr_assert(strstr(err, "final=1601") && strstr(err, "even"), "%s", err);
+    cr_assert_eq(validate_plan(&v, 0.2, 0, -1, 20000, err, sizeof err), 0);
+    cr_assert_eq(validate_points(&v, 20000), 0, "games=0: no validation");
+}
+
+/* The correction of the best point is the expected maximum of the points'
+ * estimates at one strength: 1.16296 SE for 5 equal points, sqrt((s1^2 +
+ * s2^2) / 2 pi) for two; points without an interval are left out.  Fails if
+ * the integral or the standard errors (elo_err / 1.96) are wrong. */
+Test(validate, the_best_point_is_corrected_for_selection)
+{
+    ValidationPoint p[6];
+    for (int i = 0; i < 5; i++)
+        p[i] = (ValidationPoint){ .point = (uint64_t)i + 1, .elo = 10.0 * i, .elo_err = 1.959963984540054 * 10 };
+    p[5] = (ValidationPoint){ .point = 6, .elo = INFINITY, .elo_err = INFINITY, .ptnml = { 0, 0, 0, 0, 1 } };
+    cr_assert_float_eq(validate_selection_bias(p, 5), 11.6296, 1e-3, "%g", validate_selection_bias(p, 5));
+    cr_assert_float_eq(validate_selection_bias(p, 6), 11.6296, 1e-3, "a point without an interval is left out");
+    ValidationPoint q[2] = { { .elo = 5, .elo_err = 1.959963984540054 * 14 },
+                             { .elo = 1, .elo_err = 1.959963984540054 * 7 } };
+    cr_assert_float_eq(validate_selection_bias(q, 2), sqrt((14.0 * 14 + 7 * 7) / (2 * M_PI)), 1e-4, "%g",
+                       validate_selection_bias(q, 2));
+    cr_assert_float_eq(validate_selection_bias(q, 1), 0, 1e-12, "one point: no selection");
+}
+
+/* The simulator (valpower.h) against what is known of it: 5 points of 200
+ * pairs find a -20 Elo walk about 30% of the time and one point of 1000
+ * pairs about 89%; the final point is significant about 5% of the time with
+ * nothing gained; the best of 5 equal points is biased by about +16 Elo and
+ * its corrected Elo is unbiased.  2000 seeds (the bounds are 4 standard
+ * errors wide or more).  Fails if the pentanomial draws are not tilted to
+ * the trajectory, or the correction is off. */
+Test(validate, the_power_simulator_reproduces_the_known_figures)
+{
+    ValPowerConf c = { .budget = 20000, .walk = -20, .flat = 25, .collapse = -50, .seed0 = 1, .seeds = 2000 };
+    Validation five = { 0 }, one = { 0 };
+    char err[256];
+    cr_assert_eq(validate_plan(&five, 0.2, 400, -1, 20000, err, sizeof err), 0);
+    cr_assert_eq(validate_plan(&one, 1.0, 2, 2000, 20000, err, sizeof err), 0);
+    ValPowerResult r;
+    cr_assert_eq(valpower_run(&five, &c, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.points, 5);
+    cr_assert(r.walk_loss > 0.25 && r.walk_loss < 0.36, "walk %g", r.walk_loss);
+    cr_assert(r.flat_gain > 0.38 && r.flat_gain < 0.50, "flat %g", r.flat_gain);
+    cr_assert(r.null_loss + r.null_gain > 0.03 && r.null_loss + r.null_gain < 0.075, "null %g",
+              r.null_loss + r.null_gain);
+    cr_assert(r.best_mean > 14 && r.best_mean < 19, "best %g", r.best_mean);
+    cr_assert(fabs(r.corr_mean) < 1.5, "corrected best %g", r.corr_mean);
+    cr_assert(r.early_warning > 0.95, "a -50 Elo collapse shows in the points before the last: %g", r.early_warning);
+    cr_assert_eq(valpower_run(&one, &c, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.points, 1);
+    cr_assert_eq(r.final_games, 2000);
+    cr_assert(r.walk_loss > 0.85 && r.walk_loss < 0.93, "walk %g", r.walk_loss);
+    cr_assert_float_eq(r.early_warning, 0, 1e-12, "no point before the last");
 }

@@ -22,7 +22,9 @@
 void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
 {
     const Validation *v = &pg->rs->val;
-    if (validate_points(v) == 0)
+    const SpsaState *st = &pg->rs->spsa;
+    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    if (validate_points(v, total) == 0)
         return;
     ValidationPoint *pts = NULL;
     size_t n = 0;
@@ -36,11 +38,11 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
     }
     if (n > v->done)
         n = (size_t)v->done;
-    fprintf(f, "<p class=\"note\">Every %g of the budget, %llu games on the %llu openings the tuning never "
-               "plays (validation.csv); each point's values are its snapshot (snapshots/K.json, "
-               "<code>export -snapshot K</code>).  The best of several noisy points is optimistic: "
-               "re-measure it with <code>verify -snapshot best</code>.</p>\n",
-            v->every, (unsigned long long)v->games, (unsigned long long)v->holdout);
+    char plan[256];
+    fprintf(f, "<p class=\"note\">Validation: %s, on the %llu openings the tuning never plays "
+               "(validation.csv); each point's values are its snapshot (snapshots/K.json, "
+               "<code>export -snapshot K</code>).</p>\n",
+            validate_plan_text(v, total, plan, sizeof plan), (unsigned long long)v->holdout);
     if (n == 0) {
         fputs("<p>No point yet.</p></section>\n", f);
         free(pts);
@@ -93,6 +95,16 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 fprintf(f, "%s %llu", k++ ? "," : n - drawn > 1 ? "s" : "", (unsigned long long)pts[i].point);
         fprintf(f, " %s too few games for an interval (Elo n/a in the table).</p>\n", n - drawn > 1 ? "have" : "has");
     }
+    if (n > 1) {
+        char btext[600];
+        fprintf(f, "<p>Best: point %llu at %llu games: ", (unsigned long long)pts[best].point,
+                (unsigned long long)pts[best].games);
+        htmlreport_esc(f, morning_best_text(pts, n, btext, sizeof btext));
+        fputs("</p>\n", f);
+    }
+    if (!validate_final_taken(v, total) && spsa_done(st))
+        fputs("<p class=\"warn\">The final values (export's default) were not validated: <code>resume</code> "
+              "plays their point.</p>\n", f);
     fputs("<table><tr><th>point</th><th>games</th><th>Elo</th><th>games played</th><th>Ptnml(0-2)</th>"
           "<th>snapshot</th><th></th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -107,7 +119,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 (unsigned long long)(2 * p->pairs), (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
                 (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3], (unsigned long long)p->ptnml[4],
                 SNAPSHOT_DIR, (unsigned long long)p->point, i == n - 1 ? "<b>last</b>" : "",
-                i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic)" : "");
+                i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic: corrected above)" : "");
     }
     fputs("</table></section>\n", f);
     free(pts);
@@ -138,6 +150,13 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 v.final, v.lo, v.hi, v.z, v.real ? "<b>real</b>" : v.final == q->start ? "none" : "noise");
     }
     fputs("</table>", f);
+    char travel[1024];
+    morning_travel_note(&rs->spsa, vs, travel, sizeof travel);
+    if (travel[0]) {
+        fputs("<p class=\"note\">", f);
+        htmlreport_esc(f, travel);
+        fputs("</p>", f);
+    }
     char note[1536];
     morning_wander_note(&rs->spsa, vs, note, sizeof note);
     if (note[0]) {

@@ -381,6 +381,8 @@ int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen)
     }
     int rc = runstate_from_json(rs, j, path, err, errlen);
     cJSON_Delete(j);
+    if (rc == 0)
+        validate_resolve_last(&rs->val, dir, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per);
     return rc;
 }
 

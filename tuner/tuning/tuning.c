@@ -220,7 +220,7 @@ static void validation_check(Run *r)
     double *vals = malloc((n + 1) * sizeof *vals);
     for (size_t i = 0; vals && i < n; i++)
         vals[i] = spsa_value(&rs->spsa, i);
-    int rc = vals ? validate_take(&rs->val, vals, n, rs->games) : -1;
+    int rc = vals ? validate_take(&rs->val, vals, n, rs->games, budget_games(&rs->spsa)) : -1;
     free(vals);
     char err[1024];
     if (rc < 0) {
@@ -237,9 +237,9 @@ static void validation_check(Run *r)
 static bool validation_next(Run *r, PairJob *job)
 {
     Validation *v = &r->rs.val;
-    if (!v->pending || 2 * (v->pairs + v->inflight) >= v->games)
+    if (!v->pending || 2 * (v->pairs + v->inflight) >= v->size)
         return false;
-    uint64_t j = (v->done * (v->games / 2)) + v->next++;
+    uint64_t pair = v->next++, j = v->used + pair;
     v->inflight++;
     job->id = VALIDATION_ID | j;
     job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), j));
@@ -248,7 +248,7 @@ static bool validation_next(Run *r, PairJob *job)
      * the games were (the tuning's own games have whole-number Rounds). */
     uint64_t point = v->done + 1;
     snprintf(job->round, sizeof job->round, "%llu.%llu", (unsigned long long)point,
-             (unsigned long long)(j - v->done * (v->games / 2) + 1));
+             (unsigned long long)(pair + 1));
     snprintf(job->names[0], sizeof job->names[0], "snapshot %llu", (unsigned long long)point);
     snprintf(job->names[1], sizeof job->names[1], "start");
     snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu: %s/%llu.json against the start values",
@@ -288,7 +288,7 @@ static void validation_pair_done(Run *r, const PairResult *res)
         v->ptnml[res->ptnml_index]++;
     v->pairs++;
     char err[1024];
-    if (2 * v->pairs >= v->games) {
+    if (2 * v->pairs >= v->size) {
         ValidationPoint p;
         if (validate_record(v, r->dir, &p, err, sizeof err) < 0) {
             run_msg_err("validation: %s; stopping the run (the last saved state is whole)", err);
@@ -627,7 +627,7 @@ int run_play(Run *r, const RunObserver *obs)
     }
     if (rs->val.pending) {
         printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
-               (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.games);
+               (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.size);
         /* The snapshot is written before the state that holds its point: missing only after a failed write. */
         char snap[PATH_MAX + 64];
         snprintf(snap, sizeof snap, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(rs->val.done + 1));
@@ -636,6 +636,11 @@ int run_play(Run *r, const RunObserver *obs)
             return EXIT_FAILED;
         }
     }
+    /* A point due now: the budget was extended past the last point, or the final values of a run of an
+     * older build were never validated. */
+    validation_check(r);
+    if (r->failed)
+        return EXIT_FAILED;
     rs->sessions++;
     if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
@@ -652,11 +657,13 @@ int run_play(Run *r, const RunObserver *obs)
     else
         printf("openings: the whole book (%zu) for tuning, none held out%s\n", nbook,
                rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
-    if (validate_points(&rs->val))
-        printf("validation: every %g of the budget (%llu points), %llu games each, the values export would write "
-               "against the start values; %llu done\n", rs->val.every,
-               (unsigned long long)validate_points(&rs->val), (unsigned long long)rs->val.games,
-               (unsigned long long)rs->val.done);
+    uint64_t total = budget_games(&rs->spsa), npoints = validate_points(&rs->val, total);
+    if (npoints) {
+        char plan[256];
+        printf("validation: %s, the values export would write against the start values; %llu of %llu done\n",
+               validate_plan_text(&rs->val, total, plan, sizeof plan), (unsigned long long)rs->val.done,
+               (unsigned long long)npoints);
+    }
     fflush(stdout);
 
     g_stop = 0;

@@ -8,14 +8,27 @@
  * older build, or a book of one position) means the tuning draws the whole
  * book, as older builds did.
  *
- * Validation.  With -validate every=F games=N, at each F of the budget
- * (tuning games >= K F G for point K, G the run's total) the run takes a
- * snapshot of the values `export` would write now, writes it to
- * DIR/snapshots/K.json (the export format, plus "snapshot": K), and plays
- * N/2 game pairs of the snapshot (engine 0) against the start values
- * (engine 1) on held-out openings, through the same runner as the tuning
- * pairs (so under MPI too: a validation pair is an ordinary PairJob whose id
- * has VALIDATION_ID set).  The finished point is one row of
+ * Validation.  A point takes a snapshot of the values `export` would
+ * write now, writes it to DIR/snapshots/K.json (the export format, plus
+ * "snapshot": K), and plays its game pairs of the snapshot (engine 0)
+ * against the start values (engine 1) on held-out openings, through the
+ * same runner as the tuning pairs (so under MPI too: a validation pair is
+ * an ordinary PairJob whose id has VALIDATION_ID set).  The schedule, with
+ * -validate every=F games=N final=M over a budget of G tuning games:
+ *
+ *   - intermediate points at each multiple K F G strictly inside the
+ *     budget (tuning games >= K F G, the first batch after it), N games each;
+ *   - the final point at the end of the budget (the values the run ends
+ *     with), M games: a run always validates the values it exports.
+ *
+ * The schedule follows the budget: after `resume -spsa games=...` the next
+ * point is the first multiple of F G' beyond the last point taken, and the
+ * extension's end gets a final point of its own.  The default allocation
+ * (validate_plan) puts most of the validation games in the final point:
+ * chosen by measurement of its power to see a loss
+ * (docs/results/validation-power.md, `simulate -validation`).  A state
+ * written by an older build (no "final") has points of N games each,
+ * the final one included.  The finished point is one row of
  * DIR/validation.csv:
  *
  *   point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws
@@ -28,11 +41,16 @@
  * The finished pairs of the point in play are kept in the state after every
  * pair; a resume plays the rest.
  *
- * In state.json: run.validation = { "every", "games", "holdout", "done",
- * "pending": { "point", "at_games", "pairs", "wins", "losses", "draws",
- * "ptnml": [5], "values": { NAME: value } } } (pending absent when no point
- * is in play; the whole object absent in states of older builds: no
- * held-out openings, no validation). */
+ * In state.json: run.validation = { "every", "games", "final", "holdout",
+ * "done", "last", "used", "pending": { "point", "at_games", "size", "pairs",
+ * "wins", "losses", "draws", "ptnml": [5], "values": { NAME: value } } }
+ * (last: the tuning games of the last finished point; used: the held-out
+ * pairs the finished points played; size: the pending point's games.
+ * pending absent when no point is in play; final, last, used and size
+ * absent in states of older builds, which had points of `games` each: final
+ * = games, used = done games/2, last read from validation.csv by
+ * validate_resolve_last; the whole object absent in states of still older
+ * builds: no held-out openings, no validation). */
 #ifndef RATCHET_VALIDATE_H
 #define RATCHET_VALIDATE_H
 
@@ -52,11 +70,16 @@
 
 typedef struct {
     double every;        /* fraction of the budget between points; 0 = no validation */
-    uint64_t games;      /* games per point (even) */
+    uint64_t games;      /* games per intermediate point (even) */
+    uint64_t final;      /* games of the final point, at the end of the budget (even) */
     uint64_t holdout;    /* book positions kept out of the tuning */
     uint64_t done;       /* points finished (rows of validation.csv) */
+    uint64_t last_at;    /* tuning games of the last finished point (0: none) */
+    bool last_known;     /* last_at read from the state (false: an older build's, see validate_resolve_last) */
+    uint64_t used;       /* held-out pairs the finished points played */
     bool pending;        /* a point is in play */
     uint64_t at_games;   /* tuning games when its snapshot was taken */
+    uint64_t size;       /* its games */
     uint64_t pairs;      /* its pairs finished */
     uint64_t wins, losses, draws, ptnml[5];
     double *values;      /* its snapshot, per tuned parameter (SPSA order) */
@@ -74,21 +97,51 @@ typedef struct {
 
 void validate_free(Validation *v);
 
-/* A new run: the -validate settings (every=F, games=N, holdout=F; `off` is
- * games=0) resolved for this run's budget and a book of nbook positions.
- * Defaults: every 0.2, games sized so that validation costs about 10% of the
- * budget (at least one pair a point), holdout 0.2 of the book.  0, or -1
+/* A new run: the -validate settings (every=F, games=N, final=M, holdout=F;
+ * `off` is games=0) resolved for this run's budget and a book of nbook
+ * positions (validate_plan; holdout 0.2 of the book by default).  0, or -1
  * with a message naming the setting. */
 int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size_t nbook, char *err, size_t errlen);
+
+/* The allocation of a `total`-game budget's validation games: every (<= 0:
+ * the default), games and final (-1: the default) into v->every, games and
+ * final.  Defaults: VALIDATE_DEFAULT_EVERY; about VALIDATE_COST_PCT% of the
+ * budget for validation, VALIDATE_FINAL_SHARE of it in the final point and
+ * the rest spread evenly over the intermediate points (at least one pair a
+ * point); games given without final: every point has `games` (the meaning
+ * -validate games=N had before the final point had a size of its own).
+ * games = 0: no validation.  0, or -1 with a message (odd counts). */
+#define VALIDATE_DEFAULT_EVERY 0.5
+#define VALIDATE_COST_PCT 10
+#define VALIDATE_FINAL_SHARE 0.8
+int validate_plan(Validation *v, double every, int64_t games, int64_t final, uint64_t total, char *err,
+                  size_t errlen);
+
+/* The point after a point taken at `after` tuning games of a `total`-game
+ * budget (after = 0: the first): *at the tuning games at which it is due,
+ * *size its games.  false when none is left (no validation, or after >=
+ * total: the final values were taken). */
+bool validate_next_point(const Validation *v, uint64_t after, uint64_t total, uint64_t *at, uint64_t *size);
 
 /* The order index (for book_pick) of tuning pair i, and of validation pair j. */
 uint64_t validate_tuning_pick(const Validation *v, size_t nbook, uint64_t i);
 uint64_t validate_holdout_pick(const Validation *v, size_t nbook, uint64_t j);
 
-/* Points in the run, and whether point done+1 is due at `games` tuning
- * games of a `total`-game budget. */
-uint64_t validate_points(const Validation *v);
+/* Points in the run over a `total`-game budget (those done, the one in
+ * play, those to come), and whether point done+1 is due at `games` tuning
+ * games. */
+uint64_t validate_points(const Validation *v, uint64_t total);
 bool validate_due(const Validation *v, uint64_t games, uint64_t total);
+/* The schedule in words: "a point every 0.25 of the budget (100 games
+ * each) and the final values (1400 games)".  Returns buf. */
+const char *validate_plan_text(const Validation *v, uint64_t total, char *buf, size_t len);
+/* Whether the run's final values (at `total` tuning games) have been, or
+ * are being, validated. */
+bool validate_final_taken(const Validation *v, uint64_t total);
+/* A state of an older build does not record the last point's tuning games:
+ * read them from DIR/validation.csv (its row `done`; the point positions
+ * K every total when the file cannot be read). */
+void validate_resolve_last(Validation *v, const char *dir, uint64_t total);
 
 /* state.json's run.validation; NULL when there is nothing to write (no
  * holdout, no validation).  from_json: absent = none. */
@@ -96,8 +149,9 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st);
 int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const char *origin, char *err,
                        size_t errlen);
 
-/* Take point done+1: snapshot `values` (SPSA order) at `games` tuning games. */
-int validate_take(Validation *v, const double *values, size_t n, uint64_t games);
+/* Take point done+1: snapshot `values` (SPSA order) at `games` tuning games
+ * of a `total`-game budget (the final point's size at or past the end). */
+int validate_take(Validation *v, const double *values, size_t n, uint64_t games, uint64_t total);
 
 /* Append the finished pending point to DIR/validation.csv (synced), and
  * count it (done++, pending cleared); *out gets the row. */
@@ -120,5 +174,14 @@ const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len);
  * highest finite Elo (a point that won every pair has an infinite Elo and
  * says nothing yet); failing that, the last point. */
 size_t validate_best(const ValidationPoint *pts, size_t n);
+
+/* The selection bias of the best of pts[0..n): the expected maximum, in
+ * Elo, of the points' estimates if all of them measured the same strength,
+ * each normal with its own standard error (elo_err / 1.96; points without
+ * an interval are left out).  The best point's Elo less this is its Elo
+ * corrected for selection (validate_best picks the highest).  0 for fewer
+ * than two points with an interval.  Checked against the simulator
+ * (`simulate -validation`, docs/results/validation-power.md). */
+double validate_selection_bias(const ValidationPoint *pts, size_t n);
 
 #endif
