@@ -853,3 +853,114 @@ Test(validate, the_power_simulator_reproduces_the_known_figures)
     cr_assert(r.walk_loss > 0.85 && r.walk_loss < 0.93, "walk %g", r.walk_loss);
     cr_assert_float_eq(r.early_warning, 0, 1e-12, "no point before the last");
 }
+
+/* ---- validation at the limit the user plays (issue 43 §3) ---- */
+
+/* The fake engine's optimum moves with the limit: at nodes=1 it is
+ * 70,30,10 (where the run tunes), on a clock it is the start values
+ * 30,70,-30 (--clock-target).  With -validate tc=10+0.1 every point is
+ * also played at that clock, on the same openings: the points gain at the
+ * tuning's limit and lose at the clock, and the run's summary, status and
+ * the report say so.  The same run with an engine that plays alike at both
+ * limits prints no warning.  Fails if the warning is never printed, or the
+ * pairs at the user's limit are played at the tuning's. */
+static char *limit_run(const char *dir, const char *engine_args)
+{
+    Args a = far_run(dir, 400, engine_args);
+    add(&a, "-spsa");
+    add(&a, "form=classic");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=100");
+    add(&a, "tc=10+0.1");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/%s.pgn", tmp, dir);
+    char log[64];
+    snprintf(log, sizeof log, "%s.log", dir);
+    int rc = run_to_end(run_main, &a, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "run failed:\n%s", text);
+    return text;
+}
+
+Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
+{
+    char *log = limit_run("r", "--clock-target 30,70,-30");
+    cr_assert(strstr(log, "validation 2 at 400 games: ") && strstr(log, " at 1 nodes; at 10+0.1: "), "%s", log);
+    cr_assert(strstr(log, "WARNING: point 2 gains at the tuning's limit and loses significantly at yours"), "%s", log);
+    free(log);
+    ValidationPoint *p, *u;
+    size_t n, nu;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert(u[i].point == p[i].point && u[i].games == p[i].games && u[i].pairs == 50);
+        cr_assert_gt(p[i].elo, 0, "point %zu at the tuning's limit: %+.1f", i + 1, p[i].elo);
+        cr_assert_lt(u[i].elo, 0, "point %zu at the clock: %+.1f", i + 1, u[i].elo);
+    }
+    free(p);
+    free(u);
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "at 10+0.1 (your limit; the tuning's: 1 nodes): point 2: "), "%s", st);
+    cr_assert(strstr(st, "WARNING: point 2 "), "%s", st);
+    free(st);
+    char *pgn = slurp("r.pgn");
+    cr_assert(strstr(pgn, "[Event \"ratchet-tune validation point 2 at 10+0.1: snapshot 2 against the start values\"]"),
+              "the games at the user's limit are named in the PGN");
+    cr_assert(strstr(pgn, "[TimeControl \"10+0.1\"]"), "they are played on the clock");
+    free(pgn);
+    char out[300];
+    snprintf(out, sizeof out, "%s/page.html", tmp);
+    cr_assert_eq(htmlreport_run(path, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp("page.html");
+    cr_assert(strstr(page, "At your limit, 10+0.1") && strstr(page, "<p class=\"warn\">WARNING: point 2 "));
+    free(page);
+
+    log = limit_run("same", "");
+    cr_assert(strstr(log, " at 1 nodes; at 10+0.1: "), "%s", log);
+    cr_assert_null(strstr(log, "WARNING"), "the limits agree:\n%s", log);
+    free(log);
+}
+
+/* A point in play keeps its pairs at the user's limit in the state
+ * (pending.limit) through a save and a load; counts that do not add up are
+ * refused.  Fails if a resume would lose or mistake them. */
+Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
+{
+    SpsaParam ps[1] = { { .name = "Alpha", .start = 30, .theta = 30, .min = 0, .max = 100, .c_end = 8, .r_end = 0.05 } };
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 200);
+    SpsaState st;
+    char err[512];
+    cr_assert_eq(spsa_init(&st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
+    Validation v = { 0 };
+    cr_assert_eq(validate_plan(&v, 0.5, 20, 40, 200, err, sizeof err), 0);
+    v.holdout = 4;
+    v.has_limit = true;
+    double x = 41;
+    cr_assert_eq(validate_take(&v, &x, 1, 200, 200), 0);
+    cr_assert_eq(v.size, 40, "the final point has final= games");
+    v.pairs = 20;
+    v.wins = v.losses = 10;
+    v.draws = 20;
+    v.ptnml[2] = 20;
+    v.lim = (ValidationLeg){ .pairs = 3, .wins = 1, .losses = 3, .draws = 2, .ptnml = { 1, 1, 1, 0, 0 } };
+    cJSON *j = validate_to_json(&v, &st);
+    cr_assert_not_null(j);
+    Validation w = { 0 };
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), 0, "%s", err);
+    cr_assert(w.pending && w.size == 40 && w.pairs == 20 && w.lim.pairs == 3 && w.lim.losses == 3 &&
+              w.lim.ptnml[0] == 1 && w.lim.next == 3);
+    cJSON *l = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "pending"), "limit");
+    cJSON_ReplaceItemInObjectCaseSensitive(l, "wins", cJSON_CreateNumber(2));
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), -1);
+    cr_assert(strstr(err, "pending.limit"), "%s", err);
+    cJSON_Delete(j);
+    validate_free(&v);
+    validate_free(&w);
+    spsa_free(&st);
+}

@@ -36,7 +36,7 @@ static const char RUN_USAGE[] =
     "                        [-openings file=F [format=epd|pgn] [order=random|sequential]]\n"
     "                        -spsa games=N [form=rms|adam|classic] [pairs-per=P] [A-ratio=0.1]\n"
     "                              [alpha=0.602] [gamma=0.101] [eta=X] [probe=X] [narrow=0|1] [adapt=0|1] [centre=F] [average=F]\n"
-    "                        [-validate every=F games=N final=M holdout=F | -validate off]\n"
+    "                        [-validate every=F games=N final=M holdout=F tc=|nodes=|st=|depth= | -validate off]\n"
     "                        -out DIR [-concurrency N] [-srand N] [-pgnout file=F]\n"
     "       ratchet-tune run -config file=run.json [options, which override the file key by key]\n"
     "\n"
@@ -83,6 +83,10 @@ static const char RUN_USAGE[] =
     "      final=M         games of the final point (even; default: N when games=N is given)\n"
     "                      Default: about 10% of the budget, 70% of it in the final point, the\n"
     "                      rest spread over the others (docs/results/validation-power.md)\n"
+    "      tc=, nodes=, st=, depth=  also play every point at this limit (the one you play, e.g.\n"
+    "                      tc=2+0.02 while tuning at nodes=5000), on the same openings, after its\n"
+    "                      pairs at the run's limit: DIR/validation-limit.csv; status and the\n"
+    "                      report show both and warn when they disagree (doubles validation's cost)\n"
     "      holdout=F       the share of the book kept out of the tuning for validation and\n"
     "                      `verify` (default 0.2; the last F of the run's opening order)\n"
     "  -out DIR            the run directory: must not exist or be empty\n"
@@ -154,6 +158,7 @@ static void print_final(Run *r)
     report_table(stdout, &r->rs, &h);
     hist_data_free(&h);
     morning_moves(stdout, r->dir, &r->rs);
+    morning_validation(stdout, r->dir, &r->rs);
 }
 
 /* DIR/report.html while the run plays, from the files the saver writes. */

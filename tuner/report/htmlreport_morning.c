@@ -102,6 +102,37 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
         htmlreport_esc(f, morning_best_text(pts, n, btext, sizeof btext));
         fputs("</p>\n", f);
     }
+    if (v->has_limit) {
+        ValidationPoint *lp = NULL;
+        size_t ln = 0;
+        char lerr[512], warn[1024], elo[200];
+        fputs("<p>At your limit, ", f);
+        htmlreport_esc(f, v->limit_text);
+        fputs(" (the tuning's: ", f);
+        htmlreport_esc(f, pg->rs->tc);
+        fputs("), on the same openings (validation-limit.csv):", f);
+        if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
+            fputs(" ", f);
+            htmlreport_esc(f, lerr);
+        }
+        const ValidationPoint *u = NULL;
+        for (size_t i = 0; i < ln; i++) {
+            if (lp[i].point > v->done)
+                break;
+            fprintf(f, "%s point %llu: ", i ? ";" : "", (unsigned long long)lp[i].point);
+            htmlreport_esc(f, validate_elo_text(&lp[i], elo, sizeof elo));
+            if (lp[i].point == pts[n - 1].point)
+                u = &lp[i];
+        }
+        fputs(ln ? "</p>\n" : " no point yet.</p>\n", f);
+        morning_limit_warning(&pts[n - 1], u, pg->rs->tc, v->limit_text, warn, sizeof warn);
+        if (warn[0]) {
+            fputs("<p class=\"warn\">", f);
+            htmlreport_esc(f, warn);
+            fputs("</p>\n", f);
+        }
+        free(lp);
+    }
     if (!validate_final_taken(v, total) && spsa_done(st))
         fputs("<p class=\"warn\">The final values (export's default) were not validated: <code>resume</code> "
               "plays their point.</p>\n", f);

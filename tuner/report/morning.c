@@ -225,6 +225,27 @@ const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, s
     return buf;
 }
 
+void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *user, const char *tc,
+                           const char *limit, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!user || !isfinite(user->elo))
+        return;
+    char a[200], b[200];
+    bool below = elo_has_interval(user->elo, user->elo_err) && user->elo + user->elo_err < 0;
+    bool disagree = tuned && isfinite(tuned->elo) && tuned->elo > 0 && user->elo < 0;
+    if (!below && !disagree)
+        return;
+    snprintf(buf, len, "WARNING: point %llu %s: %s at %s (the tuning's limit), %s at %s (yours)%s",
+             (unsigned long long)user->point,
+             below && disagree ? "gains at the tuning's limit and loses significantly at yours"
+             : below           ? "is significantly worse than the start values at your limit"
+                               : "disagrees between the limits",
+             tuned ? validate_elo_text(tuned, a, sizeof a) : "no point", tc, validate_elo_text(user, b, sizeof b),
+             limit, disagree ? ": the gain does not carry over to the limit you play" : ": do not ship these values for it");
+}
+
 /* Whether the last recorded point is of the final values. */
 static bool l_is_final(const ValidationPoint *pts, size_t n, uint64_t total)
 {
@@ -270,9 +291,32 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
             fprintf(out, "  best:   point %llu at %llu games: %s\n", (unsigned long long)b->point,
                     (unsigned long long)b->games, morning_best_text(pts, n, best, sizeof best));
         }
+        if (v->has_limit) {
+            ValidationPoint *lp = NULL;
+            size_t ln = 0;
+            char lerr[512], warn[1024];
+            if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
+                fprintf(out, "  at %s: %s\n", v->limit_text, lerr);
+            } else {
+                const ValidationPoint *u = NULL;
+                for (size_t i = 0; i < ln; i++)
+                    if (lp[i].point == l->point)
+                        u = &lp[i];
+                if (u)
+                    fprintf(out, "  at %s (your limit; the tuning's: %s): point %llu: %s (%llu games)\n", v->limit_text,
+                            rs->tc, (unsigned long long)u->point, validate_elo_text(u, elo, sizeof elo),
+                            (unsigned long long)(2 * u->pairs));
+                else
+                    fprintf(out, "  at %s (your limit): no point %llu\n", v->limit_text, (unsigned long long)l->point);
+                morning_limit_warning(l, u, rs->tc, v->limit_text, warn, sizeof warn);
+                if (warn[0])
+                    fprintf(out, "  %s\n", warn);
+            }
+            free(lp);
+        }
         if (v->pending)
-            fprintf(out, "  point %llu being played: %llu of %llu games\n", (unsigned long long)(v->done + 1),
-                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->size);
+            fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
+                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->size, v->has_limit ? " at the tuning's limit" : "");
     }
     /* what export writes by default: the final values, validated or not */
     if (npoints > 0 || n > 0) {

@@ -51,6 +51,13 @@ void morning_moves(FILE *out, const char *dir, const RunState *rs);
  * Returns buf. */
 const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, size_t len);
 
+/* With validation at the user's limit (validate.h): the warning when the
+ * latest point at that limit disagrees with the one at the tuning limit
+ * `tc` (positive there, negative at the user's) or is significantly below
+ * zero; buf "" when neither. */
+void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *user, const char *tc,
+                           const char *limit, char *buf, size_t len);
+
 /* The validation points so far (the latest, the best, their count) and the
  * openings held out; nothing for a run without them. */
 void morning_validation(FILE *out, const char *dir, const RunState *rs);

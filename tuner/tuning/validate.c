@@ -14,6 +14,7 @@
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_randist.h>
 
+#include "cli.h"
 #include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
@@ -135,7 +136,7 @@ uint64_t validate_points(const Validation *v, uint64_t total)
 {
     if (v->every <= 0 || v->games == 0)
         return 0;
-    uint64_t n = v->done + (v->pending ? 1 : 0), after = v->pending ? v->at_games : v->last_at, at, size;
+    uint64_t n = v->done + (v->pending ? 1 : 0), after = v->pending ? v->due : v->last_at, at, size;
     while (validate_next_point(v, after, total, &at, &size)) {
         n++;
         after = at;
@@ -167,7 +168,7 @@ const char *validate_plan_text(const Validation *v, uint64_t total, char *buf, s
 
 bool validate_final_taken(const Validation *v, uint64_t total)
 {
-    return (v->pending && v->at_games >= total) || (v->done > 0 && v->last_at >= total);
+    return (v->pending && v->due >= total) || (v->done > 0 && v->last_at >= total);
 }
 
 void validate_resolve_last(Validation *v, const char *dir, uint64_t total)
@@ -181,12 +182,12 @@ void validate_resolve_last(Validation *v, const char *dir, uint64_t total)
     ValidationPoint *pts = NULL;
     size_t n = 0;
     char err[512];
-    if (validate_read(dir, &pts, &n, err, sizeof err) == 0 && n >= v->done && pts[v->done - 1].point == v->done) {
+    /* an older build's point K was due at K every total (its first budget); taken then or later */
+    double at = ceil((double)v->done * v->every * (double)total - 1e-6);
+    v->last_at = at > (double)total ? total : (uint64_t)at;
+    if (validate_read(dir, &pts, &n, err, sizeof err) == 0 && n >= v->done && pts[v->done - 1].point == v->done &&
+        pts[v->done - 1].games < v->last_at)
         v->last_at = pts[v->done - 1].games;
-    } else {
-        double at = ceil((double)v->done * v->every * (double)total - 1e-6);
-        v->last_at = at > (double)total ? total : (uint64_t)at;
-    }
     free(pts);
 }
 
@@ -206,6 +207,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
         cJSON *p = cJSON_AddObjectToObject(o, "pending");
         ok = p && cJSON_AddNumberToObject(p, "point", (double)(v->done + 1)) &&
              cJSON_AddNumberToObject(p, "at_games", (double)v->at_games) &&
+             cJSON_AddNumberToObject(p, "due", (double)v->due) &&
              cJSON_AddNumberToObject(p, "size", (double)v->size) &&
              cJSON_AddNumberToObject(p, "pairs", (double)v->pairs) &&
              cJSON_AddNumberToObject(p, "wins", (double)v->wins) &&
@@ -214,6 +216,17 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
         cJSON *pt = ok ? cJSON_AddArrayToObject(p, "ptnml") : NULL;
         for (int i = 0; pt && i < 5; i++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)v->ptnml[i]));
+        if (ok && pt && v->has_limit) {
+            cJSON *l = cJSON_AddObjectToObject(p, "limit");
+            ok = l && cJSON_AddNumberToObject(l, "pairs", (double)v->lim.pairs) &&
+                 cJSON_AddNumberToObject(l, "wins", (double)v->lim.wins) &&
+                 cJSON_AddNumberToObject(l, "losses", (double)v->lim.losses) &&
+                 cJSON_AddNumberToObject(l, "draws", (double)v->lim.draws);
+            cJSON *lp = ok ? cJSON_AddArrayToObject(l, "ptnml") : NULL;
+            for (int i = 0; lp && i < 5; i++)
+                ok = ok && cJSON_AddItemToArray(lp, cJSON_CreateNumber((double)v->lim.ptnml[i]));
+            ok = ok && lp;
+        }
         cJSON *vals = ok && pt ? cJSON_AddObjectToObject(p, "values") : NULL;
         ok = ok && vals;
         for (size_t i = 0; ok && i < v->nvalues && i < st->nparams; i++)
@@ -277,12 +290,18 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
     v->size = v->games;
     if (cJSON_GetObjectItemCaseSensitive(p, "size") && count_of(p, "size", &v->size, origin, err, errlen) < 0)
         return -1;
+    /* absent in states of older builds: the games at which the point was taken */
+    v->due = UINT64_MAX;
+    if (cJSON_GetObjectItemCaseSensitive(p, "due") && count_of(p, "due", &v->due, origin, err, errlen) < 0)
+        return -1;
     uint64_t point;
     if (count_of(p, "point", &point, origin, err, errlen) < 0 || count_of(p, "at_games", &v->at_games, origin, err, errlen) < 0 ||
         count_of(p, "pairs", &v->pairs, origin, err, errlen) < 0 || count_of(p, "wins", &v->wins, origin, err, errlen) < 0 ||
         count_of(p, "losses", &v->losses, origin, err, errlen) < 0 ||
         count_of(p, "draws", &v->draws, origin, err, errlen) < 0)
         return -1;
+    if (v->due == UINT64_MAX || v->due > v->at_games)
+        v->due = v->at_games;
     if (point != v->done + 1 || 2 * v->pairs > v->size || v->wins + v->losses + v->draws != 2 * v->pairs) {
         errmsg(err, errlen, "%s: run.validation.pending: point %llu with %llu pairs (+%llu -%llu =%llu) does not "
                "follow %llu done points, or exceeds its %llu games", origin, (unsigned long long)point,
@@ -322,6 +341,34 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
         }
         v->values[i] = x->valuedouble;
     }
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "limit");
+    if (l) {
+        const cJSON *lp = cJSON_GetObjectItemCaseSensitive(l, "ptnml");
+        uint64_t lsum = 0;
+        if (count_of(l, "pairs", &v->lim.pairs, origin, err, errlen) < 0 ||
+            count_of(l, "wins", &v->lim.wins, origin, err, errlen) < 0 ||
+            count_of(l, "losses", &v->lim.losses, origin, err, errlen) < 0 ||
+            count_of(l, "draws", &v->lim.draws, origin, err, errlen) < 0)
+            return -1;
+        for (int i = 0; i < 5; i++) {
+            const cJSON *c = cJSON_GetArrayItem(lp, i);
+            if (cJSON_GetArraySize(lp) != 5 || !cJSON_IsNumber(c) || !(c->valuedouble >= 0) ||
+                c->valuedouble != floor(c->valuedouble)) {
+                errmsg(err, errlen, "%s: run.validation.pending.limit.ptnml must hold 5 counts", origin);
+                return -1;
+            }
+            lsum += v->lim.ptnml[i] = (uint64_t)c->valuedouble;
+        }
+        if (lsum != v->lim.pairs || 2 * v->lim.pairs > v->size ||
+            v->lim.wins + v->lim.losses + v->lim.draws != 2 * v->lim.pairs) {
+            errmsg(err, errlen, "%s: run.validation.pending.limit: %llu pairs (+%llu -%llu =%llu, ptnml %llu) do not "
+                   "add up or exceed the point's %llu games", origin, (unsigned long long)v->lim.pairs,
+                   (unsigned long long)v->lim.wins, (unsigned long long)v->lim.losses,
+                   (unsigned long long)v->lim.draws, (unsigned long long)lsum, (unsigned long long)v->size);
+            return -1;
+        }
+        v->lim.next = v->lim.pairs;
+    }
     v->pending = true;
     v->next = v->pairs;
     return 0;
@@ -339,10 +386,15 @@ int validate_take(Validation *v, const double *values, size_t n, uint64_t games,
     v->pending = true;
     v->at_games = games;
     v->size = games >= total ? v->final : v->games;
+    /* the position it was due at: the next point is the one after it, so a point taken late (the one before
+     * it still in play) does not skip the next; a point of the final values is the final point */
+    uint64_t at, size;
+    v->due = games >= total ? total : validate_next_point(v, v->last_at, total, &at, &size) ? at : games;
     v->pairs = v->wins = v->losses = v->draws = 0;
     memset(v->ptnml, 0, sizeof v->ptnml);
     v->inflight = 0;
     v->next = 0;
+    memset(&v->lim, 0, sizeof v->lim);
     return 0;
 }
 
@@ -387,10 +439,11 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
         return -1;
     }
     v->done++;
-    v->last_at = v->at_games;
+    v->last_at = v->due;
     v->last_known = true;
     v->used += v->pairs;
     v->pending = false;
+    memset(&v->lim, 0, sizeof v->lim);
     validate_free(v);
     if (out)
         *out = p;
@@ -564,3 +617,161 @@ double validate_selection_bias(const ValidationPoint *pts, size_t n)
     free(s);
     return bias;
 }
+
+/* ---- the user's limit: DIR/validation-limit.csv ---------------------------------------
+ * The same rows as validation.csv, in a file of their own, so that the
+ * rows a reader of validation.csv expects are unchanged. */
+
+int validate_record_limit(const Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
+{
+    ValidationPoint p = { .point = v->done + 1, .games = v->at_games, .pairs = v->lim.pairs, .wins = v->lim.wins,
+                          .losses = v->lim.losses, .draws = v->lim.draws };
+    memcpy(p.ptnml, v->lim.ptnml, sizeof p.ptnml);
+    EloEstimate e;
+    bool interval = stats_from_ptnml(p.ptnml, &e) == 0;
+    p.elo = e.elo;
+    p.elo_err = interval || p.pairs == 0 ? e.elo_err : INFINITY;
+    char path[PATH_MAX + 32], row[512];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_LIMIT_FILE);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return errmsg(err, errlen, "%s: %s", path, strerror(errno));
+    off_t end = lseek(fd, 0, SEEK_END);
+    int n = format_row(row, sizeof row, &p);
+    bool ok = end >= 0 && (end > 0 || write(fd, HEADER, sizeof HEADER - 1) == (ssize_t)(sizeof HEADER - 1)) &&
+              n > 0 && write(fd, row, (size_t)n) == n && fsync(fd) == 0;
+    int saved = errno;
+    close(fd);
+    if (!ok)
+        return errmsg(err, errlen, "%s: cannot append the validation point: %s", path, strerror(saved));
+    if (out)
+        *out = p;
+    return 0;
+}
+
+int validate_read_limit(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_LIMIT_FILE);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT ? 0 : errmsg(err, errlen, "%s: %s", path, strerror(errno));
+    char line[1024];
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        if ((lineno == 1 && strncmp(line, "point,", 6) == 0) || line[0] == '\n')
+            continue;
+        ValidationPoint p;
+        if (parse_row(line, &p) < 0) {
+            rc = errmsg(err, errlen, "%s:%d: not a validation row (expected %.*s)", path, lineno,
+                        (int)sizeof HEADER - 2, HEADER);
+        } else if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            ValidationPoint *np = realloc(*pts, cap * sizeof *np);
+            if (!np)
+                rc = errmsg(err, errlen, "out of memory");
+            else
+                *pts = np;
+        }
+        if (rc == 0)
+            (*pts)[(*n)++] = p;
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(*pts);
+        *pts = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int validate_trim_limit(const Validation *v, const char *dir, char *err, size_t errlen)
+{
+    ValidationPoint *pts;
+    size_t n;
+    if (validate_read_limit(dir, &pts, &n, err, errlen) < 0)
+        return -1;
+    size_t keep = 0;
+    while (keep < n && pts[keep].point <= v->done)
+        keep++;
+    int rc = 0;
+    if (keep < n) {
+        size_t cap = sizeof HEADER + (keep + 1) * 512, len = 0;
+        char *text = malloc(cap);
+        if (!text) {
+            free(pts);
+            return errmsg(err, errlen, "out of memory");
+        }
+        len = (size_t)snprintf(text, cap, "%s", HEADER);
+        for (size_t i = 0; i < keep; i++) {
+            int k = format_row(text + len, cap - len, &pts[i]);
+            if (k < 0 || (size_t)k >= cap - len) {
+                free(text);
+                free(pts);
+                return errmsg(err, errlen, "%s/%s: a row too long to keep", dir, VALIDATION_LIMIT_FILE);
+            }
+            len += (size_t)k;
+        }
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_LIMIT_FILE);
+        rc = rd_write_atomic(path, text, len, err, errlen);
+        free(text);
+    }
+    free(pts);
+    return rc;
+}
+
+/* The limit words of -validate (the keys -each takes for a limit). */
+static const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", NULL };
+
+int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeControl *base, char *err, size_t errlen)
+{
+    v->has_limit = false;
+    int argc = 0;
+    char **argv = NULL;
+    for (const char *const *k = LIMIT_KEYS; *k; k++) {
+        const char *val = conf_get(conf, "validate", *k);
+        if (!val)
+            continue;
+        char kv[256];
+        snprintf(kv, sizeof kv, "%s=%s", *k, val);
+        if ((argc == 0 && conf_argv_push(&argc, &argv, "-each") < 0) || conf_argv_push(&argc, &argv, kv) < 0) {
+            conf_free_argv(argc, argv);
+            return errmsg(err, errlen, "out of memory");
+        }
+    }
+    if (argc == 0)
+        return 0;
+    MatchConfig tmp;
+    match_config_init(&tmp);
+    char e2[512] = "";
+    int i = 0, rc = match_parse_option(&tmp, argc, argv, &i, e2, sizeof e2);
+    conf_free_argv(argc, argv);
+    if (rc != 1) {
+        match_config_free(&tmp);
+        return errmsg(err, errlen, "validate: %s", rc == 0 ? "bad limit" : e2);
+    }
+    /* the run's limit with its clock, st=, nodes= and depth= replaced; its margins kept */
+    TimeControl t = { 0 };
+    if (base)
+        t = *base;
+    t.base_ms = t.inc_ms = t.movetime_ms = t.nodes = 0;
+    t.moves = t.depth = 0;
+    const TimeControl *w = &tmp.each.tc;
+    t.base_ms = w->base_ms;
+    t.inc_ms = w->inc_ms;
+    t.moves = w->moves;
+    t.movetime_ms = w->movetime_ms;
+    t.nodes = w->nodes;
+    t.depth = w->depth;
+    match_config_free(&tmp);
+    v->limit = t;
+    v->has_limit = true;
+    tc_format(&t, v->limit_text, sizeof v->limit_text);
+    return 0;
+}
+

@@ -21,9 +21,12 @@
  *   - the final point at the end of the budget (the values the run ends
  *     with), M games: a run always validates the values it exports.
  *
- * The schedule follows the budget: after `resume -spsa games=...` the next
- * point is the first multiple of F G' beyond the last point taken, and the
- * extension's end gets a final point of its own.  The default allocation
+ * A point taken late (the one before still in play) is taken for its
+ * position all the same, so no point is skipped; a point taken at or past
+ * the end of the budget is the final point.  The schedule follows the
+ * budget: after `resume -spsa games=...` the next point is the first
+ * multiple of F G' beyond the last point's position, and the extension's end
+ * gets a final point of its own.  The default allocation
  * (validate_plan) puts most of the validation games in the final point:
  * chosen by measurement of its power to see a loss
  * (docs/results/validation-power.md, `simulate -validation`).  A state
@@ -42,10 +45,11 @@
  * pair; a resume plays the rest.
  *
  * In state.json: run.validation = { "every", "games", "final", "holdout",
- * "done", "last", "used", "pending": { "point", "at_games", "size", "pairs",
+ * "done", "last", "used", "pending": { "point", "at_games", "due", "size", "pairs",
  * "wins", "losses", "draws", "ptnml": [5], "values": { NAME: value } } }
- * (last: the tuning games of the last finished point; used: the held-out
- * pairs the finished points played; size: the pending point's games.
+ * (last: the schedule position of the last finished point; used: the
+ * held-out pairs the finished points played; size and due: the pending
+ * point's games and position.
  * pending absent when no point is in play; final, last, used and size
  * absent in states of older builds, which had points of `games` each: final
  * = games, used = done games/2, last read from validation.csv by
@@ -62,11 +66,24 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "game.h"
 #include "spsa.h"
 
 #define VALIDATION_FILE "validation.csv"
 #define SNAPSHOT_DIR "snapshots"
 #define VALIDATION_ID (UINT64_C(1) << 62) /* PairJob.id bit of a validation pair */
+#define VALIDATION_LIMIT_ID (UINT64_C(1) << 61) /* with VALIDATION_ID: a pair at the user's limit */
+#define VALIDATION_LIMIT_FILE "validation-limit.csv"
+
+/* The pairs of a point at the user's limit (-validate tc=..., nodes=, st=,
+ * depth=: validation at the limit the user plays, beside the tuning's):
+ * the same openings as the point's pairs at the tuning limit, played after
+ * them; its row goes to DIR/validation-limit.csv (the format of
+ * validation.csv, written before that file's row). */
+typedef struct {
+    uint64_t pairs, wins, losses, draws, ptnml[5];
+    uint64_t inflight, next; /* not saved */
+} ValidationLeg;
 
 typedef struct {
     double every;        /* fraction of the budget between points; 0 = no validation */
@@ -74,11 +91,12 @@ typedef struct {
     uint64_t final;      /* games of the final point, at the end of the budget (even) */
     uint64_t holdout;    /* book positions kept out of the tuning */
     uint64_t done;       /* points finished (rows of validation.csv) */
-    uint64_t last_at;    /* tuning games of the last finished point (0: none) */
+    uint64_t last_at;    /* the schedule's position of the last finished point (0: none; see due) */
     bool last_known;     /* last_at read from the state (false: an older build's, see validate_resolve_last) */
     uint64_t used;       /* held-out pairs the finished points played */
     bool pending;        /* a point is in play */
     uint64_t at_games;   /* tuning games when its snapshot was taken */
+    uint64_t due;        /* the schedule's position it was taken for (<= at_games; the budget for the final point) */
     uint64_t size;       /* its games */
     uint64_t pairs;      /* its pairs finished */
     uint64_t wins, losses, draws, ptnml[5];
@@ -86,6 +104,11 @@ typedef struct {
     size_t nvalues;
     /* not saved: pairs handed out and not finished, the next pair's index */
     uint64_t inflight, next;
+    /* the user's limit (from the run's settings, validate.tc= etc.; not in run.validation) */
+    bool has_limit;
+    TimeControl limit;
+    char limit_text[64];   /* tc_format of it */
+    ValidationLeg lim;     /* the pending point's pairs at it (pending.limit in state.json) */
 } Validation;
 
 /* One row of validation.csv. */
@@ -138,9 +161,9 @@ const char *validate_plan_text(const Validation *v, uint64_t total, char *buf, s
 /* Whether the run's final values (at `total` tuning games) have been, or
  * are being, validated. */
 bool validate_final_taken(const Validation *v, uint64_t total);
-/* A state of an older build does not record the last point's tuning games:
- * read them from DIR/validation.csv (its row `done`; the point positions
- * K every total when the file cannot be read). */
+/* A state of an older build does not record the last point's position:
+ * `done` every total (its schedule), or the tuning games of its row in
+ * DIR/validation.csv when fewer (a budget extended since). */
 void validate_resolve_last(Validation *v, const char *dir, uint64_t total);
 
 /* state.json's run.validation; NULL when there is nothing to write (no
@@ -160,6 +183,22 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
 /* On resume: drop rows of DIR/validation.csv beyond v->done (a point whose
  * state was not saved is played again).  0, or -1 with a message. */
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen);
+
+/* The user's limit from the run's settings (validate.tc=, st=, nodes=,
+ * depth=, parsed as -each parses them) into v->has_limit, limit and
+ * limit_text: `base` (the run's limit, or NULL) with its clock, st=, nodes=
+ * and depth= replaced, its margins kept.  None given: no limit of its own.
+ * 0, or -1 with a message. */
+int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeControl *base, char *err, size_t errlen);
+
+/* The pending point's pairs at the user's limit: appended to
+ * DIR/validation-limit.csv (synced), before validate_record; *out gets the
+ * row (its games: the point's tuning games).  0, or -1 with a message. */
+int validate_record_limit(const Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen);
+/* Read DIR/validation-limit.csv (as validate_read), and on resume drop its
+ * rows beyond v->done. */
+int validate_read_limit(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
+int validate_trim_limit(const Validation *v, const char *dir, char *err, size_t errlen);
 
 /* Read DIR/validation.csv: *pts malloc'd (NULL, 0 when there is no file).
  * -1 with a message naming the file and line on a malformed row. */
