@@ -15,6 +15,7 @@
 #include "export.h"
 #include "helpers.h"
 #include "htmlreport.h"
+#include "morning.h"
 #include "tuning.h"
 #include "run_cmd.h"
 #include "state.h"
@@ -963,4 +964,18 @@ Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
     validate_free(&v);
     validate_free(&w);
     spsa_free(&st);
+}
+
+/* The best point's text: corrected without an interval when there is a
+ * choice; as measured when it is the only point with an interval.  Fails if
+ * the raw interval is shown for a selected point. */
+Test(validate, the_best_points_text_shows_no_raw_interval)
+{
+    ValidationPoint p[2] = { { .point = 1, .games = 100, .elo = 30, .elo_err = 1.959963984540054 * 10 },
+                             { .point = 2, .games = 200, .elo = 10, .elo_err = 1.959963984540054 * 10 } };
+    char buf[600];
+    morning_best_text(p, 2, buf, sizeof buf);
+    cr_assert(strstr(buf, "+30.0 Elo as measured, +24.4 corrected for selection") && !strstr(buf, "+/-"), "%s", buf);
+    morning_best_text(p, 1, buf, sizeof buf);
+    cr_assert(strstr(buf, "+30.0 +/- 19.6 Elo (the only point with an interval"), "%s", buf);
 }

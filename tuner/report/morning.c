@@ -215,7 +215,13 @@ const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, s
     const ValidationPoint *p = &pts[validate_best(pts, n)];
     char elo[200];
     double bias = validate_selection_bias(pts, n);
-    if (!elo_has_interval(p->elo, p->elo_err) || !isfinite(bias))
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += elo_has_interval(pts[i].elo, pts[i].elo_err);
+    if (elo_has_interval(p->elo, p->elo_err) && with < 2)
+        snprintf(buf, len, "%s (the only point with an interval: nothing to correct for selection)",
+                 validate_elo_text(p, elo, sizeof elo));
+    else if (!elo_has_interval(p->elo, p->elo_err) || !isfinite(bias))
         snprintf(buf, len, "%s, uncorrected for selection (the best of %zu noisy estimates is optimistic)",
                  validate_elo_text(p, elo, sizeof elo), n);
     else
