@@ -77,3 +77,37 @@ Test(moves, the_note_names_what_wandered)
     cr_assert_eq(morning_wanderers(&st, vs, names, sizeof names), 2, "both counted when the text is cut");
     cr_assert(strlen(names) < sizeof names);
 }
+
+/* The threshold in numbers: steps of one size in c_end give every
+ * parameter the same S (its travel / c_end), "real" is a move beyond 2 S
+ * c_end, and n parameters expect n x 0.0455 false "real" calls.  Fails if
+ * S is not in units of c_end, or the count is not n P(|z| > 2). */
+Test(moves, the_note_gives_s_the_threshold_and_the_false_calls_expected)
+{
+    double a[16], b[16];
+    for (int i = 0; i < 16; i++) {
+        a[i] = 100 + (i % 2 ? 0 : 2); /* 16 steps of 2 = 0.5 c_end of 4 */
+        b[i] = 50 + (i % 2 ? 0 : 5);  /* 16 steps of 5 = 0.5 c_end of 10 */
+    }
+    SpsaParam ps[2] = {
+        { .name = "A", .start = 100, .min = 0, .max = 1000, .c_end = 4 },
+        { .name = "B", .start = 50, .min = 0, .max = 1000, .c_end = 10 },
+    };
+    SpsaState st = { .nparams = 2, .params = ps };
+    MoveVerdict vs[2];
+    moves_judge(100, a, 16, 1, &vs[0]);
+    moves_judge(50, b, 16, 1, &vs[1]);
+    double s, lo, hi, expected;
+    morning_travel(&st, vs, &s, &lo, &hi, &expected);
+    cr_assert_float_eq(s, 2.0, 1e-9, "S = sqrt(16 x 0.5^2) = 2 c_end, got %g", s);
+    cr_assert_float_eq(lo, hi, 1e-9);
+    cr_assert_float_eq(expected, 2 * 0.0455003, 1e-6, "%g", expected);
+    char note[1024];
+    morning_travel_note(&st, vs, note, sizeof note);
+    cr_assert(strstr(note, "S = 2,") && strstr(note, "moved more than 4 c_end from the start"), "%s", note);
+    cr_assert(strstr(note, "about 0.1 of them (2 x P(|z| > 2.0) = 2 x 0.046)"), "%s", note);
+    cr_assert(strstr(note, "not that a move gains Elo") && strstr(note, "verify -ablate"), "%s", note);
+    MoveVerdict none[2] = { { .travel = 0 }, { .travel = 0 } };
+    morning_travel_note(&st, none, note, sizeof note);
+    cr_assert_str_eq(note, "", "nothing without steps");
+}

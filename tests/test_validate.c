@@ -15,11 +15,13 @@
 #include "export.h"
 #include "helpers.h"
 #include "htmlreport.h"
+#include "morning.h"
 #include "tuning.h"
 #include "run_cmd.h"
 #include "state.h"
 #include "status.h"
 #include "validate.h"
+#include "valpower.h"
 #include "verify.h"
 
 #define FAKE "build/fake/fakespsa"
@@ -412,7 +414,7 @@ Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)
     char err[512];
     cr_assert_eq(runstate_load(&rs, "tests/data/state_v1", err, sizeof err), 0, "%s", err);
     cr_assert_eq(rs.val.holdout, 0u);
-    cr_assert_eq(validate_points(&rs.val), 0u);
+    cr_assert_eq(validate_points(&rs.val, 1000000), 0u);
     cr_assert_not(validate_due(&rs.val, rs.games + 1000, 1000000));
     cr_assert_eq(validate_tuning_pick(&rs.val, 5000, 4999), 4999u);
     char *text = runstate_text(&rs);
@@ -614,6 +616,368 @@ Test(validate, the_pgn_names_the_validation_games)
     for (int k = 1; k <= 2; k++)
         for (int p = 1; p <= 4; p++)
             cr_assert_eq(seen[k][p], 2, "pair %d.%d: %d games", k, p, seen[k][p]);
+}
+
+/* ---- the schedule follows the budget, the final values always validated (issue 44) ---- */
+
+/* The games of the rows of DIR/validation.csv (at most cap), their pairs in pairs. */
+static size_t row_games(const char *dir, uint64_t *games, uint64_t *pairs, size_t cap)
+{
+    ValidationPoint *p;
+    size_t n;
+    read_points(dir, &p, &n);
+    for (size_t i = 0; i < n && i < cap; i++) {
+        cr_assert_eq(p[i].point, i + 1, "row %zu is point %llu", i + 1, (unsigned long long)p[i].point);
+        games[i] = p[i].games;
+        pairs[i] = p[i].pairs;
+    }
+    free(p);
+    return n;
+}
+
+static char *status_of(const char *dir, const char *log)
+{
+    Args s = { .n = 0 };
+    add(&s, "status");
+    add(&s, "%s/%s", tmp, dir);
+    cr_assert_eq(run_to_end(status_main, &s, log), 0);
+    return slurp(log);
+}
+
+/* every=0.3 puts the points at 24, 48 and 72 of 80 games; the values the
+ * run ends with (what export writes) get a point of their own at 80.  Fails
+ * when the last point is the one at 72 (before: points = floor(1/every)). */
+Test(validate, the_final_values_are_always_validated)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.3");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 4, "%zu points, not 3 and the final values", n);
+    cr_assert(g[0] >= 24 && g[1] >= 48 && g[2] >= 72 && g[2] < 80, "points at %llu, %llu, %llu",
+              (unsigned long long)g[0], (unsigned long long)g[1], (unsigned long long)g[2]);
+    cr_assert_eq(g[3], 80, "the last point at %llu games, not the run's 80", (unsigned long long)g[3]);
+    cr_assert_eq(pairs[3], 2, "games=4 is every point's size when final= is not given");
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "4 of 4 points") && strstr(st, "the final values (export's default) are point 4's snapshot"),
+              "%s", st);
+    free(st);
+}
+
+/* resume -spsa games=160 of an 80-game run with every=0.25: the extension
+ * gets the multiples of 0.25 x 160 beyond the last point (120) and its own
+ * final point (160).  Fails when no point is due after the first budget's
+ * (before: status kept showing the point at 80 as the latest while export
+ * wrote values 80 games newer). */
+Test(validate, an_extension_validates_its_values)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.25");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    add(&b, "-spsa");
+    add(&b, "games=160");
+    rc = run_to_end(resume_main, &b, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_assert(strstr(log, "validation 6 at 160 games"), "the extension's final values are validated:\n%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 6, "%zu points, not 4 and 2 over the extension", n);
+    cr_assert_eq(g[3], 80);
+    cr_assert(g[4] >= 120 && g[4] < 160, "point 5 at %llu games", (unsigned long long)g[4]);
+    cr_assert_eq(g[5], 160);
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "6 of 6 points") && strstr(st, "latest: point 6 at 160 games"), "%s", st);
+    free(st);
+}
+
+/* A run directory of an older build: its state has no final, last or used
+ * (points of `games` each), and its every=0.3 left the final values
+ * unvalidated.  status says so; resume keeps the 3 points as they were and
+ * plays the final values' point, of `games` games, on the held-out openings
+ * after those the 3 points played.  Fails when the resume calls the run
+ * complete. */
+Test(validate, an_older_builds_run_validates_its_final_values_on_resume)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "every=0.3");
+    add(&a, "games=4");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/g.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    /* the state and the files as the older build left them */
+    cJSON *j = read_json_file("r/state.json");
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "run"), "validation");
+    cr_assert_not_null(v);
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "final");
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "last");
+    cJSON_DeleteItemFromObjectCaseSensitive(v, "used");
+    cJSON_ReplaceItemInObjectCaseSensitive(v, "done", cJSON_CreateNumber(3));
+    char *text = cJSON_Print(j);
+    write_file("r/state.json", text);
+    free(text);
+    cJSON_Delete(j);
+    char *csv = slurp("r/" VALIDATION_FILE);
+    char *row4 = strstr(csv, "\n4,");
+    if (row4)
+        row4[1] = '\0';
+    write_file("r/" VALIDATION_FILE, csv);
+    free(csv);
+    char snap[300];
+    snprintf(snap, sizeof snap, "%s/r/%s/4.json", tmp, SNAPSHOT_DIR);
+    unlink(snap);
+
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "3 of 4 points") && strstr(st, "the final values (export's default) were NOT validated"),
+              "%s", st);
+    free(st);
+    Args b = { .n = 0 };
+    add(&b, "resume");
+    add(&b, "%s/r", tmp);
+    rc = run_to_end(resume_main, &b, "log2");
+    log = slurp("log2");
+    cr_assert_eq(rc, 0, "resume failed:\n%s", log);
+    cr_assert(strstr(log, "validation 4 at 80 games"), "%s", log);
+    free(log);
+    uint64_t g[8], pairs[8];
+    size_t n = row_games("r", g, pairs, 8);
+    cr_assert_eq(n, 4);
+    cr_assert(g[2] >= 72 && g[2] < 80);
+    cr_assert_eq(g[3], 80);
+    cr_assert_eq(pairs[3], 2, "an older build's final point has `games` games");
+    cr_assert_eq(access(snap, R_OK), 0, "snapshot 4 is written");
+    /* point 4 plays pairs 7 and 8 of the held-out order: Rounds 4.1 and 4.2 */
+    char *pgn = slurp("g.pgn");
+    cr_assert(strstr(pgn, "[Round \"4.1\"]") && strstr(pgn, "[Round \"4.2\"]"), "point 4's games are in the PGN");
+    free(pgn);
+}
+
+/* ---- the default allocation and the best point's correction (issue 41) ---- */
+
+/* The default, chosen on the simulator (docs/results/validation-power.md):
+ * a point at half the budget and 80% of the validation games (10% of the
+ * budget) in the final point.  games=N alone keeps its meaning: every point
+ * has N.  Fails when the final point is not the large one. */
+Test(validate, the_default_puts_most_games_in_the_final_point)
+{
+    Validation v = { 0 };
+    char err[256];
+    cr_assert_eq(validate_plan(&v, 0, -1, -1, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(v.every, 0.5, 1e-12);
+    cr_assert_eq(v.games, 400);
+    cr_assert_eq(v.final, 1600);
+    uint64_t at, size;
+    cr_assert(validate_next_point(&v, 0, 20000, &at, &size));
+    cr_assert(at == 10000 && size == 400, "first point at %llu, %llu games", (unsigned long long)at,
+              (unsigned long long)size);
+    cr_assert(validate_next_point(&v, 10003, 20000, &at, &size));
+    cr_assert(at == 20000 && size == 1600, "final point at %llu, %llu games", (unsigned long long)at,
+              (unsigned long long)size);
+    cr_assert_not(validate_next_point(&v, 20000, 20000, &at, &size));
+    cr_assert_eq(validate_points(&v, 20000), 2);
+    /* games=N alone: every point N, the final one too */
+    cr_assert_eq(validate_plan(&v, 0.2, 400, -1, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert(v.games == 400 && v.final == 400 && validate_points(&v, 20000) == 5);
+    cr_assert_eq(validate_plan(&v, 0.2, 100, 1600, 20000, err, sizeof err), 0, "%s", err);
+    cr_assert(v.games == 100 && v.final == 1600);
+    cr_assert_eq(validate_plan(&v, 0.2, 100, 1601, 20000, err, sizeof err), -1);
+    cr_assert(strstr(err, "final=1601") && strstr(err, "even"), "%s", err);
+    cr_assert_eq(validate_plan(&v, 0.2, 0, -1, 20000, err, sizeof err), 0);
+    cr_assert_eq(validate_points(&v, 20000), 0, "games=0: no validation");
+}
+
+/* The correction of the best point is the expected maximum of the points'
+ * estimates at one strength: 1.16296 SE for 5 equal points, sqrt((s1^2 +
+ * s2^2) / 2 pi) for two; points without an interval are left out.  Fails if
+ * the integral or the standard errors (elo_err / 1.96) are wrong. */
+Test(validate, the_best_point_is_corrected_for_selection)
+{
+    ValidationPoint p[6];
+    for (int i = 0; i < 5; i++)
+        p[i] = (ValidationPoint){ .point = (uint64_t)i + 1, .elo = 10.0 * i, .elo_err = 1.959963984540054 * 10 };
+    p[5] = (ValidationPoint){ .point = 6, .elo = INFINITY, .elo_err = INFINITY, .ptnml = { 0, 0, 0, 0, 1 } };
+    cr_assert_float_eq(validate_selection_bias(p, 5), 11.6296, 1e-3, "%g", validate_selection_bias(p, 5));
+    cr_assert_float_eq(validate_selection_bias(p, 6), 11.6296, 1e-3, "a point without an interval is left out");
+    ValidationPoint q[2] = { { .elo = 5, .elo_err = 1.959963984540054 * 14 },
+                             { .elo = 1, .elo_err = 1.959963984540054 * 7 } };
+    cr_assert_float_eq(validate_selection_bias(q, 2), sqrt((14.0 * 14 + 7 * 7) / (2 * M_PI)), 1e-4, "%g",
+                       validate_selection_bias(q, 2));
+    cr_assert_float_eq(validate_selection_bias(q, 1), 0, 1e-12, "one point: no selection");
+}
+
+/* The simulator (valpower.h) against what is known of it: 5 points of 200
+ * pairs find a -20 Elo walk about 30% of the time and one point of 1000
+ * pairs about 89%; the final point is significant about 5% of the time with
+ * nothing gained; the best of 5 equal points is biased by about +16 Elo and
+ * its corrected Elo is unbiased.  2000 seeds (the bounds are 4 standard
+ * errors wide or more).  Fails if the pentanomial draws are not tilted to
+ * the trajectory, or the correction is off. */
+Test(validate, the_power_simulator_reproduces_the_known_figures)
+{
+    ValPowerConf c = { .budget = 20000, .walk = -20, .flat = 25, .collapse = -50, .seed0 = 1, .seeds = 2000 };
+    Validation five = { 0 }, one = { 0 };
+    char err[256];
+    cr_assert_eq(validate_plan(&five, 0.2, 400, -1, 20000, err, sizeof err), 0);
+    cr_assert_eq(validate_plan(&one, 1.0, 2, 2000, 20000, err, sizeof err), 0);
+    ValPowerResult r;
+    cr_assert_eq(valpower_run(&five, &c, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.points, 5);
+    cr_assert(r.walk_loss > 0.25 && r.walk_loss < 0.36, "walk %g", r.walk_loss);
+    cr_assert(r.flat_gain > 0.38 && r.flat_gain < 0.50, "flat %g", r.flat_gain);
+    cr_assert(r.null_loss + r.null_gain > 0.03 && r.null_loss + r.null_gain < 0.075, "null %g",
+              r.null_loss + r.null_gain);
+    cr_assert(r.best_mean > 14 && r.best_mean < 19, "best %g", r.best_mean);
+    cr_assert(fabs(r.corr_mean) < 1.5, "corrected best %g", r.corr_mean);
+    cr_assert(r.early_warning > 0.95, "a -50 Elo collapse shows in the points before the last: %g", r.early_warning);
+    cr_assert_eq(valpower_run(&one, &c, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.points, 1);
+    cr_assert_eq(r.final_games, 2000);
+    cr_assert(r.walk_loss > 0.85 && r.walk_loss < 0.93, "walk %g", r.walk_loss);
+    cr_assert_float_eq(r.early_warning, 0, 1e-12, "no point before the last");
+}
+
+/* ---- validation at the limit the user plays (issue 43 §3) ---- */
+
+/* The fake engine's optimum moves with the limit: at nodes=1 it is
+ * 70,30,10 (where the run tunes), on a clock it is the start values
+ * 30,70,-30 (--clock-target).  With -validate tc=10+0.1 every point is
+ * also played at that clock, on the same openings: the points gain at the
+ * tuning's limit and lose at the clock, and the run's summary, status and
+ * the report say so.  The same run with an engine that plays alike at both
+ * limits prints no warning.  Fails if the warning is never printed, or the
+ * pairs at the user's limit are played at the tuning's. */
+static char *limit_run(const char *dir, const char *engine_args)
+{
+    Args a = far_run(dir, 400, engine_args);
+    add(&a, "-spsa");
+    add(&a, "form=classic");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=100");
+    add(&a, "tc=10+0.1");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/%s.pgn", tmp, dir);
+    char log[64];
+    snprintf(log, sizeof log, "%s.log", dir);
+    int rc = run_to_end(run_main, &a, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "run failed:\n%s", text);
+    return text;
+}
+
+Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
+{
+    char *log = limit_run("r", "--clock-target 30,70,-30");
+    cr_assert(strstr(log, "validation 2 at 400 games: ") && strstr(log, " at 1 nodes; at 10+0.1: "), "%s", log);
+    cr_assert(strstr(log, "WARNING: point 2 gains at the tuning's limit and loses significantly at yours"), "%s", log);
+    free(log);
+    ValidationPoint *p, *u;
+    size_t n, nu;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert(u[i].point == p[i].point && u[i].games == p[i].games && u[i].pairs == 50);
+        cr_assert_gt(p[i].elo, 0, "point %zu at the tuning's limit: %+.1f", i + 1, p[i].elo);
+        cr_assert_lt(u[i].elo, 0, "point %zu at the clock: %+.1f", i + 1, u[i].elo);
+    }
+    free(p);
+    free(u);
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "at 10+0.1 (your limit; the tuning's: 1 nodes): point 2: "), "%s", st);
+    cr_assert(strstr(st, "WARNING: point 2 "), "%s", st);
+    free(st);
+    char *pgn = slurp("r.pgn");
+    cr_assert(strstr(pgn, "[Event \"ratchet-tune validation point 2 at 10+0.1: snapshot 2 against the start values\"]"),
+              "the games at the user's limit are named in the PGN");
+    cr_assert(strstr(pgn, "[TimeControl \"10+0.1\"]"), "they are played on the clock");
+    free(pgn);
+    char out[300];
+    snprintf(out, sizeof out, "%s/page.html", tmp);
+    cr_assert_eq(htmlreport_run(path, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp("page.html");
+    cr_assert(strstr(page, "At your limit, 10+0.1") && strstr(page, "<p class=\"warn\">WARNING: point 2 "));
+    free(page);
+
+    log = limit_run("same", "");
+    cr_assert(strstr(log, " at 1 nodes; at 10+0.1: "), "%s", log);
+    cr_assert_null(strstr(log, "WARNING"), "the limits agree:\n%s", log);
+    free(log);
+}
+
+/* A point in play keeps its pairs at the user's limit in the state
+ * (pending.limit) through a save and a load; counts that do not add up are
+ * refused.  Fails if a resume would lose or mistake them. */
+Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
+{
+    SpsaParam ps[1] = { { .name = "Alpha", .start = 30, .theta = 30, .min = 0, .max = 100, .c_end = 8, .r_end = 0.05 } };
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 200);
+    SpsaState st;
+    char err[512];
+    cr_assert_eq(spsa_init(&st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
+    Validation v = { 0 };
+    cr_assert_eq(validate_plan(&v, 0.5, 20, 40, 200, err, sizeof err), 0);
+    v.holdout = 4;
+    v.has_limit = true;
+    double x = 41;
+    cr_assert_eq(validate_take(&v, &x, 1, 200, 200), 0);
+    cr_assert_eq(v.size, 40, "the final point has final= games");
+    v.pairs = 20;
+    v.wins = v.losses = 10;
+    v.draws = 20;
+    v.ptnml[2] = 20;
+    v.lim = (ValidationLeg){ .pairs = 3, .wins = 1, .losses = 3, .draws = 2, .ptnml = { 1, 1, 1, 0, 0 } };
+    cJSON *j = validate_to_json(&v, &st);
+    cr_assert_not_null(j);
+    Validation w = { 0 };
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), 0, "%s", err);
+    cr_assert(w.pending && w.size == 40 && w.pairs == 20 && w.lim.pairs == 3 && w.lim.losses == 3 &&
+              w.lim.ptnml[0] == 1 && w.lim.next == 3);
+    cJSON *l = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "pending"), "limit");
+    cJSON_ReplaceItemInObjectCaseSensitive(l, "wins", cJSON_CreateNumber(2));
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), -1);
+    cr_assert(strstr(err, "pending.limit"), "%s", err);
+    cJSON_Delete(j);
+    validate_free(&v);
+    validate_free(&w);
+    spsa_free(&st);
+}
+
+/* The best point's text: corrected without an interval when there is a
+ * choice; as measured when it is the only point with an interval.  Fails if
+ * the raw interval is shown for a selected point. */
+Test(validate, the_best_points_text_shows_no_raw_interval)
+{
+    ValidationPoint p[2] = { { .point = 1, .games = 100, .elo = 30, .elo_err = 1.959963984540054 * 10 },
+                             { .point = 2, .games = 200, .elo = 10, .elo_err = 1.959963984540054 * 10 } };
+    char buf[600];
+    morning_best_text(p, 2, buf, sizeof buf);
+    cr_assert(strstr(buf, "+30.0 Elo as measured, +24.4 corrected for selection") && !strstr(buf, "+/-"), "%s", buf);
+    morning_best_text(p, 1, buf, sizeof buf);
+    cr_assert(strstr(buf, "+30.0 +/- 19.6 Elo (the only point with an interval"), "%s", buf);
 }
 
 /* validation.csv as a resume finds it: the rows text, and state's done = 1

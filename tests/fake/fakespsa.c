@@ -16,6 +16,8 @@
  *                       ucinewgame: a game then depends only on the options,
  *                       the opening and the moves, not on earlier games
  *   --target A,B,G      the optimum of Alpha, Beta, Gamma
+ *   --clock-target A,B,G  the optimum when `go` gives a clock (wtime): an engine
+ *                       whose best values depend on the limit it plays at
  *   --width W           the distance unit (default 20); a larger W gives a landscape
  *                       with a slope far from the optimum (for runs from a far start)
  *   --think MS          sleep MS before each bestmove (to keep a run busy)
@@ -48,6 +50,8 @@ static const int opt_min[NOPT] = { 0, 0, -50 };
 static const int opt_max[NOPT] = { 100, 100, 50 };
 static int opt_val[NOPT] = { 50, 50, 0 };
 static int target[NOPT] = { 70, 30, 10 };
+static int clock_target[NOPT];
+static bool has_clock_target, on_clock; /* on_clock: the current `go` gave wtime */
 static long think_ms;
 static double width = 20;
 static bool no_gamma, more_options;
@@ -69,7 +73,7 @@ static double strength(void)
     for (int i = 0; i < NOPT; i++) {
         if (flat[i])
             continue;
-        double d = (opt_val[i] - target[i]) / width;
+        double d = (opt_val[i] - (has_clock_target && on_clock ? clock_target[i] : target[i])) / width;
         d2 += d * d;
     }
     return exp(-d2);
@@ -180,6 +184,9 @@ int main(int argc, char **argv)
             seed = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--target") && i + 1 < argc)
             sscanf(argv[++i], "%d,%d,%d", &target[0], &target[1], &target[2]);
+        else if (!strcmp(argv[i], "--clock-target") && i + 1 < argc)
+            has_clock_target =
+                sscanf(argv[++i], "%d,%d,%d", &clock_target[0], &clock_target[1], &clock_target[2]) == 3;
         else if (!strcmp(argv[i], "--width") && i + 1 < argc && (width = strtod(argv[i + 1], NULL)) > 0)
             i++;
         else if (!strcmp(argv[i], "--think") && i + 1 < argc)
@@ -246,6 +253,7 @@ int main(int argc, char **argv)
         } else if (!strncmp(line, "go", 2)) {
             if (crash_after >= 0 && ++gocount > crash_after)
                 kill(getpid(), SIGKILL);
+            on_clock = strstr(line, " wtime ") != NULL;
             go(pos, rng);
         } else if (!strcmp(line, "quit")) {
             break;

@@ -53,16 +53,15 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
     if (!strcmp(which, "best")) {
         if (n == 0) {
             rc = errmsg(err, errlen, "-snapshot best: the run in %s has no validation point yet (%s)", dir,
-                        validate_points(&rs->val) ? "the first comes at a fraction of the budget" : "validation is off");
+                        validate_points(&rs->val, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per) ? "the first comes at a fraction of the budget" : "validation is off");
         } else {
             size_t b = validate_best(pts, n);
             *k = pts[b].point;
-            char elo[200];
+            char best[600];
             fprintf(stderr,
-                    "snapshot %llu scored best of the %zu validation points: %s at %llu games.  The best "
-                    "of several noisy estimates is optimistic (selection bias): re-measure it on fresh openings with "
-                    "`ratchet-tune verify %s -snapshot %llu`\n",
-                    (unsigned long long)*k, n, validate_elo_text(&pts[b], elo, sizeof elo),
+                    "snapshot %llu scored best of the %zu validation points: %s, at %llu games.  Re-measure it on "
+                    "fresh openings with `ratchet-tune verify %s -snapshot %llu`\n",
+                    (unsigned long long)*k, n, morning_best_text(pts, n, best, sizeof best),
                     (unsigned long long)pts[b].games, dir, (unsigned long long)*k);
         }
     } else {

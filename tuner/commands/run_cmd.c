@@ -36,7 +36,7 @@ static const char RUN_USAGE[] =
     "                        [-openings file=F [format=epd|pgn] [order=random|sequential]]\n"
     "                        -spsa games=N [form=settle|far|adam|classic] [pairs-per=P] [A-ratio=0.1]\n"
     "                              [alpha=0.602] [gamma=0.101] [eta=X] [probe=X] [narrow=0|1] [adapt=0|1] [centre=F] [average=F]\n"
-    "                        [-validate every=F games=N holdout=F | -validate off]\n"
+    "                        [-validate every=F games=N final=M holdout=F tc=|nodes=|st=|depth= | -validate off]\n"
     "                        -out DIR [-concurrency N] [-srand N] [-pgnout file=F]\n"
     "       ratchet-tune run -config file=run.json [options, which override the file key by key]\n"
     "\n"
@@ -82,12 +82,19 @@ static const char RUN_USAGE[] =
     "                      (reported and exported instead of theta; default settle 0.25,\n"
     "                      the others 0 = off)\n"
     "  -validate           validation points (a new run has them unless -validate off):\n"
-    "      every=F         at each fraction F of the budget (default 0.2), play the values export\n"
+    "      every=F         at each fraction F of the budget (default 0.5), play the values export\n"
     "                      would write then against the start values, on held-out openings;\n"
     "                      DIR/validation.csv gets the point (games, Elo, error bar, pentanomial\n"
-    "                      counts), DIR/snapshots/K.json the values (`export -snapshot K`)\n"
-    "      games=N         games a point (even; default: about 10% of the budget over all points;\n"
-    "                      0 or `-validate off`: no points)\n"
+    "                      counts), DIR/snapshots/K.json the values (`export -snapshot K`).  The\n"
+    "                      final values (the end of the budget) always get a point of their own\n"
+    "      games=N         games a point before the end (even; 0 or `-validate off`: no points)\n"
+    "      final=M         games of the final point (even; default: N when games=N is given)\n"
+    "                      Default: about 10% of the budget, 80% of it in the final point, the\n"
+    "                      rest spread over the others (docs/results/validation-power.md)\n"
+    "      tc=, nodes=, st=, depth=  also play every point at this limit (the one you play, e.g.\n"
+    "                      tc=2+0.02 while tuning at nodes=5000), on the same openings, after its\n"
+    "                      pairs at the run's limit: DIR/validation-limit.csv; status and the\n"
+    "                      report show both and warn when they disagree (doubles validation's cost)\n"
     "      holdout=F       the share of the book kept out of the tuning for validation and\n"
     "                      `verify` (default 0.2; the last F of the run's opening order)\n"
     "  -out DIR            the run directory: must not exist or be empty\n"
@@ -159,6 +166,7 @@ static void print_final(Run *r)
     report_table(stdout, &r->rs, &h);
     hist_data_free(&h);
     morning_moves(stdout, r->dir, &r->rs);
+    morning_validation(stdout, r->dir, &r->rs);
 }
 
 /* DIR/report.html while the run plays, from the files the saver writes. */
@@ -298,7 +306,8 @@ int resume_main(int argc, char **argv)
         engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, err, sizeof err) < 0)
         goto fail;
     conf_free(&over);
-    if (spsa_done(&rs->spsa) && !rs->val.pending) {
+    if (spsa_done(&rs->spsa) && !rs->val.pending &&
+        !validate_due(&rs->val, rs->games, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per)) {
         printf("the run in %s is complete (%llu games); to play more: %s resume %s -spsa games=N\n\n", r.dir,
                (unsigned long long)rs->games, setup_prog(), argv[1]);
         print_final(&r);

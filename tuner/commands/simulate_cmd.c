@@ -21,6 +21,8 @@
 #include "simsuite.h"
 #include "simulate.h"
 #include "spec.h"
+#include "validate.h"
+#include "valpower.h"
 
 /* ---- the built-in landscape ---------------------------------------------- */
 
@@ -120,7 +122,22 @@ static const char USAGE[] =
     "scale, adapt=1) beside form=far, form=far's run with its noise moves undone,\n"
     "the classic form, and the classic form with the same probe multiple and\n"
     "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
-    "games, and the targets of issues 33 and 42.\n";
+    "games, and the targets of issues 33 and 42.\n"
+    "\n"
+    "simulate -validation [-spsa games=N] [-design every=F games=N final=M ...]...\n"
+    "                     [-walk ELO] [-flat ELO] [-seeds K] [-seed-base B]\n"
+    "The power of validation schedules (tuner/tuning/valpower.h): for a run of N\n"
+    "tuning games (default 20000), the default schedule of `run -validate` and\n"
+    "each -design (the keys of -validate, one -design per schedule), each point's\n"
+    "pairs drawn from a real night's pentanomial shape tilted to the snapshot's\n"
+    "true Elo, over the seeds B .. B+K-1 (default 1, 10000 seeds): how often the\n"
+    "final point shows a significant loss when the values walk to -walk Elo at\n"
+    "the end (default -20), a significant gain when they hold -flat Elo from the\n"
+    "start (25), either when nothing is gained, and how often a point before the\n"
+    "final one shows a significant loss when the values lose -collapse Elo from\n"
+    "the start (-50); and under no gain, the best point's\n"
+    "Elo (its selection bias), how often its interval excludes 0, and its Elo less\n"
+    "the correction that status shows.\n";
 
 typedef struct {
     const char *spec_file;
@@ -145,6 +162,10 @@ typedef struct {
     bool probe_set, average_set;     /* -spsa probe=, average= given */
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
+    bool validation;                 /* -validation */
+    const char *design[32][4];       /* -design words (every=, games=, final=) */
+    size_t ndesign, ndword[32];
+    double walk, flat, collapse;     /* -walk, -flat, -collapse */
 } SimOptions;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -239,6 +260,23 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         }
         if (!strcmp(a, "-grid")) {
             o->grid = true;
+            continue;
+        }
+        if (!strcmp(a, "-validation")) {
+            o->validation = true;
+            continue;
+        }
+        if (!strcmp(a, "-design")) {
+            if (o->ndesign >= 32)
+                return cli_usage_error("simulate", "simulate", "-design: at most 32 schedules");
+            size_t d = o->ndesign++;
+            while (i + 1 < argc && is_kv(argv[i + 1])) {
+                if (o->ndword[d] >= 4)
+                    return cli_usage_error("simulate", "simulate", "-design: every=F games=N final=M");
+                o->design[d][o->ndword[d]++] = argv[++i];
+            }
+            if (o->ndword[d] == 0)
+                return cli_usage_error("simulate", "simulate", "-design needs key=value arguments");
             continue;
         }
         if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
@@ -338,6 +376,12 @@ static int parse_args(int argc, char **argv, SimOptions *o)
             ok = (o->bias_set = cli_parse_double(v, 0, 10000, &o->opening_bias));
         else if (!strcmp(a, "-landscapes"))
             o->landscapes = v;
+        else if (!strcmp(a, "-walk"))
+            ok = cli_parse_double(v, -400, 400, &o->walk);
+        else if (!strcmp(a, "-flat"))
+            ok = cli_parse_double(v, -400, 400, &o->flat);
+        else if (!strcmp(a, "-collapse"))
+            ok = cli_parse_double(v, -400, 400, &o->collapse);
         else if (!strcmp(a, "-concurrency"))
             ok = !parse_int(v, 1, 4096, &o->concurrency);
         else if (!strcmp(a, "-srand"))
@@ -393,6 +437,81 @@ static void print_report(const SpsaParam *ps, size_t n, const double *opt, const
                opt[i], x[i] - opt[i], (x[i] - opt[i]) / ps[i].c_end);
 }
 
+/* One -design's words into a schedule for a budget of `total` games (validate_plan). */
+static int design_plan(const SimOptions *o, size_t d, uint64_t total, Validation *v, char *label, size_t len)
+{
+    double every = 0;
+    int64_t count[2] = { -1, -1 };
+    char err[256];
+    label[0] = '\0';
+    for (size_t w = 0; w < o->ndword[d]; w++) {
+        const char *kv = o->design[d][w], *val = strchr(kv, '=') + 1;
+        size_t klen = (size_t)(val - 1 - kv);
+        uint64_t u;
+        bool ok;
+        if (klen == 5 && !strncmp(kv, "every", 5))
+            ok = cli_parse_double(val, 0.001, 1, &every);
+        else if ((klen == 5 && !strncmp(kv, "games", 5)) || (klen == 5 && !strncmp(kv, "final", 5))) {
+            ok = !parse_u64(val, &u) && u <= 1000000000ULL;
+            count[kv[0] == 'f'] = (int64_t)u;
+        } else
+            return cli_usage_error("simulate", "simulate", "-design: unknown key in \"%s\" (every, games, final)", kv);
+        if (!ok)
+            return cli_usage_error("simulate", "simulate", "-design: bad value in \"%s\"", kv);
+        snprintf(label + strlen(label), len - strlen(label), "%s%s", w ? " " : "", kv);
+    }
+    memset(v, 0, sizeof *v);
+    if (validate_plan(v, every, count[0], count[1], total, err, sizeof err) < 0)
+        return cli_usage_error("simulate", "simulate", "-design: %s", err);
+    if (v->every <= 0)
+        return cli_usage_error("simulate", "simulate", "-design %s: no validation", label);
+    return 0;
+}
+
+static int simulate_validation(const SimOptions *o)
+{
+    uint64_t total = o->games_set ? o->games : 20000;
+    int seeds = o->seeds_set ? o->seeds : 10000;
+    uint64_t seed0 = o->seed_base ? o->seed_base : 1;
+    ValPowerConf c = { .budget = total, .walk = o->walk, .flat = o->flat, .collapse = o->collapse, .seed0 = seed0, .seeds = seeds };
+    printf("simulate -validation: %llu tuning games, seeds %llu..%llu, pentanomial shape [%g, %g, %g, %g, %g]; "
+           "the final point's verdict: a loss when the values walk to %+g Elo, a gain at a flat %+g Elo; an earlier "
+           "point's warning at a flat %+g Elo\n",
+           (unsigned long long)total, (unsigned long long)seed0, (unsigned long long)(seed0 + (uint64_t)seeds - 1),
+           VALPOWER_NIGHT_PTNML[0], VALPOWER_NIGHT_PTNML[1], VALPOWER_NIGHT_PTNML[2], VALPOWER_NIGHT_PTNML[3],
+           VALPOWER_NIGHT_PTNML[4], o->walk, o->flat, o->collapse);
+    printf("%-42s %6s %6s %6s %6s %6s %6s %6s %6s | %7s %7s %6s %6s %7s %7s %6s\n", "schedule", "points", "games",
+           "final", "+/-", "walk", "flat", "null", "early", "best", "best", "best", "best", "corr", "corr", "corr");
+    printf("%-42s %6s %6s %6s %6s %6s %6s %6s %6s | %7s %7s %6s %6s %7s %7s %6s\n", "", "", "", "games", "final",
+           "loss", "gain", "sig", "warn", "mean", "median", "SE", ">0", "mean", "median", ">2SE");
+    for (size_t d = 0; d <= o->ndesign; d++) {
+        Validation v;
+        char label[128], err[256];
+        if (d == 0) {
+            memset(&v, 0, sizeof v);
+            validate_plan(&v, 0, -1, -1, total, err, sizeof err);
+            snprintf(label, sizeof label, "default (every=%g games=%llu final=%llu)", v.every,
+                     (unsigned long long)v.games, (unsigned long long)v.final);
+        } else {
+            int rc = design_plan(o, d - 1, total, &v, label, sizeof label);
+            if (rc)
+                return rc;
+        }
+        ValPowerResult r;
+        if (valpower_run(&v, &c, &r, err, sizeof err) < 0) {
+            fprintf(stderr, "simulate: %s\n", err);
+            return 2;
+        }
+        printf("%-42s %6llu %6llu %6llu %6.1f %5.1f%% %5.1f%% %5.1f%% %5.1f%% | %+7.2f %+7.2f %6.2f %5.1f%% %+7.2f %+7.2f %5.1f%%\n",
+               label, (unsigned long long)r.points, (unsigned long long)r.games,
+               (unsigned long long)r.final_games, r.final_err, 100 * r.walk_loss, 100 * r.flat_gain,
+               100 * (r.null_loss + r.null_gain), 100 * r.early_warning, r.best_mean, r.best_median, r.best_se, 100 * r.best_excludes0,
+               r.corr_mean, r.corr_median, 100 * r.corr_above0);
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int simulate_main(int argc, char **argv)
 {
     SimOptions o;
@@ -405,9 +524,16 @@ int simulate_main(int argc, char **argv)
     o.concurrency = 1;
     o.srand = 1;
     o.seeds = 1;
+    o.walk = -20;
+    o.flat = 25;
+    o.collapse = -50;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (o.validation)
+        return simulate_validation(&o);
+    if (o.ndesign)
+        return cli_usage_error("simulate", "simulate", "-design goes with -validation");
     if (o.grid || o.suite) {
         SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
                               o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,

@@ -158,7 +158,7 @@ int verify_pick_openings(Verify *v, const RunConf *over, char *err, size_t errle
     } else {
         /* The validation points played the first of them (validate.h): fresh ones when there are. */
         const Validation *val = &v->rs.val;
-        uint64_t used = (val->done + (val->pending ? 1 : 0)) * (val->games / 2);
+        uint64_t used = val->used + (val->pending ? val->size / 2 : 0);
         uint64_t skip = used < h ? used : 0;
         book_set_order(v->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
         if (book_keep(v->mc.book, n - h + skip, (size_t)(h - skip)) < 0) {

@@ -186,6 +186,8 @@ void pair_job_clear(PairJob *j)
     j->swap = false;
     j->fen[0] = '\0';
     j->round[0] = j->names[0][0] = j->names[1][0] = j->event[0] = '\0';
+    j->has_tc = false;
+    memset(&j->tc, 0, sizeof j->tc);
 }
 
 /* 0, or -1 when the PGN file could not take the game (the match stops). */
@@ -197,7 +199,7 @@ static int write_pgn(Worker *w, const PairJob *job, int white, const GameRecord 
         snprintf(round, sizeof round, "%s", job->round);
     else
         snprintf(round, sizeof round, "%llu", (unsigned long long)job->id + 1);
-    tc_format_pgn(&cfg->eng[white].tc, tc, sizeof tc);
+    tc_format_pgn(job->has_tc ? &job->tc : &cfg->eng[white].tc, tc, sizeof tc);
     PgnTags tags = { .event = job->event[0] ? job->event : cfg->event[0] ? cfg->event : "ratchet-tune match",
                      .site = cfg->site[0] ? cfg->site : "?",
                      .round = round,
@@ -275,7 +277,8 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
 
     if (!forfeited) {
         GameSetup setup = { .eng = { &w->eng[white], &w->eng[!white] },
-                            .tc = { &cfg->eng[white].tc, &cfg->eng[!white].tc },
+                            .tc = { job->has_tc ? &job->tc : &cfg->eng[white].tc,
+                                    job->has_tc ? &job->tc : &cfg->eng[!white].tc },
                             .adj = &cfg->adj,
                             .fen = fen,
                             .stop = cfg->stop };

@@ -75,6 +75,10 @@ typedef struct {
     char round[24];
     char names[2][64];
     char event[128];
+    /* The limit of both engines for this pair, when has_tc (else each
+     * engine's own): a run's validation pairs at the user's limit. */
+    bool has_tc;
+    TimeControl tc;
 } PairJob;
 
 /* A job with every field at its default (a pair from the book's opening 0). */

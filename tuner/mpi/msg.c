@@ -51,6 +51,8 @@ void msg_pack_job(Buf *b, uint64_t seq, const PairJob *j)
     msg_put_str(b, j->names[0]);
     msg_put_str(b, j->names[1]);
     msg_put_str(b, j->event);
+    msg_put_i32(b, j->has_tc);
+    msg_put(b, &j->tc, sizeof j->tc);
     for (int e = 0; e < 2; e++) {
         int n = j->nopts[e] < MAX_JOB_OPTS ? j->nopts[e] : MAX_JOB_OPTS;
         msg_put_i32(b, n);
@@ -259,6 +261,9 @@ int msg_decode_job(const void *p, size_t len, uint64_t *seq, PairJob *j, char *w
     get_str(&r, j->names[0], sizeof j->names[0]);
     get_str(&r, j->names[1], sizeof j->names[1]);
     get_str(&r, j->event, sizeof j->event);
+    int32_t has_tc = get_i32(&r);
+    j->has_tc = has_tc != 0;
+    get(&r, &j->tc, sizeof j->tc);
     if (r.bad)
         return refuse(why, whylen, "JOB: %zu bytes, too short or a FEN, Round, name or Event that does not fit",
                       len);
@@ -266,6 +271,8 @@ int msg_decode_job(const void *p, size_t len, uint64_t *seq, PairJob *j, char *w
         return refuse(why, whylen, "JOB: games = %d (0..2)", j->games);
     if (!in(swap, 0, 1))
         return refuse(why, whylen, "JOB: swap = %d (0 or 1)", (int)swap);
+    if (!in(has_tc, 0, 1))
+        return refuse(why, whylen, "JOB: has_tc = %d (0 or 1)", (int)has_tc);
     for (int e = 0; e < 2; e++) {
         int n = get_i32(&r);
         if (r.bad || !in(n, 0, MAX_JOB_OPTS))

@@ -29,8 +29,9 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     if (!raw)
         return -1;
     RunState rs;
-    if (runstate_from_json(&rs, raw, path, err, errlen) < 0) {
+    if (runstate_from_json(&rs, raw, path, err, errlen) < 0 || runstate_resolve(&rs, dir, err, errlen) < 0) {
         cJSON_Delete(raw);
+        runstate_free(&rs);
         return -1;
     }
     const SpsaState *st = &rs.spsa;

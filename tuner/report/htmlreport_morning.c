@@ -22,7 +22,9 @@
 void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
 {
     const Validation *v = &pg->rs->val;
-    if (validate_points(v) == 0)
+    const SpsaState *st = &pg->rs->spsa;
+    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    if (validate_points(v, total) == 0)
         return;
     ValidationPoint *pts = NULL;
     size_t n = 0;
@@ -36,15 +38,14 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
     }
     if (n > v->done)
         n = (size_t)v->done;
-    char where[96];
+    char plan[256], where[96];
     if (v->holdout)
         snprintf(where, sizeof where, "the %llu openings the tuning never plays", (unsigned long long)v->holdout);
     else
         snprintf(where, sizeof where, "the tuning's own openings (none held out: in sample)");
-    fprintf(f, "<p class=\"note\">Every %g of the budget, %llu games on %s (validation.csv); each point's values "
-               "are its snapshot (snapshots/K.json, <code>export -snapshot K</code>).  The best of several noisy "
-               "points is optimistic: re-measure it with <code>verify -snapshot best</code>.</p>\n",
-            v->every, (unsigned long long)v->games, where);
+    fprintf(f, "<p class=\"note\">Validation: %s, on %s (validation.csv); each point's values are its snapshot "
+               "(snapshots/K.json, <code>export -snapshot K</code>).</p>\n",
+            validate_plan_text(v, total, plan, sizeof plan), where);
     if (n == 0) {
         fputs("<p>No point yet.</p></section>\n", f);
         free(pts);
@@ -97,6 +98,47 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 fprintf(f, "%s %llu", k++ ? "," : n - drawn > 1 ? "s" : "", (unsigned long long)pts[i].point);
         fprintf(f, " %s too few games for an interval (Elo n/a in the table).</p>\n", n - drawn > 1 ? "have" : "has");
     }
+    if (n > 1) {
+        char btext[600];
+        fprintf(f, "<p>Best: point %llu at %llu games: ", (unsigned long long)pts[best].point,
+                (unsigned long long)pts[best].games);
+        htmlreport_esc(f, morning_best_text(pts, n, btext, sizeof btext));
+        fputs("</p>\n", f);
+    }
+    if (v->has_limit) {
+        ValidationPoint *lp = NULL;
+        size_t ln = 0;
+        char lerr[512], warn[1024], elo[200];
+        fputs("<p>At your limit, ", f);
+        htmlreport_esc(f, v->limit_text);
+        fputs(" (the tuning's: ", f);
+        htmlreport_esc(f, pg->rs->tc);
+        fputs("), on the same openings (validation-limit.csv):", f);
+        if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
+            fputs(" ", f);
+            htmlreport_esc(f, lerr);
+        }
+        const ValidationPoint *u = NULL;
+        for (size_t i = 0; i < ln; i++) {
+            if (lp[i].point > v->done)
+                break;
+            fprintf(f, "%s point %llu: ", i ? ";" : "", (unsigned long long)lp[i].point);
+            htmlreport_esc(f, validate_elo_text(&lp[i], elo, sizeof elo));
+            if (lp[i].point == pts[n - 1].point)
+                u = &lp[i];
+        }
+        fputs(ln ? "</p>\n" : " no point yet.</p>\n", f);
+        morning_limit_warning(&pts[n - 1], u, pg->rs->tc, v->limit_text, warn, sizeof warn);
+        if (warn[0]) {
+            fputs("<p class=\"warn\">", f);
+            htmlreport_esc(f, warn);
+            fputs("</p>\n", f);
+        }
+        free(lp);
+    }
+    if (!validate_final_taken(v, total) && spsa_done(st))
+        fputs("<p class=\"warn\">The final values (export's default) were not validated: <code>resume</code> "
+              "plays their point.</p>\n", f);
     fputs("<table><tr><th>point</th><th>games</th><th>Elo</th><th>games played</th><th>Ptnml(0-2)</th>"
           "<th>snapshot</th><th></th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
@@ -111,7 +153,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 (unsigned long long)(2 * p->pairs), (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
                 (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3], (unsigned long long)p->ptnml[4],
                 SNAPSHOT_DIR, (unsigned long long)p->point, i == n - 1 ? "<b>last</b>" : "",
-                i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic)" : "");
+                i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic: corrected above)" : "");
     }
     fputs("</table></section>\n", f);
     free(pts);
@@ -142,6 +184,13 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 v.final, v.lo, v.hi, v.z, v.real ? "<b>real</b>" : v.final == q->start ? "none" : "noise");
     }
     fputs("</table>", f);
+    char travel[1024];
+    morning_travel_note(&rs->spsa, vs, travel, sizeof travel);
+    if (travel[0]) {
+        fputs("<p class=\"note\">", f);
+        htmlreport_esc(f, travel);
+        fputs("</p>", f);
+    }
     char note[1536];
     morning_wander_note(&rs->spsa, vs, note, sizeof note);
     if (note[0]) {

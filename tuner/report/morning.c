@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "elotext.h"
 #include "errmsg.h"
 #include "hist.h"
 #include "validate.h"
@@ -126,6 +131,47 @@ void morning_wander_note(const SpsaState *st, const MoveVerdict *vs, char *buf, 
              n == 1 ? "it" : "them");
 }
 
+void morning_travel(const SpsaState *st, const MoveVerdict *vs, double *s, double *smin, double *smax,
+                    double *expected)
+{
+    double *x = calloc(st->nparams + 1, sizeof *x);
+    size_t k = 0;
+    for (size_t i = 0; x && i < st->nparams; i++)
+        if (vs[i].travel > 0 && st->params[i].c_end > 0)
+            x[k++] = vs[i].travel / st->params[i].c_end;
+    *s = *smin = *smax = 0;
+    if (k > 0) {
+        gsl_sort(x, 1, k);
+        *s = gsl_stats_median_from_sorted_data(x, 1, k);
+        *smin = x[0];
+        *smax = x[k - 1];
+    }
+    *expected = (double)st->nparams * 2 * gsl_cdf_ugaussian_Q(MOVES_Z);
+    free(x);
+}
+
+void morning_travel_note(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len)
+{
+    double s, lo, hi, expected;
+    morning_travel(st, vs, &s, &lo, &hi, &expected);
+    if (len)
+        buf[0] = '\0';
+    if (s <= 0)
+        return;
+    char range[96] = "";
+    if (hi - lo > 0.01 * s)
+        snprintf(range, sizeof range, " (median over the parameters; from %.3g to %.3g)", lo, hi);
+    snprintf(buf, len,
+             "What |z| > %.1f tests: every step of a parameter has the same size in units of its c_end, only its "
+             "sign differs, so z = move / (c_end x S), with S = %.3g%s, the root of the sum of the squared steps "
+             "in c_end: \"real\" means \"moved more than %.3g c_end from the start\".  If the games ignored all "
+             "%zu parameters, about %.1f of them (%zu x P(|z| > %.1f) = %zu x %.3f) would still be called real.  "
+             "z measures travel beyond what noise alone would make, not that a move gains Elo: the games' "
+             "judgement of a move is an ablation (verify -ablate).",
+             MOVES_Z, s, range, MOVES_Z * s, st->nparams, expected, st->nparams, MOVES_Z, st->nparams,
+             2 * gsl_cdf_ugaussian_Q(MOVES_Z));
+}
+
 void morning_moves(FILE *out, const char *dir, const RunState *rs)
 {
     const SpsaState *st = &rs->spsa;
@@ -155,11 +201,63 @@ void morning_moves(FILE *out, const char *dir, const RunState *rs)
                 v->real ? "real" : v->final == q->start ? "none" : "noise (export -keep-noise=start keeps the start)");
     }
     fprintf(out, "%zu of %zu moves distinguishable from noise\n", nreal, st->nparams);
+    char travel[1024];
+    morning_travel_note(st, vs, travel, sizeof travel);
+    if (travel[0])
+        fprintf(out, "%s\n", travel);
     char note[1536];
     morning_wander_note(st, vs, note, sizeof note);
     if (note[0])
         fprintf(out, "%s\n", note);
     free(vs);
+}
+
+const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, size_t len)
+{
+    const ValidationPoint *p = &pts[validate_best(pts, n)];
+    char elo[200];
+    double bias = validate_selection_bias(pts, n);
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += elo_has_interval(pts[i].elo, pts[i].elo_err);
+    if (elo_has_interval(p->elo, p->elo_err) && with < 2)
+        snprintf(buf, len, "%s (the only point with an interval: nothing to correct for selection)",
+                 validate_elo_text(p, elo, sizeof elo));
+    else if (!elo_has_interval(p->elo, p->elo_err) || !isfinite(bias))
+        snprintf(buf, len, "%s, uncorrected for selection (the best of %zu noisy estimates is optimistic)",
+                 validate_elo_text(p, elo, sizeof elo), n);
+    else
+        snprintf(buf, len, "%+.1f Elo as measured, %+.1f corrected for selection (the best of %zu noisy estimates "
+                 "is optimistic by about %.1f Elo; no interval: re-measure it with verify -snapshot %llu)", p->elo,
+                 p->elo - bias, n, bias, (unsigned long long)p->point);
+    return buf;
+}
+
+void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *user, const char *tc,
+                           const char *limit, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!user || !isfinite(user->elo))
+        return;
+    char a[200], b[200];
+    bool below = elo_has_interval(user->elo, user->elo_err) && user->elo + user->elo_err < 0;
+    bool disagree = tuned && isfinite(tuned->elo) && tuned->elo > 0 && user->elo < 0;
+    if (!below && !disagree)
+        return;
+    snprintf(buf, len, "WARNING: point %llu %s: %s at %s (the tuning's limit), %s at %s (yours)%s",
+             (unsigned long long)user->point,
+             below && disagree ? "gains at the tuning's limit and loses significantly at yours"
+             : below           ? "is significantly worse than the start values at your limit"
+                               : "disagrees between the limits",
+             tuned ? validate_elo_text(tuned, a, sizeof a) : "no point", tc, validate_elo_text(user, b, sizeof b),
+             limit, disagree ? ": the gain does not carry over to the limit you play" : ": do not ship these values for it");
+}
+
+/* Whether the last recorded point is of the final values. */
+static bool l_is_final(const ValidationPoint *pts, size_t n, uint64_t total)
+{
+    return n > 0 && pts[n - 1].games >= total;
 }
 
 void morning_validation(FILE *out, const char *dir, const RunState *rs)
@@ -176,36 +274,73 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
     }
     if (n > v->done)
         n = (size_t)v->done; /* a row the state does not count yet is played again on resume */
+    uint64_t total = rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per;
+    uint64_t npoints = validate_points(v, total);
+    char plan[256];
     if (v->holdout)
         fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
                 (unsigned long long)v->holdout);
     else
         fprintf(out, "\nvalidation (snapshot against the start values, on the tuning's own openings: none held "
                      "out, so in sample): ");
-    if (validate_points(v) == 0)
+    if (npoints == 0 && n == 0)
         fprintf(out, "off\n");
     else if (n == 0)
-        fprintf(out, "no point yet (every %g of the budget, %llu games each)%s\n", v->every,
-                (unsigned long long)v->games, v->pending ? "; the first is being played" : "");
+        fprintf(out, "no point yet (%s)%s\n", validate_plan_text(v, total, plan, sizeof plan),
+                v->pending ? "; the first is being played" : "");
     else {
-        size_t best = validate_best(pts, n);
         const ValidationPoint *l = &pts[n - 1];
-        char elo[200];
+        char elo[200], best[600];
         fprintf(out, "%zu of %llu points\n  latest: point %llu at %llu games: %s (%llu games, "
                      "Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]), snapshot %s/%llu.json\n",
-                n, (unsigned long long)validate_points(v), (unsigned long long)l->point,
+                n, (unsigned long long)npoints, (unsigned long long)l->point,
                 (unsigned long long)l->games, validate_elo_text(l, elo, sizeof elo), (unsigned long long)(2 * l->pairs),
                 (unsigned long long)l->ptnml[0], (unsigned long long)l->ptnml[1], (unsigned long long)l->ptnml[2],
                 (unsigned long long)l->ptnml[3], (unsigned long long)l->ptnml[4], SNAPSHOT_DIR,
                 (unsigned long long)l->point);
-        if (n > 1)
-            fprintf(out, "  best:   point %llu at %llu games: %s (the best of %zu noisy estimates "
-                         "is optimistic: re-measure it with verify)\n",
-                    (unsigned long long)pts[best].point, (unsigned long long)pts[best].games,
-                    validate_elo_text(&pts[best], elo, sizeof elo), n);
+        if (n > 1) {
+            const ValidationPoint *b = &pts[validate_best(pts, n)];
+            fprintf(out, "  best:   point %llu at %llu games: %s\n", (unsigned long long)b->point,
+                    (unsigned long long)b->games, morning_best_text(pts, n, best, sizeof best));
+        }
+        if (v->has_limit) {
+            ValidationPoint *lp = NULL;
+            size_t ln = 0;
+            char lerr[512], warn[1024];
+            if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
+                fprintf(out, "  at %s: %s\n", v->limit_text, lerr);
+            } else {
+                const ValidationPoint *u = NULL;
+                for (size_t i = 0; i < ln; i++)
+                    if (lp[i].point == l->point)
+                        u = &lp[i];
+                if (u)
+                    fprintf(out, "  at %s (your limit; the tuning's: %s): point %llu: %s (%llu games)\n", v->limit_text,
+                            rs->tc, (unsigned long long)u->point, validate_elo_text(u, elo, sizeof elo),
+                            (unsigned long long)(2 * u->pairs));
+                else
+                    fprintf(out, "  at %s (your limit): no point %llu\n", v->limit_text, (unsigned long long)l->point);
+                morning_limit_warning(l, u, rs->tc, v->limit_text, warn, sizeof warn);
+                if (warn[0])
+                    fprintf(out, "  %s\n", warn);
+            }
+            free(lp);
+        }
         if (v->pending)
-            fprintf(out, "  point %llu being played: %llu of %llu games\n", (unsigned long long)(v->done + 1),
-                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->games);
+            fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
+                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->size, v->has_limit ? " at the tuning's limit" : "");
+    }
+    /* what export writes by default: the final values, validated or not */
+    if (npoints > 0 || n > 0) {
+        if (validate_final_taken(v, total)) {
+            if (!v->pending && n > 0 && l_is_final(pts, n, total))
+                fprintf(out, "  the final values (export's default) are point %llu's snapshot\n",
+                        (unsigned long long)pts[n - 1].point);
+        } else if (spsa_done(&rs->spsa))
+            fprintf(out, "  the final values (export's default) were NOT validated: `resume` plays their point\n");
+        else
+            fprintf(out, "  the final values (export's default) get their point at %llu games\n",
+                    (unsigned long long)total);
     }
     free(pts);
 }

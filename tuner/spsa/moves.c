@@ -33,7 +33,8 @@ size_t moves_tail_from(size_t n)
 void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out)
 {
     out->final = a->n ? a->prev : a->start;
-    out->z_steps = a->ss > 0 ? (out->final - a->start) / sqrt(a->ss) : 0;
+    out->travel = sqrt(a->ss);
+    out->z_steps = a->ss > 0 ? (out->final - a->start) / out->travel : 0;
     out->z_signs = a->up + a->down > 0 ? (a->up - a->down) / sqrt(a->up + a->down) : 0;
     out->z = out->z_steps;
     out->real = fabs(out->z) > MOVES_Z;

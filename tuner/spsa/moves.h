@@ -44,6 +44,8 @@ typedef struct {
     double z;         /* the move's sign-consistency statistic (z_steps); 0 without steps */
     double z_steps;   /* (final - start) / sqrt(sum of squared steps) */
     double z_signs;   /* (steps up - steps down) / sqrt(steps) */
+    double travel;    /* sqrt(sum of squared steps): the spread of a pure random walk of these steps,
+                       * so z = (final - start) / travel */
     bool real;        /* |z| > MOVES_Z */
     double min, max;  /* the lowest and the highest value, the start included */
 } MoveVerdict;

@@ -32,7 +32,7 @@ static const struct {
     { "params", KV, false, (const char *const[]){ "file", "only", NULL } },
     { "spsa", KV, false,
       (const char *const[]){ "games", "pairs-per", "A-ratio", "alpha", "gamma", "average", "form", "eta", "probe", "narrow", "adapt", "centre", NULL } },
-    { "validate", KV, false, (const char *const[]){ "every", "games", "holdout", NULL } },
+    { "validate", KV, false, (const char *const[]){ "every", "games", "final", "holdout", "tc", "st", "nodes", "depth", "nodestime", NULL } },
     { "out", SCALAR, false, NULL },
     { "config", KV_FILE, false, (const char *const[]){ "file", NULL } },
 };

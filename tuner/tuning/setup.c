@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "errmsg.h"
 #include "probe.h"
 #include "rd.h"
 #include "spec.h"
@@ -89,6 +90,11 @@ bool setup_default_book(char *path, size_t len)
 
 /* MatchConfig from the run's settings: one -engine spec given twice (the `+`
  * and the `-` engine), the fixed parameters as engine options. */
+int setup_validation_limit(RunState *rs, const MatchConfig *mc, char *err, size_t errlen)
+{
+    return validate_limit_from_conf(&rs->val, &rs->conf, &mc->eng[0].tc, err, errlen);
+}
+
 int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
 {
     RunConf *c = &rs->conf;
@@ -165,7 +171,7 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
                               "a tuning run needs an opening book (-openings file=F)");
         return -1;
     }
-    return 0;
+    return setup_validation_limit(rs, mc, err, errlen);
 oom:
     conf_free_argv(argc, argv);
     snprintf(err, errlen, "out of memory");
@@ -546,7 +552,8 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     if (rc < 0 || check_option_conflicts(rs, err, errlen) < 0 || setup_match(rs, mcp, err, errlen) < 0 ||
         setup_check_engine(rs, *mcp, err, errlen) < 0 ||
         engcheck_measure(&(*mcp)->eng[0], &rs->engine_id, err, errlen) < 0 ||
-        validate_setup(&rs->val, &rs->conf, &rs->spsa, book_size((*mcp)->book), err, errlen) < 0)
+        validate_setup(&rs->val, &rs->conf, &rs->spsa, book_size((*mcp)->book), err, errlen) < 0 ||
+        setup_validation_limit(rs, *mcp, err, errlen) < 0)
         return -1;
     tc_format(&(*mcp)->eng[0].tc, rs->tc, sizeof rs->tc);
     rd_now_iso(rs->created, sizeof rs->created);

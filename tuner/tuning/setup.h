@@ -32,6 +32,11 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
  * sides (named NAME+ and NAME-), the fixed parameters as engine options.
  * 0, or -1 with a message (*mcp may then still need setup_free_match). */
 int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen);
+/* The run's validation at the user's limit (validate.tc=, st=, nodes=,
+ * depth=: validate.h) into rs->val: the run's limit mc->eng[0].tc with
+ * those replaced.  None given: no limit of its own.  setup_match calls it.
+ * 0, or -1 with a message. */
+int setup_validation_limit(RunState *rs, const MatchConfig *mc, char *err, size_t errlen);
 /* Start the engine once and check the parameters and options against what
  * it advertises; sets rs->engine to its `id name` and rs->to_spin (float
  * parameters of spin options, sent rounded: said once on stderr); a fixed

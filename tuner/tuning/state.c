@@ -370,6 +370,12 @@ fail:
     return -1;
 }
 
+int runstate_resolve(RunState *rs, const char *dir, char *err, size_t errlen)
+{
+    validate_resolve_last(&rs->val, dir, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per);
+    return validate_limit_from_conf(&rs->val, &rs->conf, NULL, err, errlen);
+}
+
 int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen)
 {
     char path[PATH_MAX];
@@ -381,7 +387,7 @@ int runstate_load(RunState *rs, const char *dir, char *err, size_t errlen)
     }
     int rc = runstate_from_json(rs, j, path, err, errlen);
     cJSON_Delete(j);
-    return rc;
+    return rc == 0 ? runstate_resolve(rs, dir, err, errlen) : rc;
 }
 
 char *runstate_text(RunState *rs)

@@ -99,6 +99,12 @@ cJSON *runstate_to_json(const RunState *rs);
 /* origin names the file in messages. */
 int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *err, size_t errlen);
 
+/* What a loaded state takes from its directory and settings: the last
+ * validation point's games of an older build's state (validation.csv) and
+ * the user's validation limit (validate.h).  runstate_load calls it; a
+ * reader of runstate_from_json calls it after.  0, or -1 with a message. */
+int runstate_resolve(RunState *rs, const char *dir, char *err, size_t errlen);
+
 /* Read and write DIR/state.json (the write is atomic and stamps `updated`).
  * A state that runstate_from_json would refuse is never written: the save
  * fails with the reader's reason and the file on disk stays as it was. */

@@ -221,7 +221,7 @@ static void validation_check(Run *r)
     double *vals = malloc((n + 1) * sizeof *vals);
     for (size_t i = 0; vals && i < n; i++)
         vals[i] = spsa_value(&rs->spsa, i);
-    int rc = vals ? validate_take(&rs->val, vals, n, rs->games) : -1;
+    int rc = vals ? validate_take(&rs->val, vals, n, rs->games, budget_games(&rs->spsa)) : -1;
     free(vals);
     char err[1024];
     if (rc < 0) {
@@ -238,22 +238,36 @@ static void validation_check(Run *r)
 static bool validation_next(Run *r, PairJob *job)
 {
     Validation *v = &r->rs.val;
-    if (!v->pending || 2 * (v->pairs + v->inflight) >= v->games)
+    if (!v->pending)
         return false;
-    uint64_t j = (v->done * (v->games / 2)) + v->next++;
-    v->inflight++;
-    job->id = VALIDATION_ID | j;
+    /* the point's pairs at the tuning limit, then (with -validate tc= etc.) the same openings at the user's */
+    bool at_limit = 2 * (v->pairs + v->inflight) >= v->size;
+    if (at_limit && (!v->has_limit || 2 * (v->lim.pairs + v->lim.inflight) >= v->size))
+        return false;
+    uint64_t pair = at_limit ? v->lim.next++ : v->next++, j = v->used + pair;
+    if (at_limit)
+        v->lim.inflight++;
+    else
+        v->inflight++;
+    job->id = VALIDATION_ID | (at_limit ? VALIDATION_LIMIT_ID : 0) | j;
     job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), j));
     job->games = 2;
-    /* In the PGN: Round point.pair, the values each side played, and what
-     * the games were (the tuning's own games have whole-number Rounds). */
+    job->has_tc = at_limit;
+    if (at_limit)
+        job->tc = v->limit;
+    /* In the PGN: Round point.pair (the pairs at the user's limit numbered after the others), the values each
+     * side played, and what the games were (the tuning's own games have whole-number Rounds). */
     uint64_t point = v->done + 1;
     snprintf(job->round, sizeof job->round, "%llu.%llu", (unsigned long long)point,
-             (unsigned long long)(j - v->done * (v->games / 2) + 1));
+             (unsigned long long)(pair + 1 + (at_limit ? v->size / 2 : 0)));
     snprintf(job->names[0], sizeof job->names[0], "snapshot %llu", (unsigned long long)point);
     snprintf(job->names[1], sizeof job->names[1], "start");
-    snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu: %s/%llu.json against the start values",
-             (unsigned long long)point, SNAPSHOT_DIR, (unsigned long long)point);
+    if (at_limit)
+        snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu at %.40s: snapshot %llu against "
+                 "the start values", (unsigned long long)point, v->limit_text, (unsigned long long)point);
+    else
+        snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu: %s/%llu.json against the start "
+                 "values", (unsigned long long)point, SNAPSHOT_DIR, (unsigned long long)point);
     const SpsaState *st = &r->rs.spsa;
     int n = (int)st->nparams;
     job->nopts[0] = job->nopts[1] = n;
@@ -270,38 +284,57 @@ static bool validation_next(Run *r, PairJob *job)
     return true;
 }
 
-static void validation_pair_done(Run *r, const PairResult *res)
+static void tally_pair(const PairResult *res, uint64_t *w, uint64_t *l, uint64_t *d, uint64_t ptnml[5])
+{
+    for (int g = 0; g < res->games && g < 2; g++) {
+        if (res->score2[g] == 2)
+            (*w)++;
+        else if (res->score2[g] == 0)
+            (*l)++;
+        else
+            (*d)++;
+    }
+    if (res->ptnml_index >= 0 && res->ptnml_index < 5)
+        ptnml[res->ptnml_index]++;
+}
+
+static void validation_pair_done(Run *r, const PairJob *job, const PairResult *res)
 {
     RunState *rs = &r->rs;
     Validation *v = &rs->val;
-    if (!v->pending || v->inflight == 0)
+    bool at_limit = (job->id & VALIDATION_LIMIT_ID) != 0;
+    if (!v->pending || (at_limit ? v->lim.inflight : v->inflight) == 0)
         return;
-    v->inflight--;
-    for (int g = 0; g < res->games && g < 2; g++) {
-        if (res->score2[g] == 2)
-            v->wins++;
-        else if (res->score2[g] == 0)
-            v->losses++;
-        else
-            v->draws++;
+    if (at_limit) {
+        v->lim.inflight--;
+        tally_pair(res, &v->lim.wins, &v->lim.losses, &v->lim.draws, v->lim.ptnml);
+        v->lim.pairs++;
+    } else {
+        v->inflight--;
+        tally_pair(res, &v->wins, &v->losses, &v->draws, v->ptnml);
+        v->pairs++;
     }
-    if (res->ptnml_index >= 0 && res->ptnml_index < 5)
-        v->ptnml[res->ptnml_index]++;
-    v->pairs++;
     char err[1024];
-    if (2 * v->pairs >= v->games) {
-        ValidationPoint p;
-        if (validate_record(v, r->dir, &p, err, sizeof err) < 0) {
+    if (2 * v->pairs >= v->size && (!v->has_limit || 2 * v->lim.pairs >= v->size)) {
+        ValidationPoint p, pl;
+        if ((v->has_limit && validate_record_limit(v, r->dir, &pl, err, sizeof err) < 0) ||
+            validate_record(v, r->dir, &p, err, sizeof err) < 0) {
             run_msg_err("validation: %s; stopping the run (the last saved state is whole)", err);
             stop_failed(r);
             return;
         }
         if (r->tty && r->progress_shown)
             printf("\r\033[K");
-        char elo[200];
-        printf("validation %llu at %llu games: %s over %llu games, snapshot %s/%s/%llu.json\n",
+        char elo[200], elol[200] = "";
+        if (v->has_limit) {
+            char e2[160];
+            snprintf(elol, sizeof elol, "; at %s: %s over %llu games", v->limit_text,
+                     validate_elo_text(&pl, e2, sizeof e2), (unsigned long long)(2 * pl.pairs));
+        }
+        printf("validation %llu at %llu games: %s over %llu games%s%s%s, snapshot %s/%s/%llu.json\n",
                (unsigned long long)p.point, (unsigned long long)p.games, validate_elo_text(&p, elo, sizeof elo),
-               (unsigned long long)(2 * p.pairs), r->dir, SNAPSHOT_DIR, (unsigned long long)p.point);
+               (unsigned long long)(2 * p.pairs), v->has_limit ? " at " : "", v->has_limit ? rs->tc : "", elol,
+               r->dir, SNAPSHOT_DIR, (unsigned long long)p.point);
         fflush(stdout);
         validation_check(r); /* a budget shortened on resume can make the next one due at once */
     }
@@ -450,7 +483,7 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
 {
     Run *r = ctx;
     if (job->id & VALIDATION_ID) {
-        validation_pair_done(r, res);
+        validation_pair_done(r, job, res);
         return;
     }
     Active *a = find_active(r, job->id + 1);
@@ -485,8 +518,9 @@ static void pair_abandoned(void *ctx, const PairJob *job)
 {
     Run *r = ctx;
     if (job->id & VALIDATION_ID) {
-        if (r->rs.val.inflight > 0)
-            r->rs.val.inflight--;
+        uint64_t *inflight = job->id & VALIDATION_LIMIT_ID ? &r->rs.val.lim.inflight : &r->rs.val.inflight;
+        if (*inflight > 0)
+            (*inflight)--;
         return;
     }
     Active *a = find_active(r, job->id + 1);
@@ -634,7 +668,8 @@ int run_play(Run *r, const RunObserver *obs)
     char snapdir[PATH_MAX + 16];
     snprintf(snapdir, sizeof snapdir, "%s/%s", r->dir, SNAPSHOT_DIR);
     if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
-        validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || rd_sub_check(snapdir, err, sizeof err) < 0) {
+        validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || validate_trim_limit(&rs->val, r->dir, err, sizeof err) < 0 ||
+        rd_sub_check(snapdir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }
@@ -653,7 +688,7 @@ int run_play(Run *r, const RunObserver *obs)
                dropped == 1 ? "its pair is" : "their pairs are");
     if (rs->val.pending) {
         printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
-               (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.games);
+               (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.size);
         /* The snapshot is written before the state that holds its point: missing only after a failed write. */
         char snap[PATH_MAX + 64];
         snprintf(snap, sizeof snap, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(rs->val.done + 1));
@@ -662,6 +697,11 @@ int run_play(Run *r, const RunObserver *obs)
             return EXIT_FAILED;
         }
     }
+    /* A point due now: the budget was extended past the last point, or the final values of a run of an
+     * older build were never validated. */
+    validation_check(r);
+    if (r->failed)
+        return EXIT_FAILED;
     rs->sessions++;
     if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
@@ -678,13 +718,14 @@ int run_play(Run *r, const RunObserver *obs)
     else
         printf("openings: the whole book (%zu) for tuning, none held out%s\n", nbook,
                rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
-    if (validate_points(&rs->val))
-        printf("validation: every %g of the budget (%llu points), %llu games each, the values export would write "
-               "against the start values%s; %llu done\n", rs->val.every,
-               (unsigned long long)validate_points(&rs->val), (unsigned long long)rs->val.games,
-               rs->val.holdout && rs->val.holdout < nbook ? " on the held-out openings"
-                                                          : " on the tuning's own openings (none held out: in sample)",
-               (unsigned long long)rs->val.done);
+    uint64_t total = budget_games(&rs->spsa), npoints = validate_points(&rs->val, total);
+    if (npoints) {
+        char plan[256];
+        printf("validation: %s, the values export would write against the start values%s; %llu of %llu done\n",
+               validate_plan_text(&rs->val, total, plan, sizeof plan),
+               rs->val.holdout && rs->val.holdout < nbook ? "" : ", on the tuning's own openings (none held out: in sample)",
+               (unsigned long long)rs->val.done, (unsigned long long)npoints);
+    }
     fflush(stdout);
 
     g_stop = 0;

@@ -9,13 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
+
+#include "cli.h"
 #include "elotext.h"
 #include "errmsg.h"
 #include "rd.h"
 #include "stats.h"
 
-enum { DEFAULT_COST_PCT = 10 };
-static const double DEFAULT_EVERY = 0.2, DEFAULT_HOLDOUT = 0.2;
+static const double DEFAULT_HOLDOUT = 0.2;
 
 void validate_free(Validation *v)
 {
@@ -24,9 +29,44 @@ void validate_free(Validation *v)
     v->nvalues = 0;
 }
 
+/* Intermediate points of a schedule: the multiples K every strictly inside the budget. */
+static uint64_t intermediate_points(double every)
+{
+    return every > 0 ? (uint64_t)ceil(1.0 / every - 1e-9) - 1 : 0;
+}
+
+int validate_plan(Validation *v, double every, int64_t games, int64_t final, uint64_t total, char *err,
+                  size_t errlen)
+{
+    if (!(every > 0))
+        every = VALIDATE_DEFAULT_EVERY;
+    if ((games > 0 && games % 2) || (final > 0 && final % 2)) {
+        errmsg(err, errlen, "validate.%s=%lld: validation plays game pairs, so games must be even",
+               games > 0 && games % 2 ? "games" : "final", (long long)(games > 0 && games % 2 ? games : final));
+        return -1;
+    }
+    if (final == 0 && games != 0) {
+        errmsg(err, errlen, "validate.final=0: a run validates its final values (-validate off or games=0 for "
+               "no validation)");
+        return -1;
+    }
+    uint64_t inter = intermediate_points(every);
+    double cost = (double)total * VALIDATE_COST_PCT / 100.0;
+    /* the default: VALIDATE_FINAL_SHARE of the cost in the final point, the rest over the others */
+    double share = inter ? VALIDATE_FINAL_SHARE : 1.0;
+    uint64_t dgames = inter ? 2 * (uint64_t)ceil(cost * (1 - share) / (double)inter / 2.0 - 1e-9) : 2;
+    uint64_t dfinal = 2 * (uint64_t)ceil(cost * share / 2.0 - 1e-9);
+    v->games = games >= 0 ? (uint64_t)games : dgames < 2 ? 2 : dgames;
+    v->final = final > 0 ? (uint64_t)final : games > 0 ? (uint64_t)games : dfinal < 2 ? 2 : dfinal;
+    if (v->games == 0)
+        v->final = 0;
+    v->every = v->games ? every : 0;
+    return 0;
+}
+
 int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size_t nbook, char *err, size_t errlen)
 {
-    double every = DEFAULT_EVERY, holdout = DEFAULT_HOLDOUT;
+    double every = VALIDATE_DEFAULT_EVERY, holdout = DEFAULT_HOLDOUT;
     if (conf_get(conf, "validate", "every") &&
         conf_get_double(conf, "validate", "every", 0.001, 1.0, &every, err, errlen) < 0)
         return -1;
@@ -34,30 +74,25 @@ int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size
         conf_get_double(conf, "validate", "holdout", 0.0, 0.9, &holdout, err, errlen) < 0)
         return -1;
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
-    uint64_t points = (uint64_t)floor(1.0 / every + 1e-9);
-    unsigned long long games;
-    if (conf_get(conf, "validate", "games")) {
-        if (conf_get_u64(conf, "validate", "games", 0, 1000000000ULL, &games, err, errlen) < 0)
+    int64_t count[2] = { -1, -1 };
+    static const char *const KEYS[2] = { "games", "final" };
+    for (int k = 0; k < 2; k++) {
+        unsigned long long x;
+        if (!conf_get(conf, "validate", KEYS[k]))
+            continue;
+        if (conf_get_u64(conf, "validate", KEYS[k], 0, 1000000000ULL, &x, err, errlen) < 0)
             return -1;
-        if (games % 2) {
-            errmsg(err, errlen, "validate.games=%llu: validation plays game pairs, so games must be even", games);
-            return -1;
-        }
-    } else {
-        /* about DEFAULT_COST_PCT% of the budget over all points, at least one pair a point */
-        games = 2 * (unsigned long long)ceil((double)total * DEFAULT_COST_PCT / 100.0 / (double)points / 2.0);
-        if (games < 2)
-            games = 2;
+        count[k] = (int64_t)x;
     }
-    v->every = games ? every : 0;
-    v->games = games;
+    memset(v, 0, sizeof *v);
+    if (validate_plan(v, every, count[0], count[1], total, err, errlen) < 0)
+        return -1;
     v->holdout = 0;
     if (nbook >= 2 && holdout > 0) {
         double h = floor(holdout * (double)nbook + 0.5);
         v->holdout = h < 1 ? 1 : h > (double)(nbook - 1) ? nbook - 1 : (uint64_t)h;
     }
-    v->done = 0;
-    v->pending = false;
+    v->last_known = true;
     return 0;
 }
 
@@ -75,17 +110,85 @@ uint64_t validate_holdout_pick(const Validation *v, size_t nbook, uint64_t j)
     return (nbook - v->holdout) + j % v->holdout;
 }
 
-uint64_t validate_points(const Validation *v)
+bool validate_next_point(const Validation *v, uint64_t after, uint64_t total, uint64_t *at, uint64_t *size)
 {
-    return v->every > 0 && v->games > 0 ? (uint64_t)floor(1.0 / v->every + 1e-9) : 0;
+    if (v->every <= 0 || v->games == 0 || after >= total)
+        return false;
+    double step = v->every * (double)total;
+    /* the first multiple K step beyond `after` (the tuning games of the first batch at or past it) */
+    double k = floor((double)after / step);
+    for (;; k++) {
+        double pos = ceil((k + 1) * step - 1e-6);
+        if (pos > (double)after)
+            break;
+    }
+    if ((k + 1) * v->every < 1 - 1e-9 && ceil((k + 1) * step - 1e-6) < (double)total) {
+        *at = (uint64_t)ceil((k + 1) * step - 1e-6);
+        *size = v->games;
+    } else {
+        *at = total;
+        *size = v->final;
+    }
+    return true;
+}
+
+uint64_t validate_points(const Validation *v, uint64_t total)
+{
+    if (v->every <= 0 || v->games == 0)
+        return 0;
+    uint64_t n = v->done + (v->pending ? 1 : 0), after = v->pending ? v->due : v->last_at, at, size;
+    while (validate_next_point(v, after, total, &at, &size)) {
+        n++;
+        after = at;
+    }
+    return n;
 }
 
 bool validate_due(const Validation *v, uint64_t games, uint64_t total)
 {
-    if (v->pending || v->done >= validate_points(v))
+    uint64_t at, size;
+    if (v->pending || !validate_next_point(v, v->last_at, total, &at, &size))
         return false;
-    double at = ceil((double)(v->done + 1) * v->every * (double)total - 1e-6);
-    return (double)games >= at;
+    return games >= at;
+}
+
+const char *validate_plan_text(const Validation *v, uint64_t total, char *buf, size_t len)
+{
+    uint64_t at, size;
+    bool inter = validate_next_point(v, 0, total, &at, &size) && at < total;
+    if (v->every <= 0 || v->games == 0)
+        snprintf(buf, len, "off");
+    else if (inter || intermediate_points(v->every) > 0)
+        snprintf(buf, len, "a point every %g of the budget (%llu games each) and the final values (%llu games)",
+                 v->every, (unsigned long long)v->games, (unsigned long long)v->final);
+    else
+        snprintf(buf, len, "the final values (%llu games)", (unsigned long long)v->final);
+    return buf;
+}
+
+bool validate_final_taken(const Validation *v, uint64_t total)
+{
+    return (v->pending && v->due >= total) || (v->done > 0 && v->last_at >= total);
+}
+
+void validate_resolve_last(Validation *v, const char *dir, uint64_t total)
+{
+    if (v->last_known)
+        return;
+    v->last_known = true;
+    v->last_at = 0;
+    if (v->done == 0)
+        return;
+    ValidationPoint *pts = NULL;
+    size_t n = 0;
+    char err[512];
+    /* an older build's point K was due at K every total (its first budget); taken then or later */
+    double at = ceil((double)v->done * v->every * (double)total - 1e-6);
+    v->last_at = at > (double)total ? total : (uint64_t)at;
+    if (validate_read(dir, &pts, &n, err, sizeof err) == 0 && n >= v->done && pts[v->done - 1].point == v->done &&
+        pts[v->done - 1].games < v->last_at)
+        v->last_at = pts[v->done - 1].games;
+    free(pts);
 }
 
 cJSON *validate_to_json(const Validation *v, const SpsaState *st)
@@ -95,12 +198,17 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
     cJSON *o = cJSON_CreateObject();
     bool ok = o && cJSON_AddNumberToObject(o, "every", v->every) &&
               cJSON_AddNumberToObject(o, "games", (double)v->games) &&
+              cJSON_AddNumberToObject(o, "final", (double)v->final) &&
               cJSON_AddNumberToObject(o, "holdout", (double)v->holdout) &&
-              cJSON_AddNumberToObject(o, "done", (double)v->done);
+              cJSON_AddNumberToObject(o, "done", (double)v->done) &&
+              cJSON_AddNumberToObject(o, "last", (double)v->last_at) &&
+              cJSON_AddNumberToObject(o, "used", (double)v->used);
     if (ok && v->pending) {
         cJSON *p = cJSON_AddObjectToObject(o, "pending");
         ok = p && cJSON_AddNumberToObject(p, "point", (double)(v->done + 1)) &&
              cJSON_AddNumberToObject(p, "at_games", (double)v->at_games) &&
+             cJSON_AddNumberToObject(p, "due", (double)v->due) &&
+             cJSON_AddNumberToObject(p, "size", (double)v->size) &&
              cJSON_AddNumberToObject(p, "pairs", (double)v->pairs) &&
              cJSON_AddNumberToObject(p, "wins", (double)v->wins) &&
              cJSON_AddNumberToObject(p, "losses", (double)v->losses) &&
@@ -108,6 +216,17 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
         cJSON *pt = ok ? cJSON_AddArrayToObject(p, "ptnml") : NULL;
         for (int i = 0; pt && i < 5; i++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)v->ptnml[i]));
+        if (ok && pt && v->has_limit) {
+            cJSON *l = cJSON_AddObjectToObject(p, "limit");
+            ok = l && cJSON_AddNumberToObject(l, "pairs", (double)v->lim.pairs) &&
+                 cJSON_AddNumberToObject(l, "wins", (double)v->lim.wins) &&
+                 cJSON_AddNumberToObject(l, "losses", (double)v->lim.losses) &&
+                 cJSON_AddNumberToObject(l, "draws", (double)v->lim.draws);
+            cJSON *lp = ok ? cJSON_AddArrayToObject(l, "ptnml") : NULL;
+            for (int i = 0; lp && i < 5; i++)
+                ok = ok && cJSON_AddItemToArray(lp, cJSON_CreateNumber((double)v->lim.ptnml[i]));
+            ok = ok && lp;
+        }
         cJSON *vals = ok && pt ? cJSON_AddObjectToObject(p, "values") : NULL;
         ok = ok && vals;
         for (size_t i = 0; ok && i < v->nvalues && i < st->nparams; i++)
@@ -148,27 +267,46 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
         count_of(j, "holdout", &v->holdout, origin, err, errlen) < 0 ||
         count_of(j, "done", &v->done, origin, err, errlen) < 0)
         return -1;
+    /* Absent in states of older builds: points of `games` each, the last one's games read from
+     * validation.csv (validate_resolve_last). */
+    v->final = v->games;
+    v->used = v->done * (v->games / 2);
+    if ((cJSON_GetObjectItemCaseSensitive(j, "final") && count_of(j, "final", &v->final, origin, err, errlen) < 0) ||
+        (cJSON_GetObjectItemCaseSensitive(j, "used") && count_of(j, "used", &v->used, origin, err, errlen) < 0))
+        return -1;
+    if (cJSON_GetObjectItemCaseSensitive(j, "last")) {
+        if (count_of(j, "last", &v->last_at, origin, err, errlen) < 0)
+            return -1;
+        v->last_known = true;
+    }
+    if (v->games > 0 && (v->final == 0 || v->final % 2 || v->games % 2)) {
+        errmsg(err, errlen, "%s: run.validation: games %llu and final %llu must be even and not 0", origin,
+               (unsigned long long)v->games, (unsigned long long)v->final);
+        return -1;
+    }
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pending");
     if (!p)
         return 0;
+    v->size = v->games;
+    if (cJSON_GetObjectItemCaseSensitive(p, "size") && count_of(p, "size", &v->size, origin, err, errlen) < 0)
+        return -1;
+    /* absent in states of older builds: the games at which the point was taken */
+    v->due = UINT64_MAX;
+    if (cJSON_GetObjectItemCaseSensitive(p, "due") && count_of(p, "due", &v->due, origin, err, errlen) < 0)
+        return -1;
     uint64_t point;
     if (count_of(p, "point", &point, origin, err, errlen) < 0 || count_of(p, "at_games", &v->at_games, origin, err, errlen) < 0 ||
         count_of(p, "pairs", &v->pairs, origin, err, errlen) < 0 || count_of(p, "wins", &v->wins, origin, err, errlen) < 0 ||
         count_of(p, "losses", &v->losses, origin, err, errlen) < 0 ||
         count_of(p, "draws", &v->draws, origin, err, errlen) < 0)
         return -1;
-    if (v->games > 0 && 2 * v->pairs >= v->games) {
-        /* validate_record counts a point when its last pair ends, before the state is saved */
-        errmsg(err, errlen, "%s: run.validation.pending: point %llu holds %llu pairs, all of its %llu games, but was "
-               "never recorded: this state was not written by a run (edit or remove run.validation.pending)",
-               origin, (unsigned long long)point, (unsigned long long)v->pairs, (unsigned long long)v->games);
-        return -1;
-    }
-    if (point != v->done + 1 || 2 * v->pairs > v->games || v->wins + v->losses + v->draws != 2 * v->pairs) {
+    if (v->due == UINT64_MAX || v->due > v->at_games)
+        v->due = v->at_games;
+    if (point != v->done + 1 || 2 * v->pairs > v->size || v->wins + v->losses + v->draws != 2 * v->pairs) {
         errmsg(err, errlen, "%s: run.validation.pending: point %llu with %llu pairs (+%llu -%llu =%llu) does not "
-               "follow %llu done points of %llu games", origin, (unsigned long long)point,
+               "follow %llu done points, or exceeds its %llu games", origin, (unsigned long long)point,
                (unsigned long long)v->pairs, (unsigned long long)v->wins, (unsigned long long)v->losses,
-               (unsigned long long)v->draws, (unsigned long long)v->done, (unsigned long long)v->games);
+               (unsigned long long)v->draws, (unsigned long long)v->done, (unsigned long long)v->size);
         return -1;
     }
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(p, "ptnml");
@@ -203,12 +341,49 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
         }
         v->values[i] = x->valuedouble;
     }
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "limit");
+    if (l) {
+        const cJSON *lp = cJSON_GetObjectItemCaseSensitive(l, "ptnml");
+        uint64_t lsum = 0;
+        if (count_of(l, "pairs", &v->lim.pairs, origin, err, errlen) < 0 ||
+            count_of(l, "wins", &v->lim.wins, origin, err, errlen) < 0 ||
+            count_of(l, "losses", &v->lim.losses, origin, err, errlen) < 0 ||
+            count_of(l, "draws", &v->lim.draws, origin, err, errlen) < 0)
+            return -1;
+        for (int i = 0; i < 5; i++) {
+            const cJSON *c = cJSON_GetArrayItem(lp, i);
+            if (cJSON_GetArraySize(lp) != 5 || !cJSON_IsNumber(c) || !(c->valuedouble >= 0) ||
+                c->valuedouble != floor(c->valuedouble)) {
+                errmsg(err, errlen, "%s: run.validation.pending.limit.ptnml must hold 5 counts", origin);
+                return -1;
+            }
+            lsum += v->lim.ptnml[i] = (uint64_t)c->valuedouble;
+        }
+        if (lsum != v->lim.pairs || 2 * v->lim.pairs > v->size ||
+            v->lim.wins + v->lim.losses + v->lim.draws != 2 * v->lim.pairs) {
+            errmsg(err, errlen, "%s: run.validation.pending.limit: %llu pairs (+%llu -%llu =%llu, ptnml %llu) do not "
+                   "add up or exceed the point's %llu games", origin, (unsigned long long)v->lim.pairs,
+                   (unsigned long long)v->lim.wins, (unsigned long long)v->lim.losses,
+                   (unsigned long long)v->lim.draws, (unsigned long long)lsum, (unsigned long long)v->size);
+            return -1;
+        }
+        v->lim.next = v->lim.pairs;
+    }
+    if (v->size > 0 && 2 * v->pairs >= v->size && (!l || 2 * v->lim.pairs >= v->size)) {
+        /* validate_record counts a point when its last pair ends (at the user's limit too, when it has
+         * one), before the state is saved */
+        errmsg(err, errlen, "%s: run.validation.pending: point %llu holds %llu pairs, all of its %llu games%s, but "
+               "was never recorded: this state was not written by a run (edit or remove run.validation.pending)",
+               origin, (unsigned long long)point, (unsigned long long)v->pairs, (unsigned long long)v->size,
+               l ? ", at both limits" : "");
+        return -1;
+    }
     v->pending = true;
     v->next = v->pairs;
     return 0;
 }
 
-int validate_take(Validation *v, const double *values, size_t n, uint64_t games)
+int validate_take(Validation *v, const double *values, size_t n, uint64_t games, uint64_t total)
 {
     double *nv = malloc((n + 1) * sizeof *nv);
     if (!nv)
@@ -219,10 +394,16 @@ int validate_take(Validation *v, const double *values, size_t n, uint64_t games)
     v->nvalues = n;
     v->pending = true;
     v->at_games = games;
+    v->size = games >= total ? v->final : v->games;
+    /* the position it was due at: the next point is the one after it, so a point taken late (the one before
+     * it still in play) does not skip the next; a point of the final values is the final point */
+    uint64_t at, size;
+    v->due = games >= total ? total : validate_next_point(v, v->last_at, total, &at, &size) ? at : games;
     v->pairs = v->wins = v->losses = v->draws = 0;
     memset(v->ptnml, 0, sizeof v->ptnml);
     v->inflight = 0;
     v->next = 0;
+    memset(&v->lim, 0, sizeof v->lim);
     return 0;
 }
 
@@ -238,34 +419,53 @@ static int format_row(char *buf, size_t len, const ValidationPoint *p)
                     (unsigned long long)p->draws);
 }
 
-int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
+/* A finished point's row: its counts, and its Elo from them.  Every pair in
+ * one category has no interval: its error is written as inf (as is the Elo
+ * of a point that scored 0 or 100%). */
+static ValidationPoint point_row(uint64_t point, uint64_t games, uint64_t pairs, uint64_t wins, uint64_t losses,
+                                 uint64_t draws, const uint64_t ptnml[5])
 {
-    ValidationPoint p = { .point = v->done + 1, .games = v->at_games, .pairs = v->pairs, .wins = v->wins,
-                          .losses = v->losses, .draws = v->draws };
-    memcpy(p.ptnml, v->ptnml, sizeof p.ptnml);
+    ValidationPoint p = { .point = point, .games = games, .pairs = pairs, .wins = wins, .losses = losses,
+                          .draws = draws };
+    memcpy(p.ptnml, ptnml, sizeof p.ptnml);
     EloEstimate e;
-    /* Every pair in one category has no interval: its error is written as inf (as is the Elo of a
-     * point that scored 0 or 100%). */
-    bool interval = stats_from_ptnml(v->ptnml, &e) == 0;
+    bool interval = stats_from_ptnml(p.ptnml, &e) == 0;
     p.elo = e.elo;
-    p.elo_err = interval || v->pairs == 0 ? e.elo_err : INFINITY;
+    p.elo_err = interval || pairs == 0 ? e.elo_err : INFINITY;
+    return p;
+}
+
+/* p appended to DIR/NAME (the header first in a new file) and synced; the
+ * file opened without following a link, and only if regular. */
+static int append_row(const char *dir, const char *name, const ValidationPoint *p, char *err, size_t errlen)
+{
     char path[PATH_MAX + 32], row[512];
-    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = rd_open_append(path, true, err, errlen);
     if (fd < 0)
         return -1;
     off_t end = lseek(fd, 0, SEEK_END);
-    int n = format_row(row, sizeof row, &p);
+    int n = format_row(row, sizeof row, p);
     bool ok = end >= 0 && (end > 0 || write(fd, HEADER, sizeof HEADER - 1) == (ssize_t)(sizeof HEADER - 1)) &&
-              n > 0 && write(fd, row, (size_t)n) == n && fsync(fd) == 0;
+              n > 0 && (size_t)n < sizeof row && write(fd, row, (size_t)n) == n && fsync(fd) == 0;
     int saved = errno;
     close(fd);
-    if (!ok) {
-        errmsg(err, errlen, "%s: cannot append the validation point: %s", path, strerror(saved));
+    if (!ok)
+        return errmsg(err, errlen, "%s: cannot append the validation point: %s", path, strerror(saved));
+    return 0;
+}
+
+int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
+{
+    ValidationPoint p = point_row(v->done + 1, v->at_games, v->pairs, v->wins, v->losses, v->draws, v->ptnml);
+    if (append_row(dir, VALIDATION_FILE, &p, err, errlen) < 0)
         return -1;
-    }
     v->done++;
+    v->last_at = v->due;
+    v->last_known = true;
+    v->used += v->pairs;
     v->pending = false;
+    memset(&v->lim, 0, sizeof v->lim);
     validate_free(v);
     if (out)
         *out = p;
@@ -392,12 +592,13 @@ int validate_parse(const char *text, const char *path, ValidationPoint **pts, si
     return rc;
 }
 
-int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+/* DIR/NAME's rows (validate_parse); no file: none. */
+static int read_rows(const char *dir, const char *name, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
 {
     *pts = NULL;
     *n = 0;
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     char *text = rd_read_file(path, &len, err, errlen);
     if (!text)
@@ -406,6 +607,11 @@ int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, 
                                  : validate_parse(text, path, pts, n, err, errlen);
     free(text);
     return rc;
+}
+
+int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    return read_rows(dir, VALIDATION_FILE, pts, n, err, errlen);
 }
 
 char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
@@ -433,11 +639,14 @@ char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
     return text;
 }
 
-int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen)
+/* DIR/NAME cut to the rows of the points the state counts (a row beyond
+ * them: a kill between its append and the state's save), replaced
+ * atomically; untouched when nothing goes. */
+static int trim_rows(const Validation *v, const char *dir, const char *name, char *err, size_t errlen)
 {
     ValidationPoint *pts;
     size_t n;
-    if (validate_read(dir, &pts, &n, err, errlen) < 0)
+    if (read_rows(dir, name, &pts, &n, err, errlen) < 0)
         return -1;
     size_t keep = 0;
     while (keep < n && pts[keep].point <= v->done)
@@ -447,12 +656,17 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
         size_t len;
         char *text = validate_format(pts, keep, &len);
         char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/%s", dir, VALIDATION_FILE);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         rc = text ? rd_write_atomic(path, text, len, err, errlen) : errmsg(err, errlen, "%s: out of memory", path);
         free(text);
     }
     free(pts);
     return rc;
+}
+
+int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen)
+{
+    return trim_rows(v, dir, VALIDATION_FILE, err, errlen);
 }
 
 typedef struct {
@@ -600,3 +814,123 @@ size_t validate_best(const ValidationPoint *pts, size_t n)
     }
     return b;
 }
+
+/* The density of the maximum of independent N(0, s_i): d/dx prod_i Phi(x / s_i), times x. */
+typedef struct {
+    const double *s;
+    size_t n;
+} MaxOfNormals;
+
+static double max_density_x(double x, void *ctx)
+{
+    const MaxOfNormals *m = ctx;
+    double sum = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        double term = gsl_ran_ugaussian_pdf(x / m->s[i]) / m->s[i];
+        for (size_t j = 0; j < m->n && term > 0; j++)
+            if (j != i)
+                term *= gsl_cdf_ugaussian_P(x / m->s[j]);
+        sum += term;
+    }
+    return x * sum;
+}
+
+double validate_selection_bias(const ValidationPoint *pts, size_t n)
+{
+    double *s = malloc((n + 1) * sizeof *s);
+    size_t k = 0;
+    for (size_t i = 0; s && i < n; i++)
+        if (elo_has_interval(pts[i].elo, pts[i].elo_err) && pts[i].elo_err > 0)
+            s[k++] = pts[i].elo_err / 1.959963984540054;
+    double bias = 0, abserr;
+    if (k >= 2) {
+        MaxOfNormals m = { s, k };
+        gsl_function f = { max_density_x, &m };
+        gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
+        gsl_error_handler_t *old = gsl_set_error_handler_off();
+        if (!w || gsl_integration_qagi(&f, 1e-9, 1e-7, 200, w, &bias, &abserr) != 0)
+            bias = NAN;
+        gsl_set_error_handler(old);
+        if (w)
+            gsl_integration_workspace_free(w);
+    }
+    free(s);
+    return bias;
+}
+
+/* ---- the user's limit: DIR/validation-limit.csv ---------------------------------------
+ * The same rows as validation.csv, in a file of their own, so that the
+ * rows a reader of validation.csv expects are unchanged. */
+
+int validate_record_limit(const Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
+{
+    ValidationPoint p = point_row(v->done + 1, v->at_games, v->lim.pairs, v->lim.wins, v->lim.losses, v->lim.draws,
+                                  v->lim.ptnml);
+    if (append_row(dir, VALIDATION_LIMIT_FILE, &p, err, errlen) < 0)
+        return -1;
+    if (out)
+        *out = p;
+    return 0;
+}
+
+int validate_read_limit(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+{
+    return read_rows(dir, VALIDATION_LIMIT_FILE, pts, n, err, errlen);
+}
+
+int validate_trim_limit(const Validation *v, const char *dir, char *err, size_t errlen)
+{
+    return trim_rows(v, dir, VALIDATION_LIMIT_FILE, err, errlen);
+}
+
+/* The limit words of -validate (the keys -each takes for a limit). */
+static const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "nodestime", NULL };
+
+int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeControl *base, char *err, size_t errlen)
+{
+    v->has_limit = false;
+    int argc = 0;
+    char **argv = NULL;
+    for (const char *const *k = LIMIT_KEYS; *k; k++) {
+        const char *val = conf_get(conf, "validate", *k);
+        if (!val)
+            continue;
+        char kv[256];
+        snprintf(kv, sizeof kv, "%s=%s", *k, val);
+        if ((argc == 0 && conf_argv_push(&argc, &argv, "-each") < 0) || conf_argv_push(&argc, &argv, kv) < 0) {
+            conf_free_argv(argc, argv);
+            return errmsg(err, errlen, "out of memory");
+        }
+    }
+    if (argc == 0)
+        return 0;
+    MatchConfig tmp;
+    match_config_init(&tmp);
+    char e2[512] = "";
+    int i = 0, rc = match_parse_option(&tmp, argc, argv, &i, e2, sizeof e2);
+    conf_free_argv(argc, argv);
+    if (rc != 1) {
+        match_config_free(&tmp);
+        return errmsg(err, errlen, "validate: %s", rc == 0 ? "bad limit" : e2);
+    }
+    /* the run's limit with its clock, st=, nodes=, depth= and nodestime= replaced; its margins kept */
+    TimeControl t = { 0 };
+    if (base)
+        t = *base;
+    t.base_ms = t.inc_ms = t.movetime_ms = t.nodes = t.nodestime = 0;
+    t.moves = t.depth = 0;
+    const TimeControl *w = &tmp.each.tc;
+    t.base_ms = w->base_ms;
+    t.inc_ms = w->inc_ms;
+    t.moves = w->moves;
+    t.movetime_ms = w->movetime_ms;
+    t.nodes = w->nodes;
+    t.depth = w->depth;
+    t.nodestime = w->nodestime;
+    match_config_free(&tmp);
+    v->limit = t;
+    v->has_limit = true;
+    tc_format(&t, v->limit_text, sizeof v->limit_text);
+    return 0;
+}
+
