@@ -330,7 +330,9 @@ Test(validate, export_snapshots)
             cr_assert(strstr(log, "-snapshot 3") && strstr(log, "2 validation points"), "%s", log);
         } else {
             cr_assert_eq(rc, 0, "%s", log);
-            cr_assert(w == 0 || strstr(log, "optimistic"), "best names the selection bias:\n%s", log);
+            /* the fake engine's games decide whether one or both points have an interval */
+            cr_assert(w == 0 || strstr(log, "optimistic") || strstr(log, "nothing to correct for selection"),
+                      "best names the selection bias, or why there is none:\n%s", log);
             cJSON *got = read_json_file("snap.json");
             char name[64];
             int k = (int)cJSON_GetObjectItemCaseSensitive(got, "snapshot")->valuedouble;
