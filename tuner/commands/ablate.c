@@ -89,45 +89,7 @@ typedef struct {
     bool failed;
 } Ablate;
 
-static atomic_int g_signal;
-
-static void on_signal(int sig)
-{
-    if (verify_g_stop) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    verify_g_stop = 1;
-    g_signal = sig;
-    static const char msg[] = "\nratchet-tune: verify -ablate: stopping: abandoning the games in flight and saving "
-                              "(again to quit at once)\n";
-    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)w;
-}
-
 /* ---- the options ------------------------------------------------------------------------ */
-
-static int push_arg(Verify *v, const char *s)
-{
-    char **na = realloc(v->args, (size_t)(v->nargs + 2) * sizeof *na);
-    if (!na)
-        return -1;
-    v->args = na;
-    if (!(v->args[v->nargs] = strdup(s)))
-        return -1;
-    v->args[++v->nargs] = NULL;
-    return 0;
-}
-
-static void free_args(Verify *v)
-{
-    for (int i = 0; i < v->nargs; i++)
-        free(v->args[i]);
-    free(v->args);
-    v->args = NULL;
-    v->nargs = 0;
-}
 
 /* argv[i] as stored: the files of -openings file=, -pgnout, -log and
  * groups=FILE made absolute, so the stored options mean the same from any
@@ -148,22 +110,10 @@ static int push_arg_abs(Verify *v, char **argv, int i)
         path = a;
     }
     if (!path || !path[0] || path[0] == '/')
-        return push_arg(v, a);
+        return verify_push_arg(v, a);
     rd_abs_path(path, abs, sizeof abs);
     snprintf(word, sizeof word, "%s%s", pre, abs);
-    return push_arg(v, word);
-}
-
-static bool same_args(const cJSON *stored, const Verify *v)
-{
-    if (!cJSON_IsArray(stored) || cJSON_GetArraySize(stored) != v->nargs)
-        return false;
-    for (int i = 0; i < v->nargs; i++) {
-        const cJSON *s = cJSON_GetArrayItem(stored, i);
-        if (!cJSON_IsString(s) || strcmp(s->valuestring, v->args[i]) != 0)
-            return false;
-    }
-    return true;
+    return verify_push_arg(v, word);
 }
 
 /* The stored options into groups=, -rounds and the match settings `over`. */
@@ -654,10 +604,12 @@ static int play(Ablate *A, const char *dir)
     fflush(stdout);
 
     verify_g_stop = 0;
-    g_signal = 0;
+    verify_g_signal = 0;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    verify_stop_note = "\nratchet-tune: verify -ablate: stopping: abandoning the games in flight and saving "
+                       "(again to quit at once)\n";
+    sa.sa_handler = verify_on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
@@ -689,8 +641,8 @@ static int play(Ablate *A, const char *dir)
     fflush(stdout);
     if (done && saved)
         return EXIT_DONE;
-    if (g_signal && !A->failed && mrc == 0)
-        return 128 + g_signal;
+    if (verify_g_signal && !A->failed && mrc == 0)
+        return 128 + verify_g_signal;
     return EXIT_FAILED;
 }
 
@@ -760,14 +712,14 @@ int ablate_main(int argc, char **argv)
         const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
         bool bare = v->nargs == 1; /* just -ablate: the stored options */
         if (bare && cJSON_IsArray(oargs)) {
-            free_args(v);
+            verify_free_args(v);
             const cJSON *s;
             cJSON_ArrayForEach(s, oargs)
             {
-                if (!cJSON_IsString(s) || push_arg(v, s->valuestring) < 0)
+                if (!cJSON_IsString(s) || verify_push_arg(v, s->valuestring) < 0)
                     goto oom;
             }
-        } else if (!same_args(oargs, v)) {
+        } else if (!verify_same_args(oargs, v)) {
             char *was = cJSON_PrintUnformatted(oargs);
             snprintf(err, sizeof err, "verify -ablate: %s holds an ablation with other options (%s); run `%s verify %s "
                      "-ablate` to continue or show it, or add -restart to start over with the new options", A.path,
@@ -884,7 +836,7 @@ out:
     runstate_free(&v->rs);
     cJSON_Delete(v->tuned);
     cJSON_Delete(v->base);
-    free_args(v);
+    verify_free_args(v);
     ablation_groups_free(&A.groups);
     free(A.st);
     free(A.y);

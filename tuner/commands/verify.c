@@ -95,9 +95,11 @@ bool verify_in_list(const char *const *list, const char *s)
 }
 
 atomic_int verify_g_stop;
-static atomic_int g_signal;
+atomic_int verify_g_signal;
+const char *verify_stop_note = "\nratchet-tune: verify: stopping: abandoning the games in flight and saving "
+                               "(again to quit at once)\n";
 
-static void on_signal(int sig)
+void verify_on_signal(int sig)
 {
     if (verify_g_stop) {
         signal(sig, SIG_DFL);
@@ -105,16 +107,14 @@ static void on_signal(int sig)
         return;
     }
     verify_g_stop = 1;
-    g_signal = sig;
-    static const char msg[] = "\nratchet-tune: verify: stopping: abandoning the games in flight and saving "
-                              "(again to quit at once)\n";
-    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    verify_g_signal = sig;
+    ssize_t w = write(STDERR_FILENO, verify_stop_note, strlen(verify_stop_note));
     (void)w;
 }
 
 /* ---- settings ------------------------------------------------------------------ */
 
-static int push_arg(Verify *v, const char *s)
+int verify_push_arg(Verify *v, const char *s)
 {
     char **na = realloc(v->args, (size_t)(v->nargs + 2) * sizeof *na);
     if (!na)
@@ -138,21 +138,21 @@ static int push_arg_abs(Verify *v, char **argv, int i)
     bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log") ||
                             !strcmp(opt, "-base"));
     if (!file_opt || a[0] == '-')
-        return push_arg(v, a);
+        return verify_push_arg(v, a);
     const char *path = NULL;
     if (!strncmp(a, "file=", 5))
         path = a + 5;
     else if (!strchr(a, '=') && strcmp(opt, "-openings") != 0 && argv[i - 1] == opt && strcmp(a, "min") != 0)
         path = a; /* -pgnout FILE, -base FILE */
     if (!path || !path[0] || path[0] == '/')
-        return push_arg(v, a);
+        return verify_push_arg(v, a);
     char abs[PATH_MAX], word[PATH_MAX + 8];
     rd_abs_path(path, abs, sizeof abs);
     snprintf(word, sizeof word, "%s%s", path == a ? "" : "file=", abs);
-    return push_arg(v, word);
+    return verify_push_arg(v, word);
 }
 
-static void free_args(Verify *v)
+void verify_free_args(Verify *v)
 {
     for (int i = 0; i < v->nargs; i++)
         free(v->args[i]);
@@ -342,10 +342,10 @@ static void verify_free(Verify *v)
     cJSON_Delete(v->base);
     free(v->pending);
     free(v->inflight);
-    free_args(v);
+    verify_free_args(v);
 }
 
-static bool same_args(const cJSON *stored, const Verify *v)
+bool verify_same_args(const cJSON *stored, const Verify *v)
 {
     if (!cJSON_IsArray(stored) || cJSON_GetArraySize(stored) != v->nargs)
         return false;
@@ -359,11 +359,11 @@ static bool same_args(const cJSON *stored, const Verify *v)
 
 static int load_args(Verify *v, const cJSON *stored)
 {
-    free_args(v);
+    verify_free_args(v);
     const cJSON *s;
     cJSON_ArrayForEach(s, stored)
     {
-        if (!cJSON_IsString(s) || push_arg(v, s->valuestring) < 0)
+        if (!cJSON_IsString(s) || verify_push_arg(v, s->valuestring) < 0)
             return -1;
     }
     return 0;
@@ -393,10 +393,10 @@ static int play(Verify *v)
     fflush(stdout);
 
     verify_g_stop = 0;
-    g_signal = 0;
+    verify_g_signal = 0;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = verify_on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
@@ -435,8 +435,8 @@ static int play(Verify *v)
     fflush(stdout);
     if (done && saved)
         return EXIT_DONE;
-    if (g_signal && !v->failed && mrc == 0)
-        return 128 + g_signal;
+    if (verify_g_signal && !v->failed && mrc == 0)
+        return 128 + verify_g_signal;
     return EXIT_FAILED;
 }
 
@@ -512,7 +512,7 @@ int verify_main(int argc, char **argv)
         if (v.nargs == 0 && cJSON_IsArray(oargs)) {
             if (load_args(&v, oargs) < 0)
                 goto oom;
-        } else if (!same_args(oargs, &v)) {
+        } else if (!verify_same_args(oargs, &v)) {
             char *was = cJSON_PrintUnformatted(oargs);
             snprintf(err, sizeof err, "verify: %s holds a verify with other options (%s); run `%s verify %s` to "
                      "continue or show it, or add -restart to start over with the new options", v.path,

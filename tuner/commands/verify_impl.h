@@ -95,6 +95,16 @@ int verify_fresh_openings(Verify *v, char *err, size_t errlen);
  * to (declared here, with verify's family, so that verify.c and ablate.c
  * do not include each other). */
 int ablate_main(int argc, char **argv);
+
+/* verify.c, shared with ablate.c: the stop on SIGINT or SIGTERM (the first
+ * sets verify_g_stop and verify_g_signal and writes verify_stop_note; a
+ * second ends the process), and the stored options (v->args). */
+extern atomic_int verify_g_signal;
+extern const char *verify_stop_note;
+void verify_on_signal(int sig);
+int verify_push_arg(Verify *v, const char *s);
+void verify_free_args(Verify *v);
+bool verify_same_args(const cJSON *stored, const Verify *v);
 void verify_progress(Verify *v, bool force);
 /* The match_play hooks. */
 bool verify_next(void *ctx, PairJob *job);
