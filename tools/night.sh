@@ -6,7 +6,8 @@
 # runs/<NAME>/.  Values tuned at a fixed node count have lost at the clock
 # (docs/results/tuning-night.md); see docs/tuning.md, "Which limit".
 #
-#   GAMES=N        games in the run (default 10000: about ten hours on 2 cores)
+#   GAMES=N        games in the run (default 10000: about two hours on 2 idle cores,
+#                  1.5 games a second measured)
 #   TC=T           the clock (default 2+0.02)
 #   NODESTIME=N    nodes per millisecond of that clock (default 500; 0 = the
 #                  wall clock, which needs an otherwise idle machine)

@@ -109,6 +109,6 @@ cat <<EOF
   This run played at nodes=$NODES: its status, report and verify figures hold there only.
   Values tuned at a fixed node count have lost at the clock (docs/results/tuning-night.md).
   Verify at your clock:  $TUNE verify $OUT -restart -each tc=2+0.02 nodestime=500
-  The night that tunes at the clock:  make night   (tools/night.sh, about ten hours)
+  The night that tunes at the clock:  make night   (tools/night.sh, about two hours on 2 idle cores)
 EOF
 exit $rc
