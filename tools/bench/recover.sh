@@ -17,7 +17,8 @@
 #   3. loss: the detuned engine against the defaults, LOSS_ROUNDS pairs on
 #      the verify book;
 #   4. SPSA runs of each budget of BUDGETS (default 5000 and 10000 games)
-#      from the detuned start with the default form (FORM, SPSA_EXTRA);
+#      from the detuned start with form=far, the form for starts known to be
+#      poor (FORM, SPSA_EXTRA);
 #   5. each result against the defaults: ratchet-tune verify DIR -base
 #      defaults.json -openings file=book-verify.epd, VERIFY_ROUNDS pairs; every
 #      match of the benchmark has a -srand of its own (SEED + 1000 R + k), so
@@ -25,8 +26,8 @@
 #   6. once (ARMS3X, not per recipe): from the shipped defaults of ONLY3X
 #      (default: make tune's 8 parameters) with every c_end of the spec 3
 #      times what bin/ratchet spsa prints, a run of
-#      GAMES3X games of the default form and one with -spsa adapt=0 (the
-#      default form before the per-parameter scale), each verified against the
+#      GAMES3X games of form FORM3X (default settle, the form for good
+#      starts) and one with -spsa adapt=0, each verified against the
 #      defaults over VERIFY3X_ROUNDS pairs;
 #   7. the table: per recipe the parameters, the loss and, per budget, the
 #      Elo against the defaults and the fraction recovered, 1 - elo_result /
@@ -43,7 +44,7 @@
 # Env (all optional):
 #   NODES=5000  CONCURRENCY=2  BUDGETS="5000 10000"  LOSS_ROUNDS=1000
 #   VERIFY_ROUNDS=1000  RSEEDS="1 2 3" (RSEEDS= skips the recipes)  SEED=20261128  POOL=(see 2.)
-#   FORM=  SPSA_EXTRA=  (added to every run's -spsa, e.g. "adapt=0")
+#   FORM=far (step 4)  FORM3X=settle (step 6)  SPSA_EXTRA=  (added to every run's -spsa, e.g. "adapt=0")
 #   ARMS3X="default adapt0"  GAMES3X=10000  VERIFY3X_ROUNDS=2000  (ARMS3X= skips 6.)
 #   OUT=runs/bench-recover
 set -eu
@@ -57,7 +58,8 @@ VERIFY_ROUNDS=${VERIFY_ROUNDS:-1000}
 RSEEDS=${RSEEDS-1 2 3}
 SEED=${SEED:-20261128}
 POOL=${POOL:-}
-FORM=${FORM:-}
+FORM=${FORM:-far}
+FORM3X=${FORM3X:-settle}
 SPSA_EXTRA=${SPSA_EXTRA:-}
 ARMS3X=${ARMS3X-default adapt0}
 GAMES3X=${GAMES3X:-10000}
@@ -202,8 +204,8 @@ ONLY3X=${ONLY3X:-LmrQuietBase,LmrQuietDivisor,LmpBase,LmpScale,FhrMargin,NmpEval
 k=1
 for arm in $ARMS3X; do
     case "$arm" in
-    default) extra="$FORM_SPSA $SPSA_EXTRA" ;;
-    adapt0) extra="$FORM_SPSA adapt=0" ;;
+    default) extra="form=$FORM3X $SPSA_EXTRA" ;;
+    adapt0) extra="form=$FORM3X adapt=0" ;;
     *) echo "bench-recover: unknown ARMS3X arm '$arm'" >&2; exit 2 ;;
     esac
     spsa_run "$OUT/defaults3x-$arm" "$OUT/spec-defaults-3x.txt" "$ONLY3X" "$GAMES3X" $((SEED + 500 + 10 * k)) "$extra"
