@@ -440,6 +440,269 @@ static int play(Verify *v)
     return EXIT_FAILED;
 }
 
+/* One call of verify_main: the run, the settings and what its steps hand on. */
+typedef struct {
+    Verify *v;
+    const char *arg;               /* DIR as given */
+    char err[PATH_MAX + 2048];
+    int rc;                        /* the exit code when a step ends the call */
+    int lockfd;
+    bool restart, force, resume, limit_over;
+    const char *concurrency;
+    RunConf over, settings;
+    cJSON *old;                    /* an earlier DIR/verify.json, or NULL */
+    const char *cmd;               /* the run's engine.cmd */
+    char state_path[PATH_MAX + 32];
+    char engines[2][PATH_MAX + 64];
+} VerifyCall;
+
+/* What a step of verify_main returns: go on, end the call with c->rc (and
+ * c->err printed when FAIL). */
+enum { STEP_GO = 0, STEP_END = 1, STEP_FAIL = -1 };
+
+static int fail(VerifyCall *c, int rc)
+{
+    c->rc = rc;
+    return STEP_FAIL;
+}
+
+static int oom(VerifyCall *c)
+{
+    snprintf(c->err, sizeof c->err, "out of memory");
+    return fail(c, EXIT_FAILED);
+}
+
+/* -restart, -force and -concurrency; every other argument is kept as a match option. */
+static int read_options(VerifyCall *c, int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-restart"))
+            c->restart = true;
+        else if (!strcmp(argv[i], "-force"))
+            c->force = true;
+        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
+            c->concurrency = argv[++i];
+        else if (push_arg_abs(c->v, argv, i) < 0)
+            return oom(c);
+    }
+    return STEP_GO;
+}
+
+/* The run directory: locked, its state loaded, its tuned and start values exported. */
+static int open_run(VerifyCall *c)
+{
+    Verify *v = c->v;
+    rd_abs_path(c->arg, v->dir, sizeof v->dir);
+    snprintf(v->path, sizeof v->path, "%s/%s", v->dir, VERIFY_FILE);
+    snprintf(v->sub, sizeof v->sub, "%s/%s", v->dir, VERIFY_SUBDIR);
+    struct stat sb;
+    if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(c->err, sizeof c->err, "verify: '%s' is not a directory%s", c->arg,
+                 errno == ENOENT ? " (no such file)" : "");
+        return STEP_FAIL;
+    }
+    snprintf(c->state_path, sizeof c->state_path, "%s/%s", v->dir, STATE_FILE);
+    if (access(c->state_path, F_OK) != 0) {
+        snprintf(c->err, sizeof c->err, "verify: '%s' is not a run directory (no %s)", c->arg, STATE_FILE);
+        return STEP_FAIL;
+    }
+    if ((c->lockfd = rd_lock(v->dir, c->err, sizeof c->err)) < 0)
+        return STEP_FAIL;
+    runstate_free(&v->rs);
+    if (runstate_load(&v->rs, v->dir, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if (!(v->tuned = export_values(&v->rs, "verify")) || !(v->base = start_values(&v->rs)))
+        return oom(c);
+    return STEP_GO;
+}
+
+/* An earlier verify.json (unless -restart): its options are taken when none
+ * are given, and other options are refused. */
+static int read_earlier(VerifyCall *c)
+{
+    Verify *v = c->v;
+    if (c->restart || access(v->path, F_OK) != 0)
+        return STEP_GO;
+    if (!(c->old = rd_read_json(v->path, c->err, sizeof c->err))) {
+        size_t n = strlen(c->err);
+        snprintf(c->err + n, sizeof c->err - n, "; start over with: %s verify %s -restart", setup_prog(), c->arg);
+        return STEP_FAIL;
+    }
+    const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
+    if (v->nargs == 0 && cJSON_IsArray(oargs)) {
+        if (load_args(v, oargs) < 0)
+            return oom(c);
+    } else if (!verify_same_args(oargs, v)) {
+        char *was = cJSON_PrintUnformatted(oargs);
+        snprintf(c->err, sizeof c->err,
+                 "verify: %s holds a verify with other options (%s); run `%s verify %s` to "
+                 "continue or show it, or add -restart to start over with the new options",
+                 v->path, was ? was : "?", setup_prog(), c->arg);
+        free(was);
+        return STEP_FAIL;
+    }
+    return STEP_GO;
+}
+
+/* The earlier verify played these values: shown when it is done, continued
+ * when not; other values (the run moved on, another -base) start anew. */
+static int continue_earlier(VerifyCall *c)
+{
+    Verify *v = c->v;
+    if (!c->old)
+        return STEP_GO;
+    if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(c->old, "tuned")) ||
+        !verify_same_params(verify_params_of(v->base), cJSON_GetObjectItemCaseSensitive(c->old, "base"))) {
+        uint64_t then = 0;
+        json_get_u64(c->old, "run_games", &then);
+        printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
+               "the -base file changed): starting a new verify\n",
+               v->path, (unsigned long long)then, (unsigned long long)v->rs.games);
+        return STEP_GO;
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
+    if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
+        verify_print_verdict(stdout, c->old, c->arg);
+        printf("(finished earlier; -restart plays it again)\n");
+        c->rc = EXIT_DONE;
+        return STEP_END;
+    }
+    c->resume = true;
+    return STEP_GO;
+}
+
+/* The progress of a continued verify, or the seed of a new one; then the
+ * match settings (the run's with the options on top). */
+static int settle_settings(VerifyCall *c)
+{
+    Verify *v = c->v;
+    if (c->concurrency && conf_set(&c->over, "concurrency", "", c->concurrency, "command line") < 0)
+        return oom(c);
+    if (c->resume && verify_progress_from(v, c->old, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if (!c->resume) {
+        const char *seed = conf_get(&c->over, "srand", "");
+        unsigned long long s = 0;
+        if (seed && conf_get_u64(&c->over, "srand", "", 0, ULLONG_MAX, &s, c->err, sizeof c->err) < 0)
+            return STEP_FAIL;
+        v->seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
+    }
+    if (merge_settings(&v->rs, &c->over, &c->settings, &c->limit_over) < 0)
+        return oom(c);
+    return STEP_GO;
+}
+
+/* DIR/verify/tuned.json and base.json. */
+static int write_values(VerifyCall *c)
+{
+    Verify *v = c->v;
+    char tp[PATH_MAX + 64], bp[PATH_MAX + 64];
+    snprintf(tp, sizeof tp, "%s/tuned.json", v->sub);
+    snprintf(bp, sizeof bp, "%s/base.json", v->sub);
+    if (rd_mkdir_sub(v->sub, c->err, sizeof c->err) < 0 || rd_write_json(tp, v->tuned, c->err, sizeof c->err) < 0 ||
+        rd_write_json(bp, v->base, c->err, sizeof c->err) < 0)
+        return fail(c, EXIT_FAILED);
+    return STEP_GO;
+}
+
+/* Tuned values equal to the base values: "nothing to verify" ends the call. */
+static int nothing_to_verify(VerifyCall *c, bool bakeable)
+{
+    Verify *v = c->v;
+    if (!cJSON_Compare(verify_params_of(v->tuned), verify_params_of(v->base), true))
+        return STEP_GO;
+    v->baked = bakeable;
+    snprintf(v->mc.eng[0].cmd, sizeof v->mc.eng[0].cmd, "%s", c->cmd);
+    snprintf(v->mc.eng[1].cmd, sizeof v->mc.eng[1].cmd, "%s", c->cmd);
+    snprintf(v->tc, sizeof v->tc, "%s", v->rs.tc);
+    const char *book = conf_get(&c->settings, "openings", "file");
+    if (book)
+        snprintf(v->mc.book_path, sizeof v->mc.book_path, "%s", book);
+    else
+        setup_default_book(v->mc.book_path, sizeof v->mc.book_path);
+    rd_now_iso(v->created, sizeof v->created);
+    if (verify_save(v, "done", "identical", c->err, sizeof c->err) < 0)
+        return fail(c, EXIT_FAILED);
+    printf("verify: the tuned values of %s are its start values: nothing to verify (written to %s)\n", c->arg,
+           v->path);
+    c->rc = EXIT_DONE;
+    return STEP_END;
+}
+
+/* The value files and the two engines: baked from the Ratchet source tree
+ * of bin/ratchet, or the run's engine twice with the values sent as options. */
+static int make_engines(VerifyCall *c)
+{
+    Verify *v = c->v;
+    int step = write_values(c);
+    if (step != STEP_GO)
+        return step;
+    if (!(c->cmd = conf_get(&v->rs.conf, "engine", "cmd"))) {
+        snprintf(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
+        return STEP_FAIL;
+    }
+    char root[PATH_MAX];
+    bool bakeable = v->bake != BAKE_NO && !conf_get(&v->rs.conf, "engine", "dir") &&
+                    verify_ratchet_root(&v->rs, c->cmd, root, sizeof root);
+    if (v->bake == BAKE_YES && !bakeable) {
+        snprintf(c->err, sizeof c->err,
+                 "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
+                 "tree; use -bake no to send the values as options",
+                 c->cmd, v->rs.engine);
+        return STEP_FAIL;
+    }
+    if ((step = nothing_to_verify(c, bakeable)) != STEP_GO)
+        return step;
+    if (bakeable) {
+        v->baked = true;
+        if (verify_bake_engines(v, root, c->engines, c->err, sizeof c->err) < 0)
+            return fail(c, EXIT_FAILED);
+    } else {
+        snprintf(c->engines[0], sizeof c->engines[0], "%s", c->cmd);
+        snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
+    }
+    return STEP_GO;
+}
+
+/* The match: its configuration, the book, the engine check and the openings. */
+static int make_match(VerifyCall *c)
+{
+    Verify *v = c->v;
+    if (verify_build_match(v, &c->settings, c->limit_over, c->engines, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if (!v->mc.book) {
+        snprintf(c->err, sizeof c->err,
+                 "verify: no opening book: the run had none and openings/default.epd is not found; "
+                 "give -openings file=F");
+        return STEP_FAIL;
+    }
+    /* The engine at the run's path must be the one the run tuned (engcheck.h). */
+    EngineSpec run_engine = v->mc.eng[0];
+    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", c->cmd);
+    if (engcheck_verify(&v->rs.engine_id, &run_engine, c->force, c->err, sizeof c->err) < 0 ||
+        verify_pick_openings(v, &c->over, c->err, sizeof c->err) < 0 ||
+        verify_fresh_openings(v, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    return STEP_GO;
+}
+
+/* The steps up to the match, in order; STEP_GO when the match is to be played. */
+static int prepare(VerifyCall *c, int argc, char **argv)
+{
+    Verify *v = c->v;
+    int step;
+    if ((step = read_options(c, argc, argv)) != STEP_GO || (step = open_run(c)) != STEP_GO ||
+        (step = read_earlier(c)) != STEP_GO)
+        return step;
+    if (parse_args(v, &c->over, c->err, sizeof c->err) < 0 || verify_use_snapshot(v, c->err, sizeof c->err) < 0 ||
+        (v->base_file[0] && overlay_base(&v->rs, v->base, v->base_file, c->err, sizeof c->err) < 0))
+        return STEP_FAIL;
+    if ((step = continue_earlier(c)) != STEP_GO || (step = settle_settings(c)) != STEP_GO ||
+        (step = make_engines(c)) != STEP_GO)
+        return step;
+    return make_match(c);
+}
+
 int verify_main(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++)
@@ -459,186 +722,27 @@ int verify_main(int argc, char **argv)
     static Verify v; /* large (the match configuration); one per process */
     memset(&v, 0, sizeof v);
     runstate_init(&v.rs);
-    char err[PATH_MAX + 2048];
-    int rc = EXIT_USAGE, lockfd = -1;
-    bool restart = false, force = false;
-    const char *concurrency = NULL;
-    RunConf over, settings;
-    conf_init(&over);
-    conf_init(&settings);
-    cJSON *old = NULL;
+    static VerifyCall c; /* holds the path buffers; one per process */
+    memset(&c, 0, sizeof c);
+    c.v = &v;
+    c.arg = argv[1];
+    c.rc = EXIT_USAGE;
+    c.lockfd = -1;
+    conf_init(&c.over);
+    conf_init(&c.settings);
 
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "-restart"))
-            restart = true;
-        else if (!strcmp(argv[i], "-force"))
-            force = true;
-        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
-            concurrency = argv[++i];
-        else if (push_arg_abs(&v, argv, i) < 0)
-            goto oom;
-    }
-    rd_abs_path(argv[1], v.dir, sizeof v.dir);
-    snprintf(v.path, sizeof v.path, "%s/%s", v.dir, VERIFY_FILE);
-    snprintf(v.sub, sizeof v.sub, "%s/%s", v.dir, VERIFY_SUBDIR);
-    struct stat sb;
-    if (stat(v.dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        snprintf(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
-        goto fail;
-    }
-    char sp[PATH_MAX + 32];
-    snprintf(sp, sizeof sp, "%s/%s", v.dir, STATE_FILE);
-    if (access(sp, F_OK) != 0) {
-        snprintf(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
-        goto fail;
-    }
-    if ((lockfd = rd_lock(v.dir, err, sizeof err)) < 0)
-        goto fail;
-    runstate_free(&v.rs);
-    if (runstate_load(&v.rs, v.dir, err, sizeof err) < 0)
-        goto fail;
-    if (!(v.tuned = export_values(&v.rs, "verify")) || !(v.base = start_values(&v.rs)))
-        goto oom;
-
-    /* An earlier verify: continue it, or refuse to mix settings, or start over. */
-    bool resume = false;
-    if (!restart && access(v.path, F_OK) == 0) {
-        if (!(old = rd_read_json(v.path, err, sizeof err))) {
-            snprintf(err + strlen(err), sizeof err - strlen(err), "; start over with: %s verify %s -restart",
-                     setup_prog(), argv[1]);
-            goto fail;
-        }
-        const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
-        if (v.nargs == 0 && cJSON_IsArray(oargs)) {
-            if (load_args(&v, oargs) < 0)
-                goto oom;
-        } else if (!verify_same_args(oargs, &v)) {
-            char *was = cJSON_PrintUnformatted(oargs);
-            snprintf(err, sizeof err, "verify: %s holds a verify with other options (%s); run `%s verify %s` to "
-                     "continue or show it, or add -restart to start over with the new options", v.path,
-                     was ? was : "?", setup_prog(), argv[1]);
-            free(was);
-            goto fail;
-        }
-    }
-    if (parse_args(&v, &over, err, sizeof err) < 0)
-        goto fail;
-    if (verify_use_snapshot(&v, err, sizeof err) < 0 ||
-        (v.base_file[0] && overlay_base(&v.rs, v.base, v.base_file, err, sizeof err) < 0))
-        goto fail;
-    if (old) {
-        if (!verify_same_params(verify_params_of(v.tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
-            !verify_same_params(verify_params_of(v.base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
-            uint64_t then = 0;
-            json_get_u64(old, "run_games", &then);
-            printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
-                   "the -base file changed): starting a new verify\n",
-                   v.path, (unsigned long long)then, (unsigned long long)v.rs.games);
-        } else {
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
-            if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-                verify_print_verdict(stdout, old, argv[1]);
-                printf("(finished earlier; -restart plays it again)\n");
-                rc = EXIT_DONE;
-                goto out;
-            }
-            resume = true;
-        }
-    }
-    if (concurrency && conf_set(&over, "concurrency", "", concurrency, "command line") < 0)
-        goto oom;
-    if (resume && verify_progress_from(&v, old, err, sizeof err) < 0)
-        goto fail;
-    if (!resume) {
-        const char *seed = conf_get(&over, "srand", "");
-        unsigned long long s = 0;
-        if (seed && conf_get_u64(&over, "srand", "", 0, ULLONG_MAX, &s, err, sizeof err) < 0)
-            goto fail;
-        v.seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
-    }
-    bool limit_over;
-    if (merge_settings(&v.rs, &over, &settings, &limit_over) < 0)
-        goto oom;
-
-    /* The value files and the engines. */
-    char tp[PATH_MAX + 64], bp[PATH_MAX + 64];
-    snprintf(tp, sizeof tp, "%s/tuned.json", v.sub);
-    snprintf(bp, sizeof bp, "%s/base.json", v.sub);
-    if (rd_mkdir_sub(v.sub, err, sizeof err) < 0 || rd_write_json(tp, v.tuned, err, sizeof err) < 0 ||
-        rd_write_json(bp, v.base, err, sizeof err) < 0) {
-        rc = EXIT_FAILED;
-        goto fail;
-    }
-    const char *cmd = conf_get(&v.rs.conf, "engine", "cmd");
-    if (!cmd) {
-        snprintf(err, sizeof err, "verify: %s has no engine.cmd", sp);
-        goto fail;
-    }
-    char root[PATH_MAX], engines[2][PATH_MAX + 64];
-    bool bakeable = v.bake != BAKE_NO && !conf_get(&v.rs.conf, "engine", "dir") && verify_ratchet_root(&v.rs, cmd, root, sizeof root);
-    if (v.bake == BAKE_YES && !bakeable) {
-        snprintf(err, sizeof err, "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
-                 "tree; use -bake no to send the values as options", cmd, v.rs.engine);
-        goto fail;
-    }
-    if (cJSON_Compare(verify_params_of(v.tuned), verify_params_of(v.base), true)) {
-        v.baked = bakeable;
-        snprintf(v.mc.eng[0].cmd, sizeof v.mc.eng[0].cmd, "%s", cmd);
-        snprintf(v.mc.eng[1].cmd, sizeof v.mc.eng[1].cmd, "%s", cmd);
-        snprintf(v.tc, sizeof v.tc, "%s", v.rs.tc);
-        const char *book = conf_get(&settings, "openings", "file");
-        if (book)
-            snprintf(v.mc.book_path, sizeof v.mc.book_path, "%s", book);
-        else
-            setup_default_book(v.mc.book_path, sizeof v.mc.book_path);
-        rd_now_iso(v.created, sizeof v.created);
-        if (verify_save(&v, "done", "identical", err, sizeof err) < 0) {
-            rc = EXIT_FAILED;
-            goto fail;
-        }
-        printf("verify: the tuned values of %s are its start values: nothing to verify (written to %s)\n", argv[1],
-               v.path);
-        rc = EXIT_DONE;
-        goto out;
-    }
-    if (bakeable) {
-        v.baked = true;
-        if (verify_bake_engines(&v, root, engines, err, sizeof err) < 0) {
-            rc = EXIT_FAILED;
-            goto fail;
-        }
-    } else {
-        snprintf(engines[0], sizeof engines[0], "%s", cmd);
-        snprintf(engines[1], sizeof engines[1], "%s", cmd);
-    }
-    if (verify_build_match(&v, &settings, limit_over, engines, err, sizeof err) < 0)
-        goto fail;
-    if (!v.mc.book) {
-        snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
-                 "give -openings file=F");
-        goto fail;
-    }
-    /* The engine at the run's path must be the one the run tuned (engcheck.h). */
-    EngineSpec run_engine = v.mc.eng[0];
-    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
-    if (engcheck_verify(&v.rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
-        verify_pick_openings(&v, &over, err, sizeof err) < 0 || verify_fresh_openings(&v, err, sizeof err) < 0)
-        goto fail;
-    rc = play(&v);
-    goto out;
-oom:
-    snprintf(err, sizeof err, "out of memory");
-    rc = EXIT_FAILED;
-fail:
-    fprintf(stderr, "ratchet-tune: %s\n", err);
-out:
-    cJSON_Delete(old);
-    conf_free(&over);
-    conf_free(&settings);
+    int step = prepare(&c, argc, argv);
+    if (step == STEP_GO)
+        c.rc = play(&v);
+    else if (step == STEP_FAIL)
+        fprintf(stderr, "ratchet-tune: %s\n", c.err);
+    cJSON_Delete(c.old);
+    conf_free(&c.over);
+    conf_free(&c.settings);
     verify_free(&v);
-    if (lockfd >= 0)
-        rd_unlock(lockfd);
-    return rc;
+    if (c.lockfd >= 0)
+        rd_unlock(c.lockfd);
+    return c.rc;
 }
 
 /* For ablate.c, which plays through the same machinery. */
