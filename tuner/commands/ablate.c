@@ -9,16 +9,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ablation.h"
 #include "board.h"
 #include "cli.h"
-#include "engcheck.h"
 #include "errmsg.h"
-#include "export.h"
 #include "jsonget.h"
 #include "match.h"
 #include "rd.h"
@@ -646,6 +642,110 @@ static int play(Ablate *A, const char *dir)
     return EXIT_FAILED;
 }
 
+/* The earlier ablation played these values and groups: shown when it is
+ * done, continued when not; other values start anew, other groups are refused. */
+static int continue_earlier(Ablate *A, VerifyCall *c)
+{
+    const Verify *v = &A->v;
+    if (!c->old)
+        return STEP_GO;
+    if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(c->old, "tuned")) ||
+        !verify_same_params(verify_params_of(v->base), cJSON_GetObjectItemCaseSensitive(c->old, "base"))) {
+        printf("ablate: the values differ from those of %s (the run has moved on): starting a new ablation\n",
+               A->path);
+        return STEP_GO;
+    }
+    if (!same_groups(cJSON_GetObjectItemCaseSensitive(c->old, "groups"), &A->groups)) {
+        snprintf(c->err, sizeof c->err, "verify -ablate: the groups differ from those of %s (has the groups file "
+                 "changed?); add -restart to start over with the new groups", A->path);
+        return STEP_FAIL;
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
+    if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
+        print_table(stdout, c->old, c->arg);
+        printf("(finished earlier; -restart plays it again)\n");
+        c->rc = EXIT_DONE;
+        return STEP_END;
+    }
+    c->resume = true;
+    return STEP_GO;
+}
+
+/* A continued ablation: its seed, sessions and start from its file. */
+static int resume_from(VerifyCall *c)
+{
+    Verify *v = c->v;
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(c->old, "created");
+    uint64_t seed = 0;
+    if (!json_get_u64(c->old, "seed", &seed) || !json_get_u64(c->old, "sessions", &v->sessions) ||
+        !cJSON_IsString(cr)) {
+        snprintf(c->err, sizeof c->err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
+                 c->file);
+        return -1;
+    }
+    v->seed = seed;
+    snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
+    return 0;
+}
+
+/* The match: both engines start at the start values, each pair sends the
+ * groups' values; one pair per fresh opening at a deterministic limit. */
+static int make_match(Ablate *A, VerifyCall *c)
+{
+    Verify *v = &A->v;
+    snprintf(c->engines[0], sizeof c->engines[0], "%s", c->cmd);
+    snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
+    v->baked = false;
+    cJSON *tuned = v->tuned;
+    v->tuned = v->base;
+    int brc = verify_build_match(v, &c->settings, c->limit_over, c->engines, c->err, sizeof c->err);
+    v->tuned = tuned;
+    if (brc < 0 || verify_check_match(c) != STEP_GO || make_opts(A, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+
+    /* At a deterministic limit a game is a function of its opening (and the
+     * values): one pair per fresh opening (match_cap_fresh). */
+    A->rounds = A->rounds_asked;
+    A->capped = match_cap_fresh(&v->mc, 2, &A->rounds, true, "ablate", stdout);
+    if (A->rounds < A->groups.n + 2) {
+        snprintf(c->err, sizeof c->err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
+                 (unsigned long long)A->rounds, A->groups.n, A->groups.n + 2,
+                 A->capped ? ": too few fresh openings; give -openings file=F with more" : "");
+        return STEP_FAIL;
+    }
+    A->st = calloc(A->rounds + 1, 1);
+    A->y = calloc(A->rounds + 1, sizeof *A->y);
+    if (!A->st || !A->y)
+        return verify_oom(c);
+    if (c->resume && load_pairs(A, c->old, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    return STEP_GO;
+}
+
+/* The steps up to the match, in order; STEP_GO when the match is to be played. */
+static int prepare(Ablate *A, VerifyCall *c, int argc, char **argv)
+{
+    Verify *v = &A->v;
+    char note[1024] = "";
+    int step;
+    if ((step = verify_read_options(c, argc, argv)) != STEP_GO ||
+        (step = verify_open_run(c, ABLATION_FILE)) != STEP_GO)
+        return step;
+    snprintf(A->path, sizeof A->path, "%s", c->file);
+    if ((step = verify_read_earlier(c)) != STEP_GO)
+        return step;
+    if (parse_args(A, &c->over, c->err, sizeof c->err) < 0 ||
+        make_groups(A, v->tuned, v->base, note, sizeof note, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if ((step = continue_earlier(A, c)) != STEP_GO)
+        return step;
+    if (note[0])
+        printf("ablate: groups: %s\n", note);
+    if ((step = verify_settle_settings(c, resume_from)) != STEP_GO || (step = verify_engine_cmd(c)) != STEP_GO)
+        return step;
+    return make_match(A, c);
+}
+
 int ablate_main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -659,188 +759,15 @@ int ablate_main(int argc, char **argv)
     }
     rules_init();
     static Ablate A; /* large (the match configuration); one per process */
+    static VerifyCall c;
     memset(&A, 0, sizeof A);
-    Verify *v = &A.v;
-    runstate_init(&v->rs);
-    char err[PATH_MAX + 2048], note[1024] = "";
-    int rc = EXIT_USAGE, lockfd = -1;
-    bool restart = false, force = false;
-    const char *concurrency = NULL;
-    RunConf over, settings;
-    conf_init(&over);
-    conf_init(&settings);
-    cJSON *old = NULL;
-
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "-restart"))
-            restart = true;
-        else if (!strcmp(argv[i], "-force"))
-            force = true;
-        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
-            concurrency = argv[++i];
-        else if (push_arg_abs(v, argv, i) < 0)
-            goto oom;
-    }
-    rd_abs_path(argv[1], v->dir, sizeof v->dir);
-    snprintf(A.path, sizeof A.path, "%s/%s", v->dir, ABLATION_FILE);
-    struct stat sb;
-    if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        snprintf(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
-        goto fail;
-    }
-    char sp[PATH_MAX + 32];
-    snprintf(sp, sizeof sp, "%s/%s", v->dir, STATE_FILE);
-    if (access(sp, F_OK) != 0) {
-        snprintf(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
-        goto fail;
-    }
-    if ((lockfd = rd_lock(v->dir, err, sizeof err)) < 0)
-        goto fail;
-    runstate_free(&v->rs);
-    if (runstate_load(&v->rs, v->dir, err, sizeof err) < 0)
-        goto fail;
-    if (!(v->tuned = export_values(&v->rs, "ablate")) || !(v->base = verify_start_values(&v->rs)))
-        goto oom;
-
-    /* An earlier ablation: continue it, show it, or refuse to mix settings. */
-    if (!restart && access(A.path, F_OK) == 0) {
-        if (!(old = rd_read_json(A.path, err, sizeof err))) {
-            snprintf(err + strlen(err), sizeof err - strlen(err), "; start over with: %s verify %s -ablate -restart",
-                     setup_prog(), argv[1]);
-            goto fail;
-        }
-        const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
-        bool bare = v->nargs == 1; /* just -ablate: the stored options */
-        if (bare && cJSON_IsArray(oargs)) {
-            verify_free_args(v);
-            const cJSON *s;
-            cJSON_ArrayForEach(s, oargs)
-            {
-                if (!cJSON_IsString(s) || verify_push_arg(v, s->valuestring) < 0)
-                    goto oom;
-            }
-        } else if (!verify_same_args(oargs, v)) {
-            char *was = cJSON_PrintUnformatted(oargs);
-            snprintf(err, sizeof err, "verify -ablate: %s holds an ablation with other options (%s); run `%s verify %s "
-                     "-ablate` to continue or show it, or add -restart to start over with the new options", A.path,
-                     was ? was : "?", setup_prog(), argv[1]);
-            free(was);
-            goto fail;
-        }
-    }
-    if (parse_args(&A, &over, err, sizeof err) < 0 || make_groups(&A, v->tuned, v->base, note, sizeof note, err,
-                                                                   sizeof err) < 0)
-        goto fail;
-    bool resume = false;
-    if (old) {
-        if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(old, "tuned")) ||
-            !verify_same_params(verify_params_of(v->base), cJSON_GetObjectItemCaseSensitive(old, "base"))) {
-            printf("ablate: the values differ from those of %s (the run has moved on): starting a new ablation\n",
-                   A.path);
-        } else if (!same_groups(cJSON_GetObjectItemCaseSensitive(old, "groups"), &A.groups)) {
-            snprintf(err, sizeof err, "verify -ablate: the groups differ from those of %s (has the groups file "
-                     "changed?); add -restart to start over with the new groups", A.path);
-            goto fail;
-        } else {
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
-            if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-                print_table(stdout, old, argv[1]);
-                printf("(finished earlier; -restart plays it again)\n");
-                rc = EXIT_DONE;
-                goto out;
-            }
-            resume = true;
-        }
-    }
-    if (note[0])
-        printf("ablate: groups: %s\n", note);
-    if (concurrency && conf_set(&over, "concurrency", "", concurrency, "command line") < 0)
-        goto oom;
-    if (resume) {
-        const cJSON *cr = cJSON_GetObjectItemCaseSensitive(old, "created");
-        uint64_t seed = 0;
-        if (!json_get_u64(old, "seed", &seed) || !json_get_u64(old, "sessions", &v->sessions) ||
-            !cJSON_IsString(cr)) {
-            snprintf(err, sizeof err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
-                     A.path);
-            goto fail;
-        }
-        v->seed = seed;
-        snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
-    } else {
-        const char *seed = conf_get(&over, "srand", "");
-        unsigned long long s = 0;
-        if (seed && conf_get_u64(&over, "srand", "", 0, ULLONG_MAX, &s, err, sizeof err) < 0)
-            goto fail;
-        v->seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
-    }
-    bool limit_over;
-    if (verify_merge_settings(&v->rs, &over, &settings, &limit_over) < 0)
-        goto oom;
-    const char *cmd = conf_get(&v->rs.conf, "engine", "cmd");
-    if (!cmd) {
-        snprintf(err, sizeof err, "verify: %s has no engine.cmd", sp);
-        goto fail;
-    }
-    /* Both engines start at the start values; each pair sends the groups' values. */
-    char engines[2][PATH_MAX + 64];
-    snprintf(engines[0], sizeof engines[0], "%s", cmd);
-    snprintf(engines[1], sizeof engines[1], "%s", cmd);
-    v->baked = false;
-    cJSON *tuned = v->tuned;
-    v->tuned = v->base;
-    int brc = verify_build_match(v, &settings, limit_over, engines, err, sizeof err);
-    v->tuned = tuned;
-    if (brc < 0)
-        goto fail;
-    if (!v->mc.book) {
-        snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
-                 "give -openings file=F");
-        goto fail;
-    }
-    EngineSpec run_engine = v->mc.eng[0];
-    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", cmd);
-    if (engcheck_verify(&v->rs.engine_id, &run_engine, force, err, sizeof err) < 0 ||
-        verify_pick_openings(v, &over, err, sizeof err) < 0 || make_opts(&A, err, sizeof err) < 0)
-        goto fail;
-
-    /* At a deterministic limit a game is a function of its opening (and the
-     * values): one pair per fresh opening (match_cap_fresh). */
-    A.rounds = A.rounds_asked;
-    A.capped = match_cap_fresh(&v->mc, 2, &A.rounds, true, "ablate", stdout);
-    if (A.rounds < A.groups.n + 2) {
-        snprintf(err, sizeof err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
-                 (unsigned long long)A.rounds, A.groups.n, A.groups.n + 2,
-                 A.capped ? ": too few fresh openings; give -openings file=F with more" : "");
-        goto fail;
-    }
-    A.st = calloc(A.rounds + 1, 1);
-    A.y = calloc(A.rounds + 1, sizeof *A.y);
-    if (!A.st || !A.y)
-        goto oom;
-    if (resume && load_pairs(&A, old, err, sizeof err) < 0)
-        goto fail;
-    rc = play(&A, argv[1]);
-    goto out;
-oom:
-    snprintf(err, sizeof err, "out of memory");
-    rc = EXIT_FAILED;
-fail:
-    fprintf(stderr, "ratchet-tune: %s\n", err);
-out:
-    cJSON_Delete(old);
-    conf_free(&over);
-    conf_free(&settings);
-    if (v->mc_init)
-        match_config_free(&v->mc);
-    runstate_free(&v->rs);
-    cJSON_Delete(v->tuned);
-    cJSON_Delete(v->base);
-    verify_free_args(v);
+    verify_call_init(&c, &A.v, argv[1], true);
+    c.push_arg = push_arg_abs;
+    int step = prepare(&A, &c, argc, argv);
+    if (step == STEP_GO)
+        c.rc = play(&A, argv[1]);
     ablation_groups_free(&A.groups);
     free(A.st);
     free(A.y);
-    if (lockfd >= 0)
-        rd_unlock(lockfd);
-    return rc;
+    return verify_call_end(&c, step);
 }

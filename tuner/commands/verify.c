@@ -440,40 +440,19 @@ static int play(Verify *v)
     return EXIT_FAILED;
 }
 
-/* One call of verify_main: the run, the settings and what its steps hand on. */
-typedef struct {
-    Verify *v;
-    const char *arg;               /* DIR as given */
-    char err[PATH_MAX + 2048];
-    int rc;                        /* the exit code when a step ends the call */
-    int lockfd;
-    bool restart, force, resume, limit_over;
-    const char *concurrency;
-    RunConf over, settings;
-    cJSON *old;                    /* an earlier DIR/verify.json, or NULL */
-    const char *cmd;               /* the run's engine.cmd */
-    char state_path[PATH_MAX + 32];
-    char engines[2][PATH_MAX + 64];
-} VerifyCall;
-
-/* What a step of verify_main returns: go on, end the call with c->rc (and
- * c->err printed when FAIL). */
-enum { STEP_GO = 0, STEP_END = 1, STEP_FAIL = -1 };
-
-static int fail(VerifyCall *c, int rc)
+int verify_fail(VerifyCall *c, int rc)
 {
     c->rc = rc;
     return STEP_FAIL;
 }
 
-static int oom(VerifyCall *c)
+int verify_oom(VerifyCall *c)
 {
     snprintf(c->err, sizeof c->err, "out of memory");
-    return fail(c, EXIT_FAILED);
+    return verify_fail(c, EXIT_FAILED);
 }
 
-/* -restart, -force and -concurrency; every other argument is kept as a match option. */
-static int read_options(VerifyCall *c, int argc, char **argv)
+int verify_read_options(VerifyCall *c, int argc, char **argv)
 {
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-restart"))
@@ -482,19 +461,17 @@ static int read_options(VerifyCall *c, int argc, char **argv)
             c->force = true;
         else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
             c->concurrency = argv[++i];
-        else if (push_arg_abs(c->v, argv, i) < 0)
-            return oom(c);
+        else if (c->push_arg(c->v, argv, i) < 0)
+            return verify_oom(c);
     }
     return STEP_GO;
 }
 
-/* The run directory: locked, its state loaded, its tuned and start values exported. */
-static int open_run(VerifyCall *c)
+int verify_open_run(VerifyCall *c, const char *file)
 {
     Verify *v = c->v;
     rd_abs_path(c->arg, v->dir, sizeof v->dir);
-    snprintf(v->path, sizeof v->path, "%s/%s", v->dir, VERIFY_FILE);
-    snprintf(v->sub, sizeof v->sub, "%s/%s", v->dir, VERIFY_SUBDIR);
+    snprintf(c->file, sizeof c->file, "%s/%s", v->dir, file);
     struct stat sb;
     if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         snprintf(c->err, sizeof c->err, "verify: '%s' is not a directory%s", c->arg,
@@ -511,33 +488,32 @@ static int open_run(VerifyCall *c)
     runstate_free(&v->rs);
     if (runstate_load(&v->rs, v->dir, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
-    if (!(v->tuned = export_values(&v->rs, "verify")) || !(v->base = start_values(&v->rs)))
-        return oom(c);
+    if (!(v->tuned = export_values(&v->rs, c->name)) || !(v->base = start_values(&v->rs)))
+        return verify_oom(c);
     return STEP_GO;
 }
 
-/* An earlier verify.json (unless -restart): its options are taken when none
- * are given, and other options are refused. */
-static int read_earlier(VerifyCall *c)
+int verify_read_earlier(VerifyCall *c)
 {
     Verify *v = c->v;
-    if (c->restart || access(v->path, F_OK) != 0)
+    if (c->restart || access(c->file, F_OK) != 0)
         return STEP_GO;
-    if (!(c->old = rd_read_json(v->path, c->err, sizeof c->err))) {
+    if (!(c->old = rd_read_json(c->file, c->err, sizeof c->err))) {
         size_t n = strlen(c->err);
-        snprintf(c->err + n, sizeof c->err - n, "; start over with: %s verify %s -restart", setup_prog(), c->arg);
+        snprintf(c->err + n, sizeof c->err - n, "; start over with: %s verify %s%s -restart", setup_prog(), c->arg,
+                 c->suffix);
         return STEP_FAIL;
     }
     const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
-    if (v->nargs == 0 && cJSON_IsArray(oargs)) {
+    if (v->nargs == c->bare_nargs && cJSON_IsArray(oargs)) {
         if (load_args(v, oargs) < 0)
-            return oom(c);
+            return verify_oom(c);
     } else if (!verify_same_args(oargs, v)) {
         char *was = cJSON_PrintUnformatted(oargs);
         snprintf(c->err, sizeof c->err,
-                 "verify: %s holds a verify with other options (%s); run `%s verify %s` to "
+                 "%s: %s holds %s with other options (%s); run `%s verify %s%s` to "
                  "continue or show it, or add -restart to start over with the new options",
-                 v->path, was ? was : "?", setup_prog(), c->arg);
+                 c->cmdline, c->file, c->noun, was ? was : "?", setup_prog(), c->arg, c->suffix);
         free(was);
         return STEP_FAIL;
     }
@@ -571,14 +547,12 @@ static int continue_earlier(VerifyCall *c)
     return STEP_GO;
 }
 
-/* The progress of a continued verify, or the seed of a new one; then the
- * match settings (the run's with the options on top). */
-static int settle_settings(VerifyCall *c)
+int verify_settle_settings(VerifyCall *c, int (*resume)(VerifyCall *c))
 {
     Verify *v = c->v;
     if (c->concurrency && conf_set(&c->over, "concurrency", "", c->concurrency, "command line") < 0)
-        return oom(c);
-    if (c->resume && verify_progress_from(v, c->old, c->err, sizeof c->err) < 0)
+        return verify_oom(c);
+    if (c->resume && resume(c) < 0)
         return STEP_FAIL;
     if (!c->resume) {
         const char *seed = conf_get(&c->over, "srand", "");
@@ -588,7 +562,7 @@ static int settle_settings(VerifyCall *c)
         v->seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
     }
     if (merge_settings(&v->rs, &c->over, &c->settings, &c->limit_over) < 0)
-        return oom(c);
+        return verify_oom(c);
     return STEP_GO;
 }
 
@@ -601,7 +575,7 @@ static int write_values(VerifyCall *c)
     snprintf(bp, sizeof bp, "%s/base.json", v->sub);
     if (rd_mkdir_sub(v->sub, c->err, sizeof c->err) < 0 || rd_write_json(tp, v->tuned, c->err, sizeof c->err) < 0 ||
         rd_write_json(bp, v->base, c->err, sizeof c->err) < 0)
-        return fail(c, EXIT_FAILED);
+        return verify_fail(c, EXIT_FAILED);
     return STEP_GO;
 }
 
@@ -622,11 +596,20 @@ static int nothing_to_verify(VerifyCall *c, bool bakeable)
         setup_default_book(v->mc.book_path, sizeof v->mc.book_path);
     rd_now_iso(v->created, sizeof v->created);
     if (verify_save(v, "done", "identical", c->err, sizeof c->err) < 0)
-        return fail(c, EXIT_FAILED);
+        return verify_fail(c, EXIT_FAILED);
     printf("verify: the tuned values of %s are its start values: nothing to verify (written to %s)\n", c->arg,
            v->path);
     c->rc = EXIT_DONE;
     return STEP_END;
+}
+
+int verify_engine_cmd(VerifyCall *c)
+{
+    if (!(c->cmd = conf_get(&c->v->rs.conf, "engine", "cmd"))) {
+        snprintf(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
+        return STEP_FAIL;
+    }
+    return STEP_GO;
 }
 
 /* The value files and the two engines: baked from the Ratchet source tree
@@ -637,10 +620,8 @@ static int make_engines(VerifyCall *c)
     int step = write_values(c);
     if (step != STEP_GO)
         return step;
-    if (!(c->cmd = conf_get(&v->rs.conf, "engine", "cmd"))) {
-        snprintf(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
-        return STEP_FAIL;
-    }
+    if ((step = verify_engine_cmd(c)) != STEP_GO)
+        return step;
     char root[PATH_MAX];
     bool bakeable = v->bake != BAKE_NO && !conf_get(&v->rs.conf, "engine", "dir") &&
                     verify_ratchet_root(&v->rs, c->cmd, root, sizeof root);
@@ -656,7 +637,7 @@ static int make_engines(VerifyCall *c)
     if (bakeable) {
         v->baked = true;
         if (verify_bake_engines(v, root, c->engines, c->err, sizeof c->err) < 0)
-            return fail(c, EXIT_FAILED);
+            return verify_fail(c, EXIT_FAILED);
     } else {
         snprintf(c->engines[0], sizeof c->engines[0], "%s", c->cmd);
         snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
@@ -664,12 +645,19 @@ static int make_engines(VerifyCall *c)
     return STEP_GO;
 }
 
-/* The match: its configuration, the book, the engine check and the openings. */
+/* The match: its configuration, the book, the engine check and the fresh openings. */
 static int make_match(VerifyCall *c)
 {
     Verify *v = c->v;
-    if (verify_build_match(v, &c->settings, c->limit_over, c->engines, c->err, sizeof c->err) < 0)
+    if (verify_build_match(v, &c->settings, c->limit_over, c->engines, c->err, sizeof c->err) < 0 ||
+        verify_check_match(c) != STEP_GO || verify_fresh_openings(v, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
+    return STEP_GO;
+}
+
+int verify_check_match(VerifyCall *c)
+{
+    Verify *v = c->v;
     if (!v->mc.book) {
         snprintf(c->err, sizeof c->err,
                  "verify: no opening book: the run had none and openings/default.epd is not found; "
@@ -680,10 +668,14 @@ static int make_match(VerifyCall *c)
     EngineSpec run_engine = v->mc.eng[0];
     snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", c->cmd);
     if (engcheck_verify(&v->rs.engine_id, &run_engine, c->force, c->err, sizeof c->err) < 0 ||
-        verify_pick_openings(v, &c->over, c->err, sizeof c->err) < 0 ||
-        verify_fresh_openings(v, c->err, sizeof c->err) < 0)
+        verify_pick_openings(v, &c->over, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
     return STEP_GO;
+}
+
+static int progress_from(VerifyCall *c)
+{
+    return verify_progress_from(c->v, c->old, c->err, sizeof c->err);
 }
 
 /* The steps up to the match, in order; STEP_GO when the match is to be played. */
@@ -691,13 +683,16 @@ static int prepare(VerifyCall *c, int argc, char **argv)
 {
     Verify *v = c->v;
     int step;
-    if ((step = read_options(c, argc, argv)) != STEP_GO || (step = open_run(c)) != STEP_GO ||
-        (step = read_earlier(c)) != STEP_GO)
+    if ((step = verify_read_options(c, argc, argv)) != STEP_GO || (step = verify_open_run(c, VERIFY_FILE)) != STEP_GO)
+        return step;
+    snprintf(v->path, sizeof v->path, "%s", c->file);
+    snprintf(v->sub, sizeof v->sub, "%s/%s", v->dir, VERIFY_SUBDIR);
+    if ((step = verify_read_earlier(c)) != STEP_GO)
         return step;
     if (parse_args(v, &c->over, c->err, sizeof c->err) < 0 || verify_use_snapshot(v, c->err, sizeof c->err) < 0 ||
         (v->base_file[0] && overlay_base(&v->rs, v->base, v->base_file, c->err, sizeof c->err) < 0))
         return STEP_FAIL;
-    if ((step = continue_earlier(c)) != STEP_GO || (step = settle_settings(c)) != STEP_GO ||
+    if ((step = continue_earlier(c)) != STEP_GO || (step = verify_settle_settings(c, progress_from)) != STEP_GO ||
         (step = make_engines(c)) != STEP_GO)
         return step;
     return make_match(c);
@@ -720,29 +715,44 @@ int verify_main(int argc, char **argv)
     }
     rules_init();
     static Verify v; /* large (the match configuration); one per process */
-    memset(&v, 0, sizeof v);
-    runstate_init(&v.rs);
     static VerifyCall c; /* holds the path buffers; one per process */
-    memset(&c, 0, sizeof c);
-    c.v = &v;
-    c.arg = argv[1];
-    c.rc = EXIT_USAGE;
-    c.lockfd = -1;
-    conf_init(&c.over);
-    conf_init(&c.settings);
-
+    verify_call_init(&c, &v, argv[1], false);
     int step = prepare(&c, argc, argv);
     if (step == STEP_GO)
         c.rc = play(&v);
-    else if (step == STEP_FAIL)
-        fprintf(stderr, "ratchet-tune: %s\n", c.err);
-    cJSON_Delete(c.old);
-    conf_free(&c.over);
-    conf_free(&c.settings);
-    verify_free(&v);
-    if (c.lockfd >= 0)
-        rd_unlock(c.lockfd);
-    return c.rc;
+    return verify_call_end(&c, step);
+}
+
+void verify_call_init(VerifyCall *c, Verify *v, const char *dir_arg, bool ablate)
+{
+    memset(v, 0, sizeof *v);
+    runstate_init(&v->rs);
+    memset(c, 0, sizeof *c);
+    c->v = v;
+    c->arg = dir_arg;
+    c->name = ablate ? "ablate" : "verify";
+    c->cmdline = ablate ? "verify -ablate" : "verify";
+    c->noun = ablate ? "an ablation" : "a verify";
+    c->suffix = ablate ? " -ablate" : "";
+    c->bare_nargs = ablate ? 1 : 0;
+    c->push_arg = push_arg_abs;
+    c->rc = EXIT_USAGE;
+    c->lockfd = -1;
+    conf_init(&c->over);
+    conf_init(&c->settings);
+}
+
+int verify_call_end(VerifyCall *c, int step)
+{
+    if (step == STEP_FAIL)
+        fprintf(stderr, "ratchet-tune: %s\n", c->err);
+    cJSON_Delete(c->old);
+    conf_free(&c->over);
+    conf_free(&c->settings);
+    verify_free(c->v);
+    if (c->lockfd >= 0)
+        rd_unlock(c->lockfd);
+    return c->rc;
 }
 
 /* For ablate.c, which plays through the same machinery. */

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "conf.h"
 #include "match.h"
 #include "state.h"
 #include "sprt.h"
@@ -56,6 +57,61 @@ typedef struct {
     char created[32];
 } Verify;
 
+/* One call of `verify DIR ...` or `verify DIR -ablate ...`: the run, the
+ * settings and what the steps of the call hand on.  The two commands share
+ * the steps below; the strings name the command in its messages. */
+typedef struct {
+    Verify *v;
+    const char *arg;               /* DIR as given */
+    const char *name;              /* "verify" or "ablate": the run name of the exported values */
+    const char *cmdline;           /* "verify" or "verify -ablate" */
+    const char *noun;              /* "a verify" or "an ablation" */
+    const char *suffix;            /* "" or " -ablate", after DIR in the commands a message suggests */
+    int bare_nargs;                /* this many options given: continue with the stored ones */
+    /* argv[i] into v->args, file names made absolute */
+    int (*push_arg)(Verify *v, char **argv, int i);
+    char file[PATH_MAX + 32];      /* DIR/verify.json or DIR/ablation.json */
+    char err[PATH_MAX + 2048];
+    int rc;                        /* the exit code when a step ends the call */
+    int lockfd;
+    bool restart, force, resume, limit_over;
+    const char *concurrency;
+    RunConf over, settings;
+    cJSON *old;                    /* the earlier verify's or ablation's file, or NULL */
+    const char *cmd;               /* the run's engine.cmd */
+    char state_path[PATH_MAX + 32];
+    char engines[2][PATH_MAX + 64];
+} VerifyCall;
+
+/* What a step of a call returns: go on, or end the call with c->rc (and
+ * c->err printed when STEP_FAIL). */
+enum { STEP_GO = 0, STEP_END = 1, STEP_FAIL = -1 };
+
+/* verify.c: the steps.  Both commands start with verify_call_init (which
+ * also clears *v) and end with verify_call_end (which prints c->err after
+ * STEP_FAIL, frees and unlocks, and returns the exit code). */
+void verify_call_init(VerifyCall *c, Verify *v, const char *dir_arg, bool ablate);
+int verify_call_end(VerifyCall *c, int step);
+/* STEP_FAIL with exit code rc; "out of memory" with exit code 1. */
+int verify_fail(VerifyCall *c, int rc);
+int verify_oom(VerifyCall *c);
+/* -restart, -force and -concurrency; every other argument is kept as a match option. */
+int verify_read_options(VerifyCall *c, int argc, char **argv);
+/* The run directory: locked, its state loaded, its tuned and start values
+ * exported; c->file = DIR/file. */
+int verify_open_run(VerifyCall *c, const char *file);
+/* c->file from an earlier call (unless -restart) into c->old: its options
+ * are taken when none are given, and other options are refused. */
+int verify_read_earlier(VerifyCall *c);
+/* The progress of a continued call (resume, when c->resume) or the seed of a
+ * new one; then the match settings (the run's with the options on top). */
+int verify_settle_settings(VerifyCall *c, int (*resume)(VerifyCall *c));
+/* c->cmd: the run's engine.cmd. */
+int verify_engine_cmd(VerifyCall *c);
+/* After verify_build_match: a book, the engine the run tuned (engcheck.h)
+ * and the openings. */
+int verify_check_match(VerifyCall *c);
+
 /* verify.c: the settings and the command. */
 /* The sections of the match options verify takes. */
 extern const char *const VERIFY_SECTIONS[];
@@ -75,8 +131,8 @@ cJSON *verify_start_values(const RunState *rs);
  * on top; a limit in `over` replaces every limit of the run. */
 int verify_merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over);
 
-/* verify_play.c: the match. */
-int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+/* verify_play.c: the match; cmd[0] and cmd[1] are the two engines. */
+int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char (*cmd)[PATH_MAX + 64], char *err,
                 size_t errlen);
 /* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
  * instead of the run's current values. */

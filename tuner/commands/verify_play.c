@@ -74,7 +74,7 @@ static int engine_words(const Verify *v, const char *name, const char *cmd, cons
     return 0;
 }
 
-int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char cmd[2][PATH_MAX + 64], char *err,
+int verify_build_match(Verify *v, const RunConf *settings, bool limit_over, char (*cmd)[PATH_MAX + 64], char *err,
                        size_t errlen)
 {
     int argc = 0;
