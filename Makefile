@@ -210,9 +210,9 @@ $(BINDIR)/ratchet-%: $(BUILD)/tools/%.o $(BUILD)/libtuner.a $(BUILD)/libengine.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
 
 # Fake engines for the runner's tests; they may use the rules library.
-$(BUILD)/fake/%: tests/fake/%.c $(BUILD)/libengine.a
+$(BUILD)/fake/%: tests/fake/%.c tests/fake/lib/fakelib.c tests/fake/lib/fakelib.h $(BUILD)/libengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/fake/lib -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 
 # One Criterion binary holds every unit test (tests/test_*.c).
 $(BUILD)/unit: $(TEST_OBJ) $(BUILD)/libtexel.a $(BUILD)/libtuner.a $(BUILD)/libengine.a

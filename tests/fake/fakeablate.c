@@ -27,6 +27,7 @@
  *   --think MS          sleep MS before each bestmove
  */
 #include "board.h"
+#include "fakelib.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
@@ -42,13 +43,6 @@ static double effect[NOPT];
 static unsigned long seed = 1;
 static long think_ms;
 static uint64_t position_hash;
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 static int option_index(const char *name)
 {
@@ -77,41 +71,17 @@ static double collapse_probability(void)
     return p < 0 ? 0 : p > 1 ? 1 : p;
 }
 
-/* "position startpos|fen F [moves ...]": set up from scratch each time. */
+/* "position ...": the hash of the command, and the position. */
 static void position(Position *pos, char *cmd)
 {
     position_hash = hash_text(cmd);
-    char *p = cmd + strlen("position");
-    char *mv = strstr(p, " moves");
-    if (mv)
-        *mv = '\0';
-    while (*p == ' ')
-        p++;
-    if (strncmp(p, "fen ", 4) == 0) {
-        char err[128];
-        if (pos_from_fen(pos, p + 4, err, sizeof err) < 0) {
-            printf("info string bad fen: %s\n", err);
-            pos_startpos(pos);
-        }
-    } else {
-        pos_startpos(pos);
-    }
-    if (!mv)
-        return;
-    for (char *tok = strtok(mv + strlen(" moves"), " "); tok; tok = strtok(NULL, " ")) {
-        Move m = parse_uci(pos, tok);
-        if (m == MOVE_NONE || !pos_has_room(pos)) {
-            printf("info string illegal move %s\n", tok);
-            return;
-        }
-        pos_make(pos, m);
-    }
+    fake_position(pos, cmd);
 }
 
 static void go(Position *pos, gsl_rng *rng)
 {
     if (think_ms > 0)
-        sleep_ms(think_ms);
+        fake_sleep_ms(think_ms);
     MoveList list;
     gen_legal(pos, &list, GEN_ALL);
     char uci[8] = "0000";

@@ -34,6 +34,7 @@
  *                       restarted engine counts again from 0)
  */
 #include "board.h"
+#include "fakelib.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -59,13 +60,6 @@ static bool flat[NOPT];
 static const char *option_log;
 static bool seed_each_game;
 static long crash_after = -1, gocount;
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 static double strength(void)
 {
@@ -113,7 +107,7 @@ static Move greedy(Position *pos, const MoveList *list, gsl_rng *rng)
 static void go(Position *pos, gsl_rng *rng)
 {
     if (think_ms > 0)
-        sleep_ms(think_ms);
+        fake_sleep_ms(think_ms);
     MoveList list;
     gen_legal(pos, &list, GEN_ALL);
     char uci[8] = "0000";
@@ -123,36 +117,6 @@ static void go(Position *pos, gsl_rng *rng)
         move_to_uci(m, uci);
     }
     printf("info depth 1 nodes 1 score cp 0 pv %s\nbestmove %s\n", uci, uci);
-}
-
-/* "position startpos|fen F [moves ...]": set up from scratch each time. */
-static void position(Position *pos, char *cmd)
-{
-    char *p = cmd + strlen("position");
-    char *mv = strstr(p, " moves");
-    if (mv)
-        *mv = '\0';
-    while (*p == ' ')
-        p++;
-    if (strncmp(p, "fen ", 4) == 0) {
-        char err[128];
-        if (pos_from_fen(pos, p + 4, err, sizeof err) < 0) {
-            printf("info string bad fen: %s\n", err);
-            pos_startpos(pos);
-        }
-    } else {
-        pos_startpos(pos);
-    }
-    if (!mv)
-        return;
-    for (char *tok = strtok(mv + strlen(" moves"), " "); tok; tok = strtok(NULL, " ")) {
-        Move m = parse_uci(pos, tok);
-        if (m == MOVE_NONE || !pos_has_room(pos)) {
-            printf("info string illegal move %s\n", tok);
-            return;
-        }
-        pos_make(pos, m);
-    }
 }
 
 static void setoption(char *line)
@@ -249,7 +213,7 @@ int main(int argc, char **argv)
         } else if (!strncmp(line, "setoption name ", 15)) {
             setoption(line);
         } else if (!strncmp(line, "position", 8)) {
-            position(pos, line);
+            fake_position(pos, line);
         } else if (!strncmp(line, "go", 2)) {
             if (crash_after >= 0 && ++gocount > crash_after)
                 kill(getpid(), SIGKILL);

@@ -43,6 +43,7 @@
  *   --name NAME            the `id name`
  */
 #include "board.h"
+#include "fakelib.h"
 
 #include <gsl/gsl_rng.h>
 #include <signal.h>
@@ -69,13 +70,6 @@ static struct {
 } cfg = { .seed = 1, .crash_after = -1, .hang_after = -1, .illegal_after = -1, .malformed_after = -1,
           .orphan_after = -1, .name = "fakeuci", .nodes = -1,
           .bad_wdl_at = -1, .bad_wdl_count = 1, .no_wdl_at = -1, .bad_wdl_text = "0 0 0" };
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 static void forever(void)
 {
@@ -178,7 +172,7 @@ static void play(Position *pos, gsl_rng *rng, long gocount)
         _exit(0);
     }
     if (cfg.think > 0)
-        sleep_ms(cfg.think);
+        fake_sleep_ms(cfg.think);
     MoveList list;
     gen_legal(pos, &list, GEN_ALL);
     char uci[8] = "0000";
@@ -274,7 +268,7 @@ int main(int argc, char **argv)
         }
     }
     if (cfg.slow_start > 0)
-        sleep_ms(cfg.slow_start);
+        fake_sleep_ms(cfg.slow_start);
 
     rules_init();
     Position *pos = malloc(sizeof *pos);
