@@ -1,18 +1,5 @@
 # Ratchet: an SPSA tuning harness for a chess engine's selectivity.
-#   make            build bin/ratchet, bin/ratchet-tune and the tools
-#   make test       install missing Debian packages (as root), check the layers, build, run the tests
-#   make layers     the layering, stale-path and header checks (tools/layers.sh, paths.sh, headers.sh)
-#   make test-long  the deep perft counts and other checks too slow for CI
-#   make tune       a real ten-minute SPSA run on the shipped defaults (at nodes=5000)
-#   make night      the overnight run, at the clock 2+0.02 counted in nodes (tools/night.sh)
-#   make bench      speed figures, each against a reference measured in the same run
-#   make bench-mpi  bin/ratchet-tune-mpi's scaling over 1..16 worker ranks
-#   make bench-spsa the SPSA forms on simulate's landscape suite
-#   make bench-strength  bin/ratchet against Stockfish UCI_Elo (ELO= GAMES= TC= CONCURRENCY=)
-#   make bench-recover  how much of a detune SPSA recovers on bin/ratchet (hours; see README)
-#   make bench-techniques  an SPRT of each seed technique on against off (README, Strength)
-#   make native     the same build with -march=native
-#   make CC=clang   any C11 compiler works
+# The targets and what each does: the table in README.md ("Make targets").
 
 BUILD   ?= build
 BINDIR  ?= bin
@@ -320,8 +307,8 @@ fuzz-replay: $(REPLAYS)
 	    printf '%s: ' $$n; $(BUILD)/fuzz-replay/$$n $$files || exit 1; \
 	done
 
-# The SPSA forms on the landscape suite (simulate -suite, 25 seeds; about 40 s
-# of one core).  Also part of `make bench`.
+# The SPSA forms on the landscape suite and grid (tools/bench/spsa_suite.sh).
+# Also part of `make bench`.
 bench-spsa: deps
 	$(MAKE) all
 	sh tools/bench/spsa_suite.sh
