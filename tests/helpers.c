@@ -1,5 +1,6 @@
 /* See helpers.h. */
 #include "helpers.h"
+#include "helpers_state.h"
 
 #include <criterion/criterion.h>
 
@@ -122,6 +123,47 @@ char *slurp(const char *name)
     char *s = rd_read_file(path, NULL, err, sizeof err);
     cr_assert_not_null(s, "%s", err);
     return s;
+}
+
+char *read_text(const char *path)
+{
+    char err[256];
+    return rd_read_file(path, NULL, err, sizeof err);
+}
+
+void load_state(const char *dir, RunState *rs)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    runstate_init(rs);
+    runstate_free(rs);
+    cr_assert_eq(runstate_load(rs, path, err, sizeof err), 0, "%s", err);
+}
+
+int history_rows(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s/history.csv", tmp, dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int rows = -1, c;
+    while ((c = fgetc(f)) != EOF)
+        rows += c == '\n';
+    fclose(f);
+    return rows < 0 ? 0 : rows;
+}
+
+void wait_rows(const char *dir, int n, pid_t child)
+{
+    for (;;) {
+        if (history_rows(dir) >= n)
+            return;
+        int st;
+        cr_assert_eq(waitpid(child, &st, WNOHANG), 0, "the run ended before %d batches were done", n);
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
 }
 
 void add(Args *a, const char *fmt, ...)

@@ -22,6 +22,7 @@ void write_file(const char *name, const char *text);  /* tmp/name */
 void write_book(const char *name, int n);
 void put(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));  /* tmp/name */
 char *slurp(const char *name);        /* tmp/name, malloc'd; fails the test if unreadable */
+char *read_text(const char *path);    /* the file at path, malloc'd; NULL if unreadable */
 
 typedef struct {
     char *v[80];
@@ -29,6 +30,12 @@ typedef struct {
 } Args;
 void add(Args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void args_free(Args *a);
+
+/* The run directory tmp/dir: the rows of its history.csv (0 when there is
+ * none); waits until it has at least n rows, failing the test if the child
+ * ends first.  (load_state: helpers_state.h.) */
+int history_rows(const char *dir);
+void wait_rows(const char *dir, int n, pid_t child);
 
 /* In a forked child: stdout and stderr into tmp/log (exit 99 if it cannot). */
 void child_output(const char *log);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "helpers_state.h"
 #include "rd.h"
 #include "hist.h"
 #include "state.h"
@@ -226,43 +227,8 @@ static pid_t rank_pid(pid_t mpirun, int rank)
 
 /* ---- what a run directory must hold ------------------------------------------------- */
 
-static void load_state(const char *dir, RunState *rs)
-{
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, dir);
-    runstate_init(rs);
-    runstate_free(rs);
-    cr_assert_eq(runstate_load(rs, path, err, sizeof err), 0, "%s", err);
-}
 
-static int history_rows(const char *dir)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s/history.csv", tmp, dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int rows = -1, c, last = '\n';
-    while ((c = fgetc(f)) != EOF) {
-        rows += c == '\n';
-        last = c;
-    }
-    fclose(f);
-    (void)last;
-    return rows < 0 ? 0 : rows;
-}
 
-static void wait_rows(const char *dir, int n, pid_t child)
-{
-    for (;;) {
-        if (history_rows(dir) >= n)
-            return;
-        int st;
-        cr_assert_eq(waitpid(child, &st, WNOHANG), 0, "the job ended before %d batches were done", n);
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-}
 
 static int count(const char *text, const char *needle)
 {

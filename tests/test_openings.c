@@ -8,6 +8,7 @@
 
 #include "board.h"
 #include "book.h"
+#include "helpers.h"
 #include "score.h"
 #include "search.h"
 #include "tt.h"
@@ -100,34 +101,31 @@ static int run(const char *cmd)
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "cannot open %s", path);
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
 
 Test(openings, genbook_deterministic_and_filtered, .timeout = 300)
 {
-    char a[8192], b[8192];
+    char *a, *b;
     const char *cmd = "bin/ratchet-genbook -n 12 -s 7 -d 4 -b 2 -o %s 2>/dev/null";
     char c1[256], c2[256];
     snprintf(c1, sizeof c1, cmd, "build/genbook-a.epd");
     snprintf(c2, sizeof c2, cmd, "build/genbook-b.epd");
     cr_assert_eq(run(c1), 0);
     cr_assert_eq(run(c2), 0);
-    slurp("build/genbook-a.epd", a, sizeof a);
-    slurp("build/genbook-b.epd", b, sizeof b);
+    a = read_text("build/genbook-a.epd");
+    b = read_text("build/genbook-b.epd");
+    cr_assert(a && b);
     cr_expect_str_eq(a, b, "the same seed gave two different books");
     cr_expect_eq(file_lines("build/genbook-a.epd"), 12);
 
     /* Another seed gives another book. */
     snprintf(c1, sizeof c1, "bin/ratchet-genbook -n 12 -s 8 -d 4 -b 2 -o %s 2>/dev/null", "build/genbook-c.epd");
     cr_assert_eq(run(c1), 0);
-    slurp("build/genbook-c.epd", b, sizeof b);
+    free(b);
+    b = read_text("build/genbook-c.epd");
+    cr_assert_not_null(b);
     cr_expect_str_neq(a, b);
+    free(a);
+    free(b);
 }
 
 Test(openings, genbook_bad_options_and_impossible_window, .timeout = 120)

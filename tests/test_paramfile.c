@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "helpers.h"
 #include "paramfile.h"
 #include "params.h"
 
@@ -58,49 +59,25 @@ static void put_bytes(char *path, size_t size, const char *name, const char *tex
     cr_assert_eq(fclose(f), 0);
 }
 
-static void put(char *path, size_t size, const char *name, const char *text)
+static void put_text(char *path, size_t size, const char *name, const char *text)
 {
     put_bytes(path, size, name, text, strlen(text));
 }
 
-/* The whole file as a string (malloc'd), or NULL if it cannot be read. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            char *bigger = realloc(buf, cap + 1);
-            if (!bigger)
-                free(buf);
-            buf = bigger;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
 
 /* Runs a shell command with `input` on stdin; returns its exit code (-1 if
  * it died from a signal) and its stdout and stderr (malloc'd). */
 static int run(const char *cmd, const char *input, char **out, char **err)
 {
     char in_path[128], out_path[128], err_path[128], line[2048];
-    put(in_path, sizeof in_path, "stdin.txt", input ? input : "");
+    put_text(in_path, sizeof in_path, "stdin.txt", input ? input : "");
     snprintf(out_path, sizeof out_path, "%s/stdout.txt", tmpdir);
     snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpdir);
     snprintf(line, sizeof line, "%s < %s > %s 2> %s", cmd, in_path, out_path, err_path);
     int status = system(line);
     cr_assert_neq(status, -1, "cannot run %s", cmd);
-    *out = slurp(out_path);
-    *err = slurp(err_path);
+    *out = read_text(out_path);
+    *err = read_text(err_path);
     cr_assert(*out && *err);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -267,7 +244,7 @@ Test(paramfile, missing_file_and_directory)
 Test(paramfile, several_problems_are_counted)
 {
     char path[128], err[512];
-    put(path, sizeof path, "many.json",
+    put_text(path, sizeof path, "many.json",
         "{\"games\": -1, \"params\": {\"Xyzzy\": 1, \"LmrQuietBase\": 0.5, \"LmpBase\": 3}}");
     loader_message(path, err, sizeof err);
     cr_expect(strstr(err, "\"games\" must be a non-negative integer, got -1 (and 2 more problems)"),
@@ -285,7 +262,7 @@ Test(paramfile, subset_gives_defaults_for_the_rest)
              "\"by hand\", \"iterations\": 10, \"anything\": [1, {}],\n"
              " \"params\": {\"lmrquietbase\": %d, \"LmpBase\": %d}}",
              va, vb);
-    put(path, sizeof path, "subset.json", text);
+    put_text(path, sizeof path, "subset.json", text);
     int values[PARAM_COUNT];
     bool given[PARAM_COUNT];
     cr_assert_eq(paramfile_load(path, values, given, err, sizeof err), 2, "%s", err);
@@ -310,7 +287,7 @@ Test(paramfile, spec_format_is_a_value_file)
     for (int k = 0; k < 2; k++) {
         char path[128], err[512];
         int values[PARAM_COUNT];
-        put(path, sizeof path, "spec.json", texts[k]);
+        put_text(path, sizeof path, "spec.json", texts[k]);
         cr_assert_eq(paramfile_load(path, values, NULL, err, sizeof err), 2, "%d: %s", k, err);
         cr_expect_eq(values[PARAM_ID_LmrQuietBase], 111, "\"value\" wins over \"default\"");
         cr_expect_eq(values[PARAM_ID_LmpBase], 222, "\"default\" when there is no \"value\"");
@@ -368,7 +345,7 @@ static void put_values(char *path, size_t size, const char *name, const int *v)
     for (int i = 0; i < PARAM_COUNT; i++)
         cJSON_AddNumberToObject(params, param_specs[i].name, v[i]);
     char *text = cJSON_Print(root);
-    put(path, size, name, text);
+    put_text(path, size, name, text);
     cJSON_free(text);
     cJSON_Delete(root);
 }
@@ -388,14 +365,14 @@ Test(paramfile, apply_is_all_or_nothing)
     char text[256];
     snprintf(text, sizeof text, "{\"params\": {\"LmpBase\": %d, \"LmrQuietBase\": 1.5}}",
              moved[PARAM_ID_LmpBase] == b->min ? b->max : b->min);
-    put(path, sizeof path, "half.json", text);
+    put_text(path, sizeof path, "half.json", text);
     cr_assert_eq(paramfile_apply(path, err, sizeof err), -1);
     cr_expect(strstr(err, "params.LmrQuietBase: 1.5 is not an integer"), "%s", err);
     for (int i = 0; i < PARAM_COUNT; i++)
         cr_expect_eq(param_get(i), moved[i], "%s changed by a rejected file", param_specs[i].name);
 
     /* A subset: the parameters it does not name go back to their defaults. */
-    put(path, sizeof path, "one.json", "{\"params\": {\"LmpBase\": 100}}");
+    put_text(path, sizeof path, "one.json", "{\"params\": {\"LmpBase\": 100}}");
     cr_assert_eq(paramfile_apply(path, err, sizeof err), 1, "%s", err);
     for (int i = 0; i < PARAM_COUNT; i++)
         cr_expect_eq(param_get(i), i == PARAM_ID_LmpBase ? 100 : param_specs[i].def, "%s",
@@ -412,7 +389,7 @@ Test(paramfile, spec_json_loads_back)
     cr_assert_eq(paramfile_apply(path, err, sizeof err), PARAM_COUNT, "%s", err);
     char *spec = params_spec_json();
     cr_assert_not_null(spec);
-    put(path, sizeof path, "spec.json", spec);
+    put_text(path, sizeof path, "spec.json", spec);
     free(spec);
     params_reset();
     cr_assert_eq(paramfile_apply(path, err, sizeof err), PARAM_COUNT, "%s", err);
@@ -488,7 +465,7 @@ Test(paramfile_cli, uci_paramsfile_keeps_values_on_error)
     int good_value = a->def == a->max ? a->min : a->max;
     char good[128], text[128];
     snprintf(text, sizeof text, "{\"params\": {\"LmrQuietBase\": %d}}", good_value);
-    put(good, sizeof good, "good.json", text);
+    put_text(good, sizeof good, "good.json", text);
 
     BadCase cases[40];
     int n = bad_cases(cases);
@@ -536,7 +513,7 @@ Test(paramfile_cli, params_round_trip)
     need(ENGINE, "make");
     char path[128], err[512];
     char *first = engine_params(NULL);
-    put(path, sizeof path, "first.json", first);
+    put_text(path, sizeof path, "first.json", first);
     char *again = engine_params(path);
     cr_expect_str_eq(again, first, "defaults: params -> --params -> params differs");
 
@@ -549,7 +526,7 @@ Test(paramfile_cli, params_round_trip)
                  PARAM_COUNT, "%s", err);
     for (int i = 0; i < PARAM_COUNT; i++)
         cr_expect_eq(got[i], moved[i], "%s", param_specs[i].name);
-    put(path, sizeof path, "spec.json", spec);
+    put_text(path, sizeof path, "spec.json", spec);
     char *spec_again = engine_params(path);
     cr_expect_str_eq(spec_again, spec, "moved: params -> --params -> params differs");
     free(first);
@@ -561,7 +538,7 @@ Test(paramfile_cli, params_round_trip)
 Test(paramfile_cli, committed_spec_matches_the_engine)
 {
     need(ENGINE, "make");
-    char *committed = slurp(SPEC_FILE);
+    char *committed = read_text(SPEC_FILE);
     cr_assert_not_null(committed, "cannot read %s", SPEC_FILE);
     char *printed = engine_params(NULL);
     cr_expect_str_eq(committed, printed,
@@ -592,7 +569,7 @@ Test(paramfile_cli, bake_writes_header_only_when_changed)
     int value = a->def == a->max ? a->min : a->max;
     char path[128], header[128], text[256], cmd[384], *out, *err;
     snprintf(text, sizeof text, "{\"source\": \"test\", \"params\": {\"LmrQuietBase\": %d}}", value);
-    put(path, sizeof path, "v.json", text);
+    put_text(path, sizeof path, "v.json", text);
     snprintf(header, sizeof header, "%s/params_baked.h", tmpdir);
     snprintf(cmd, sizeof cmd, "%s %s %s", BAKE, path, header);
     cr_assert_eq(run(cmd, NULL, &out, &err), 0, "%s", err);
@@ -601,7 +578,7 @@ Test(paramfile_cli, bake_writes_header_only_when_changed)
 
     char tag[PARAMFILE_TAG_LEN], want[128];
     paramfile_tag(text, strlen(text), tag);
-    char *h = slurp(header);
+    char *h = read_text(header);
     cr_assert_not_null(h);
     snprintf(want, sizeof want, "#define PARAMS_BAKED_TAG \"%s\"\n", tag);
     cr_expect(strstr(h, want), "no %s in\n%s", want, h);
@@ -630,11 +607,11 @@ Test(paramfile_cli, bake_writes_header_only_when_changed)
 
     /* New values: a new header with a new tag. */
     snprintf(text, sizeof text, "{\"params\": {\"LmrQuietBase\": %d}}", a->def);
-    put(path, sizeof path, "v.json", text);
+    put_text(path, sizeof path, "v.json", text);
     cr_assert_eq(run(cmd, NULL, &out, &err), 0, "%s", err);
     free(out);
     free(err);
-    char *h2 = slurp(header);
+    char *h2 = read_text(header);
     cr_assert_not_null(h2);
     char tag2[PARAMFILE_TAG_LEN];
     paramfile_tag(text, strlen(text), tag2);

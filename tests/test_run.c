@@ -21,6 +21,7 @@
 
 #include "export.h"
 #include "helpers.h"
+#include "helpers_state.h"
 #include "hist.h"
 #include "report.h"
 #include "tuning.h"
@@ -114,25 +115,7 @@ static int count_rows(const char *dir)
     return r.n;
 }
 
-/* Wait until history.csv has at least n rows (or the child ended). */
-static void wait_rows(const char *dir, int n, pid_t child)
-{
-    for (;;) {
-        if (count_rows(dir) >= n)
-            return;
-        int st;
-        cr_assert_eq(waitpid(child, &st, WNOHANG), 0, "the run ended before %d batches were done", n);
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-}
 
-static void load_state(const char *dir, RunState *rs)
-{
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, dir);
-    cr_assert_eq(runstate_load(rs, path, err, sizeof err), 0, "%s", err);
-}
 
 /* The run in dir is complete: every iteration 1..N exactly once in
  * history.csv, rows numbered 1..N, games and W/L/D adding up in the rows and

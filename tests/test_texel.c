@@ -35,19 +35,6 @@ static void teardown(void) { free(pos); }
 
 TestSuite(texel, .init = setup, .fini = teardown, .timeout = 60);
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 static void compiled_ints(int *mg, int *eg)
 {
@@ -80,6 +67,7 @@ static void source_text(const char *src, char *out, size_t len)
 Test(texel, header_round_trip)
 {
     char *committed = read_text("engine/eval_weights.h");
+    cr_assert_not_null(committed, "cannot read %s", "engine/eval_weights.h");
     const char *src = strstr(committed, " * Source: ");
     cr_assert_not_null(src, "no Source line in engine/eval_weights.h");
     src += strlen(" * Source: ");
@@ -105,6 +93,7 @@ Test(texel, header_round_trip)
     char err[256];
     cr_assert_eq(texel_header_write(path, mg, eg, "a test", err, sizeof err), 0, "%s", err);
     char *written = read_text(path);
+    cr_assert_not_null(written, "cannot read %s", path);
     char tmp[64];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     cr_expect_neq(access(tmp, F_OK), 0, "the temporary file was left behind");
@@ -988,11 +977,13 @@ Test(texel, command_line)
     char file[600];
     snprintf(file, sizeof file, "%s/w.h", path);
     char *h = read_text(file);
+    cr_assert_not_null(h, "cannot read %s", file);
     cr_expect_not_null(strstr(h, " * Source: ratchet-texel fit on "), "%s", h);
     cr_expect_not_null(strstr(h, "\nEVAL_SHAPE(KingDangerMax, 500, "), "%s", h);
     free(h);
     snprintf(file, sizeof file, "%s/w.csv", path);
     char *csv = read_text(file);
+    cr_assert_not_null(csv, "cannot read %s", file);
     int mg[EVAL_NWEIGHTS], eg[EVAL_NWEIGHTS];
     compiled_ints(mg, eg);
     char want[64];
