@@ -99,18 +99,21 @@ static Args local_cmd(void)
     return a;
 }
 
-/* The `run` options of a run of the fake SPSA engine into tmp/dir. */
-static void run_opts(Args *a, const char *dir, int games, int think_ms)
+/* The `run` options of a run of the fake SPSA engine into tmp/dir, at the
+ * limit LIMIT (-each's words; with nodestime= the engine has the option). */
+static void run_opts_at(Args *a, const char *dir, int games, int think_ms, const char *limit)
 {
     add(a, "run");
     add(a, "-engine");
     add(a, "cmd=%s", FAKESPSA);
     if (think_ms > 0)
         add(a, "args=--think %d", think_ms);
+    else if (strstr(limit, "nodestime="))
+        add(a, "args=--nodestime");
     add(a, "-params");
     add(a, "file=%s/spec.txt", tmp);
     add(a, "-each");
-    add(a, "nodes=1");
+    add_words(a, limit);
     add(a, "-openings");
     add(a, "file=%s/book.epd", tmp);
     add(a, "order=random");
@@ -126,6 +129,12 @@ static void run_opts(Args *a, const char *dir, int games, int think_ms)
     add(a, "file=%s/%s.pgn", tmp, dir);
     add(a, "-out");
     add(a, "%s/%s", tmp, dir);
+}
+
+/* The same at nodes=1. */
+static void run_opts(Args *a, const char *dir, int games, int think_ms)
+{
+    run_opts_at(a, dir, games, think_ms, "nodes=1");
 }
 
 /* Start a command with stdout and stderr into tmp/log. */
@@ -323,6 +332,56 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     log = slurp("status");
     cr_assert(strstr(log, "60 of 60 games"), "%s", log);
     free(log);
+}
+
+/* A distributed run at a clock counted in nodes (-each tc= nodestime=),
+ * validated at the user's clock (-validate tc=): the workers play every
+ * tuning game at the clock in nodes and every validation pair at both
+ * limits, and rank 0 writes both validation files.  Fails if a worker
+ * drops the nodestime from the limit or the validation limit is lost on
+ * the way to the workers. */
+Test(mpi, a_distributed_run_at_a_clock_in_nodes_validates_at_the_users_clock)
+{
+    Args a = mpi_cmd();
+    run_opts_at(&a, "c", 60, 0, "tc=10+0.1 nodestime=100");
+    add_words(&a, "-validate every=0.5 games=8 tc=10+0.1");
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "the MPI run failed:\n%s", log);
+    cr_assert(strstr(log, "distributed: 2 worker ranks"), "%s", log);
+    cr_assert(strstr(log, " at 10+0.1: "), "the validation points at the user's clock:\n%s", log);
+    free(log);
+
+    RunState rs;
+    load_state("c", &rs);
+    cr_assert_eq(rs.games, 60u);
+    cr_assert(spsa_done(&rs.spsa));
+    cr_assert_eq(rs.val.done, 2u, "%llu validation points", (unsigned long long)rs.val.done);
+    unsigned long long vpairs = rs.val.used;
+    runstate_free(&rs);
+
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/c", tmp);
+    ValidationPoint *p, *u;
+    size_t n, nu;
+    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && nu == 2, "%zu points and %zu at the user's limit", n, nu);
+    for (size_t i = 0; i < 2; i++)
+        cr_assert(u[i].point == p[i].point && u[i].games == p[i].games && u[i].pairs == p[i].pairs,
+                  "point %zu: %llu pairs at the user's limit against %llu", i + 1,
+                  (unsigned long long)u[i].pairs, (unsigned long long)p[i].pairs);
+    free(p);
+    free(u);
+
+    char *pgn = slurp("c.pgn");
+    int tuning = count(pgn, "[TimeControl \"10+0.1 nodestime=100\"]");
+    int at_clock = count(pgn, "[TimeControl \"10+0.1\"]");
+    cr_assert_eq((unsigned long long)tuning, 60 + 2 * vpairs,
+                 "the tuning games and validation's at the run's limit are played at the clock in nodes (%d; %llu validation pairs, %d at the clock)", tuning, vpairs, at_clock);
+    cr_assert_eq((unsigned long long)at_clock, 2 * vpairs, "validation's games at the user's clock (%d)", at_clock);
+    cr_assert(strstr(pgn, "[Event \"ratchet-tune validation point 2 at 10+0.1: "), "named in the PGN");
+    free(pgn);
 }
 
 /* Results reach the batch they were played for: from a far start on the

@@ -29,6 +29,8 @@
  *                         option name Skill Level type spin default 5 min 0 max 20
  *                         option name Move  Overhead type spin default 10 min 0 max 5000
  *                         option name Slow Mover type string default 0.8
+ *   --nodestime         also advertise `option name nodestime type spin` (a clock
+ *                       counted in nodes: the engine reports 1 node a move)
  *   --option-log FILE   append "NAME=VALUE" for every setoption to FILE
  *   --crash-after N     answer N `go`, then die by SIGKILL at the next one (a
  *                       restarted engine counts again from 0)
@@ -55,7 +57,7 @@ static int clock_target[NOPT];
 static bool has_clock_target, on_clock; /* on_clock: the current `go` gave wtime */
 static long think_ms;
 static double width = 20;
-static bool no_gamma, more_options;
+static bool no_gamma, more_options, has_nodestime;
 static bool flat[NOPT];
 static const char *option_log;
 static bool seed_each_game;
@@ -170,6 +172,8 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(argv[i], "--more-options"))
             more_options = true;
+        else if (!strcmp(argv[i], "--nodestime"))
+            has_nodestime = true;
         else if (!strcmp(argv[i], "--option-log") && i + 1 < argc)
             option_log = argv[++i];
         else if (!strcmp(argv[i], "--seed-each-game"))
@@ -204,6 +208,8 @@ int main(int argc, char **argv)
                 printf("option name Skill Level type spin default 5 min 0 max 20\n"
                        "option name Move  Overhead type spin default 10 min 0 max 5000\n"
                        "option name Slow Mover type string default 0.8\n");
+            if (has_nodestime)
+                printf("option name nodestime type spin default 0 min 0 max 10000\n");
             printf("option name Ponder type check default false\nuciok\n");
         } else if (!strcmp(line, "ucinewgame")) {
             if (seed_each_game)

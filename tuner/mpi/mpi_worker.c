@@ -158,6 +158,8 @@ static bool w_next(void *ctx, PairJob *job)
         memcpy(job->round, j->round, sizeof job->round);
         memcpy(job->names, j->names, sizeof job->names);
         memcpy(job->event, j->event, sizeof job->event);
+        job->has_tc = j->has_tc;
+        job->tc = j->tc;
         for (int e = 0; e < 2; e++) {
             job->nopts[e] = j->nopts[e];
             memcpy(job->opts[e], j->opts[e], (size_t)j->nopts[e] * sizeof j->opts[e][0]);
