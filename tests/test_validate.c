@@ -807,6 +807,27 @@ Test(validate, the_default_puts_most_games_in_the_final_point)
     cr_assert_eq(validate_points(&v, 20000), 0, "games=0: no validation");
 }
 
+/* -validate games=0 turns validation off: with every=, final= or a limit of
+ * its own it is a contradiction, refused before anything is played.  Fails
+ * if such a run starts (it would validate nothing the user asked for). */
+Test(validate, games_0_with_a_schedule_is_refused)
+{
+    static const char *const extra[] = { "every=0.5", "final=200", "tc=10+0.1" };
+    for (int i = 0; i < 3; i++) {
+        char dir[16];
+        snprintf(dir, sizeof dir, "r%d", i);
+        Args a = far_run(dir, 40, "");
+        add(&a, "-validate");
+        add(&a, "games=0");
+        add(&a, "%s", extra[i]);
+        int rc = run_to_end(run_main, &a, "log");
+        char *log = slurp("log");
+        cr_assert_eq(rc, 2, "games=0 %s: exit %d\n%s", extra[i], rc, log);
+        cr_assert(strstr(log, "validate.games=0 turns validation off") && strstr(log, extra[i]), "%s", log);
+        free(log);
+    }
+}
+
 /* The correction of the best point is the expected maximum of the points'
  * estimates at one strength: 1.16296 SE for 5 equal points, sqrt((s1^2 +
  * s2^2) / 2 pi) for two; points without an interval are left out.  Fails if

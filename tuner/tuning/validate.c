@@ -84,6 +84,13 @@ int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size
             return -1;
         count[k] = (int64_t)x;
     }
+    /* games=0 turns validation off: a key that shapes the points then has nothing to shape */
+    static const char *const SHAPING[] = { "every", "final", "tc", "st", "nodes", "depth", "nodestime", NULL };
+    for (const char *const *k = SHAPING; count[0] == 0 && *k; k++)
+        if (conf_get(conf, "validate", *k))
+            return errmsg(err, errlen, "validate.games=0 turns validation off, so validate.%s=%s has nothing to "
+                          "apply to: drop it, or give games=N (even) for points of N games",
+                          *k, conf_get(conf, "validate", *k));
     memset(v, 0, sizeof *v);
     if (validate_plan(v, every, count[0], count[1], total, err, errlen) < 0)
         return -1;
