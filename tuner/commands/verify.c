@@ -429,7 +429,7 @@ static int play(Verify *v)
                "-openings file=F with openings the run never played)\n", (unsigned long long)v->rounds);
     cJSON *j = verify_to_json(v, status, verify_verdict_name(v));
     if (j)
-        verify_print_verdict(stdout, j, v->dir);
+        verdict_print(stdout, j, v->dir);
     cJSON_Delete(j);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
     fflush(stdout);
@@ -537,7 +537,7 @@ int verify_main(int argc, char **argv)
         } else {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
             if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-                verify_print_verdict(stdout, old, argv[1]);
+                verdict_print(stdout, old, argv[1]);
                 printf("(finished earlier; -restart plays it again)\n");
                 rc = EXIT_DONE;
                 goto out;
