@@ -77,9 +77,14 @@ int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, Move
     MovesView w;
     HistVisitor vis = morning_moves_visitor(&w, rs, out);
     int rc = hist_scan(dir, &rs->spsa, maxrows, &vis, 1, err, errlen);
-    bool absent = rc < 0 && errno == ENOENT;
-    int end = morning_moves_end(&w, rc == 0, err, errlen);
-    return absent ? end : rc < 0 ? rc : end;
+    if (rc < 0 && errno != ENOENT) {
+        char why[512];
+        morning_moves_end(&w, false, why, sizeof why);
+        return -1; /* the verdicts of the state alone, err says why */
+    }
+    if (rc < 0 && errlen)
+        err[0] = '\0'; /* no history.csv: the verdicts of the state alone */
+    return morning_moves_end(&w, rc == 0, err, errlen);
 }
 
 size_t morning_wanderers(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len)

@@ -43,9 +43,11 @@ static void read_history(MorningRun *m)
         histscan_free(&m->hist);
     }
     m->hist.np = st->nparams;
-    if (m->verdicts && morning_moves_end(&moves, rc == 0, m->verdicts_err, sizeof m->verdicts_err) == 0 && rc < 0 &&
-        !absent)
-        snprintf(m->verdicts_err, sizeof m->verdicts_err, "%s", m->hist_err);
+    if (!m->verdicts)
+        return;
+    morning_moves_end(&moves, rc == 0, m->verdicts_err, sizeof m->verdicts_err);
+    if (rc < 0)
+        snprintf(m->verdicts_err, sizeof m->verdicts_err, "%s", absent ? "" : m->hist_err);
 }
 
 /* The validation points the state counts (a row it does not count yet is
