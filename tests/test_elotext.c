@@ -15,9 +15,10 @@
 #include "helpers.h"
 #include "htmlreport.h"
 #include "matchreport.h"
+#include "rd.h"
 #include "sprt.h"
 #include "stats.h"
-#include "verify.h"
+#include "verdict.h"
 
 static void setup(void)
 {
@@ -156,12 +157,17 @@ Test(elotext, verify_status_of_a_lopsided_verification)
 {
     write_file("verify.json", "{\"verdict\": \"H1\", \"status\": \"done\", \"games\": 10, \"run_games\": 100,"
                               " \"ptnml\": [0, 0, 0, 0, 5], \"tc\": \"nodes=1\"}");
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, VERIFY_FILE);
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     cr_assert_not_null(m);
-    verify_print_status(m, tmp, NULL);
+    verdict_print_status(m, tmp, j, err, NULL);
     fclose(m);
+    cJSON_Delete(j);
     cr_assert(strstr(text, "10 games, Elo n/a (all 5 pairs WW, score 100.0%: too few games for an interval), "
                            "nElo n/a, LOS"),
               "%s", text);

@@ -1,5 +1,6 @@
-/* The HTML report: history decimation (extremes kept, tails exact, the same
- * flags as `status`), charts from PLplot, pages of runs (also of older
+/* The HTML report: history.csv's one reader (columns by name, one rule for
+ * numbers, the tail), history decimation (extremes kept, tails exact, the
+ * same flags as `status`), charts from PLplot, pages of runs (also of older
  * builds' states and of histories with more columns) and of matches, the
  * live page of a run, `report` exit codes; and the pages of a real run of
  * bin/ratchet and of a match rendered by headless chromium: no console
@@ -25,6 +26,7 @@
 #include "csv.h"
 #include "histscan.h"
 #include "htmlreport.h"
+#include "morning.h"
 #include "report_cmd.h"
 #include "plot.h"
 #include "report.h"
@@ -496,6 +498,133 @@ Test(htmlreport, status_streams_the_history)
     cr_assert_float_eq(d.tail_sum[3] / (double)d.tail_rows, 100 + 0.01 * (ROWS - (ROWS / 10 - 1) / 2.0), 1e-6);
     hist_data_free(&d);
     spsa_free(&st);
+}
+
+/* history.csv with the columns keep[0..n) of orig (by index, in that order)
+ * and, when extra is set, one more column of that name holding "x". */
+static void rewrite_columns(const char *orig, const int *keep, size_t n, const char *extra)
+{
+    char *t = strdup(orig), *out = NULL;
+    size_t ol = 0;
+    FILE *m = open_memstream(&out, &ol);
+    bool head = true;
+    for (char *l = t, *e; *l; l = e + 1, head = false) {
+        e = strchr(l, '\n');
+        *e = '\0';
+        char *f[64];
+        int nf = csv_split(l, f, 64);
+        cr_assert_gt(nf, 0);
+        for (size_t c = 0; c < n; c++) {
+            cr_assert_lt(keep[c], nf);
+            if (c)
+                fputc(',', m);
+            csv_put_field(m, f[keep[c]]);
+        }
+        if (extra)
+            fprintf(m, ",%s", head ? extra : "x");
+        fputc('\n', m);
+    }
+    fclose(m);
+    write_text("history.csv", out);
+    free(out);
+    free(t);
+}
+
+/* One reader (hist_scan) finds the columns by name: status's numbers, the
+ * report's buckets and which moves are real are the same from a file with
+ * its columns in another order and one more column of text; a layout
+ * without the c_k and R_k columns still reads; a missing theta column is
+ * named. */
+Test(htmlreport, history_columns_are_found_by_name)
+{
+    RunState rs;
+    synthetic_run(&rs, 200, climbing);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/history.csv", tmp);
+    char *orig = slurp_path(path);
+    HistData a, b;
+    HistScan ha, hb;
+    MoveVerdict va[NP], vb[NP];
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(histscan_read(tmp, &rs.spsa, rs.spsa.completed, 20, 0, &ha, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(morning_verdicts(tmp, &rs, rs.spsa.completed, va, err, sizeof err), 0, "%s", err);
+
+    int reversed[HIST_NFIXED + 3 * NP];
+    for (int c = 0; c < HIST_NFIXED + 3 * NP; c++)
+        reversed[c] = HIST_NFIXED + 3 * NP - 1 - c;
+    rewrite_columns(orig, reversed, HIST_NFIXED + 3 * NP, "note");
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(histscan_read(tmp, &rs.spsa, rs.spsa.completed, 20, 0, &hb, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(morning_verdicts(tmp, &rs, rs.spsa.completed, vb, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b.nrows, a.nrows);
+    cr_assert_eq(memcmp(b.k, a.k, a.nrows * sizeof *a.k), 0);
+    cr_assert(hb.have_ck && hb.have_wl);
+    cr_assert_eq(hb.nb, ha.nb);
+    for (size_t p = 0; p < NP; p++) {
+        cr_assert(b.lo[p] == a.lo[p] && b.hi[p] == a.hi[p] && b.last[p] == a.last[p], "P%zu", p);
+        cr_assert(b.tail_sum[p] == a.tail_sum[p] && b.prev_sum[p] == a.prev_sum[p], "P%zu", p);
+        cr_assert(hb.tail_sum[p] == ha.tail_sum[p], "P%zu", p);
+        cr_assert(vb[p].final == va[p].final && vb[p].z == va[p].z && vb[p].lo == va[p].lo, "P%zu", p);
+        for (size_t k = 0; k < ha.nb; k++) {
+            size_t j = k * NP + p;
+            cr_assert(hb.t_min[j] == ha.t_min[j] && hb.t_max[j] == ha.t_max[j] && hb.band_hi[j] == ha.band_hi[j]);
+        }
+    }
+    hist_data_free(&b);
+    histscan_free(&hb);
+
+    /* the fixed columns and theta only: no c_k and R_k columns */
+    int fixed_theta[HIST_NFIXED + NP];
+    for (int c = 0; c < HIST_NFIXED + NP; c++)
+        fixed_theta[c] = c;
+    rewrite_columns(orig, fixed_theta, HIST_NFIXED + NP, NULL);
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &b, err, sizeof err), 0, "%s", err);
+    cr_assert(b.tail_sum[1] == a.tail_sum[1]);
+    cr_assert_eq(histscan_read(tmp, &rs.spsa, rs.spsa.completed, 20, 0, &hb, err, sizeof err), 0, "%s", err);
+    cr_assert(hb.have_theta && !hb.have_ck, "the band needs c_k");
+    hist_data_free(&b);
+    histscan_free(&hb);
+
+    /* no column of "P 1": status and the verdicts name it, the charts of games still draw */
+    int no_p1[HIST_NFIXED + 3 * NP - 1];
+    for (int c = 0, i = 0; c < HIST_NFIXED + 3 * NP; c++)
+        if (c != HIST_NFIXED + 1)
+            no_p1[i++] = c;
+    rewrite_columns(orig, no_p1, HIST_NFIXED + 3 * NP - 1, NULL);
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &b, err, sizeof err), -1);
+    cr_assert(strstr(err, "history.csv") && strstr(err, "no column 'P 1'"), "%s", err);
+    cr_assert_eq(morning_verdicts(tmp, &rs, rs.spsa.completed, vb, err, sizeof err), -1);
+    cr_assert(strstr(err, "no column 'P 1'"), "%s", err);
+    cr_assert_eq(histscan_read(tmp, &rs.spsa, rs.spsa.completed, 20, 0, &hb, err, sizeof err), 0, "%s", err);
+    cr_assert(!hb.have_theta && hb.rows == 200);
+    histscan_free(&hb);
+
+    /* a short row is named with its line */
+    char *cut = strdup(orig);
+    char *third = strchr(strchr(strchr(cut, '\n') + 1, '\n') + 1, '\n') + 1; /* line 4 */
+    memcpy(third, "3,3\n", 4);
+    memmove(third + 4, strchr(third + 4, '\n') + 1, strlen(strchr(third + 4, '\n') + 1) + 1);
+    write_text("history.csv", cut);
+    cr_assert_eq(hist_read(tmp, &rs.spsa, rs.spsa.completed, &b, err, sizeof err), -1);
+    cr_assert(strstr(err, "history.csv:4: unreadable row: 2 fields where the header has 16"), "%s", err);
+    free(cut);
+
+    hist_data_free(&a);
+    histscan_free(&ha);
+    free(orig);
+    runstate_free(&rs);
+}
+
+Test(htmlreport, the_tail_is_the_last_tenth)
+{
+    HistTail t = hist_tail(0);
+    cr_assert(t.rows == 0 && t.prev_rows == 0 && t.from == 0);
+    t = hist_tail(5);
+    cr_assert(t.rows == 1 && t.from == 4 && t.prev_rows == 1 && t.prev_from == 3, "ceil(5/10) = 1");
+    t = hist_tail(1);
+    cr_assert(t.rows == 1 && t.from == 0 && t.prev_rows == 0, "no row before the only one");
+    t = hist_tail(1000);
+    cr_assert(t.rows == 100 && t.from == 900 && t.prev_rows == 100 && t.prev_from == 800);
 }
 
 /* The page of a run of 30 parameters with a long, noisy history: every chart

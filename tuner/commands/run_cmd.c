@@ -157,16 +157,12 @@ static const char RESUME_USAGE[] =
 
 static void print_final(Run *r)
 {
-    HistData h;
-    char err[512];
-    if (hist_read(r->dir, &r->rs.spsa, r->rs.spsa.completed, &h, err, sizeof err) < 0) {
-        run_msg_err("%s", err);
-        memset(&h, 0, sizeof h);
-    }
-    report_table(stdout, &r->rs, &h);
-    hist_data_free(&h);
-    morning_moves(stdout, r->dir, &r->rs);
-    morning_validation(stdout, r->dir, &r->rs);
+    MorningRun m;
+    morning_read(&m, r->dir, &r->rs, MORNING_TABLE);
+    if (m.hist_err[0])
+        run_msg_err("%s", m.hist_err);
+    morning_summary(stdout, &m);
+    morning_free(&m);
 }
 
 /* DIR/report.html while the run plays, from the files the saver writes. */

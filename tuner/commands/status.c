@@ -2,15 +2,9 @@
 #include "status.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
-#include "hist.h"
 #include "morning.h"
-#include "rd.h"
-#include "report.h"
-#include "state.h"
-#include "verify.h"
 
 static const char STATUS_USAGE[] =
     "usage: ratchet-tune status DIR\n"
@@ -38,33 +32,15 @@ int status_main(int argc, char **argv)
         fputs(STATUS_USAGE, stderr);
         return 2;
     }
-    const char *dir = argv[1];
-    RunState rs;
+    MorningRun m;
     char err[1024];
-    if (runstate_load(&rs, dir, err, sizeof err) < 0) {
+    if (morning_load(&m, argv[1], MORNING_TABLE, err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: status: %s\n", err);
         return 1;
     }
-    HistData h;
-    if (hist_read(dir, &rs.spsa, rs.spsa.completed, &h, err, sizeof err) < 0) {
-        fprintf(stderr, "ratchet-tune: status: warning: %s\n", err);
-        memset(&h, 0, sizeof h);
-    }
-    pid_t pid = rd_lock_holder(dir);
-    printf("run %s: ", dir);
-    if (pid > 0)
-        printf("running (process %ld), %zu batch%s in flight, state saved %s\n", (long)pid, rs.spsa.ninflight,
-               rs.spsa.ninflight == 1 ? "" : "es", rs.updated);
-    else if (spsa_done(&rs.spsa))
-        printf("complete, saved %s\n", rs.updated);
-    else
-        printf("stopped, saved %s; %zu batch%s to replay on resume\n", rs.updated, rs.spsa.ninflight,
-               rs.spsa.ninflight == 1 ? "" : "es");
-    report_table(stdout, &rs, &h);
-    morning_moves(stdout, dir, &rs);
-    morning_validation(stdout, dir, &rs);
-    verify_print_status(stdout, dir, &rs);
-    hist_data_free(&h);
-    runstate_free(&rs);
+    if (m.hist_err[0])
+        fprintf(stderr, "ratchet-tune: status: warning: %s\n", m.hist_err);
+    morning_status(stdout, &m);
+    morning_free(&m);
     return 0;
 }

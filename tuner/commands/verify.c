@@ -429,7 +429,7 @@ static int play(Verify *v)
                "-openings file=F with openings the run never played)\n", (unsigned long long)v->rounds);
     cJSON *j = verify_to_json(v, status, verify_verdict_name(v));
     if (j)
-        verify_print_verdict(stdout, j, v->dir);
+        verdict_print(stdout, j, v->dir);
     cJSON_Delete(j);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
     fflush(stdout);
@@ -538,7 +538,7 @@ static int continue_earlier(VerifyCall *c)
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
     if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-        verify_print_verdict(stdout, c->old, c->arg);
+        verdict_print(stdout, c->old, c->arg);
         printf("(finished earlier; -restart plays it again)\n");
         c->rc = EXIT_DONE;
         return STEP_END;

@@ -32,8 +32,7 @@
 #include <stdio.h>
 
 #include "state.h"
-
-#define VERIFY_FILE "verify.json"
+#include "verdict.h"
 
 /* Exit codes: 0 the verify finished (whatever its verdict) or had finished
  * already; 1 stopped by an error (a bake that failed, an engine that cannot
@@ -41,9 +40,5 @@
  * settings that differ from an unfinished verify (nothing played);
  * 128 + N stopped by signal N (run it again to continue). */
 int verify_main(int argc, char **argv);
-
-/* The lines `status DIR` prints about DIR/verify.json; nothing when there
- * is none.  rs is the run's state (to tell whether the run moved on since). */
-void verify_print_status(FILE *out, const char *dir, const RunState *rs);
 
 #endif

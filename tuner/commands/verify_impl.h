@@ -167,13 +167,11 @@ bool verify_next(void *ctx, PairJob *job);
 void verify_done(void *ctx, const PairJob *job, const PairResult *res);
 /* Abandoned: it stays in flight, so the next session plays it again. */
 void verify_abandoned(void *ctx, const PairJob *job);
-void verify_print_verdict(FILE *out, const cJSON *j, const char *dir);
 
 /* verify_state.c: DIR/verify.json. */
 const char *verify_verdict_name(const Verify *v);
 cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict);
 int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen);
-bool verify_get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n);
 /* The progress of an unfinished verify from its file. */
 int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen);
 

@@ -20,10 +20,8 @@
 #include "engcheck.h"
 #include "errmsg.h"
 #include "export.h"
-#include "jsonget.h"
 #include "match.h"
 #include "match_cmd.h"
-#include "rd.h"
 #include "setup.h"
 #include "stats.h"
 #include "validate.h"
@@ -285,81 +283,4 @@ void verify_abandoned(void *ctx, const PairJob *job)
 {
     (void)ctx;
     (void)job;
-}
-
-void verify_print_verdict(FILE *out, const cJSON *j, const char *dir)
-{
-    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(j, "verdict");
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tc");
-    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(eng, "mode");
-    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
-    uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
-    verify_get_u64_array(j, "ptnml", ptnml, 5);
-    json_get_u64(j, "games", &games);
-    json_get_u64(j, "run_games", &run_games);
-    const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
-    const char *st = cJSON_IsString(status) ? status->valuestring : "?";
-    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(j, "base_file");
-    fprintf(out, "verify: the values after %llu games against %s, %s, %s engines: ", (unsigned long long)run_games,
-            cJSON_IsString(bf) && bf->valuestring[0] ? bf->valuestring : "the start values",
-            cJSON_IsString(tc) ? tc->valuestring : "?",
-            cJSON_IsString(mode) ? mode->valuestring : "?");
-    if (!strcmp(vs, "identical")) {
-        fprintf(out, "the tuned values are the start values: nothing to verify\n");
-        return;
-    }
-    if (!strcmp(st, "done")) {
-        if (!strcmp(vs, "H1") || !strcmp(vs, "H0"))
-            fprintf(out, "SPRT %s accepted", vs);
-        else if (!strcmp(vs, "undecided"))
-            fprintf(out, "SPRT undecided at the round limit");
-        else
-            fprintf(out, "played (no SPRT)");
-    } else {
-        fprintf(out, "%s (continue with: %s verify %s)", st, setup_prog(), dir);
-    }
-    EloEstimate e;
-    stats_from_ptnml(ptnml, &e);
-    char elo[160], nelo[160];
-    fprintf(out, "\n  %llu games, Elo %s, nElo %s, LOS %.1f%%, Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
-            (unsigned long long)games, elo_text(elo, sizeof elo, e.elo, e.elo_err, 2, false, ptnml, 0, 0, 0),
-            elo_has_interval(e.nelo, e.nelo_err) ? elo_text(nelo, sizeof nelo, e.nelo, e.nelo_err, 2, false, ptnml, 0, 0, 0)
-                                                 : "n/a",
-            100 * e.los, (unsigned long long)ptnml[0],
-            (unsigned long long)ptnml[1], (unsigned long long)ptnml[2], (unsigned long long)ptnml[3],
-            (unsigned long long)ptnml[4]);
-    if (cJSON_IsObject(sprt)) {
-        const cJSON *llr = cJSON_GetObjectItemCaseSensitive(sprt, "llr"), *lo = cJSON_GetObjectItemCaseSensitive(sprt, "lower"),
-                    *up = cJSON_GetObjectItemCaseSensitive(sprt, "upper"), *e0 = cJSON_GetObjectItemCaseSensitive(sprt, "elo0"),
-                    *e1 = cJSON_GetObjectItemCaseSensitive(sprt, "elo1");
-        if (cJSON_IsNumber(llr) && cJSON_IsNumber(lo) && cJSON_IsNumber(up) && cJSON_IsNumber(e0) && cJSON_IsNumber(e1))
-            fprintf(out, ", LLR %.2f (%.2f, %.2f) [%.2f, %.2f]", llr->valuedouble, lo->valuedouble, up->valuedouble,
-                    e0->valuedouble, e1->valuedouble);
-    }
-    fputc('\n', out);
-}
-
-void verify_print_status(FILE *out, const char *dir, const RunState *rs)
-{
-    char path[PATH_MAX + 32], err[512];
-    snprintf(path, sizeof path, "%s/%s", dir, VERIFY_FILE);
-    if (access(path, F_OK) != 0)
-        return;
-    cJSON *j = rd_read_json(path, err, sizeof err);
-    fputc('\n', out);
-    if (!j) {
-        fprintf(out, "verify: %s\n", err);
-        return;
-    }
-    verify_print_verdict(out, j, dir);
-    uint64_t run_games = 0;
-    json_get_u64(j, "run_games", &run_games);
-    cJSON *now = rs ? export_values(rs, "") : NULL;
-    if (now && !verify_same_params(verify_params_of(now), cJSON_GetObjectItemCaseSensitive(j, "tuned")))
-        fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",
-                (unsigned long long)rs->games, (unsigned long long)run_games, setup_prog(), dir);
-    cJSON_Delete(now);
-    cJSON_Delete(j);
 }

@@ -8,6 +8,7 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "rd.h"
+#include "verdict.h"
 
 static cJSON *u64_array(const uint64_t *v, size_t n)
 {
@@ -136,19 +137,6 @@ int verify_save(Verify *v, const char *status, const char *verdict, char *err, s
     return rc;
 }
 
-bool verify_get_u64_array(const cJSON *o, const char *k, uint64_t *out, int n)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-        return false;
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x) || !json_u64_of(x->valuedouble, &out[i]))
-            return false;
-    }
-    return true;
-}
-
 /* The progress of an unfinished verify from its file. */
 int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
 {
@@ -157,11 +145,11 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
     uint64_t seed = 0;
     bool ok = json_get_u64(j, "games", &t->games) && json_get_u64(j, "wins", &t->wins) &&
               json_get_u64(j, "losses", &t->losses) && json_get_u64(j, "draws", &t->draws) &&
-              json_get_u64(j, "pairs", &t->pairs) && verify_get_u64_array(j, "ptnml", t->ptnml, 5) &&
+              json_get_u64(j, "pairs", &t->pairs) && verdict_counts(j, "ptnml", t->ptnml, 5) &&
               json_get_u64(j, "penta_wl", &t->penta_wl) && json_get_u64(j, "penta_dd", &t->penta_dd) &&
-              json_get_u64(j, "plies", &t->plies) && verify_get_u64_array(j, "time_losses", t->time_losses, 2) &&
-              verify_get_u64_array(j, "crashes", t->crashes, 2) && verify_get_u64_array(j, "illegal", t->illegal, 2) &&
-              verify_get_u64_array(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
+              json_get_u64(j, "plies", &t->plies) && verdict_counts(j, "time_losses", t->time_losses, 2) &&
+              verdict_counts(j, "crashes", t->crashes, 2) && verdict_counts(j, "illegal", t->illegal, 2) &&
+              verdict_counts(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
               json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");

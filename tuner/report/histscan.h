@@ -6,9 +6,10 @@
  * report of a million-row history costs one read of the file and a few
  * hundred points per chart; history.csv itself is never changed.
  *
- * Columns are found by name in the header, so a file with more columns (a
- * newer build) or without the c_k columns still reads; a parameter with no
- * column of its own is reported missing. */
+ * The rows come from hist_scan (hist.h), which finds the columns by name,
+ * so a file with more columns (a newer build) or without the c_k columns
+ * still reads; a parameter with no column of its own is reported missing
+ * (have_theta). */
 #ifndef RATCHET_HISTSCAN_H
 #define RATCHET_HISTSCAN_H
 
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "spsa.h"
 
 #define HISTSCAN_BUCKETS 600
@@ -52,5 +54,16 @@ typedef struct {
 int histscan_read(const char *dir, const SpsaState *st, uint64_t maxrows, size_t buckets, uint64_t avg_k0,
                   HistScan *out, char *err, size_t errlen);
 void histscan_free(HistScan *h);
+
+/* The same as a view of a pass of hist_scan (with others): out is zeroed
+ * when the visitor is made, and filled by the pass. */
+typedef struct {
+    HistScan *h;
+    size_t buckets;
+    uint64_t avg_k0;
+    HistTail tail;
+    double score, prev_games;   /* the cumulative score and the games before the row */
+} HistScanView;
+HistVisitor histscan_visitor(HistScanView *view, size_t buckets, uint64_t avg_k0, HistScan *out);
 
 #endif

@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "elotext.h"
 #include "errmsg.h"
-#include "histscan.h"
 #include "matchreport.h"
+#include "morning.h"
 #include "plot.h"
 #include "rd.h"
 #include "state.h"
@@ -23,37 +23,24 @@
 
 int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, STATE_FILE);
-    cJSON *raw = rd_read_json(path, err, errlen);
-    if (!raw)
+    MorningRun m;
+    if (morning_load(&m, dir, MORNING_CHARTS, err, errlen) < 0)
         return -1;
-    RunState rs;
-    if (runstate_from_json(&rs, raw, path, err, errlen) < 0 || runstate_resolve(&rs, dir, err, errlen) < 0) {
-        cJSON_Delete(raw);
-        runstate_free(&rs);
-        return -1;
-    }
-    const SpsaState *st = &rs.spsa;
-    uint64_t avg_k0 = st->cfg.average > 0 ? (uint64_t)floor((1 - st->cfg.average) * (double)st->cfg.iterations) : 0;
-    HistScan h;
-    char herr[512] = "";
-    if (histscan_read(dir, st, st->completed, HISTSCAN_BUCKETS, avg_k0, &h, herr, sizeof herr) < 0) {
-        memset(&h, 0, sizeof h), h.np = st->nparams;
-        /* the page says so too; the live page of a run only there */
-        if (mode != HTML_RUN_LIVE)
-            fprintf(stderr, "ratchet-tune: report: warning: %s: the page has no history charts\n", herr);
-    }
-    pid_t holder = rd_lock_holder(dir);
+    const RunState *rs = m.rs;
+    const SpsaState *st = &rs->spsa;
+    const HistScan *h = &m.hist;
+    const char *herr = m.hist_err;
+    /* the page says so too; the live page of a run only there */
+    if (herr[0] && mode != HTML_RUN_LIVE)
+        fprintf(stderr, "ratchet-tune: report: warning: %s: the page has no history charts\n", herr);
+    pid_t holder = m.holder;
     bool live = mode == HTML_RUN_LIVE || (mode == HTML_RUN_AUTO && holder > 0);
 
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) {
-        histscan_free(&h);
-        runstate_free(&rs);
-        cJSON_Delete(raw);
+        morning_free(&m);
         return errmsg(err, errlen, "out of memory");
     }
     char abs[PATH_MAX];
@@ -68,17 +55,17 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     htmlreport_page_head(f, title, live);
 
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
-    HtmlRunPage pg = { .rs = &rs, .h = &h };
-    pg.games_max = (double)(rs.games > 0 ? rs.games : 1);
-    if (h.nb > 0)
-        pg.games_max = fmax(pg.games_max, h.g_last[h.nb - 1]);
+    HtmlRunPage pg = { .rs = rs, .h = h, .m = &m };
+    pg.games_max = (double)(rs->games > 0 ? rs->games : 1);
+    if (h->nb > 0)
+        pg.games_max = fmax(pg.games_max, h->g_last[h->nb - 1]);
     char el[32];
-    htmlreport_fmt_duration(rs.elapsed, el, sizeof el);
+    htmlreport_fmt_duration(rs->elapsed, el, sizeof el);
     fputs("<header><h1>", f);
     htmlreport_esc(f, name);
 
     fputs(" &mdash; SPSA run of ", f);
-    htmlreport_esc(f, rs.engine);
+    htmlreport_esc(f, rs->engine);
     fputs("</h1><p>", f);
     if (live)
         fprintf(f, "<b>running</b>%s (this page reloads every %d s)", holder > 0 ? "" : "", REPORT_RELOAD_S);
@@ -87,12 +74,12 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     else
         fputs("<b>stopped</b> (resume continues it)", f);
     fprintf(f, " &middot; %llu of %llu games (%.0f%%) &middot; iteration %llu of %llu &middot; %s of play &middot; ",
-            (unsigned long long)rs.games, (unsigned long long)total,
-            total ? 100.0 * (double)rs.games / (double)total : 0.0, (unsigned long long)st->completed,
+            (unsigned long long)rs->games, (unsigned long long)total,
+            total ? 100.0 * (double)rs->games / (double)total : 0.0, (unsigned long long)st->completed,
             (unsigned long long)st->cfg.iterations, el);
-    htmlreport_esc(f, rs.tc);
+    htmlreport_esc(f, rs->tc);
     fputs(" &middot; state saved ", f);
-    htmlreport_esc(f, rs.updated);
+    htmlreport_esc(f, rs->updated);
     fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a><a href=\"#charts\">Each parameter</a>"
           "<a href=\"#validation\">Validation</a><a href=\"#moves\">Real moves</a><a href=\"#health\">Health</a><a href=\"#config\">Configuration</a><a href=\"#commands\">Export</a></nav>"
           "\n<main>\n",
@@ -101,11 +88,11 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
         fputs("<p class=\"warn\">history.csv could not be read, so there are no trajectories: ", f);
         htmlreport_esc(f, herr);
         fputs("</p>\n", f);
-    } else if (h.rows > (h.nb + TRACK_GROUP - 1) / TRACK_GROUP) {
+    } else if (h->rows > (h->nb + TRACK_GROUP - 1) / TRACK_GROUP) {
         fprintf(f, "<p class=\"note\">%llu batches drawn as %zu groups of %llu: each group shows its "
                    "smallest and largest value, so no excursion is hidden. history.csv keeps every row.</p>\n",
-                (unsigned long long)h.rows, (h.nb + TRACK_GROUP - 1) / TRACK_GROUP,
-                (unsigned long long)h.per * TRACK_GROUP);
+                (unsigned long long)h->rows, (h->nb + TRACK_GROUP - 1) / TRACK_GROUP,
+                (unsigned long long)h->per * TRACK_GROUP);
     }
     fputs("<section id=\"params\"><h2>Parameters</h2>\n<p class=\"note\">Flags as <code>ratchet-tune status</code>: "
           "<i>never moved</i>, <i>at min/max</i> (theta sits on a bound), <i>drifting up/down</i> (the mean of "
@@ -113,25 +100,23 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
           f);
     htmlreport_param_table(f, &pg);
     fputs("</section>\n", f);
-    htmlreport_validation_section(f, &pg, dir);
-    htmlreport_moves_section(f, &pg, dir);
+    htmlreport_validation_section(f, &pg);
+    htmlreport_moves_section(f, &pg);
     htmlreport_overview(f, &pg);
     fputs("<section id=\"charts\"><h2>Each parameter</h2>\n<p class=\"note\">theta against games in its "
           "own units, inside the band of the values the two engines played; the overview above shows the "
           "same moves scaled to c_end.</p>\n",
           f);
-    htmlreport_param_legend(f, &rs);
+    htmlreport_param_legend(f, rs);
     fputs("<div class=\"grid\">\n", f);
     for (size_t p = 0; p < st->nparams; p++)
         htmlreport_param_card(f, &pg, p);
     fputs("</div></section>\n", f);
     htmlreport_health(f, &pg);
     htmlreport_config(f, &pg, abs);
-    htmlreport_commands(f, &rs, abs);
+    htmlreport_commands(f, rs, abs);
     int rc = htmlreport_page_end(f, &text, &len, "state.json and history.csv", out, err, errlen);
-    histscan_free(&h);
-    runstate_free(&rs);
-    cJSON_Delete(raw);
+    morning_free(&m);
     return rc;
 }
 

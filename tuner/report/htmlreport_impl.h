@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "histscan.h"
+#include "morning.h"
 #include "plot.h"
 #include "state.h"
 
@@ -27,6 +28,7 @@
 typedef struct {
     const RunState *rs;
     const HistScan *h;
+    const MorningRun *m; /* what was read of the run directory (rs and h are its) */
     double games_max;    /* right end of the x axes */
     int charts;
 } HtmlRunPage;
@@ -63,7 +65,7 @@ void htmlreport_commands(FILE *f, const RunState *rs, const char *dir);
 
 /* ---- htmlreport_morning.c ---- */
 
-void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir);
-void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir);
+void htmlreport_validation_section(FILE *f, HtmlRunPage *pg);
+void htmlreport_moves_section(FILE *f, HtmlRunPage *pg);
 
 #endif

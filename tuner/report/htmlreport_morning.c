@@ -19,25 +19,23 @@
 /* Elo of each validation point against the tuning games, with its 95% error
  * bar (a point without a finite interval is named under the chart instead);
  * the table marks the latest and the best snapshot. */
-void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
+void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
 {
+    const MorningRun *m = pg->m;
     const Validation *v = &pg->rs->val;
     const SpsaState *st = &pg->rs->spsa;
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
     if (validate_points(v, total) == 0)
         return;
-    ValidationPoint *pts = NULL;
-    size_t n = 0;
-    char err[512];
     fputs("<section id=\"validation\"><h2>Validation: the values export would write, against the start values</h2>\n", f);
-    if (validate_read(dir, &pts, &n, err, sizeof err) < 0) {
+    if (m->val_rc < 0) {
         fputs("<p class=\"warn\">", f);
-        htmlreport_esc(f, err);
+        htmlreport_esc(f, m->val_err);
         fputs("</p></section>\n", f);
         return;
     }
-    if (n > v->done)
-        n = (size_t)v->done;
+    const ValidationPoint *pts = m->pts;
+    size_t n = m->npts;
     char plan[256], where[96];
     if (v->holdout)
         snprintf(where, sizeof where, "the %llu openings the tuning never plays", (unsigned long long)v->holdout);
@@ -48,7 +46,6 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
             validate_plan_text(v, total, plan, sizeof plan), where);
     if (n == 0) {
         fputs("<p>No point yet.</p></section>\n", f);
-        free(pts);
         return;
     }
     size_t best = validate_best(pts, n), drawn = 0;
@@ -106,17 +103,17 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
         fputs("</p>\n", f);
     }
     if (v->has_limit) {
-        ValidationPoint *lp = NULL;
-        size_t ln = 0;
-        char lerr[512], warn[1024], elo[200];
+        const ValidationPoint *lp = m->limit_pts;
+        size_t ln = m->nlimit;
+        char warn[1024], elo[200];
         fputs("<p>At your limit, ", f);
         htmlreport_esc(f, v->limit_text);
         fputs(" (the tuning's: ", f);
         htmlreport_esc(f, pg->rs->tc);
         fputs("), on the same openings (validation-limit.csv):", f);
-        if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
+        if (m->limit_rc < 0) {
             fputs(" ", f);
-            htmlreport_esc(f, lerr);
+            htmlreport_esc(f, m->limit_err);
         }
         const ValidationPoint *u = NULL;
         for (size_t i = 0; i < ln; i++) {
@@ -134,7 +131,6 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
             htmlreport_esc(f, warn);
             fputs("</p>\n", f);
         }
-        free(lp);
     }
     if (!validate_final_taken(v, total) && spsa_done(st))
         fputs("<p class=\"warn\">The final values (export's default) were not validated: <code>resume</code> "
@@ -156,19 +152,17 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg, const char *dir)
                 i == n - 1 && i == best ? ", " : "", i == best ? "<b>best</b> (optimistic: corrected above)" : "");
     }
     fputs("</table></section>\n", f);
-    free(pts);
 }
 
 /* Per parameter: the interval for its final value and whether its move is
  * distinguishable from noise (moves.h). */
-void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
+void htmlreport_moves_section(FILE *f, HtmlRunPage *pg)
 {
     const RunState *rs = pg->rs;
-    MoveVerdict *vs = calloc(rs->spsa.nparams + 1, sizeof *vs);
-    char err[512] = "";
+    const MoveVerdict *vs = pg->m->verdicts;
+    const char *err = pg->m->verdicts_err;
     if (!vs)
         return;
-    morning_verdicts(dir, rs, rs->spsa.completed, vs, err, sizeof err);
     fprintf(f, "<section id=\"moves\"><h2>Which moves are real</h2>\n<p class=\"note\">A move is <i>real</i> "
                "when |z| &gt; %.1f: it exceeds what a random walk of the same steps (the noise of a parameter "
                "the games ignore) would make.  The interval is the final value &plusmn; 1.96 &times; its steps "
@@ -204,6 +198,5 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg, const char *dir)
         fputs("</p>", f);
     }
     fputs("</section>\n", f);
-    free(vs);
 }
 

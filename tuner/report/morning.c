@@ -1,4 +1,5 @@
-/* The latest validation point and which moves are real; see morning.h. */
+/* The morning's texts: which moves are real, the validation points, the
+ * status of a run; see morning.h. */
 #include "morning.h"
 
 #include <errno.h>
@@ -13,9 +14,9 @@
 
 #include "elotext.h"
 #include "errmsg.h"
-#include "hist.h"
+#include "report.h"
 #include "validate.h"
-#include "readfile.h"
+#include "verdict.h"
 
 /* The verdicts of the state's theta alone (no history). */
 static void verdicts_of_state(const RunState *rs, MoveVerdict *out)
@@ -26,68 +27,64 @@ static void verdicts_of_state(const RunState *rs, MoveVerdict *out)
     }
 }
 
+static int moves_begin(void *ctx, const HistLayout *l, char *err, size_t errlen)
+{
+    MovesView *w = ctx;
+    const SpsaState *st = &w->rs->spsa;
+    if (!w->acc)
+        return errmsg(err, errlen, "out of memory");
+    if (l->no_theta < l->nparams)
+        hist_no_column(l, st->params[l->no_theta].name, w->why, sizeof w->why);
+    w->rows = l->rows;
+    w->t0 = moves_tail_from((size_t)l->rows);
+    for (size_t i = 0; i < st->nparams; i++)
+        moves_acc_init(&w->acc[i], st->params[i].start);
+    return 0;
+}
+
+static int moves_row(void *ctx, const HistLayout *l, const HistValues *v, char *err, size_t errlen)
+{
+    (void)l, (void)err, (void)errlen;
+    MovesView *w = ctx;
+    for (size_t i = 0; !w->why[0] && i < w->rs->spsa.nparams; i++)
+        moves_acc_add(&w->acc[i], v->theta[i], v->i >= w->t0);
+    return 0;
+}
+
+HistVisitor morning_moves_visitor(MovesView *w, const RunState *rs, MoveVerdict *out)
+{
+    *w = (MovesView){ .rs = rs, .out = out, .acc = calloc(rs->spsa.nparams + 1, sizeof *w->acc) };
+    verdicts_of_state(rs, out);
+    return (HistVisitor){ .begin = moves_begin, .row = moves_row, .ctx = w };
+}
+
+int morning_moves_end(MovesView *w, bool read, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (w->why[0])
+        rc = errmsg(err, errlen, "%s", w->why);
+    else if (read && w->rows > 0)
+        for (size_t i = 0; i < w->rs->spsa.nparams; i++)
+            moves_acc_verdict(&w->acc[i], &w->out[i]);
+    free(w->acc);
+    w->acc = NULL;
+    return rc;
+}
+
 int morning_verdicts(const char *dir, const RunState *rs, uint64_t maxrows, MoveVerdict *out, char *err,
                      size_t errlen)
 {
-    const SpsaState *st = &rs->spsa;
-    size_t np = st->nparams;
-    verdicts_of_state(rs, out);
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, HISTORY_FILE);
-    const char *why;
-    FILE *f = fopen_regular(path, "r", &why);
-    if (!f)
-        return errno == ENOENT ? 0 : errmsg(err, errlen, "cannot read '%s': %s", path, why);
-    MoveAcc *acc = calloc(np + 1, sizeof *acc);
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = acc ? 0 : errmsg(err, errlen, "out of memory");
-    /* Pass 1: the complete rows (a half-written last line is left out), for the tail. */
-    uint64_t rows = 0;
-    ssize_t len;
-    bool header = true;
-    while (rc == 0 && rows < maxrows && (len = getline(&line, &cap, f)) > 0) {
-        if (line[len - 1] != '\n')
-            break;
-        if (header)
-            header = false;
-        else
-            rows++;
+    MovesView w;
+    HistVisitor vis = morning_moves_visitor(&w, rs, out);
+    int rc = hist_scan(dir, &rs->spsa, maxrows, &vis, 1, err, errlen);
+    if (rc < 0 && errno != ENOENT) {
+        char why[512];
+        morning_moves_end(&w, false, why, sizeof why);
+        return -1; /* the verdicts of the state alone, err says why */
     }
-    size_t t0 = moves_tail_from((size_t)rows);
-    for (size_t i = 0; acc && i < np; i++)
-        moves_acc_init(&acc[i], st->params[i].start);
-    /* Pass 2: theta of every parameter, after the fixed columns. */
-    rewind(f);
-    uint64_t r = 0;
-    int lineno = 0;
-    while (rc == 0 && r < rows && (len = getline(&line, &cap, f)) > 0) {
-        if (lineno++ == 0)
-            continue;
-        const char *p = line;
-        for (int c = 0; c < HIST_NFIXED && p; c++) {
-            p = strchr(p, ',');
-            p = p ? p + 1 : NULL;
-        }
-        for (size_t i = 0; rc == 0 && i < np; i++) {
-            double v;
-            const char *e = p ? hist_parse_num(p, &v) : NULL;
-            if (!e || (*e != ',' && *e != '\n')) {
-                rc = errmsg(err, errlen, "%s:%d: theta of %s is not a number", path, lineno, st->params[i].name);
-                break;
-            }
-            moves_acc_add(&acc[i], v, r >= t0);
-            p = e + (*e == ',');
-        }
-        r++;
-    }
-    if (rc == 0 && r > 0)
-        for (size_t i = 0; i < np; i++)
-            moves_acc_verdict(&acc[i], &out[i]);
-    free(acc);
-    free(line);
-    fclose(f);
-    return rc;
+    if (rc < 0 && errlen)
+        err[0] = '\0'; /* no history.csv: the verdicts of the state alone */
+    return morning_moves_end(&w, rc == 0, err, errlen);
 }
 
 size_t morning_wanderers(const SpsaState *st, const MoveVerdict *vs, char *buf, size_t len)
@@ -172,15 +169,14 @@ void morning_travel_note(const SpsaState *st, const MoveVerdict *vs, char *buf, 
              2 * gsl_cdf_ugaussian_Q(MOVES_Z));
 }
 
-void morning_moves(FILE *out, const char *dir, const RunState *rs)
+void morning_moves(FILE *out, const MorningRun *m)
 {
-    const SpsaState *st = &rs->spsa;
-    MoveVerdict *vs = calloc(st->nparams + 1, sizeof *vs);
+    const SpsaState *st = &m->rs->spsa;
+    const MoveVerdict *vs = m->verdicts;
     if (!vs)
         return;
-    char err[512];
-    if (morning_verdicts(dir, rs, st->completed, vs, err, sizeof err) < 0)
-        fprintf(out, "\n(which moves are real: %s)\n", err);
+    if (m->verdicts_err[0])
+        fprintf(out, "\n(which moves are real: %s)\n", m->verdicts_err);
     int w = 9;
     for (size_t i = 0; i < st->nparams; i++)
         if ((int)strlen(st->params[i].name) > w)
@@ -209,7 +205,6 @@ void morning_moves(FILE *out, const char *dir, const RunState *rs)
     morning_wander_note(st, vs, note, sizeof note);
     if (note[0])
         fprintf(out, "%s\n", note);
-    free(vs);
 }
 
 const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, size_t len)
@@ -260,20 +255,18 @@ static bool l_is_final(const ValidationPoint *pts, size_t n, uint64_t total)
     return n > 0 && pts[n - 1].games >= total;
 }
 
-void morning_validation(FILE *out, const char *dir, const RunState *rs)
+void morning_validation(FILE *out, const MorningRun *m)
 {
+    const RunState *rs = m->rs;
     const Validation *v = &rs->val;
     if (v->holdout == 0 && v->every <= 0)
         return;
-    ValidationPoint *pts = NULL;
-    size_t n = 0;
-    char err[512];
-    if (validate_read(dir, &pts, &n, err, sizeof err) < 0) {
-        fprintf(out, "\nvalidation: %s\n", err);
+    if (m->val_rc < 0) {
+        fprintf(out, "\nvalidation: %s\n", m->val_err);
         return;
     }
-    if (n > v->done)
-        n = (size_t)v->done; /* a row the state does not count yet is played again on resume */
+    const ValidationPoint *pts = m->pts;
+    size_t n = m->npts;
     uint64_t total = rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per;
     uint64_t npoints = validate_points(v, total);
     char plan[256];
@@ -304,11 +297,11 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
                     (unsigned long long)b->games, morning_best_text(pts, n, best, sizeof best));
         }
         if (v->has_limit) {
-            ValidationPoint *lp = NULL;
-            size_t ln = 0;
-            char lerr[512], warn[1024];
-            if (validate_read_limit(dir, &lp, &ln, lerr, sizeof lerr) < 0) {
-                fprintf(out, "  at %s: %s\n", v->limit_text, lerr);
+            const ValidationPoint *lp = m->limit_pts;
+            size_t ln = m->nlimit;
+            char warn[1024];
+            if (m->limit_rc < 0) {
+                fprintf(out, "  at %s: %s\n", v->limit_text, m->limit_err);
             } else {
                 const ValidationPoint *u = NULL;
                 for (size_t i = 0; i < ln; i++)
@@ -324,7 +317,6 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
                 if (warn[0])
                     fprintf(out, "  %s\n", warn);
             }
-            free(lp);
         }
         if (v->pending)
             fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
@@ -342,5 +334,28 @@ void morning_validation(FILE *out, const char *dir, const RunState *rs)
             fprintf(out, "  the final values (export's default) get their point at %llu games\n",
                     (unsigned long long)total);
     }
-    free(pts);
+}
+
+void morning_summary(FILE *out, const MorningRun *m)
+{
+    report_table(out, m->rs, &m->table);
+    morning_moves(out, m);
+    morning_validation(out, m);
+}
+
+void morning_status(FILE *out, const MorningRun *m)
+{
+    const SpsaState *st = &m->rs->spsa;
+    fprintf(out, "run %s: ", m->dir);
+    if (m->holder > 0)
+        fprintf(out, "running (process %ld), %zu batch%s in flight, state saved %s\n", (long)m->holder,
+                st->ninflight, st->ninflight == 1 ? "" : "es", m->rs->updated);
+    else if (spsa_done(st))
+        fprintf(out, "complete, saved %s\n", m->rs->updated);
+    else
+        fprintf(out, "stopped, saved %s; %zu batch%s to replay on resume\n", m->rs->updated, st->ninflight,
+                st->ninflight == 1 ? "" : "es");
+    morning_summary(out, m);
+    if (m->has_verify)
+        verdict_print_status(out, m->dir, m->verify, m->verify_err, m->rs);
 }

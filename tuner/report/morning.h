@@ -1,14 +1,90 @@
-/* What a user asks of a run in the morning, in the text of `status` and at
- * the end of a run: the latest validation point (validate.h) and which moves
- * are real (moves.h). */
+/* What a user asks of a run in the morning, in the text of `status`, at
+ * the end of a run and in the report: where the run stands, the latest
+ * validation point (validate.h), which moves are real (moves.h) and verify's
+ * verdict.  A run directory is read once, by morning_load or morning_read
+ * (morning_read.c): its state, history.csv in one pass for all the views
+ * (hist_scan), the validation files and verify.json; the texts below only
+ * print what it read. */
 #ifndef RATCHET_MORNING_H
 #define RATCHET_MORNING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
+#include <cjson/cJSON.h>
+
+#include "hist.h"
+#include "histscan.h"
 #include "moves.h"
 #include "state.h"
+
+/* ---- the run directory, read once ---- */
+
+/* Which numbers of history.csv: status's table (HistData) or the report's
+ * charts (HistScan). */
+typedef enum { MORNING_TABLE, MORNING_CHARTS } MorningHistory;
+
+typedef struct {
+    const char *dir;
+    const RunState *rs;          /* the state: own (morning_load) or the caller's (morning_read) */
+    RunState own;
+    bool owns;
+    pid_t holder;                /* the process that holds the run's lock (it plays), or 0 */
+    /* history.csv, in one pass */
+    bool charts;                 /* MORNING_CHARTS: hist is filled, else table */
+    HistData table;
+    HistScan hist;
+    char hist_err[512];          /* why history.csv could not be read, or "" */
+    MoveVerdict *verdicts;       /* which moves are real, per parameter (NULL when out of memory) */
+    char verdicts_err[512];      /* why they are of the state's theta alone ("" also without history.csv) */
+    /* validation.csv (the points the state counts) and, with a limit of
+     * the user's, validation-limit.csv; rc < 0: err says why */
+    ValidationPoint *pts, *limit_pts;
+    size_t npts, nlimit;
+    int val_rc, limit_rc;
+    char val_err[512], limit_err[512];
+    /* verify.json, when there is one: its object, or NULL with verify_err */
+    bool has_verify;
+    cJSON *verify;
+    char verify_err[512];
+} MorningRun;
+
+/* DIR's state.json, then the rest as morning_read.  0, or -1 with a message
+ * when the state cannot be read. */
+int morning_load(MorningRun *m, const char *dir, MorningHistory what, char *err, size_t errlen);
+/* The rest of DIR for the state rs (the run's own, at its end): what
+ * cannot be read is said in the message of its part. */
+void morning_read(MorningRun *m, const char *dir, const RunState *rs, MorningHistory what);
+void morning_free(MorningRun *m);
+
+/* What a run prints at its end: the parameter table (report.h), which
+ * moves are real and the validation points. */
+void morning_summary(FILE *out, const MorningRun *m);
+/* What `status` prints: where the run stands (running, complete or
+ * stopped), the summary and verify's verdict. */
+void morning_status(FILE *out, const MorningRun *m);
+
+/* ---- which moves are real ---- */
+
+/* The verdicts as a view of a pass of hist_scan: out (nparams entries,
+ * SPSA order) holds the verdicts of the state's theta alone until
+ * morning_moves_end.  A file without a parameter's theta column leaves them
+ * so (why says it) without stopping the pass for the other views. */
+typedef struct {
+    const RunState *rs;
+    MoveVerdict *out;
+    MoveAcc *acc;
+    size_t t0;                   /* the first row of the moves' tail (moves_tail_from) */
+    uint64_t rows;
+    char why[512];
+} MovesView;
+HistVisitor morning_moves_visitor(MovesView *w, const RunState *rs, MoveVerdict *out);
+/* After the pass (read: it succeeded): the verdicts of the rows read, and
+ * the view's memory freed.  0, or -1 with a message when a column was
+ * missing (or memory). */
+int morning_moves_end(MovesView *w, bool read, char *err, size_t errlen);
 
 /* The verdict for every tuned parameter (out: nparams entries, SPSA order)
  * from the first maxrows rows of DIR/history.csv, read in one streaming
@@ -42,7 +118,7 @@ void morning_travel(const SpsaState *st, const MoveVerdict *vs, double *s, doubl
 
 /* The table of moves: start, final, interval, z, real or noise; then the
  * wander note. */
-void morning_moves(FILE *out, const char *dir, const RunState *rs);
+void morning_moves(FILE *out, const MorningRun *m);
 
 /* The Elo of the best of pts[0..n) (validate_best, n > 0) as every display
  * shows it: "+X Elo as measured, +Y corrected for selection (...)" with no
@@ -60,6 +136,6 @@ void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *
 
 /* The validation points so far (the latest, the best, their count) and the
  * openings held out; nothing for a run without them. */
-void morning_validation(FILE *out, const char *dir, const RunState *rs);
+void morning_validation(FILE *out, const MorningRun *m);
 
 #endif

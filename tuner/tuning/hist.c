@@ -300,136 +300,283 @@ static uint64_t count_rows(FILE *f, uint64_t max)
     return lines < max ? lines : max;
 }
 
-/* One pass over the first n rows into out (its arrays allocated); the rows
- * read, or -1 with a message. */
-static int64_t read_rows(FILE *f, const char *path, const SpsaState *st, uint64_t n, HistData *out, char *err,
-                         size_t errlen)
+HistTail hist_tail(uint64_t n)
 {
-    static const char *const fixed[HIST_NFIXED] = { "row", "k", "games", "wins", "losses", "draws", "elapsed_s" };
-    size_t np = st->nparams;
-    size_t tail = n ? (size_t)((n + 9) / 10) : 0;
-    size_t prev = n - tail < tail ? n - tail : tail;
-    out->tail_rows = tail;
-    out->prev_rows = prev;
-    for (size_t i = 0; i < np; i++) {
-        out->lo[i] = out->hi[i] = out->last[i] = st->params[i].start;
-        out->moved[i] = false;
-        out->tail_sum[i] = out->prev_sum[i] = 0;
+    HistTail t;
+    t.rows = (n + 9) / 10;
+    t.prev_rows = n - t.rows < t.rows ? n - t.rows : t.rows;
+    t.from = n - t.rows;
+    t.prev_from = t.from - t.prev_rows;
+    return t;
+}
+
+int hist_no_column(const HistLayout *l, const char *name, char *err, size_t errlen)
+{
+    return errmsg(err, errlen, "%s: the header does not match the run's parameters: it has no column '%s'", l->path,
+                  name);
+}
+
+/* ---- the reader ---- */
+
+/* Where a value of a row goes: vals[slot], slots in this order. */
+#define SLOT_THETA(i) (HIST_NFIXED + (i))
+#define SLOT_CK(np, i) (HIST_NFIXED + (np) + (i))
+
+/* One open history.csv: its header, split once, and the buffers of a row. */
+typedef struct {
+    char *path;
+    FILE *f;
+    bool missing;      /* there is no such file */
+    char *head;        /* the header line, split in place into name[0..nf) */
+    char **name;
+    size_t nf;
+    int *slot;         /* per column: its slot in vals, or -1 for a column not read */
+    double *vals;      /* HIST_NFIXED + 2 * nparams */
+    char *line;        /* the current row, split in place into fld[0..nf) */
+    size_t cap;
+    char **fld;
+    long body;         /* where the first row starts */
+} Reader;
+
+static void reader_close(Reader *r)
+{
+    if (r->f)
+        fclose(r->f);
+    free(r->path);
+    free(r->head);
+    free(r->name);
+    free(r->slot);
+    free(r->vals);
+    free(r->line);
+    free(r->fld);
+}
+
+static int reader_open(Reader *r, const char *dir, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path_of(dir);
+    if (!r->path)
+        return errmsg(err, errlen, "out of memory");
+    const char *why = "";
+    r->f = fopen_regular(r->path, "r", &why);
+    if (!r->f) {
+        r->missing = errno == ENOENT;
+        return errmsg(err, errlen, "cannot read '%s': %s", r->path, why);
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    uint64_t r = 0;
-    int64_t rc = -1;
-    /* a last line without its newline is half written: ignored */
-    while (r < n && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
-        line[len - 1] = '\0';
-        unsigned long long lineno = (unsigned long long)r + 2;
-        const char *p = line, *end;
-        double v;
-        for (size_t c = 0; c < HIST_NFIXED + np; c++) {
-            end = hist_parse_num(p, &v);
-            if (!end || (*end != ',' && *end != '\0') || (*end == '\0' && c + 1 < HIST_NFIXED + np)) {
-                const char *name = c < HIST_NFIXED ? fixed[c] : st->params[c - HIST_NFIXED].name;
-                errmsg(err, errlen, "%s:%llu: unreadable row: the %s column does not hold a finite number "
-                                    "below %g",
-                       path, lineno, name, HIST_VALUE_MAX);
-                goto done;
-            }
-            p = *end ? end + 1 : end;
-            if (c == 1) {
-                if (v < 0 || v != floor(v)) {
-                    errmsg(err, errlen, "%s:%llu: unreadable row: k is %g", path, lineno, v);
-                    goto done;
-                }
-                out->k[r] = (uint64_t)v;
-            } else if (c >= HIST_NFIXED) {
-                size_t i = c - HIST_NFIXED;
-                out->lo[i] = fmin(out->lo[i], v);
-                out->hi[i] = fmax(out->hi[i], v);
-                out->moved[i] |= v != st->params[i].start;
-                out->last[i] = v;
-                if (r >= n - tail)
-                    out->tail_sum[i] += v;
-                else if (r >= n - tail - prev)
-                    out->prev_sum[i] += v;
-            }
+    return 0;
+}
+
+/* The first column not taken yet whose name is prefix followed by name, or -1. */
+static int claim(Reader *r, const char *prefix, const char *name, int slot)
+{
+    size_t pl = strlen(prefix);
+    for (size_t c = 0; c < r->nf; c++)
+        if (r->slot[c] < 0 && strncmp(r->name[c], prefix, pl) == 0 && strcmp(r->name[c] + pl, name) == 0) {
+            r->slot[c] = slot;
+            return (int)c;
         }
-        r++;
+    return -1;
+}
+
+/* Read and split the header, and find the columns of the fixed values and
+ * of st's parameters by name, in the order the run writes them (so a
+ * parameter called like a fixed column, or like another's c_k column,
+ * still gets its own). */
+static int reader_header(Reader *r, const SpsaState *st, HistLayout *l, char *err, size_t errlen)
+{
+    size_t cap = 0;
+    ssize_t len = getline(&r->head, &cap, r->f);
+    if (len <= 0 || r->head[len - 1] != '\n')
+        return errmsg(err, errlen, "%s: no header line", r->path);
+    r->head[len - 1] = '\0';
+    size_t maxf = 1, np = st->nparams;
+    for (const char *p = r->head; *p; p++)
+        maxf += *p == ',';
+    r->name = malloc(maxf * sizeof *r->name);
+    r->fld = malloc((maxf + 1) * sizeof *r->fld);
+    r->slot = malloc(maxf * sizeof *r->slot);
+    r->vals = malloc((HIST_NFIXED + 2 * np) * sizeof *r->vals);
+    if (!r->name || !r->fld || !r->slot || !r->vals)
+        return errmsg(err, errlen, "out of memory");
+    int nf = csv_split(r->head, r->name, maxf);
+    if (nf < 0)
+        return errmsg(err, errlen, "%s:1: malformed header", r->path);
+    r->nf = (size_t)nf;
+    for (size_t c = 0; c < r->nf; c++)
+        r->slot[c] = -1;
+    static const char *const fixed[HIST_NFIXED] = { "row", "k", "games", "wins", "losses", "draws", "elapsed_s" };
+    memset(l, 0, sizeof *l);
+    l->path = r->path;
+    l->nparams = np;
+    l->no_theta = np;
+    l->all_ck = true;
+    for (int s = 0; s < HIST_NFIXED; s++)
+        l->has[s] = claim(r, "", fixed[s], s) >= 0;
+    for (size_t i = 0; i < np; i++)
+        if (claim(r, "", st->params[i].name, (int)SLOT_THETA(i)) < 0 && l->no_theta == np)
+            l->no_theta = i;
+    for (size_t i = 0; i < np; i++)
+        l->all_ck &= claim(r, "c_k.", st->params[i].name, (int)SLOT_CK(np, i)) >= 0;
+    r->body = ftell(r->f);
+    return 0;
+}
+
+/* The next row into v: 1, 0 at the end of the complete rows, or -1 with a
+ * message naming the line and the column. */
+static int reader_row(Reader *r, HistValues *v, char *err, size_t errlen)
+{
+    ssize_t len = getline(&r->line, &r->cap, r->f);
+    if (len <= 0 || r->line[len - 1] != '\n')
+        return 0; /* the end, or a half-written last line */
+    r->line[len - 1] = '\0';
+    unsigned long long ln = (unsigned long long)v->line;
+    int m = csv_split(r->line, r->fld, r->nf + 1);
+    if (m < 0)
+        return errmsg(err, errlen, "%s:%llu: unreadable row: malformed, or more fields than the header's %zu", r->path,
+                      ln, r->nf);
+    if ((size_t)m < r->nf)
+        return errmsg(err, errlen, "%s:%llu: unreadable row: %d field%s where the header has %zu", r->path, ln, m,
+                      m == 1 ? "" : "s", r->nf);
+    for (size_t c = 0; c < r->nf; c++) {
+        int s = r->slot[c];
+        if (s < 0)
+            continue;
+        if (!hist_num_field(r->fld[c], &r->vals[s]))
+            return errmsg(err, errlen, "%s:%llu: unreadable row: the %s column ('%.40s') does not hold a finite "
+                          "number below %g", r->path, ln, r->name[c], r->fld[c], HIST_VALUE_MAX);
+        if (s == HIST_K && (r->vals[s] < 0 || r->vals[s] != floor(r->vals[s])))
+            return errmsg(err, errlen, "%s:%llu: unreadable row: k is %g", r->path, ln, r->vals[s]);
     }
-    rc = (int64_t)r;
-done:
-    free(line);
+    return 1;
+}
+
+/* One pass from the first row: begin, then every row, for every visitor;
+ * *got: the rows read. */
+static int reader_pass(Reader *r, const HistLayout *l, const HistVisitor *vis, size_t n, uint64_t *got, char *err,
+                       size_t errlen)
+{
+    *got = 0;
+    if (fseek(r->f, r->body, SEEK_SET) != 0)
+        return errmsg(err, errlen, "cannot read %s: %s", r->path, strerror(errno));
+    for (size_t j = 0; j < n; j++)
+        if (vis[j].begin(vis[j].ctx, l, err, errlen) < 0)
+            return -1;
+    size_t np = l->nparams;
+    for (size_t s = 0; s < HIST_NFIXED + 2 * np; s++)
+        r->vals[s] = NAN; /* the columns the header does not have */
+    HistValues v = { .theta = r->vals + SLOT_THETA(0), .c_k = r->vals + SLOT_CK(np, 0) };
+    while (*got < l->rows) {
+        v.i = *got;
+        v.line = *got + 2;
+        int rc = reader_row(r, &v, err, errlen);
+        if (rc <= 0)
+            return rc;
+        memcpy(v.fixed, r->vals, sizeof v.fixed);
+        for (size_t j = 0; j < n; j++)
+            if (vis[j].row(vis[j].ctx, l, &v, err, errlen) < 0)
+                return -1;
+        (*got)++;
+    }
+    return 0;
+}
+
+int hist_scan(const char *dir, const SpsaState *st, uint64_t maxrows, const HistVisitor *vis, size_t n, char *err,
+              size_t errlen)
+{
+    /* Streamed: one count of the lines (the views' tails need it), then one
+     * pass for all the views. */
+    Reader r;
+    HistLayout l;
+    int rc = reader_open(&r, dir, err, errlen);
+    if (rc == 0)
+        rc = reader_header(&r, st, &l, err, errlen);
+    if (rc == 0)
+        l.rows = count_rows(r.f, maxrows);
+    /* A run that resumes meanwhile may cut the file back: read again what is there. */
+    for (int tries = 0; rc == 0; tries++) {
+        uint64_t got;
+        rc = reader_pass(&r, &l, vis, n, &got, err, errlen);
+        if (rc < 0 || got == l.rows)
+            break;
+        if (tries == 2)
+            rc = errmsg(err, errlen, "%s: the file keeps shrinking while it is read", r.path);
+        l.rows = got;
+    }
+    bool missing = r.missing;
+    reader_close(&r);
+    if (rc < 0)
+        errno = missing ? ENOENT : EINVAL;
     return rc;
 }
 
-int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen)
+/* ---- what `status` needs ---- */
+
+static int data_begin(void *ctx, const HistLayout *l, char *err, size_t errlen)
 {
-    /* Streamed: one count of the lines (for the tail windows), then one
-     * pass that keeps per parameter its range and the tail sums. */
-    memset(out, 0, sizeof *out);
-    char *path = path_of(dir), *line = NULL;
-    size_t linecap = 0;
-    int rc = -1;
-    const char *why = "";
-    FILE *f = path ? fopen_regular(path, "r", &why) : NULL;
-    if (!f) {
-        if (!path)
-            errmsg(err, errlen, "out of memory");
-        else
-            errmsg(err, errlen, "cannot read '%s': %s", path, why);
-        goto done;
-    }
-    ssize_t len = getline(&line, &linecap, f);
-    if (len <= 0 || line[len - 1] != '\n') {
-        errmsg(err, errlen, "%s: no header line", path);
-        goto done;
-    }
-    line[len - 1] = '\0';
-    if (!header_matches(line, st)) {
-        errmsg(err, errlen, "%s: the header does not match the run's parameters", path);
-        goto done;
-    }
-    long body = ftell(f);
-    uint64_t n = count_rows(f, maxrows);
+    HistDataView *w = ctx;
+    HistData *out = w->out;
+    const SpsaState *st = w->st;
+    if (!l->has[HIST_K])
+        return hist_no_column(l, "k", err, errlen);
+    if (l->no_theta < l->nparams)
+        return hist_no_column(l, st->params[l->no_theta].name, err, errlen);
+    hist_data_free(out); /* a pass that starts over */
     size_t np = st->nparams, na = np ? np : 1;
     out->nparams = np;
-    out->k = malloc((n ? n : 1) * sizeof *out->k);
+    out->nrows = (size_t)l->rows;
+    out->k = malloc((l->rows ? l->rows : 1) * sizeof *out->k);
     out->lo = malloc(na * sizeof(double));
     out->hi = malloc(na * sizeof(double));
     out->last = malloc(na * sizeof(double));
     out->moved = malloc(na * sizeof(bool));
     out->tail_sum = malloc(na * sizeof(double));
     out->prev_sum = malloc(na * sizeof(double));
-    if (!out->k || !out->lo || !out->hi || !out->last || !out->moved || !out->tail_sum || !out->prev_sum) {
-        errmsg(err, errlen, "out of memory");
-        goto done;
+    if (!out->k || !out->lo || !out->hi || !out->last || !out->moved || !out->tail_sum || !out->prev_sum)
+        return errmsg(err, errlen, "out of memory");
+    w->tail = hist_tail(l->rows);
+    out->tail_rows = (size_t)w->tail.rows;
+    out->prev_rows = (size_t)w->tail.prev_rows;
+    for (size_t i = 0; i < np; i++) {
+        out->lo[i] = out->hi[i] = out->last[i] = st->params[i].start;
+        out->moved[i] = false;
+        out->tail_sum[i] = out->prev_sum[i] = 0;
     }
-    /* A run that resumes meanwhile may cut the file back: read again what is there. */
-    for (int tries = 0;; tries++) {
-        if (fseek(f, body, SEEK_SET) != 0) {
-            errmsg(err, errlen, "cannot read %s: %s", path, strerror(errno));
-            goto done;
-        }
-        int64_t got = read_rows(f, path, st, n, out, err, errlen);
-        if (got < 0)
-            goto done;
-        if ((uint64_t)got == n)
-            break;
-        if (tries == 2) {
-            errmsg(err, errlen, "%s: the file keeps shrinking while it is read", path);
-            goto done;
-        }
-        n = (uint64_t)got;
+    return 0;
+}
+
+static int data_row(void *ctx, const HistLayout *l, const HistValues *v, char *err, size_t errlen)
+{
+    (void)l, (void)err, (void)errlen;
+    HistDataView *w = ctx;
+    HistData *out = w->out;
+    out->k[v->i] = (uint64_t)v->fixed[HIST_K];
+    for (size_t i = 0; i < out->nparams; i++) {
+        double t = v->theta[i];
+        out->lo[i] = fmin(out->lo[i], t);
+        out->hi[i] = fmax(out->hi[i], t);
+        out->moved[i] |= t != w->st->params[i].start;
+        out->last[i] = t;
+        if (v->i >= w->tail.from)
+            out->tail_sum[i] += t;
+        else if (v->i >= w->tail.prev_from)
+            out->prev_sum[i] += t;
     }
-    out->nrows = (size_t)n;
-    rc = 0;
-done:
-    if (rc < 0)
-        hist_data_free(out);
-    if (f)
-        fclose(f);
-    free(line);
-    free(path);
-    return rc;
+    return 0;
+}
+
+HistVisitor hist_data_visitor(HistDataView *view, const SpsaState *st, HistData *out)
+{
+    memset(out, 0, sizeof *out);
+    *view = (HistDataView){ .st = st, .out = out };
+    return (HistVisitor){ .begin = data_begin, .row = data_row, .ctx = view };
+}
+
+int hist_read(const char *dir, const SpsaState *st, uint64_t maxrows, HistData *out, char *err, size_t errlen)
+{
+    HistDataView view;
+    HistVisitor vis = hist_data_visitor(&view, st, out);
+    if (hist_scan(dir, st, maxrows, &vis, 1, err, errlen) == 0)
+        return 0;
+    hist_data_free(out);
+    return -1;
 }
