@@ -32,6 +32,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "errmsg.h"
+#include "growarray.h"
 #include "board.h"
 #include "engine_proc.h"
 #include "eval.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "growarray.h"
 #include "pgnscan.h"
 #include "search.h"
 #include "engine.h"

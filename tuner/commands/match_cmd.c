@@ -12,6 +12,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "duration.h"
 #include "errmsg.h"
 #include "elotext.h"

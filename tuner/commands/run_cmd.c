@@ -11,6 +11,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "engcheck.h"
 #include "match.h"
 #include "morning.h"

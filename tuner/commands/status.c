@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "hist.h"
 #include "morning.h"
 #include "rd.h"

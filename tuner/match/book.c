@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "board.h"
+#include "growarray.h"
 #include "pgnscan.h"
 
 struct Book {

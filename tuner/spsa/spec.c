@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "errmsg.h"
 #include "readfile.h"
 #include "uciopt.h"

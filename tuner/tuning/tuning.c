@@ -4,7 +4,7 @@
  * and `resume` commands in commands/run_cmd.c.  See tuning.h. */
 #include <stdatomic.h>
 #include "errmsg.h"
-#include "cli.h"
+#include "cliutil.h"
 #include "tuning.h"
 
 #include <limits.h>
