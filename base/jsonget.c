@@ -1,7 +1,9 @@
-/* Counts read from JSON; see jsonget.h. */
+/* JSON read from files; see jsonget.h. */
 #include "jsonget.h"
 
 #include <math.h>
+
+#include "errmsg.h"
 
 bool json_u64_of(double d, uint64_t *out)
 {
@@ -15,4 +17,16 @@ bool json_get_u64(const cJSON *o, const char *key, uint64_t *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) && json_u64_of(v->valuedouble, out);
+}
+
+cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
+    if (!j) {
+        size_t line, col;
+        text_line_col(text, end ? end : text, &line, &col);
+        errmsg(err, errlen, "%s:%zu:%zu: malformed JSON", name, line, col);
+    }
+    return j;
 }

@@ -1,9 +1,11 @@
-/* Counts read from JSON: the check that the state files, the run's state
- * and verify's file share. */
+/* JSON read from files: the parse that names the line and column of an
+ * error, and the counts that the state files, the run's state and
+ * verify's file share. */
 #ifndef RATCHET_JSONGET_H
 #define RATCHET_JSONGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -15,5 +17,10 @@ bool json_u64_of(double d, uint64_t *out);
 /* The number o[key] as a count (json_u64_of); false when it is missing,
  * not a number or not a count. */
 bool json_get_u64(const cJSON *o, const char *key, uint64_t *out);
+
+/* Parses text read from the file `name` (named in messages): the whole
+ * text must be one JSON value.  NULL, with "NAME:LINE:COL: malformed JSON"
+ * in err, when it is not. */
+cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 #include "rd.h"
 #include "strlist.h"
 
@@ -361,7 +362,7 @@ int conf_load_file(RunConf *c, const char *path, char *err, size_t errlen)
     char *text = rd_read_file(path, NULL, why, sizeof why);
     if (!text)
         return errmsg(err, errlen, "config.file: %s", why);
-    cJSON *j = rd_parse_json(text, path, err, errlen);
+    cJSON *j = json_parse_text(text, path, err, errlen);
     free(text);
     if (!j)
         return -1;

@@ -412,7 +412,7 @@ char *runstate_text(RunState *rs)
 int runstate_check_text(const char *text, const char *path, char *err, size_t errlen)
 {
     char why[1024];
-    cJSON *j = rd_parse_json(text, path, why, sizeof why);
+    cJSON *j = json_parse_text(text, path, why, sizeof why);
     RunState again;
     int rc = j ? runstate_from_json(&again, j, path, why, sizeof why) : -1;
     cJSON_Delete(j);
