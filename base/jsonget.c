@@ -13,10 +13,19 @@ bool json_u64_of(double d, uint64_t *out)
     return true;
 }
 
+bool json_count(const cJSON *v, uint64_t *out)
+{
+    uint64_t n;
+    if (!cJSON_IsNumber(v) || !json_u64_of(v->valuedouble, &n))
+        return false;
+    if (out)
+        *out = n;
+    return true;
+}
+
 bool json_get_u64(const cJSON *o, const char *key, uint64_t *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && json_u64_of(v->valuedouble, out);
+    return json_count(cJSON_GetObjectItemCaseSensitive(o, key), out);
 }
 
 cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)

@@ -14,7 +14,11 @@
  * most 2^53 (every such integer is exact in the double a JSON number is
  * read into); false otherwise (NaN included). */
 bool json_u64_of(double d, uint64_t *out);
-/* The number o[key] as a count (json_u64_of); false when it is missing,
+/* The item v as a count (json_u64_of): true, with *out unless out is
+ * NULL, when v is a number that is a count; false when v is NULL, not a
+ * number or not a count (*out unchanged). */
+bool json_count(const cJSON *v, uint64_t *out);
+/* The number o[key] as a count (json_count); false when it is missing,
  * not a number or not a count. */
 bool json_get_u64(const cJSON *o, const char *key, uint64_t *out);
 
