@@ -233,20 +233,20 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
     int64_t deadline = ep_now_ms() + o->timeout_ms;
     char cmd[192];
     if (ep_send(e, "ucinewgame") < 0 || ep_send(e, "isready") < 0) {
-        snprintf(why, whylen, "could not be written to");
+        errmsg(why, whylen, "could not be written to");
         return LABEL_FAILED;
     }
     EpWait ready = ep_wait_for(e, "readyok", deadline, stop);
     if (ready != EP_LINE) {
-        snprintf(why, whylen, ready == EP_TIMEOUT ? "gave no readyok within %ld ms" : "died before readyok",
-                 o->timeout_ms);
+        errmsg(why, whylen, ready == EP_TIMEOUT ? "gave no readyok within %ld ms" : "died before readyok",
+               o->timeout_ms);
         if (ready == EP_EOF)
             ep_kill(e);
         return LABEL_FAILED;
     }
     snprintf(cmd, sizeof cmd, "position fen %s 0 1", fen);
     if (ep_send(e, cmd) < 0 || (snprintf(cmd, sizeof cmd, "go nodes %ld", o->nodes), ep_send(e, cmd)) < 0) {
-        snprintf(why, whylen, "could not be written to");
+        errmsg(why, whylen, "could not be written to");
         return LABEL_FAILED;
     }
     *score = -1;
@@ -255,18 +255,18 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
         const char *line;
         EpWait w = ep_read_line(e, deadline, stop, &line);
         if (w == EP_TIMEOUT) {
-            snprintf(why, whylen, "gave no bestmove within %ld ms", o->timeout_ms);
+            errmsg(why, whylen, "gave no bestmove within %ld ms", o->timeout_ms);
             return LABEL_FAILED;
         }
         if (w == EP_EOF) {
             char ex[64];
             ep_kill(e); /* reaps it, so that the exit can be told */
             ep_describe_exit(e, ex, sizeof ex);
-            snprintf(why, whylen, "%s", ex);
+            errmsg(why, whylen, "%s", ex);
             return LABEL_FAILED;
         }
         if (w == EP_STOPPED) {
-            snprintf(why, whylen, "stopped");
+            errmsg(why, whylen, "stopped");
             return LABEL_FAILED;
         }
         if (!strncmp(line, "info ", 5)) {
@@ -289,10 +289,10 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
             if (*score >= 0)
                 return LABEL_OK;
             if (bad[0]) {
-                snprintf(why, whylen, "reported a malformed '%.60s'", bad);
+                errmsg(why, whylen, "reported a malformed '%.60s'", bad);
                 return LABEL_BAD_WDL;
             }
-            snprintf(why, whylen, "gave a bestmove without a wdl");
+            errmsg(why, whylen, "gave a bestmove without a wdl");
             return LABEL_NO_WDL;
         }
     }

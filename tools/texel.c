@@ -245,10 +245,8 @@ static int write_table(const char *path, const TexelWeights *before, const Texel
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    if (!f)
+        return errmsg(err, errlen, "%s: out of memory", path);
     fprintf(f, "name,kind,mg_before,mg_fitted,mg_rounded,eg_before,eg_fitted,eg_rounded\n");
     static const char *const kinds[] = {"tapered", "reference", "flat", "shape"};
     for (size_t k = 0; k < texel_nweights; k++) {

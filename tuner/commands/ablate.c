@@ -273,7 +273,7 @@ static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, siz
             n++;
         }
     if (!ok)
-        snprintf(msg, msglen, "out of memory");
+        errmsg(msg, msglen, "out of memory");
     ok = ok && ablation_fit(y, z, n, G, eff, fit, msg, msglen) == 0;
     free(y);
     free(z);
@@ -686,13 +686,13 @@ int ablate_main(int argc, char **argv)
     snprintf(A.path, sizeof A.path, "%s/%s", v->dir, ABLATION_FILE);
     struct stat sb;
     if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        snprintf(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
+        errmsg(err, sizeof err, "verify: '%s' is not a directory%s", argv[1], errno == ENOENT ? " (no such file)" : "");
         goto fail;
     }
     char sp[PATH_MAX + 32];
     snprintf(sp, sizeof sp, "%s/%s", v->dir, STATE_FILE);
     if (access(sp, F_OK) != 0) {
-        snprintf(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
+        errmsg(err, sizeof err, "verify: '%s' is not a run directory (no %s)", argv[1], STATE_FILE);
         goto fail;
     }
     if ((lockfd = rd_lock(v->dir, err, sizeof err)) < 0)
@@ -706,8 +706,8 @@ int ablate_main(int argc, char **argv)
     /* An earlier ablation: continue it, show it, or refuse to mix settings. */
     if (!restart && access(A.path, F_OK) == 0) {
         if (!(old = rd_read_json(A.path, err, sizeof err))) {
-            snprintf(err + strlen(err), sizeof err - strlen(err), "; start over with: %s verify %s -ablate -restart",
-                     setup_prog(), argv[1]);
+            appendf(err, sizeof err, strlen(err), "; start over with: %s verify %s -ablate -restart", setup_prog(),
+                    argv[1]);
             goto fail;
         }
         const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(old, "args");
@@ -722,9 +722,9 @@ int ablate_main(int argc, char **argv)
             }
         } else if (!verify_same_args(oargs, v)) {
             char *was = cJSON_PrintUnformatted(oargs);
-            snprintf(err, sizeof err, "verify -ablate: %s holds an ablation with other options (%s); run `%s verify %s "
-                     "-ablate` to continue or show it, or add -restart to start over with the new options", A.path,
-                     was ? was : "?", setup_prog(), argv[1]);
+            errmsg(err, sizeof err, "verify -ablate: %s holds an ablation with other options (%s); run `%s verify %s "
+                   "-ablate` to continue or show it, or add -restart to start over with the new options", A.path,
+                   was ? was : "?", setup_prog(), argv[1]);
             free(was);
             goto fail;
         }
@@ -739,8 +739,8 @@ int ablate_main(int argc, char **argv)
             printf("ablate: the values differ from those of %s (the run has moved on): starting a new ablation\n",
                    A.path);
         } else if (!same_groups(cJSON_GetObjectItemCaseSensitive(old, "groups"), &A.groups)) {
-            snprintf(err, sizeof err, "verify -ablate: the groups differ from those of %s (has the groups file "
-                     "changed?); add -restart to start over with the new groups", A.path);
+            errmsg(err, sizeof err, "verify -ablate: the groups differ from those of %s (has the groups file "
+                   "changed?); add -restart to start over with the new groups", A.path);
             goto fail;
         } else {
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(old, "status");
@@ -762,8 +762,8 @@ int ablate_main(int argc, char **argv)
         uint64_t seed = 0;
         if (!json_get_u64(old, "seed", &seed) || !json_get_u64(old, "sessions", &v->sessions) ||
             !cJSON_IsString(cr)) {
-            snprintf(err, sizeof err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
-                     A.path);
+            errmsg(err, sizeof err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
+                   A.path);
             goto fail;
         }
         v->seed = seed;
@@ -780,7 +780,7 @@ int ablate_main(int argc, char **argv)
         goto oom;
     const char *cmd = conf_get(&v->rs.conf, "engine", "cmd");
     if (!cmd) {
-        snprintf(err, sizeof err, "verify: %s has no engine.cmd", sp);
+        errmsg(err, sizeof err, "verify: %s has no engine.cmd", sp);
         goto fail;
     }
     /* Both engines start at the start values; each pair sends the groups' values. */
@@ -795,8 +795,8 @@ int ablate_main(int argc, char **argv)
     if (brc < 0)
         goto fail;
     if (!v->mc.book) {
-        snprintf(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
-                 "give -openings file=F");
+        errmsg(err, sizeof err, "verify: no opening book: the run had none and openings/default.epd is not found; "
+               "give -openings file=F");
         goto fail;
     }
     EngineSpec run_engine = v->mc.eng[0];
@@ -810,9 +810,9 @@ int ablate_main(int argc, char **argv)
     A.rounds = A.rounds_asked;
     A.capped = match_cap_fresh(&v->mc, 2, &A.rounds, true, "ablate", stdout);
     if (A.rounds < A.groups.n + 2) {
-        snprintf(err, sizeof err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
-                 (unsigned long long)A.rounds, A.groups.n, A.groups.n + 2,
-                 A.capped ? ": too few fresh openings; give -openings file=F with more" : "");
+        errmsg(err, sizeof err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
+               (unsigned long long)A.rounds, A.groups.n, A.groups.n + 2,
+               A.capped ? ": too few fresh openings; give -openings file=F with more" : "");
         goto fail;
     }
     A.st = calloc(A.rounds + 1, 1);
@@ -824,7 +824,7 @@ int ablate_main(int argc, char **argv)
     rc = play(&A, argv[1]);
     goto out;
 oom:
-    snprintf(err, sizeof err, "out of memory");
+    errmsg(err, sizeof err, "out of memory");
     rc = EXIT_FAILED;
 fail:
     fprintf(stderr, "ratchet-tune: %s\n", err);
