@@ -22,6 +22,17 @@ bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return true;
 }
 
+int cli_long_arg(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    int64_t x;
+    if (!cli_parse_i64(s, lo, hi, &x)) {
+        fprintf(stderr, "%s: %s wants an integer from %ld to %ld, got '%s'\n", prog, opt, lo, hi, s);
+        return -1;
+    }
+    *out = (long)x;
+    return 0;
+}
+
 bool cli_parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end;

@@ -10,6 +10,9 @@
 
 /* A whole-string integer in lo..hi. */
 bool cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* A getopt option's integer argument s in lo..hi: 0 with *out, or -1
+ * after "PROG: OPT wants an integer from LO to HI, got 'S'" on stderr. */
+int cli_long_arg(const char *prog, const char *opt, const char *s, long lo, long hi, long *out);
 /* A whole-string finite number in lo..hi. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 

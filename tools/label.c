@@ -31,6 +31,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "cliutil.h"
 #include "errmsg.h"
 #include "growarray.h"
 #include "board.h"
@@ -398,19 +399,6 @@ static void usage(FILE *f)
         "before that are written.\n");
 }
 
-static int to_long(const char *opt, const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi) {
-        fprintf(stderr, "ratchet-label: %s wants an integer from %ld to %ld, got '%s'\n", opt, lo, hi, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 static int add_option(Options *o, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -446,28 +434,28 @@ static int parse_options(int argc, char **argv, Options *o)
                 return -1;
             break;
         case 'n':
-            if (to_long("--nodes", optarg, 1, 1000000000L, &o->nodes))
+            if (cli_long_arg("ratchet-label", "--nodes", optarg, 1, 1000000000L, &o->nodes))
                 return -1;
             break;
         case 'e':
-            if (to_long("--every", optarg, 1, 1000000, &o->every))
+            if (cli_long_arg("ratchet-label", "--every", optarg, 1, 1000000, &o->every))
                 return -1;
             break;
         case 's':
-            if (to_long("--skip", optarg, 0, 1000, &o->skip))
+            if (cli_long_arg("ratchet-label", "--skip", optarg, 0, 1000, &o->skip))
                 return -1;
             break;
         case 'j':
-            if (to_long("--concurrency", optarg, 1, MAX_JOBS, &o->jobs))
+            if (cli_long_arg("ratchet-label", "--concurrency", optarg, 1, MAX_JOBS, &o->jobs))
                 return -1;
             break;
         case 'S':
-            if (to_long("--seed", optarg, 0, 2147483647L, &v))
+            if (cli_long_arg("ratchet-label", "--seed", optarg, 0, 2147483647L, &v))
                 return -1;
             o->seed = (unsigned long)v;
             break;
         case 'T':
-            if (to_long("--timeout", optarg, 100, 86400000L, &o->timeout_ms))
+            if (cli_long_arg("ratchet-label", "--timeout", optarg, 100, 86400000L, &o->timeout_ms))
                 return -1;
             break;
         case 'q': o->quiet = true; break;
