@@ -14,7 +14,7 @@ CPPFLAGS_EXTRA ?=
 
 # One folder per part (docs/design.md); every part's folder is on the
 # include path, so a source names a header by its file name alone.
-PARTS    := engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands
+PARTS    := base engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands
 INCLUDES := $(PARTS:%=-I%)
 
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
@@ -24,7 +24,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson plplot 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs gsl libcjson plplot 2>/dev/null || echo -lgsl -lgslcblas -lcjson -lplplot) -lpthread -lm
 TEST_LIBS  = $(shell pkg-config --libs criterion libpng 2>/dev/null || echo -lcriterion -lpng)
 
-ENGINE_SRC := $(filter-out engine/main.c,$(wildcard engine/*.c engine/rules/*.c))
+ENGINE_SRC := $(filter-out engine/main.c,$(wildcard base/*.c engine/*.c engine/rules/*.c))
 MPI_SRC    := $(wildcard tuner/mpi/mpi*.c)
 TUNER_SRC  := $(filter-out tuner/commands/main.c $(MPI_SRC),$(wildcard tuner/*/*.c))
 TEST_SRC   := $(wildcard tests/test_*.c) tests/helpers.c

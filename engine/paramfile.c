@@ -348,19 +348,17 @@ int paramfile_read(const char *path, char **text, size_t *len, char *err, size_t
     *text = NULL;
     *len = 0;
     FILE *f = fopen(path, "rbe");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    if (!f)
+        return errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     size_t n = 0;
     char *buf = read_stream(f, MAX_FILE_BYTES, &n);
     int e = errno;
     fclose(f);
     if (!buf) {
         if (e == EFBIG)
-            snprintf(err, errlen, "%s: larger than %u bytes: not a value file", path, MAX_FILE_BYTES);
+            errmsg(err, errlen, "%s: larger than %u bytes: not a value file", path, MAX_FILE_BYTES);
         else
-            snprintf(err, errlen, "%s: cannot read: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
+            errmsg(err, errlen, "%s: cannot read: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
         return -1;
     }
     *text = buf;
@@ -382,22 +380,18 @@ int paramfile_load(const char *path, int values[PARAM_COUNT], bool given[PARAM_C
 
 int paramfile_apply(const char *path, char *err, size_t errlen)
 {
-    if (params_baked()) {
-        snprintf(err, errlen,
-                 "%s: not loaded: the parameters are baked into this build (%s); "
-                 "rebuild without PARAMS to load value files",
-                 path, params_baked_tag());
-        return -1;
-    }
+    if (params_baked())
+        return errmsg(err, errlen,
+                      "%s: not loaded: the parameters are baked into this build (%s); "
+                      "rebuild without PARAMS to load value files",
+                      path, params_baked_tag());
     int values[PARAM_COUNT];
     int named = paramfile_load(path, values, NULL, err, errlen);
     if (named < 0)
         return -1;
     char why[256];
-    if (params_set_all(values, why, sizeof why) < 0) {
-        snprintf(err, errlen, "%s: %s", path, why);
-        return -1;
-    }
+    if (params_set_all(values, why, sizeof why) < 0)
+        return errmsg(err, errlen, "%s: %s", path, why);
     return named;
 }
 

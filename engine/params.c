@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "errmsg.h"
+
 /* Defaults must lie in their ranges: checked at compile time. */
 #define PARAM(name, def, lo, hi, c_end, r_end, desc) \
     _Static_assert((lo) <= (def) && (def) <= (hi), #name ": default outside [min, max]");
@@ -96,28 +98,23 @@ void param_group(int i, char *buf, size_t len)
 int param_check(int i, long value, char *err, size_t errlen)
 {
     const ParamSpec *ps = &param_specs[i];
-    if (value < ps->min || value > ps->max) {
-        snprintf(err, errlen, "%s: value %ld outside [%d, %d]", ps->name, value, ps->min, ps->max);
-        return -1;
-    }
+    if (value < ps->min || value > ps->max)
+        return errmsg(err, errlen, "%s: value %ld outside [%d, %d]", ps->name, value, ps->min, ps->max);
     return 0;
 }
 
 #ifdef PARAMS_BAKED
 static int refuse_baked(int i, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: parameters are baked into this build (%s); rebuild without PARAMS to change them",
-             i >= 0 ? param_specs[i].name : "parameters", PARAMS_BAKED_TAG);
-    return -1;
+    return errmsg(err, errlen, "%s: parameters are baked into this build (%s); rebuild without PARAMS to change them",
+                  i >= 0 ? param_specs[i].name : "parameters", PARAMS_BAKED_TAG);
 }
 #endif
 
 int param_set(int i, long value, char *err, size_t errlen)
 {
-    if (i < 0 || i >= PARAM_COUNT) {
-        snprintf(err, errlen, "no parameter with index %d", i);
-        return -1;
-    }
+    if (i < 0 || i >= PARAM_COUNT)
+        return errmsg(err, errlen, "no parameter with index %d", i);
 #ifdef PARAMS_BAKED
     (void)value;
     return refuse_baked(i, err, errlen);

@@ -26,6 +26,7 @@
 #include "paramfile.h"
 #include "params.h"
 #include "search.h"
+#include "strlist.h"
 #include "timeman.h"
 #include "tt.h"
 
@@ -373,22 +374,12 @@ static void cmd_perft(Uci *u, const char *arg)
 
 /* The go parameters that take a value, and all of its keywords. */
 static const char *const go_valued[] = {"wtime", "btime", "winc", "binc", "movestogo",
-                                        "depth", "nodes", "movetime", "mate"};
-static const char *const go_flags[] = {"searchmoves", "ponder", "infinite", "perft"};
-
-static bool in_list(const char *word, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(word, list[i]))
-            return true;
-    return false;
-}
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+                                        "depth", "nodes", "movetime", "mate", NULL};
+static const char *const go_flags[] = {"searchmoves", "ponder", "infinite", "perft", NULL};
 
 static bool is_go_keyword(const char *word)
 {
-    return in_list(word, go_valued, N_OF(go_valued)) || in_list(word, go_flags, N_OF(go_flags));
+    return str_in_list(go_valued, word) || str_in_list(go_flags, word);
 }
 
 /* go searchmoves m1 m2 ...: the list ends at the next go keyword (so
@@ -461,7 +452,7 @@ static void cmd_go(Uci *u, char **tok, int n, int64_t read_at)
             i = read_searchmoves(u, tok, n, i, lim);
             continue;
         }
-        if (!in_list(key, go_valued, N_OF(go_valued))) {
+        if (!str_in_list(go_valued, key)) {
             say(u, "info string go: unknown parameter '%s'; ignored", key);
             continue;
         }

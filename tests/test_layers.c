@@ -56,8 +56,9 @@ Test(layers, this_tree_keeps_its_layers)
 
 Test(layers, a_part_may_include_itself_and_the_parts_below)
 {
+    plant("base/errmsg.h", "int m;\n");
     plant("engine/rules/board.h", "int x;\n");
-    plant("engine/rules/board.c", "#include \"board.h\"\n");
+    plant("engine/rules/board.c", "#include \"board.h\"\n#include \"errmsg.h\"\n");
     plant("engine/eval.c", "#include \"board.h\"\n#include <stdio.h>\n");
     plant("tuner/commands/main.c", "#include \"board.h\"\n#include \"spsa.h\"\n");
     plant("tuner/spsa/spsa.h", "#include \"stats.h\"\n");
@@ -72,7 +73,11 @@ Test(layers, a_lower_part_including_a_higher_one_fails)
     plant("engine/rules/board.c", "/* the position */\n#include \"eval.h\"\n");
     plant("tuner/tuning/state.h", "int s;\n");
     plant("tuner/match/match.c", "#include \"state.h\"\n");
+    plant("engine/rules/board.h", "int b;\n");
+    plant("base/errmsg.c", "#include \"board.h\"\n");
     cr_expect_eq(layers(root), 1, "%s", out);
+    cr_expect(strstr(out, "base/errmsg.c:1: layers: base includes rules (\"board.h\" is engine/rules/board.h)"),
+              "%s", out);
     cr_expect(strstr(out, "engine/rules/board.c:2: layers: rules includes engine (\"eval.h\" is engine/eval.h)"),
               "%s", out);
     cr_expect(strstr(out, "tuner/match/match.c:1: layers: match includes tuning "

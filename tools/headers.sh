@@ -1,7 +1,7 @@
 #!/bin/sh
-# Every header of engine/ and tuner/ compiles on its own (part of `make
-# test`): a translation unit that includes only it, with the parts' include
-# paths, must pass `$CC -fsyntax-only`.  So a header includes what it uses,
+# Every header of base/, engine/ and tuner/ compiles on its own (part of
+# `make test`): a translation unit that includes only it, with the parts'
+# include paths, must pass `$CC -fsyntax-only`.  So a header includes what it uses,
 # and its users need not know its order of includes.  X-macro lists
 # (eval_weights.h: a list of EVAL_W(...) lines, included after the macros
 # are defined) are not headers and are skipped; tuner/mpi/ is checked with
@@ -19,7 +19,7 @@ inc=""
 for p in $parts; do inc="$inc -I$p"; done
 pkg=$(pkg-config --cflags gsl libcjson plplot 2>/dev/null)
 bad=0
-for h in $(find engine tuner -name '*.h' | LC_ALL=C sort); do
+for h in $(for d in base engine tuner; do [ ! -d "$d" ] || find "$d" -name '*.h'; done | LC_ALL=C sort); do
     case "$h" in
         engine/eval_weights.h) continue ;;
     esac

@@ -31,7 +31,9 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "cliutil.h"
 #include "errmsg.h"
+#include "growarray.h"
 #include "board.h"
 #include "engine_proc.h"
 #include "eval.h"
@@ -232,20 +234,20 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
     int64_t deadline = ep_now_ms() + o->timeout_ms;
     char cmd[192];
     if (ep_send(e, "ucinewgame") < 0 || ep_send(e, "isready") < 0) {
-        snprintf(why, whylen, "could not be written to");
+        errmsg(why, whylen, "could not be written to");
         return LABEL_FAILED;
     }
     EpWait ready = ep_wait_for(e, "readyok", deadline, stop);
     if (ready != EP_LINE) {
-        snprintf(why, whylen, ready == EP_TIMEOUT ? "gave no readyok within %ld ms" : "died before readyok",
-                 o->timeout_ms);
+        errmsg(why, whylen, ready == EP_TIMEOUT ? "gave no readyok within %ld ms" : "died before readyok",
+               o->timeout_ms);
         if (ready == EP_EOF)
             ep_kill(e);
         return LABEL_FAILED;
     }
     snprintf(cmd, sizeof cmd, "position fen %s 0 1", fen);
     if (ep_send(e, cmd) < 0 || (snprintf(cmd, sizeof cmd, "go nodes %ld", o->nodes), ep_send(e, cmd)) < 0) {
-        snprintf(why, whylen, "could not be written to");
+        errmsg(why, whylen, "could not be written to");
         return LABEL_FAILED;
     }
     *score = -1;
@@ -254,18 +256,18 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
         const char *line;
         EpWait w = ep_read_line(e, deadline, stop, &line);
         if (w == EP_TIMEOUT) {
-            snprintf(why, whylen, "gave no bestmove within %ld ms", o->timeout_ms);
+            errmsg(why, whylen, "gave no bestmove within %ld ms", o->timeout_ms);
             return LABEL_FAILED;
         }
         if (w == EP_EOF) {
             char ex[64];
             ep_kill(e); /* reaps it, so that the exit can be told */
             ep_describe_exit(e, ex, sizeof ex);
-            snprintf(why, whylen, "%s", ex);
+            errmsg(why, whylen, "%s", ex);
             return LABEL_FAILED;
         }
         if (w == EP_STOPPED) {
-            snprintf(why, whylen, "stopped");
+            errmsg(why, whylen, "stopped");
             return LABEL_FAILED;
         }
         if (!strncmp(line, "info ", 5)) {
@@ -288,10 +290,10 @@ static LabelResult label_one(EngineProc *e, const Options *o, const char *fen, d
             if (*score >= 0)
                 return LABEL_OK;
             if (bad[0]) {
-                snprintf(why, whylen, "reported a malformed '%.60s'", bad);
+                errmsg(why, whylen, "reported a malformed '%.60s'", bad);
                 return LABEL_BAD_WDL;
             }
-            snprintf(why, whylen, "gave a bestmove without a wdl");
+            errmsg(why, whylen, "gave a bestmove without a wdl");
             return LABEL_NO_WDL;
         }
     }
@@ -397,19 +399,6 @@ static void usage(FILE *f)
         "before that are written.\n");
 }
 
-static int to_long(const char *opt, const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi) {
-        fprintf(stderr, "ratchet-label: %s wants an integer from %ld to %ld, got '%s'\n", opt, lo, hi, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 static int add_option(Options *o, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -445,28 +434,28 @@ static int parse_options(int argc, char **argv, Options *o)
                 return -1;
             break;
         case 'n':
-            if (to_long("--nodes", optarg, 1, 1000000000L, &o->nodes))
+            if (cli_long_arg("ratchet-label", "--nodes", optarg, 1, 1000000000L, &o->nodes))
                 return -1;
             break;
         case 'e':
-            if (to_long("--every", optarg, 1, 1000000, &o->every))
+            if (cli_long_arg("ratchet-label", "--every", optarg, 1, 1000000, &o->every))
                 return -1;
             break;
         case 's':
-            if (to_long("--skip", optarg, 0, 1000, &o->skip))
+            if (cli_long_arg("ratchet-label", "--skip", optarg, 0, 1000, &o->skip))
                 return -1;
             break;
         case 'j':
-            if (to_long("--concurrency", optarg, 1, MAX_JOBS, &o->jobs))
+            if (cli_long_arg("ratchet-label", "--concurrency", optarg, 1, MAX_JOBS, &o->jobs))
                 return -1;
             break;
         case 'S':
-            if (to_long("--seed", optarg, 0, 2147483647L, &v))
+            if (cli_long_arg("ratchet-label", "--seed", optarg, 0, 2147483647L, &v))
                 return -1;
             o->seed = (unsigned long)v;
             break;
         case 'T':
-            if (to_long("--timeout", optarg, 100, 86400000L, &o->timeout_ms))
+            if (cli_long_arg("ratchet-label", "--timeout", optarg, 100, 86400000L, &o->timeout_ms))
                 return -1;
             break;
         case 'q': o->quiet = true; break;

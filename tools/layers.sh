@@ -1,12 +1,12 @@
 #!/bin/sh
 # The layering check (part of `make test`): reads every #include "..." of
-# the sources under engine/ and tuner/, resolves each header as the compiler
-# does (the including file's folder first, then the parts' folders in the
-# Makefile's -I order) and fails when
+# the sources under base/, engine/ and tuner/, resolves each header as the
+# compiler does (the including file's folder first, then the parts' folders
+# in the Makefile's -I order) and fails when
 #   - a lower part includes a higher one; the parts, bottom-up:
-#       rules (engine/rules) < engine (engine) < match (tuner/match)
-#       < spsa (tuner/spsa) < tuning (tuner/tuning) < report (tuner/report)
-#       < mpi (tuner/mpi) < commands (tuner/commands)
+#       base (base) < rules (engine/rules) < engine (engine)
+#       < match (tuner/match) < spsa (tuner/spsa) < tuning (tuner/tuning)
+#       < report (tuner/report) < mpi (tuner/mpi) < commands (tuner/commands)
 #     A part may include its own headers and those of any part below it.
 #   - the includes form a cycle between modules (a module is a source, its
 #     header and its private header: x.c, x.h and x_impl.h), within a part
@@ -20,19 +20,19 @@ root=${1:-$(dirname "$0")/..}
 cd "$root"
 
 # folder:part, bottom-up; the same folders and order as the Makefile's PARTS.
-parts="engine/rules:rules engine:engine tuner/match:match tuner/spsa:spsa tuner/tuning:tuning tuner/report:report tuner/mpi:mpi tuner/commands:commands"
+parts="base:base engine/rules:rules engine:engine tuner/match:match tuner/spsa:spsa tuner/tuning:tuning tuner/report:report tuner/mpi:mpi tuner/commands:commands"
 
 dirs=
-for d in engine tuner; do [ -d "$d" ] && dirs="$dirs $d"; done
+for d in base engine tuner; do [ -d "$d" ] && dirs="$dirs $d"; done
 # shellcheck disable=SC2086
 files=$( [ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' -o -name '*.inc' -o -name '*.def' \) | LC_ALL=C sort)
-[ -n "$files" ] || { echo "layers: no sources under engine/ or tuner/ in $(pwd)" >&2; exit 1; }
+[ -n "$files" ] || { echo "layers: no sources under base/, engine/ or tuner/ in $(pwd)" >&2; exit 1; }
 
 # One record per include: file:line:text.  /dev/null keeps the file name
 # in grep's output even when there is a single file.
 # shellcheck disable=SC2086
 grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null | LC_ALL=C awk -v parts="$parts" -v files="$files" \
-    -v order="rules < engine < match < spsa < tuning < report < mpi < commands" '
+    -v order="base < rules < engine < match < spsa < tuning < report < mpi < commands" '
 function dirof(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
 function module(p) { sub(/\.[^.\/]*$/, "", p); sub(/_impl$/, "", p); return p }
 function visit(m,    i, j, n, k, c) {

@@ -5,21 +5,21 @@
 # root, from the naming file's folder, and from engine/, tuner/, tools/,
 # tests/ and docs/ (a source names tuner/commands/verify.c as
 # commands/verify.c, a document in docs/ names docs/img/x.png as img/x.png).
-# Only paths that start with a folder of the repository are checked (engine/,
-# tuner/, tools/, tests/, docs/, params/, openings/, a part's folder such as
-# commands/ or rules/, and the parts' former names run/, runner/ and dist/,
-# so a path the renaming left behind is caught): system headers
-# (sys/, gsl/), other projects' files (src/) and temporary folders are not
-# the repository's.  Paths a run or a build writes (runs/, build/, bin/,
-# params/tuned/) and patterns (NAME, XXX) are not checked, nor the trees
-# that tests/test_layers.c plants and this script's own examples.
+# Only paths that start with a folder of the repository are checked (base/,
+# engine/, tuner/, tools/, tests/, docs/, params/, openings/, a part's
+# folder such as commands/ or rules/, and the parts' former names run/,
+# runner/ and dist/, so a path the renaming left behind is caught):
+# system headers (sys/, gsl/), other projects' files (src/) and temporary
+# folders are not the repository's.  Paths a run or a build writes (runs/,
+# build/, bin/, params/tuned/) and patterns (NAME, XXX) are not checked, nor
+# the trees that tests/test_layers.c plants and this script's own examples.
 # Usage: sh tools/paths.sh [ROOT]   Exit 0 when every path exists, 1 with one
 # line per stale path (file:line: path) otherwise.
 set -eu
 root=${1:-$(dirname "$0")/..}
 cd "$root"
 
-files=$(find engine tuner tools tests docs Makefile README.md openings \
+files=$(find base engine tuner tools tests docs Makefile README.md openings \
         -type f \( -name '*.c' -o -name '*.h' -o -name '*.inc' -o -name '*.def' -o -name '*.sh' \
                   -o -name '*.md' -o -name Makefile \) 2>/dev/null | grep -v -e '^docs/results/runs/' -e '^tests/test_layers.c$' -e '^tools/paths.sh$' | LC_ALL=C sort)
 [ -n "$files" ] || { echo "paths: no files to check in $(pwd)" >&2; exit 1; }
@@ -37,7 +37,7 @@ function exists(p,    cmd, r) {
 function dirof(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
 {
     f = $1; line = $2; p = $3
-    if (p !~ /^(engine|tuner|tools|tests|docs|params|openings|rules|match|spsa|tuning|report|mpi|commands|fake|fuzz|bench|texel|results|img|data|run|runner|dist)\//) next
+    if (p !~ /^(base|engine|tuner|tools|tests|docs|params|openings|rules|match|spsa|tuning|report|mpi|commands|fake|fuzz|bench|texel|results|img|data|run|runner|dist)\//) next
     if (p ~ /^params\/tuned\// || p ~ /NAME|XXX/) next
     # a path inside a longer one that is absolute or a URL: the match starts after a / or a :
     d = dirof(f)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cliutil.h"
 #include "errmsg.h"
 #include "rd.h"
 #include "texel/dataset.h"
@@ -80,19 +81,6 @@ static void usage(FILE *f)
         "counted, with a message FILE:LINE.  A file that cannot be read stops the run.\n");
 }
 
-static int to_int(const char *opt, const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi) {
-        fprintf(stderr, "ratchet-texel: %s wants an integer from %ld to %ld, got '%s'\n", opt, lo, hi, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, Options *o)
 {
     static const struct option longopts[] = {
@@ -113,22 +101,22 @@ static int parse_options(int argc, char **argv, Options *o)
         case 't': o->table = optarg; break;
         case 'e': o->epd[o->nepd++] = optarg; break;
         case 's':
-            if (to_int("--skip", optarg, 0, 1000, &v))
+            if (cli_long_arg("ratchet-texel", "--skip", optarg, 0, 1000, &v))
                 return -1;
             o->ex.skip_plies = (int)v;
             break;
         case 'a':
-            if (to_int("--adj-tail", optarg, 0, 1000, &v))
+            if (cli_long_arg("ratchet-texel", "--adj-tail", optarg, 0, 1000, &v))
                 return -1;
             o->ex.adj_tail = (int)v;
             break;
         case 'g':
-            if (to_int("--max-games", optarg, 1, 1000000000L, &v))
+            if (cli_long_arg("ratchet-texel", "--max-games", optarg, 1, 1000000000L, &v))
                 return -1;
             o->ex.max_games = v;
             break;
         case 'i':
-            if (to_int("--iterations", optarg, 1, 100000, &v))
+            if (cli_long_arg("ratchet-texel", "--iterations", optarg, 1, 100000, &v))
                 return -1;
             o->maxiter = (int)v;
             break;
@@ -245,10 +233,8 @@ static int write_table(const char *path, const TexelWeights *before, const Texel
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    if (!f)
+        return errmsg(err, errlen, "%s: out of memory", path);
     fprintf(f, "name,kind,mg_before,mg_fitted,mg_rounded,eg_before,eg_fitted,eg_rounded\n");
     static const char *const kinds[] = {"tapered", "reference", "flat", "shape"};
     for (size_t k = 0; k < texel_nweights; k++) {

@@ -20,7 +20,7 @@ trap 'rm -rf "$TMP"' EXIT
 BOOK=openings/default.epd
 
 # shellcheck disable=SC2046
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 $(for p in engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands; do printf -- "-I%s " $p; done) $(pkg-config --cflags gsl libcjson plplot) \
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 $(for p in base engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands; do printf -- "-I%s " $p; done) $(pkg-config --cflags gsl libcjson plplot) \
     -o "$TMP/reportgen" tools/bench/reportgen.c build/libtuner.a build/libengine.a \
     $(pkg-config --libs gsl libcjson plplot) -lpthread -lm
 t0=$(date +%s.%N)

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "eval.h"
+#include "growarray.h"
 #include "pgnscan.h"
 #include "search.h"
 #include "engine.h"
@@ -208,12 +210,12 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
     setup();
     FILE *f = fopen(path, "re");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     char *buf = pgn_read_file(f, len);
     if (!buf)
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+        errmsg(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
     fclose(f);
     return buf;
 }
@@ -234,7 +236,7 @@ int dataset_add_pgn(Dataset *d, const char *path, const ExtractOptions *o, Extra
     }
     int rc = 0;
     if (!r.pos || r.oom) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        errmsg(err, errlen, "%s: out of memory", path);
         rc = -1;
     }
     free(r.pos);
@@ -336,7 +338,7 @@ int dataset_add_epd(Dataset *d, const char *path, const ExtractOptions *o, Extra
         line = nl ? nl + 1 : NULL;
     }
     if (!p || rc < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        errmsg(err, errlen, "%s: out of memory", path);
         rc = -1;
     }
     free(p);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "rd.h"
 
 const WeightInfo texel_weights[] = {
@@ -136,10 +137,8 @@ int texel_header_write(const char *path, const int *mg, const int *eg, const cha
                        size_t errlen)
 {
     char *text = texel_header_text(mg, eg, source);
-    if (!text) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    if (!text)
+        return errmsg(err, errlen, "%s: out of memory", path);
     int rc = rd_write_atomic(path, text, strlen(text), err, errlen);
     free(text);
     return rc;

@@ -14,6 +14,7 @@
 #include "ablation.h"
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "errmsg.h"
 #include "jsonget.h"
 #include "match.h"
@@ -268,7 +269,7 @@ static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, siz
             n++;
         }
     if (!ok)
-        snprintf(msg, msglen, "out of memory");
+        errmsg(msg, msglen, "out of memory");
     ok = ok && ablation_fit(y, z, n, G, eff, fit, msg, msglen) == 0;
     free(y);
     free(z);

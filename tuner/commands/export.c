@@ -1,5 +1,5 @@
 /* Value files from runs; see export.h. */
-#include "cli.h"
+#include "cliutil.h"
 #include "export.h"
 
 #include <limits.h>

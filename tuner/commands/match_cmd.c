@@ -12,6 +12,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "duration.h"
 #include "errmsg.h"
 #include "elotext.h"
@@ -256,7 +257,7 @@ int match_main(int argc, char **argv)
             if (cli_key_values(argc, argv, &i, sprt_kv, &m.sprt, err, sizeof err) < 0)
                 return cli_usage_error("ratchet-tune match", "match", "%s", err);
         } else {
-            snprintf(err, sizeof err, "unknown option '%s'", a);
+            errmsg(err, sizeof err, "unknown option '%s'", a);
             return cli_usage_error("ratchet-tune match", "match", "%s", err);
         }
     }

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "htmlreport.h"
 
 static const char REPORT_USAGE[] =

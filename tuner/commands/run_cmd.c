@@ -11,7 +11,9 @@
 
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "engcheck.h"
+#include "errmsg.h"
 #include "match.h"
 #include "morning.h"
 #include "report.h"
@@ -259,14 +261,14 @@ int resume_main(int argc, char **argv)
     for (size_t i = 0; i < over.n; i++)
         if (strcmp(over.v[i].sec, "spsa") == 0 && strcmp(over.v[i].key, "games") != 0 &&
             strcmp(over.v[i].key, "form") != 0) {
-            snprintf(err, sizeof err, "resume: only -spsa games=N can change (not spsa.%s)", over.v[i].key);
+            errmsg(err, sizeof err, "resume: only -spsa games=N can change (not spsa.%s)", over.v[i].key);
             goto fail;
         }
     rd_abs_path(argv[1], r.dir, sizeof r.dir);
     char sp[PATH_MAX + 16];
     snprintf(sp, sizeof sp, "%s/%s", r.dir, STATE_FILE);
     if (access(sp, F_OK) != 0) {
-        snprintf(err, sizeof err, "'%s' is not a run directory (no %s)", argv[1], STATE_FILE);
+        errmsg(err, sizeof err, "'%s' is not a run directory (no %s)", argv[1], STATE_FILE);
         goto fail;
     }
     if ((r.lockfd = rd_lock(r.dir, err, sizeof err)) < 0)
@@ -280,10 +282,10 @@ int resume_main(int argc, char **argv)
         if (spsa_form_from(&over, &form, err, sizeof err) < 0)
             goto fail;
         if (form != rs->spsa.cfg.form) {
-            snprintf(err, sizeof err,
-                     "resume: the run in %s uses -spsa form=%s; a run keeps its form (to try form=%s, "
-                     "start a new run from its exported values)",
-                     argv[1], spsa_form_name(rs->spsa.cfg.form), spsa_form_name(form));
+            errmsg(err, sizeof err,
+                   "resume: the run in %s uses -spsa form=%s; a run keeps its form (to try form=%s, "
+                   "start a new run from its exported values)",
+                   argv[1], spsa_form_name(rs->spsa.cfg.form), spsa_form_name(form));
             goto fail;
         }
     }

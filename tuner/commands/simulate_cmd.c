@@ -14,7 +14,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "errmsg.h"
 #include "landscape.h"
 #include "simgrid.h"

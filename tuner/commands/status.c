@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "morning.h"
 
 static const char STATUS_USAGE[] =

@@ -16,6 +16,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "cliutil.h"
 #include "engcheck.h"
 #include "errmsg.h"
 #include "export.h"

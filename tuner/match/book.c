@@ -13,6 +13,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "board.h"
+#include "errmsg.h"
+#include "growarray.h"
 #include "pgnscan.h"
 
 struct Book {
@@ -328,7 +330,7 @@ Book *book_load(const char *path, const char *format, int plies, char *err, size
         errlen = sizeof dummy;
     }
     if (!path || !*path) {
-        snprintf(err, errlen, "no openings file given");
+        errmsg(err, errlen, "no openings file given");
         return NULL;
     }
     bool pgn;
@@ -337,18 +339,18 @@ Book *book_load(const char *path, const char *format, int plies, char *err, size
     else if (!strcmp(format, "pgn") || !strcmp(format, "epd"))
         pgn = !strcmp(format, "pgn");
     else {
-        snprintf(err, errlen, "%s: unknown openings format '%s' (expected epd or pgn)", path, format);
+        errmsg(err, errlen, "%s: unknown openings format '%s' (expected epd or pgn)", path, format);
         return NULL;
     }
     if (plies < 0) {
-        snprintf(err, errlen, "%s: plies must be >= 0 (0 = whole games), got %d", path, plies);
+        errmsg(err, errlen, "%s: plies must be >= 0 (0 = whole games), got %d", path, plies);
         return NULL;
     }
 
     rules_init();
     FILE *fp = fopen(path, "re");
     if (!fp) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     Book *b = calloc(1, sizeof *b);
@@ -371,12 +373,12 @@ Book *book_load(const char *path, const char *format, int plies, char *err, size
     free(pos);
 
     if (!b || !pos || L.oom) {
-        snprintf(err, errlen, "%s: out of memory while reading the openings", path);
+        errmsg(err, errlen, "%s: out of memory while reading the openings", path);
     } else if (read_error || units < 0) {
-        snprintf(err, errlen, "%s: read error", path);
+        errmsg(err, errlen, "%s: read error", path);
     } else if (b->n == 0) {
-        snprintf(err, errlen, "%s: no usable opening position (%ld %s read)", path, units,
-                 pgn ? (units == 1 ? "game" : "games") : (units == 1 ? "line" : "lines"));
+        errmsg(err, errlen, "%s: no usable opening position (%ld %s read)", path, units,
+               pgn ? (units == 1 ? "game" : "games") : (units == 1 ? "line" : "lines"));
     } else {
         return b;
     }

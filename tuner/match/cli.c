@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliutil.h"
 #include "errmsg.h"
 #include "match.h"
 
@@ -28,28 +28,6 @@ enum {
 #define DEFAULT_WATCHDOG_MS 60000
 
 /* ---- small parsers ------------------------------------------------------- */
-
-static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
-bool cli_parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
 
 static bool parse_bool(const char *s, bool *out)
 {
@@ -235,21 +213,21 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
         return 0;
     }
     if (!strcmp(key, "nodes")) {
-        if (!parse_i64(v, 1, INT64_MAX, &i64))
+        if (!cli_parse_i64(v, 1, INT64_MAX, &i64))
             return errmsg(err, errlen, "%s: bad nodes='%s' (a positive integer)", opt, v);
         s->tc.nodes = i64;
         s->set |= SPEC_NODES;
         return 0;
     }
     if (!strcmp(key, "depth") || !strcmp(key, "plies")) {
-        if (!parse_i64(v, 1, 1000, &i64))
+        if (!cli_parse_i64(v, 1, 1000, &i64))
             return errmsg(err, errlen, "%s: bad %s='%s' (an integer 1..1000)", opt, key, v);
         s->tc.depth = (int)i64;
         s->set |= SPEC_DEPTH;
         return 0;
     }
     if (!strcmp(key, "nodestime")) {
-        if (!parse_i64(v, 0, MAX_NODESTIME, &i64))
+        if (!cli_parse_i64(v, 0, MAX_NODESTIME, &i64))
             return errmsg(err, errlen, "%s: bad nodestime='%s' (nodes per millisecond of the clock, 1..%d; 0 = the "
                                        "wall clock)", opt, v, MAX_NODESTIME);
         s->tc.nodestime = i64;
@@ -257,7 +235,7 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
         return 0;
     }
     if (!strcmp(key, "timemargin")) {
-        if (!parse_i64(v, 0, 3600000, &i64))
+        if (!cli_parse_i64(v, 0, 3600000, &i64))
             return errmsg(err, errlen, "%s: bad timemargin='%s' (milliseconds)", opt, v);
         s->tc.margin_ms = i64;
         s->set |= SPEC_MARGIN;
@@ -291,29 +269,6 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
     return errmsg(err, errlen, "%s: unknown key '%s' (see --help)", opt, key);
 }
 
-int cli_key_values(int argc, char **argv, int *i, CliKvFn fn, void *ctx, char *err, size_t errlen)
-{
-    const char *opt = argv[*i];
-    int j = *i + 1;
-    if (j >= argc || argv[j][0] == '-')
-        return errmsg(err, errlen, "%s needs key=value arguments", opt);
-    for (; j < argc && argv[j][0] != '-'; j++) {
-        const char *eq = strchr(argv[j], '=');
-        if (!eq || eq == argv[j])
-            return errmsg(err, errlen, "%s: expected key=value, got '%s'", opt, argv[j]);
-        char key[128];
-        size_t kl = (size_t)(eq - argv[j]);
-        if (kl >= sizeof key)
-            return errmsg(err, errlen, "%s: key too long in '%s'", opt, argv[j]);
-        memcpy(key, argv[j], kl);
-        key[kl] = '\0';
-        if (fn(ctx, opt, key, eq + 1, err, errlen) < 0)
-            return -1;
-    }
-    *i = j;
-    return 1;
-}
-
 static int kv_engine(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
 {
     return engine_kv(ctx, key, v, opt, err, errlen);
@@ -339,13 +294,13 @@ static int kv_openings(void *ctx, const char *opt, const char *key, const char *
         return 0;
     }
     if (!strcmp(key, "plies")) {
-        if (!parse_i64(v, 0, 10000, &n))
+        if (!cli_parse_i64(v, 0, 10000, &n))
             return errmsg(err, errlen, "-openings: bad plies='%s'", v);
         cfg->book_plies = (int)n;
         return 0;
     }
     if (!strcmp(key, "start")) {
-        if (!parse_i64(v, 1, INT64_MAX, &n))
+        if (!cli_parse_i64(v, 1, INT64_MAX, &n))
             return errmsg(err, errlen, "-openings: bad start='%s' (1 is the first opening)", v);
         cfg->book_start = (uint64_t)n;
         return 0;
@@ -363,7 +318,7 @@ static int kv_draw(void *ctx, const char *opt, const char *key, const char *v, c
     (void)opt;
     MatchConfig *cfg = ctx;
     int64_t n;
-    if (!parse_i64(v, 0, 100000, &n))
+    if (!cli_parse_i64(v, 0, 100000, &n))
         return errmsg(err, errlen, "-draw: bad %s='%s' (a non-negative integer)", key, v);
     if (!strcmp(key, "movenumber"))
         cfg->adj.draw_movenumber = (int)n;
@@ -386,7 +341,7 @@ static int kv_resign(void *ctx, const char *opt, const char *key, const char *v,
             return errmsg(err, errlen, "-resign: bad twosided='%s' (true or false)", v);
         return 0;
     }
-    if (!parse_i64(v, 0, 100000, &n))
+    if (!cli_parse_i64(v, 0, 100000, &n))
         return errmsg(err, errlen, "-resign: bad %s='%s' (a non-negative integer)", key, v);
     if (!strcmp(key, "movecount"))
         cfg->adj.resign_movecount = (int)n;
@@ -433,15 +388,6 @@ static int kv_log(void *ctx, const char *opt, const char *key, const char *v, ch
         !strcmp(key, "append"))
         return 0; /* the log always has the engine traffic, uncompressed, written as it happens */
     return errmsg(err, errlen, "-log: unknown key '%s'", key);
-}
-
-int cli_int_value(int argc, char **argv, int *i, int64_t lo, int64_t hi, int64_t *out, char *err, size_t errlen)
-{
-    if (*i + 1 >= argc || !parse_i64(argv[*i + 1], lo, hi, out))
-        return errmsg(err, errlen, "%s needs an integer %lld..%lld%s%s", argv[*i], (long long)lo, (long long)hi,
-                      *i + 1 < argc ? ", not " : "", *i + 1 < argc ? argv[*i + 1] : "");
-    *i += 2;
-    return 1;
 }
 
 static int str_value(int argc, char **argv, int *i, char *dst, size_t len, char *err, size_t errlen)
@@ -682,54 +628,4 @@ void match_print_options(FILE *out)
           "  -log file=F          append every line to and from the engines to F (also -log F)\n"
           "  -event NAME, -site NAME     PGN tags\n",
           out);
-}
-
-bool cli_live_progress(void)
-{
-    static const char *const launcher[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK" };
-    for (size_t i = 0; i < sizeof launcher / sizeof launcher[0]; i++)
-        if (getenv(launcher[i]))
-            return false;
-    return isatty(STDOUT_FILENO);
-}
-
-bool cli_is_help(const char *arg)
-{
-    return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");
-}
-
-int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", who);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see ratchet-tune %s --help)\n", cmd);
-    va_end(ap);
-    return 2;
-}
-
-int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, const char **out)
-{
-    *dir = *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "-o") && i + 1 < argc)
-            *out = argv[++i];
-        else if (a[0] != '-' && !*dir)
-            *dir = a;
-        else {
-            fprintf(stderr, "ratchet-tune: %s: unexpected argument '%s'\n\n%s", argv[0], a, usage);
-            return 2;
-        }
-    }
-    if (!*dir) {
-        fputs(usage, stderr);
-        return 2;
-    }
-    return -1;
 }

@@ -39,10 +39,8 @@ int ep_log_open(EpLog *log, const char *path, char *err, size_t errlen)
 {
     const char *why;
     log->f = fopen_regular(path, "a", &why);
-    if (!log->f) {
-        snprintf(err, errlen, "cannot open log file '%s': %s", path, why);
-        return -1;
-    }
+    if (!log->f)
+        return errmsg(err, errlen, "cannot open log file '%s': %s", path, why);
     pthread_mutex_init(&log->mu, NULL);
     log->t0 = ep_now_ms();
     return 0;
@@ -123,10 +121,8 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
 {
     char path[4096];
     int rc = resolve_cmd(e->launch.cmd, path, sizeof path);
-    if (rc != 0) {
-        snprintf(err, errlen, "engine '%s': cannot start '%s': %s", ename(e), e->launch.cmd, strerror(rc));
-        return -1;
-    }
+    if (rc != 0)
+        return errmsg(err, errlen, "engine '%s': cannot start '%s': %s", ename(e), e->launch.cmd, strerror(rc));
     const char *argv[MAX_ARGS + 2];
     int argc = 0;
     argv[argc++] = e->launch.cmd;
@@ -137,12 +133,10 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
     const bool merge = e->launch.merge_stderr;
 
     int in[2], out[2], st[2];
-    if (pipe2(in, O_CLOEXEC) < 0) {
-        snprintf(err, errlen, "engine '%s': pipe: %s", ename(e), strerror(errno));
-        return -1;
-    }
+    if (pipe2(in, O_CLOEXEC) < 0)
+        return errmsg(err, errlen, "engine '%s': pipe: %s", ename(e), strerror(errno));
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
-        snprintf(err, errlen, "engine '%s': pipe: %s", ename(e), strerror(errno));
+        errmsg(err, errlen, "engine '%s': pipe: %s", ename(e), strerror(errno));
         close(in[0]);
         close(in[1]);
         return -1;
@@ -211,10 +205,10 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
         close(in[1]);
         close(out[0]);
         if (dir)
-            snprintf(err, errlen, "engine '%s': cannot start '%s' in directory '%s': %s", ename(e), e->launch.cmd, dir,
-                     strerror(er));
+            errmsg(err, errlen, "engine '%s': cannot start '%s' in directory '%s': %s", ename(e), e->launch.cmd, dir,
+                   strerror(er));
         else
-            snprintf(err, errlen, "engine '%s': cannot start '%s': %s", ename(e), e->launch.cmd, strerror(er));
+            errmsg(err, errlen, "engine '%s': cannot start '%s': %s", ename(e), e->launch.cmd, strerror(er));
         return -1;
     }
     fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
@@ -229,7 +223,7 @@ static int spawn(EngineProc *e, char *err, size_t errlen)
     if (!e->buf) {
         e->buf = malloc(BUF_INITIAL);
         if (!e->buf) {
-            snprintf(err, errlen, "out of memory");
+            errmsg(err, errlen, "out of memory");
             ep_kill(e);
             return -1;
         }
@@ -512,12 +506,12 @@ static int fail_start(EngineProc *e, EpWait w, const char *what, char *err, size
     char how[96];
     if (w == EP_TIMEOUT) {
         ep_kill(e);
-        snprintf(err, errlen, "engine '%s' (%s) did not answer %s within %.1f s", ename(e), e->launch.cmd, what,
-                 (double)e->launch.startup_ms / 1000.0);
+        errmsg(err, errlen, "engine '%s' (%s) did not answer %s within %.1f s", ename(e), e->launch.cmd, what,
+               (double)e->launch.startup_ms / 1000.0);
     } else {
         ep_kill(e);
         ep_describe_exit(e, how, sizeof how);
-        snprintf(err, errlen, "engine '%s' (%s) %s while waiting for %s", ename(e), e->launch.cmd, how, what);
+        errmsg(err, errlen, "engine '%s' (%s) %s while waiting for %s", ename(e), e->launch.cmd, how, what);
     }
     return -1;
 }
@@ -560,8 +554,7 @@ int ep_start(EngineProc *e, char *err, size_t errlen)
     char *msg = malloc(need);
     if (!msg) {
         ep_kill(e);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        return errmsg(err, errlen, "out of memory");
     }
     size_t n = 0;
     for (int i = 0; i < e->launch.nopts; i++)
@@ -610,7 +603,7 @@ char **ep_split_args(const char *s, char *err, size_t errlen)
     if (!argv || !word) {
         free(argv);
         free(word);
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         return NULL;
     }
     int argc = 0;
@@ -641,7 +634,7 @@ char **ep_split_args(const char *s, char *err, size_t errlen)
             }
         }
         if (quote) {
-            snprintf(err, errlen, "unbalanced %c quote in arguments \"%s\"", quote, s);
+            errmsg(err, errlen, "unbalanced %c quote in arguments \"%s\"", quote, s);
             word[0] = 0;
             argv[argc] = NULL;
             ep_free_argv(argv);

@@ -87,7 +87,7 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
         if (!ep_running(e)) {
             char err[512];
             if (ep_start(e, err, sizeof err) < 0) {
-                snprintf(why, whylen, "restart failed");
+                errmsg(why, whylen, "restart failed");
                 if (++w->start_failures[idx] >= MAX_START_FAILURES) {
                     char times[16];
                     snprintf(times, sizeof times, "%d", MAX_START_FAILURES);
@@ -117,7 +117,7 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
             return READY_STOPPED;
         ep_kill(e);
         if (wt == EP_TIMEOUT) {
-            snprintf(why, whylen, "no readyok within %.1f s", (double)cfg->eng[idx].startup_ms / 1000.0);
+            errmsg(why, whylen, "no readyok within %.1f s", (double)cfg->eng[idx].startup_ms / 1000.0);
             outcome = READY_FAILED_TIMEOUT;
         } else {
             ep_describe_exit(e, why, whylen);

@@ -1,5 +1,6 @@
 /* PGN export.  See pgn.h. */
 #include "pgn.h"
+#include "errmsg.h"
 #include "readfile.h"
 
 #include <errno.h>
@@ -248,14 +249,14 @@ PgnFile *pgn_open(const char *path, char *err, size_t errlen)
 {
     PgnFile *p = calloc(1, sizeof *p);
     if (!p) {
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         return NULL;
     }
     const char *why;
     p->fd = open_regular(path, O_RDWR | O_APPEND | O_CREAT, 0644, &why);
     struct stat sb;
     if (p->fd < 0 || fstat(p->fd, &sb) < 0) {
-        snprintf(err, errlen, "cannot open PGN file '%s': %s", path, p->fd < 0 ? why : strerror(errno));
+        errmsg(err, errlen, "cannot open PGN file '%s': %s", path, p->fd < 0 ? why : strerror(errno));
         if (p->fd >= 0)
             close(p->fd);
         free(p);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "growarray.h"
 #include "readfile.h"
 
 typedef struct {
@@ -221,21 +222,6 @@ long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev)
 }
 
 char *pgn_read_file(FILE *fp, size_t *len) { return read_stream(fp, 0, len); }
-
-bool grow_array(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*buf, c * elem);
-    if (!p)
-        return false;
-    *buf = p;
-    *cap = c;
-    return true;
-}
 
 void pgn_game_begin(PgnGame *g, int number, long line)
 {

@@ -39,11 +39,6 @@ long pgn_scan(const char *buf, size_t n, const PgnScanEvents *ev);
  * tells which). */
 char *pgn_read_file(FILE *fp, size_t *len);
 
-/* Makes room for `need` elements of `elem` bytes in *buf (capacity *cap,
- * doubled as needed); false when out of memory (*buf is then unchanged).
- * For the arrays of the PGN readers. */
-bool grow_array(void **buf, size_t *cap, size_t need, size_t elem);
-
 /* One game as the PGN readers that replay games collect it (the evaluation
  * tuner's dataset, bin/ratchet-label): the tags a replay needs and the
  * moves as written, with their lines.  Feed it from the scanner's

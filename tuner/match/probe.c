@@ -60,10 +60,8 @@ int probe_engine(const EngineSpec *spec, ProbeResult *out, char *err, size_t err
     EpLog log;
     memset(&log, 0, sizeof log);
     log.f = open_memstream(&text, &len);
-    if (!log.f) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (!log.f)
+        return errmsg(err, errlen, "out of memory");
     pthread_mutex_init(&log.mu, NULL);
     log.t0 = ep_now_ms();
     EngineLaunch l = { .name = spec->name, .cmd = spec->cmd, .argv = spec->argv, .dir = spec->dir,
@@ -77,7 +75,7 @@ int probe_engine(const EngineSpec *spec, ProbeResult *out, char *err, size_t err
     ep_destroy(&e);
     ep_log_close(&log);
     if (rc == 0 && !text) {
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         rc = -1;
     }
     /* Log lines read from the engine look like "[t] <NAME: option name ...". */
@@ -90,7 +88,7 @@ int probe_engine(const EngineSpec *spec, ProbeResult *out, char *err, size_t err
         char *at = strstr(line, prefix);
         ProbeOption o;
         if (at && probe_parse_option(at + strlen(prefix) - strlen("option name "), &o) == 0 && add_option(out, &o) < 0) {
-            snprintf(err, errlen, "out of memory");
+            errmsg(err, errlen, "out of memory");
             rc = -1;
         }
     }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "errmsg.h"
 
 void tally_add(MatchTally *t, const PairResult *r)

@@ -1,11 +1,11 @@
 /* The MPI messages as bytes; see msg.h. */
 #include "msg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 
 /* ---- packing ---- */
 
@@ -123,16 +123,6 @@ static bool get_str(Rd *r, char *dst, size_t cap)
     return true;
 }
 
-static int refuse(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static const char *tag_name(int tag)
 {
     static const char *const names[] = { "?", "CONFIG", "WANT", "JOB", "RESULT", "ABANDON",
@@ -150,40 +140,40 @@ static bool in(long v, long lo, long hi)
 int msg_check_result(const PairResult *r, char *why, size_t whylen)
 {
     if (r->games != 1 && r->games != 2)
-        return refuse(why, whylen, "games = %d (1 or 2)", r->games);
+        return errmsg(why, whylen, "games = %d (1 or 2)", r->games);
     int losses = 0;
     for (int g = 0; g < 2; g++) {
         bool played = g < r->games;
         if (!played) {
             if (r->score2[g] != 0 || r->result[g] != 0 || r->term[g] != 0 || r->plies[g] != 0)
-                return refuse(why, whylen, "game %d of a single game has a score, result or plies", g + 1);
+                return errmsg(why, whylen, "game %d of a single game has a score, result or plies", g + 1);
             continue;
         }
         if (!in(r->result[g], RESULT_WHITE, RESULT_DRAW))
-            return refuse(why, whylen, "result[%d] = %d (%d..%d)", g, r->result[g], RESULT_WHITE, RESULT_DRAW);
+            return errmsg(why, whylen, "result[%d] = %d (%d..%d)", g, r->result[g], RESULT_WHITE, RESULT_DRAW);
         if (!in(r->score2[g], 0, 2) || (r->score2[g] == 1) != (r->result[g] == RESULT_DRAW))
-            return refuse(why, whylen, "score2[%d] = %d does not fit result %d", g, r->score2[g], r->result[g]);
+            return errmsg(why, whylen, "score2[%d] = %d does not fit result %d", g, r->score2[g], r->result[g]);
         if (!in((long)r->term[g], TERM_CHECKMATE, TERM_CRASH))
-            return refuse(why, whylen, "term[%d] = %d (%d..%d)", g, (int)r->term[g], TERM_CHECKMATE, TERM_CRASH);
+            return errmsg(why, whylen, "term[%d] = %d (%d..%d)", g, (int)r->term[g], TERM_CHECKMATE, TERM_CRASH);
         if (!in(r->plies[g], 0, GAME_MAX_PLIES))
-            return refuse(why, whylen, "plies[%d] = %d (0..%d)", g, r->plies[g], GAME_MAX_PLIES);
+            return errmsg(why, whylen, "plies[%d] = %d (0..%d)", g, r->plies[g], GAME_MAX_PLIES);
     }
     int want_ptnml = r->games == 2 ? r->score2[0] + r->score2[1] : -1;
     if (r->ptnml_index != want_ptnml)
-        return refuse(why, whylen, "ptnml_index = %d (%d from the scores)", r->ptnml_index, want_ptnml);
+        return errmsg(why, whylen, "ptnml_index = %d (%d from the scores)", r->ptnml_index, want_ptnml);
     static const char *const names[4] = { "time_losses", "crashes", "illegal", "restarts" };
     for (int e = 0; e < 2; e++) {
         const int v[4] = { r->time_losses[e], r->crashes[e], r->illegal[e], r->restarts[e] };
         for (int c = 0; c < 4; c++) {
             int hi = c == 3 ? 2 * r->games : r->games;
             if (!in(v[c], 0, hi))
-                return refuse(why, whylen, "%s[%d] = %d (0..%d)", names[c], e, v[c], hi);
+                return errmsg(why, whylen, "%s[%d] = %d (0..%d)", names[c], e, v[c], hi);
             if (c < 3)
                 losses += v[c];
         }
     }
     if (losses > r->games)
-        return refuse(why, whylen, "%d games lost on time, by a crash or an illegal move in %d game%s", losses,
+        return errmsg(why, whylen, "%d games lost on time, by a crash or an illegal move in %d game%s", losses,
                       r->games, r->games == 1 ? "" : "s");
     return 0;
 }
@@ -199,7 +189,7 @@ int msg_decode_coord(int tag, const void *p, size_t len, CoordMsg *m, char *why,
         if (!get_str(&r, m->host, sizeof m->host))
             break;
         if (!in(m->n, 0, MSG_MAX_CREDIT))
-            return refuse(why, whylen, "WANT: credits = %d (0..%d)", (int)m->n, MSG_MAX_CREDIT);
+            return errmsg(why, whylen, "WANT: credits = %d (0..%d)", (int)m->n, MSG_MAX_CREDIT);
         break;
     case T_RESULT: {
         m->seq = get_u64(&r);
@@ -209,18 +199,18 @@ int msg_decode_coord(int tag, const void *p, size_t len, CoordMsg *m, char *why,
         if (r.bad)
             break;
         if (n != r.len - r.pos)
-            return refuse(why, whylen, "RESULT: PGN length %llu, %zu bytes left", (unsigned long long)n,
+            return errmsg(why, whylen, "RESULT: PGN length %llu, %zu bytes left", (unsigned long long)n,
                           r.len - r.pos);
         if (n > MSG_MAX_PGN)
-            return refuse(why, whylen, "RESULT: PGN length %llu (at most %d)", (unsigned long long)n, MSG_MAX_PGN);
+            return errmsg(why, whylen, "RESULT: PGN length %llu (at most %d)", (unsigned long long)n, MSG_MAX_PGN);
         m->text = r.p + r.pos;
         m->textlen = (size_t)n;
         r.pos += (size_t)n;
         if (memchr(m->text, '\0', m->textlen))
-            return refuse(why, whylen, "RESULT: a NUL byte in the PGN text");
+            return errmsg(why, whylen, "RESULT: a NUL byte in the PGN text");
         char e[160];
         if (msg_check_result(&m->res, e, sizeof e) < 0)
-            return refuse(why, whylen, "RESULT: %s", e);
+            return errmsg(why, whylen, "RESULT: %s", e);
         break;
     }
     case T_ABANDON:
@@ -232,17 +222,17 @@ int msg_decode_coord(int tag, const void *p, size_t len, CoordMsg *m, char *why,
         if (!get_str(&r, m->host, sizeof m->host))
             break;
         if (!in(m->n, -1, 1))
-            return refuse(why, whylen, "DONE: code %d (-1, 0 or 1)", (int)m->n);
+            return errmsg(why, whylen, "DONE: code %d (-1, 0 or 1)", (int)m->n);
         break;
     case T_BYE:
         break;
     default:
-        return refuse(why, whylen, "tag %d (%s) is not a message for rank 0", tag, tag_name(tag));
+        return errmsg(why, whylen, "tag %d (%s) is not a message for rank 0", tag, tag_name(tag));
     }
     if (r.bad)
-        return refuse(why, whylen, "%s: %zu bytes, too short or a string that does not fit", tag_name(tag), len);
+        return errmsg(why, whylen, "%s: %zu bytes, too short or a string that does not fit", tag_name(tag), len);
     if (r.pos != r.len)
-        return refuse(why, whylen, "%s: %zu bytes left over", tag_name(tag), r.len - r.pos);
+        return errmsg(why, whylen, "%s: %zu bytes left over", tag_name(tag), r.len - r.pos);
     return 0;
 }
 
@@ -265,27 +255,27 @@ int msg_decode_job(const void *p, size_t len, uint64_t *seq, PairJob *j, char *w
     j->has_tc = has_tc != 0;
     get(&r, &j->tc, sizeof j->tc);
     if (r.bad)
-        return refuse(why, whylen, "JOB: %zu bytes, too short or a FEN, Round, name or Event that does not fit",
+        return errmsg(why, whylen, "JOB: %zu bytes, too short or a FEN, Round, name or Event that does not fit",
                       len);
     if (!in(j->games, 0, 2))
-        return refuse(why, whylen, "JOB: games = %d (0..2)", j->games);
+        return errmsg(why, whylen, "JOB: games = %d (0..2)", j->games);
     if (!in(swap, 0, 1))
-        return refuse(why, whylen, "JOB: swap = %d (0 or 1)", (int)swap);
+        return errmsg(why, whylen, "JOB: swap = %d (0 or 1)", (int)swap);
     if (!in(has_tc, 0, 1))
-        return refuse(why, whylen, "JOB: has_tc = %d (0 or 1)", (int)has_tc);
+        return errmsg(why, whylen, "JOB: has_tc = %d (0 or 1)", (int)has_tc);
     for (int e = 0; e < 2; e++) {
         int n = get_i32(&r);
         if (r.bad || !in(n, 0, MAX_JOB_OPTS))
-            return refuse(why, whylen, "JOB: engine %d has %d options (0..%d)", e, n, MAX_JOB_OPTS);
+            return errmsg(why, whylen, "JOB: engine %d has %d options (0..%d)", e, n, MAX_JOB_OPTS);
         for (int k = 0; k < n; k++) {
             if (!get_str(&r, j->opts[e][k].name, sizeof j->opts[e][k].name) ||
                 !get_str(&r, j->opts[e][k].value, sizeof j->opts[e][k].value))
-                return refuse(why, whylen, "JOB: engine %d option %d does not fit", e, k);
+                return errmsg(why, whylen, "JOB: engine %d option %d does not fit", e, k);
         }
         j->nopts[e] = n;
     }
     if (r.pos != r.len)
-        return refuse(why, whylen, "JOB: %zu bytes left over", r.len - r.pos);
+        return errmsg(why, whylen, "JOB: %zu bytes left over", r.len - r.pos);
     return 0;
 }
 
@@ -317,12 +307,12 @@ static bool terminated(const char *s, size_t cap)
 static int check_spec(const EngineSpec *s, const char *which, char *why, size_t whylen)
 {
     if (!TERMINATED(s->name) || !TERMINATED(s->cmd) || !TERMINATED(s->args) || !TERMINATED(s->dir))
-        return refuse(why, whylen, "CONFIG: %s: a name, command, argument or directory is not terminated", which);
+        return errmsg(why, whylen, "CONFIG: %s: a name, command, argument or directory is not terminated", which);
     if (!in(s->nopts, 0, MAX_ENGINE_OPTS))
-        return refuse(why, whylen, "CONFIG: %s: %d options (0..%d)", which, s->nopts, MAX_ENGINE_OPTS);
+        return errmsg(why, whylen, "CONFIG: %s: %d options (0..%d)", which, s->nopts, MAX_ENGINE_OPTS);
     for (int k = 0; k < s->nopts; k++)
         if (!TERMINATED(s->opts[k].name) || !TERMINATED(s->opts[k].value))
-            return refuse(why, whylen, "CONFIG: %s: option %d is not terminated", which, k);
+            return errmsg(why, whylen, "CONFIG: %s: option %d is not terminated", which, k);
     return 0;
 }
 
@@ -331,23 +321,23 @@ int msg_decode_config(const void *p, size_t len, ConfigHead *h, MatchConfig *cfg
     ConfigHead mine;
     msg_config_head(&mine, false, 0);
     if (len != sizeof *h + sizeof *cfg)
-        return refuse(why, whylen, "CONFIG: %zu bytes (%zu in this build)", len, sizeof *h + sizeof *cfg);
+        return errmsg(why, whylen, "CONFIG: %zu bytes (%zu in this build)", len, sizeof *h + sizeof *cfg);
     memcpy(h, p, sizeof *h);
     if (h->magic != PROTO_MAGIC || memcmp(h->sizes, mine.sizes, sizeof mine.sizes) != 0)
-        return refuse(why, whylen, "CONFIG: the layout differs from this build's");
+        return errmsg(why, whylen, "CONFIG: the layout differs from this build's");
     memcpy(cfg, (const char *)p + sizeof *h, sizeof *cfg);
     if (!in(h->want_pgn, 0, 1))
-        return refuse(why, whylen, "CONFIG: want_pgn = %d (0 or 1)", (int)h->want_pgn);
+        return errmsg(why, whylen, "CONFIG: want_pgn = %d (0 or 1)", (int)h->want_pgn);
     if (!in(cfg->concurrency, 1, MSG_MAX_CREDIT) || cfg->concurrency != h->concurrency)
-        return refuse(why, whylen, "CONFIG: concurrency = %d (1..%d)", cfg->concurrency, MSG_MAX_CREDIT);
+        return errmsg(why, whylen, "CONFIG: concurrency = %d (1..%d)", cfg->concurrency, MSG_MAX_CREDIT);
     if (cfg->nengines != 2)
-        return refuse(why, whylen, "CONFIG: %d engines (2)", cfg->nengines);
+        return errmsg(why, whylen, "CONFIG: %d engines (2)", cfg->nengines);
     if (check_spec(&cfg->eng[0], "engine 1", why, whylen) < 0 || check_spec(&cfg->eng[1], "engine 2", why, whylen) < 0 ||
         check_spec(&cfg->each, "-each", why, whylen) < 0)
         return -1;
     if (!TERMINATED(cfg->book_path) || !TERMINATED(cfg->book_format) || !TERMINATED(cfg->pgnout) ||
         !TERMINATED(cfg->log_path) || !TERMINATED(cfg->event) || !TERMINATED(cfg->site))
-        return refuse(why, whylen, "CONFIG: a file name, event or site is not terminated");
+        return errmsg(why, whylen, "CONFIG: a file name, event or site is not terminated");
     return 0;
 }
 

@@ -12,8 +12,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli.h"
+#include "cliutil.h"
 #include "errmsg.h"
+#include "jsonget.h"
 #include "readfile.h"
 #include "uciopt.h"
 
@@ -120,14 +121,9 @@ static int json_num(const cJSON *o, const char *key, const char *alt, double *ou
 static int parse_json(const char *text, const char *fname, SpsaParam **out, size_t *nout,
                       char *err, size_t errlen)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
-    if (!root) {
-        size_t line, col;
-        text_line_col(text, end ? end : text, &line, &col);
-        errmsg(err, errlen, "%s:%zu: malformed JSON", fname, line);
+    cJSON *root = json_parse_text(text, fname, err, errlen);
+    if (!root)
         return -1;
-    }
     const cJSON *arr = root;
     if (cJSON_IsObject(root)) {
         arr = cJSON_GetObjectItemCaseSensitive(root, "params");

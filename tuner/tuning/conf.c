@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 #include "rd.h"
+#include "strlist.h"
 
 enum { KV, KV_FILE, SCALAR };
 
@@ -57,12 +59,7 @@ void conf_field(const char *sec, const char *key, char *buf, size_t len)
 /* Is key allowed in section s?  Sections checked by the match parser take any key. */
 static bool key_allowed(int s, const char *key)
 {
-    if (!SECTIONS[s].keys)
-        return true;
-    for (const char *const *k = SECTIONS[s].keys; *k; k++)
-        if (strcmp(*k, key) == 0)
-            return true;
-    return false;
+    return !SECTIONS[s].keys || str_in_list(SECTIONS[s].keys, key);
 }
 
 static void unknown_key_msg(int s, const char *key, const char *origin, char *err, size_t errlen)
@@ -159,16 +156,6 @@ int conf_merge(RunConf *c, const RunConf *over)
 
 /* ---- command line --------------------------------------------------------- */
 
-static bool in_list(const char *const *list, const char *s)
-{
-    if (!list)
-        return true;
-    for (; *list; list++)
-        if (strcmp(*list, s) == 0)
-            return true;
-    return false;
-}
-
 int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowed, char *err,
                     size_t errlen)
 {
@@ -190,7 +177,7 @@ int conf_parse_args(RunConf *c, int argc, char **argv, const char *const *allowe
             return -1;
         }
         int s = section_index(sec);
-        if (s < 0 || !in_list(allowed, sec)) {
+        if (s < 0 || (allowed && !str_in_list(allowed, sec))) {
             errmsg(err, errlen, "unknown option '%s' (see --help)", a);
             return -1;
         }
@@ -375,7 +362,7 @@ int conf_load_file(RunConf *c, const char *path, char *err, size_t errlen)
     char *text = rd_read_file(path, NULL, why, sizeof why);
     if (!text)
         return errmsg(err, errlen, "config.file: %s", why);
-    cJSON *j = rd_parse_json(text, path, err, errlen);
+    cJSON *j = json_parse_text(text, path, err, errlen);
     free(text);
     if (!j)
         return -1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 #include "readfile.h"
 
 int rd_mkdir_p(const char *dir, char *err, size_t errlen)
@@ -306,24 +307,12 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
     return text;
 }
 
-cJSON *rd_parse_json(const char *text, const char *path, char *err, size_t errlen)
-{
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
-    if (!j) {
-        size_t line, col;
-        text_line_col(text, end ? end : text, &line, &col);
-        errmsg(err, errlen, "%s:%zu:%zu: malformed JSON", path, line, col);
-    }
-    return j;
-}
-
 cJSON *rd_read_json(const char *path, char *err, size_t errlen)
 {
     char *text = rd_read_file(path, NULL, err, errlen);
     if (!text)
         return NULL;
-    cJSON *j = rd_parse_json(text, path, err, errlen);
+    cJSON *j = json_parse_text(text, path, err, errlen);
     free(text);
     return j;
 }

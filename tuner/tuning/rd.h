@@ -63,10 +63,8 @@ int rd_write_atomic_private(const char *path, const char *data, size_t len, char
  * ENOENT when it is absent); a symbolic link, a FIFO or anything but a
  * regular file is refused, without blocking. */
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
-/* Parse JSON text read from path (named in messages): malformed JSON is
- * reported as "PATH:LINE:COL: malformed JSON". */
-cJSON *rd_parse_json(const char *text, const char *path, char *err, size_t errlen);
-/* Read and parse a JSON file, as above. */
+/* Read and parse a JSON file: json_parse_text (jsonget.h) over
+ * rd_read_file. */
 cJSON *rd_read_json(const char *path, char *err, size_t errlen);
 /* Print j (formatted) and write it atomically. */
 int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "rd.h"
 #include "state.h"
 
@@ -65,14 +66,14 @@ Saver *saver_start(History *hist, const char *state_path, char *err, size_t errl
     Saver *s = calloc(1, sizeof *s);
     if (!s || !(s->state_path = strdup(state_path))) {
         free(s);
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         return NULL;
     }
     s->hist = hist;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     if (pthread_create(&s->thread, NULL, saver_main, s) != 0) {
-        snprintf(err, errlen, "cannot create the checkpoint thread");
+        errmsg(err, errlen, "cannot create the checkpoint thread");
         pthread_mutex_destroy(&s->mu);
         pthread_cond_destroy(&s->cv);
         free(s->state_path);
@@ -114,7 +115,7 @@ bool saver_failed(Saver *s, char *err, size_t errlen)
     pthread_mutex_lock(&s->mu);
     bool f = s->failed;
     if (f && err)
-        snprintf(err, errlen, "%s", s->err);
+        errmsg(err, errlen, "%s", s->err);
     pthread_mutex_unlock(&s->mu);
     return f;
 }
@@ -130,7 +131,7 @@ int saver_finish(Saver *s, char *err, size_t errlen)
     pthread_join(s->thread, NULL);
     int rc = s->failed ? -1 : 0;
     if (rc < 0)
-        snprintf(err, errlen, "%s", s->err);
+        errmsg(err, errlen, "%s", s->err);
     free(s->rows);
     free(s->state);
     free(s->state_path);

@@ -101,10 +101,8 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
     int argc = 0;
     char **argv = NULL;
     const char *cmd = conf_get(c, "engine", "cmd");
-    if (!cmd) {
-        snprintf(err, errlen, "engine.cmd is missing: give -engine cmd=PATH");
-        return -1;
-    }
+    if (!cmd)
+        return errmsg(err, errlen, "engine.cmd is missing: give -engine cmd=PATH");
     const char *base = conf_get(c, "engine", "name");
     if (!base) {
         base = strrchr(cmd, '/');
@@ -131,12 +129,12 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
     /* The files the match parser would report without naming the setting. */
     const char *book = conf_get(c, "openings", "file");
     if (book && access(book, R_OK) != 0) {
-        snprintf(err, errlen, "openings.file: cannot read '%s': %s", book, strerror(errno));
+        errmsg(err, errlen, "openings.file: cannot read '%s': %s", book, strerror(errno));
         conf_free_argv(argc, argv);
         return -1;
     }
     if (strchr(cmd, '/') && !conf_get(c, "engine", "dir") && access(cmd, X_OK) != 0) {
-        snprintf(err, errlen, "engine.cmd: cannot run '%s': %s", cmd, strerror(errno));
+        errmsg(err, errlen, "engine.cmd: cannot run '%s': %s", cmd, strerror(errno));
         conf_free_argv(argc, argv);
         return -1;
     }
@@ -151,7 +149,7 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         if (rc != 1) {
             char origin[PATH_MAX + 32];
             section_origin(c, opt + 1, origin, sizeof origin);
-            snprintf(err, errlen, "%.500s: %.1000s", origin, rc == 0 ? "unknown option" : e2);
+            errmsg(err, errlen, "%.500s: %.1000s", origin, rc == 0 ? "unknown option" : e2);
             conf_free_argv(argc, argv);
             return -1;
         }
@@ -162,20 +160,15 @@ int setup_match(RunState *rs, MatchConfig **mcp, char *err, size_t errlen)
         fprintf(stderr, "openings: none given, using the default book %s in random order\n", mc->book_path);
     }
     char e2[512];
-    if (match_config_finish(mc, e2, sizeof e2) < 0) {
-        snprintf(err, errlen, "%s", e2);
-        return -1;
-    }
-    if (!mc->book) {
-        snprintf(err, errlen, "openings.file is missing and there is no default book (openings/default.epd): "
-                              "a tuning run needs an opening book (-openings file=F)");
-        return -1;
-    }
+    if (match_config_finish(mc, e2, sizeof e2) < 0)
+        return errmsg(err, errlen, "%s", e2);
+    if (!mc->book)
+        return errmsg(err, errlen, "openings.file is missing and there is no default book (openings/default.epd): "
+                                   "a tuning run needs an opening book (-openings file=F)");
     return setup_validation_limit(rs, mc, err, errlen);
 oom:
     conf_free_argv(argc, argv);
-    snprintf(err, errlen, "out of memory");
-    return -1;
+    return errmsg(err, errlen, "out of memory");
 }
 
 /* "; the closest option it has is 'X'" for a name the engine lacks. */
@@ -203,16 +196,14 @@ static int check_user_option(const ConfItem *it, const ProbeOption *o, const cha
 {
     const char *v = it->val;
     char *end;
-    if (strcmp(o->type, "check") == 0 && strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
-        snprintf(err, errlen, "%s: %s.%s=%s: '%s' is a check option of engine '%s': its value is true or false",
-                 it->origin, it->sec, it->key, v, o->name, engine);
-        return -1;
-    }
+    if (strcmp(o->type, "check") == 0 && strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+        return errmsg(err, errlen, "%s: %s.%s=%s: '%s' is a check option of engine '%s': its value is true or false",
+                      it->origin, it->sec, it->key, v, o->name, engine);
     if (strcmp(o->type, "spin") == 0) {
         long long x = strtoll(v, &end, 10);
         if (end == v || *end || (o->has_min && x < o->min) || (o->has_max && x > o->max)) {
-            snprintf(err, errlen, "%s: %s.%s=%s: '%s' is a spin option of engine '%s' from %lld to %lld", it->origin,
-                     it->sec, it->key, v, o->name, engine, o->min, o->max);
+            errmsg(err, errlen, "%s: %s.%s=%s: '%s' is a spin option of engine '%s' from %lld to %lld", it->origin,
+                   it->sec, it->key, v, o->name, engine, o->min, o->max);
             return -1;
         }
     }
@@ -228,10 +219,8 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
     char e2[512], near[160];
     /* Probed without the fixed parameters: their values are not checked yet. */
     EngineSpec *bare = malloc(sizeof *bare);
-    if (!bare) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (!bare)
+        return errmsg(err, errlen, "out of memory");
     *bare = *spec;
     bare->nopts = 0;
     for (int k = 0; k < spec->nopts; k++) {
@@ -243,33 +232,31 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
     }
     int prc = probe_engine(bare, &pr, e2, sizeof e2);
     free(bare);
-    if (prc < 0) {
-        snprintf(err, errlen, "engine.cmd: %s", e2);
-        return -1;
-    }
+    if (prc < 0)
+        return errmsg(err, errlen, "engine.cmd: %s", e2);
     const char *spec_file = conf_get(&rs->conf, "params", "file");
     free(rs->to_spin);
     rs->to_spin = calloc(rs->spsa.nparams + 1, sizeof *rs->to_spin);
     int rc = rs->to_spin ? 0 : -1;
     if (rc < 0)
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
     for (size_t i = 0; rc == 0 && i < rs->spsa.nparams; i++) {
         const SpsaParam *p = &rs->spsa.params[i];
         const ProbeOption *o = probe_find(&pr, p->name);
         bool spin = o && strcmp(o->type, "spin") == 0;
         if (!o) {
             closest(&pr, p->name, near, sizeof near);
-            snprintf(err, errlen, "params.file: parameter '%s' of %s is not an option of engine '%s' (%s): it does not "
-                     "advertise 'option name %s type %s'%s", p->name, spec_file, spec->name, spec->cmd, p->name,
-                     p->is_float ? "string" : "spin", near);
+            errmsg(err, errlen, "params.file: parameter '%s' of %s is not an option of engine '%s' (%s): it does not "
+                   "advertise 'option name %s type %s'%s", p->name, spec_file, spec->name, spec->cmd, p->name,
+                   p->is_float ? "string" : "spin", near);
             rc = -1;
         } else if (!spin && !(p->is_float && strcmp(o->type, "string") == 0)) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s is a '%s' option of engine '%s', not a spin option%s",
-                     p->name, spec_file, o->type, spec->name, p->is_float ? " or a string option" : "");
+            errmsg(err, errlen, "params.file: parameter '%s' of %s is a '%s' option of engine '%s', not a spin option%s",
+                   p->name, spec_file, o->type, spec->name, p->is_float ? " or a string option" : "");
             rc = -1;
         } else if (spin && ((o->has_min && p->min < (double)o->min) || (o->has_max && p->max > (double)o->max))) {
-            snprintf(err, errlen, "params.file: parameter '%s' of %s: range [%.10g, %.10g] is outside the engine's [%lld, %lld]",
-                     p->name, spec_file, p->min, p->max, o->min, o->max);
+            errmsg(err, errlen, "params.file: parameter '%s' of %s: range [%.10g, %.10g] is outside the engine's [%lld, %lld]",
+                   p->name, spec_file, p->min, p->max, o->min, o->max);
             rc = -1;
         } else if (spin && p->is_float) {
             rs->to_spin[i] = true;
@@ -286,9 +273,9 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
         if (!o || (spin && ((o->has_min && v < (double)o->min) || (o->has_max && v > (double)o->max)))) {
             if (!o)
                 closest(&pr, f->name, near, sizeof near);
-            snprintf(err, errlen, "params.file: parameter '%s' of %s (not tuned, sent with its value %g) %s engine '%s'%s",
-                     f->name, spec_file, f->value, !o ? "is not an option of" : "is outside the range of", spec->name,
-                     !o ? near : "");
+            errmsg(err, errlen, "params.file: parameter '%s' of %s (not tuned, sent with its value %g) %s engine '%s'%s",
+                   f->name, spec_file, f->value, !o ? "is not an option of" : "is outside the range of", spec->name,
+                   !o ? near : "");
             rc = -1;
         } else if (spin && v != f->value) {
             round_fixed(mc, f, v);
@@ -304,8 +291,8 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
         const ProbeOption *o = probe_find(&pr, it->key + 7);
         if (!o) {
             closest(&pr, it->key + 7, near, sizeof near);
-            snprintf(err, errlen, "%s: %s.%s: engine '%s' has no option '%s'%s", it->origin, it->sec, it->key,
-                     spec->name, it->key + 7, near);
+            errmsg(err, errlen, "%s: %s.%s: engine '%s' has no option '%s'%s", it->origin, it->sec, it->key,
+                   spec->name, it->key + 7, near);
             rc = -1;
         } else {
             rc = check_user_option(it, o, spec->name, err, errlen);
@@ -345,10 +332,8 @@ int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
 {
     const char *name = conf_get(c, "spsa", "form");
     *form = SPSA_FORM_DEFAULT;
-    if (name && spsa_form_parse(name, form) < 0) {
-        snprintf(err, errlen, "spsa.form: unknown form '%s' (settle, far, adam or classic)", name);
-        return -1;
-    }
+    if (name && spsa_form_parse(name, form) < 0)
+        return errmsg(err, errlen, "spsa.form: unknown form '%s' (settle, far, adam or classic)", name);
     return 0;
 }
 
@@ -356,10 +341,8 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
 {
     spsa_config_default(cfg);
     unsigned long long games = 0, pp = 1, narrow = 1, adapt = SPSA_DEFAULT_ADAPT;
-    if (!conf_get(c, "spsa", "games")) {
-        snprintf(err, errlen, "spsa.games is missing: give -spsa games=N");
-        return -1;
-    }
+    if (!conf_get(c, "spsa", "games"))
+        return errmsg(err, errlen, "spsa.games is missing: give -spsa games=N");
     /* the form's own settings first, so that any given below override them */
     if (spsa_form_from(c, &cfg->form, err, errlen) < 0)
         return -1;
@@ -394,8 +377,7 @@ static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *onl
     rs->order = calloc(n + 1, sizeof *rs->order);
     if (!take || !*tuned || !rs->fixed || !rs->order) {
         free(take);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        return errmsg(err, errlen, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         take[i] = only == NULL;
@@ -419,7 +401,7 @@ static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *onl
             if (uciopt_same(all[i].name, want))
                 found = take[i] = true;
         if (!found) {
-            snprintf(err, errlen, "params.only: '%.*s' is not a parameter of %s", (int)tl, p, spec_file);
+            errmsg(err, errlen, "params.only: '%.*s' is not a parameter of %s", (int)tl, p, spec_file);
             free(take);
             return -1;
         }
@@ -436,13 +418,11 @@ static int select_params(RunState *rs, SpsaParam *all, size_t n, const char *onl
         }
     }
     free(take);
-    if (*ntuned == 0) {
-        snprintf(err, errlen, "params.only: no parameter selected");
-        return -1;
-    }
+    if (*ntuned == 0)
+        return errmsg(err, errlen, "params.only: no parameter selected");
     if (*ntuned > MAX_JOB_OPTS) {
-        snprintf(err, errlen, "params: %zu parameters to tune; at most %d at once (choose some with only=)", *ntuned,
-                 MAX_JOB_OPTS);
+        errmsg(err, errlen, "params: %zu parameters to tune; at most %d at once (choose some with only=)", *ntuned,
+               MAX_JOB_OPTS);
         return -1;
     }
     return 0;
@@ -455,8 +435,8 @@ static int check_option_conflicts(const RunState *rs, char *err, size_t errlen)
         const ConfItem *it = &rs->conf.v[i];
         if ((strcmp(it->sec, "engine") == 0 || strcmp(it->sec, "each") == 0) && strncmp(it->key, "option.", 7) == 0 &&
             is_spec_param(rs, it->key + 7)) {
-            snprintf(err, errlen, "%s: %s.%s: '%s' is a parameter of the spec file; the run sets it (tuned, or its spec "
-                     "value when left out of only=)", it->origin, it->sec, it->key, it->key + 7);
+            errmsg(err, errlen, "%s: %s.%s: '%s' is a parameter of the spec file; the run sets it (tuned, or its spec "
+                   "value when left out of only=)", it->origin, it->sec, it->key, it->key + 7);
             return -1;
         }
     }
@@ -474,8 +454,8 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
             for (int j = i + 1; j < argc && argv[j][0] != '-'; j++)
                 ncmd += strncmp(argv[j], "cmd=", 4) == 0;
     if (ncmd > 1) {
-        snprintf(err, errlen, "engine.cmd: a run takes one engine; both sides of every pair run it, with different "
-                 "values of the tuned parameters");
+        errmsg(err, errlen, "engine.cmd: a run takes one engine; both sides of every pair run it, with different "
+               "values of the tuned parameters");
         return -1;
     }
     RunConf cmdline;
@@ -485,7 +465,7 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     if (rc == 0 && cfile)
         rc = conf_load_file(&rs->conf, cfile, err, errlen);
     if (rc == 0 && conf_merge(&rs->conf, &cmdline) < 0) {
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
         rc = -1;
     }
     conf_free(&cmdline);
@@ -494,35 +474,28 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     conf_unset(&rs->conf, "config", "file");
 
     const char *out = conf_get(&rs->conf, "out", "");
-    if (!out || !out[0]) {
-        snprintf(err, errlen, "out is missing: give -out DIR (a new or empty directory)");
-        return -1;
-    }
+    if (!out || !out[0])
+        return errmsg(err, errlen, "out is missing: give -out DIR (a new or empty directory)");
     char e2[768];
     int ds = rd_dir_state(out, e2, sizeof e2);
-    if (ds < 0) {
-        snprintf(err, errlen, "out: %s", e2);
-        return -1;
-    }
+    if (ds < 0)
+        return errmsg(err, errlen, "out: %s", e2);
     if (ds == RD_NONEMPTY) {
-        snprintf(err, errlen, "out: '%s' already exists and is not empty; to continue the run in it: %s resume %s; "
-                 "otherwise choose another -out", out, setup_prog(), out);
+        errmsg(err, errlen, "out: '%s' already exists and is not empty; to continue the run in it: %s resume %s; "
+               "otherwise choose another -out", out, setup_prog(), out);
         return -1;
     }
     rd_abs_path(out, dir, dirlen);
     if (conf_set(&rs->conf, "out", "", dir, conf_find(&rs->conf, "out", "")->origin) < 0 ||
         absolutize(&rs->conf) < 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        return errmsg(err, errlen, "out of memory");
     }
     if (!conf_get(&rs->conf, "srand", "")) {
         char seed[32];
         snprintf(seed, sizeof seed, "%llu",
                  (unsigned long long)(((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u);
-        if (conf_set(&rs->conf, "srand", "", seed, "run") < 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
+        if (conf_set(&rs->conf, "srand", "", seed, "run") < 0)
+            return errmsg(err, errlen, "out of memory");
     }
     unsigned long long seed = 0;
     if (conf_get_u64(&rs->conf, "srand", "", 0, ULLONG_MAX, &seed, err, errlen) < 0)
@@ -532,19 +505,15 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     if (spsa_config_from(&rs->conf, &scfg, err, errlen) < 0)
         return -1;
     const char *spec_file = conf_get(&rs->conf, "params", "file");
-    if (!spec_file) {
-        snprintf(err, errlen, "params.file is missing: give -params file=SPEC");
-        return -1;
-    }
+    if (!spec_file)
+        return errmsg(err, errlen, "params.file is missing: give -params file=SPEC");
     SpsaParam *all = NULL, *tuned = NULL;
     size_t nall = 0, ntuned = 0;
-    if (spec_load(spec_file, &all, &nall, e2, sizeof e2) < 0) {
-        snprintf(err, errlen, "params.file: %s", e2);
-        return -1;
-    }
+    if (spec_load(spec_file, &all, &nall, e2, sizeof e2) < 0)
+        return errmsg(err, errlen, "params.file: %s", e2);
     rc = select_params(rs, all, nall, conf_get(&rs->conf, "params", "only"), &tuned, &ntuned, err, errlen);
     if (rc == 0 && spsa_init(&rs->spsa, tuned, ntuned, &scfg, seed, e2, sizeof e2) < 0) {
-        snprintf(err, errlen, "params.file %s: %s", spec_file, e2);
+        errmsg(err, errlen, "params.file %s: %s", spec_file, e2);
         rc = -1;
     }
     free(all);

@@ -139,12 +139,6 @@ cJSON *runstate_to_json(const RunState *rs)
     return NULL;
 }
 
-static bool is_count(const cJSON *v)
-{
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0
-           && v->valuedouble == (double)(uint64_t)v->valuedouble;
-}
-
 /* run.partial: each entry a batch in flight, once, with fewer pairs than a
  * batch and counts that add up. */
 static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin, char *err, size_t errlen)
@@ -164,18 +158,16 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
                             &pb->illegal };
         for (size_t f = 0; f < sizeof dst / sizeof dst[0]; f++) {
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, PARTIAL_FIELDS[f]);
-            if (!is_count(v))
+            if (!json_count(v, dst[f]))
                 return errmsg(err, errlen, "%s: run.partial[%zu].%s is missing or not a non-negative integer", origin,
                               i, PARTIAL_FIELDS[f]);
-            *dst[f] = (uint64_t)v->valuedouble;
         }
         const cJSON *pt = cJSON_GetObjectItemCaseSensitive(e, "ptnml");
         uint64_t psum = 0;
         for (int t = 0; t < 5; t++) {
             const cJSON *v = cJSON_GetArrayItem(pt, t);
-            if (cJSON_GetArraySize(pt) != 5 || !is_count(v))
+            if (cJSON_GetArraySize(pt) != 5 || !json_count(v, &pb->ptnml[t]))
                 return errmsg(err, errlen, "%s: run.partial[%zu].ptnml must hold 5 non-negative integers", origin, i);
-            pb->ptnml[t] = (uint64_t)v->valuedouble;
             psum += pb->ptnml[t];
         }
         /* Absent in states of older builds: those pairs add nothing to
@@ -183,12 +175,10 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
         const cJSON *pe = cJSON_GetObjectItemCaseSensitive(e, "per_engine");
         for (int c = 0; pe && c < ENG_NCOUNTS; c++) {
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
-            if (cJSON_GetArraySize(a) != 2 || !is_count(cJSON_GetArrayItem(a, 0))
-                || !is_count(cJSON_GetArrayItem(a, 1)))
+            if (cJSON_GetArraySize(a) != 2 || !json_count(cJSON_GetArrayItem(a, 0), &pb->per_engine[c][0])
+                || !json_count(cJSON_GetArrayItem(a, 1), &pb->per_engine[c][1]))
                 return errmsg(err, errlen, "%s: run.partial[%zu].per_engine.%s must hold 2 non-negative integers",
                               origin, i, runstate_engine_counts[c]);
-            pb->per_engine[c][0] = (uint64_t)cJSON_GetArrayItem(a, 0)->valuedouble;
-            pb->per_engine[c][1] = (uint64_t)cJSON_GetArrayItem(a, 1)->valuedouble;
         }
         const uint64_t total[ENG_RESTARTS] = { [ENG_TIME_LOSSES] = pb->time_losses, [ENG_CRASHES] = pb->crashes,
                                                [ENG_ILLEGAL] = pb->illegal };
@@ -289,13 +279,10 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
         goto fail;
     }
     for (int i = 0; i < 5; i++) {
-        const cJSON *c = cJSON_GetArrayItem(ptnml, i);
-        if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0) || c->valuedouble > 9007199254740992.0
-            || c->valuedouble != (double)(uint64_t)c->valuedouble) {
+        if (!json_count(cJSON_GetArrayItem(ptnml, i), &rs->ptnml[i])) {
             errmsg(err, errlen, "%s: run.ptnml[%d] is not a non-negative integer", origin, i);
             goto fail;
         }
-        rs->ptnml[i] = (uint64_t)c->valuedouble;
     }
     if (check_batches(&rs->spsa, origin, err, errlen) < 0 ||
         engcheck_from_json(&rs->engine_id, cJSON_GetObjectItemCaseSensitive(run, "engine_check"), origin, err,
@@ -307,7 +294,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     /* Absent in states of older builds: counted from now on. */
     const cJSON *pe = cJSON_GetObjectItemCaseSensitive(run, "per_engine");
     const cJSON *since = cJSON_GetObjectItemCaseSensitive(pe, "since");
-    if (cJSON_IsNumber(since) && !is_count(since)) {
+    if (cJSON_IsNumber(since) && !json_count(since, NULL)) {
         errmsg(err, errlen, "%s: run.per_engine.since is not a non-negative integer", origin);
         goto fail;
     }
@@ -316,7 +303,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
         for (int e = 0; e < 2 && cJSON_IsNumber(since); e++) {
             const cJSON *v = cJSON_GetArrayItem(a, e);
-            if (cJSON_IsNumber(v) && !is_count(v)) {
+            if (cJSON_IsNumber(v) && !json_count(v, NULL)) {
                 errmsg(err, errlen, "%s: run.per_engine.%s[%d] is not a non-negative integer", origin,
                        runstate_engine_counts[c], e);
                 goto fail;
@@ -412,7 +399,7 @@ char *runstate_text(RunState *rs)
 int runstate_check_text(const char *text, const char *path, char *err, size_t errlen)
 {
     char why[1024];
-    cJSON *j = rd_parse_json(text, path, why, sizeof why);
+    cJSON *j = json_parse_text(text, path, why, sizeof why);
     RunState again;
     int rc = j ? runstate_from_json(&again, j, path, why, sizeof why) : -1;
     cJSON_Delete(j);

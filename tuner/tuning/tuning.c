@@ -4,7 +4,7 @@
  * and `resume` commands in commands/run_cmd.c.  See tuning.h. */
 #include <stdatomic.h>
 #include "errmsg.h"
-#include "cli.h"
+#include "cliutil.h"
 #include "tuning.h"
 
 #include <limits.h>
@@ -199,7 +199,7 @@ static int write_snapshot(Run *r, char *err, size_t errlen)
          cJSON_AddNumberToObject(o, "snapshot", (double)(v->done + 1));
     int rc = -1;
     if (!ok) {
-        snprintf(err, errlen, "out of memory");
+        errmsg(err, errlen, "out of memory");
     } else {
         snprintf(path, sizeof path, "%s/%s", r->dir, SNAPSHOT_DIR);
         if (rd_mkdir_sub(path, err, errlen) == 0) {

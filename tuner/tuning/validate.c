@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "elotext.h"
 #include "errmsg.h"
+#include "jsonget.h"
 #include "rd.h"
 #include "stats.h"
 
@@ -247,13 +248,8 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
 
 static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0) || c->valuedouble > 9007199254740992.0 ||
-        c->valuedouble != floor(c->valuedouble)) {
-        errmsg(err, errlen, "%s: run.validation.%s is not a non-negative integer", origin, key);
-        return -1;
-    }
-    *out = (uint64_t)c->valuedouble;
+    if (!json_get_u64(o, key, out))
+        return errmsg(err, errlen, "%s: run.validation.%s is not a non-negative integer", origin, key);
     return 0;
 }
 
@@ -319,13 +315,11 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(p, "ptnml");
     uint64_t sum = 0;
     for (int i = 0; i < 5; i++) {
-        const cJSON *c = cJSON_GetArrayItem(pt, i);
-        if (cJSON_GetArraySize(pt) != 5 || !cJSON_IsNumber(c) || !(c->valuedouble >= 0) ||
-            c->valuedouble != floor(c->valuedouble)) {
+        if (cJSON_GetArraySize(pt) != 5 || !json_count(cJSON_GetArrayItem(pt, i), &v->ptnml[i])) {
             errmsg(err, errlen, "%s: run.validation.pending.ptnml must hold 5 counts", origin);
             return -1;
         }
-        sum += v->ptnml[i] = (uint64_t)c->valuedouble;
+        sum += v->ptnml[i];
     }
     if (sum != v->pairs) {
         errmsg(err, errlen, "%s: run.validation.pending.ptnml counts %llu pairs, not %llu", origin,
@@ -358,13 +352,11 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
             count_of(l, "draws", &v->lim.draws, origin, err, errlen) < 0)
             return -1;
         for (int i = 0; i < 5; i++) {
-            const cJSON *c = cJSON_GetArrayItem(lp, i);
-            if (cJSON_GetArraySize(lp) != 5 || !cJSON_IsNumber(c) || !(c->valuedouble >= 0) ||
-                c->valuedouble != floor(c->valuedouble)) {
+            if (cJSON_GetArraySize(lp) != 5 || !json_count(cJSON_GetArrayItem(lp, i), &v->lim.ptnml[i])) {
                 errmsg(err, errlen, "%s: run.validation.pending.limit.ptnml must hold 5 counts", origin);
                 return -1;
             }
-            lsum += v->lim.ptnml[i] = (uint64_t)c->valuedouble;
+            lsum += v->lim.ptnml[i];
         }
         if (lsum != v->lim.pairs || 2 * v->lim.pairs > v->size ||
             v->lim.wins + v->lim.losses + v->lim.draws != 2 * v->lim.pairs) {

@@ -1,0 +1,41 @@
+/* JSON read from files; see jsonget.h. */
+#include "jsonget.h"
+
+#include <math.h>
+
+#include "errmsg.h"
+
+bool json_u64_of(double d, uint64_t *out)
+{
+    if (!(d >= 0) || d > 9007199254740992.0 || d != floor(d))
+        return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+bool json_count(const cJSON *v, uint64_t *out)
+{
+    uint64_t n;
+    if (!cJSON_IsNumber(v) || !json_u64_of(v->valuedouble, &n))
+        return false;
+    if (out)
+        *out = n;
+    return true;
+}
+
+bool json_get_u64(const cJSON *o, const char *key, uint64_t *out)
+{
+    return json_count(cJSON_GetObjectItemCaseSensitive(o, key), out);
+}
+
+cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, true);
+    if (!j) {
+        size_t line, col;
+        text_line_col(text, end ? end : text, &line, &col);
+        errmsg(err, errlen, "%s:%zu:%zu: malformed JSON", name, line, col);
+    }
+    return j;
+}

@@ -1,0 +1,30 @@
+/* JSON read from files: the parse that names the line and column of an
+ * error, and the counts that the state files, the run's state and
+ * verify's file share. */
+#ifndef RATCHET_JSONGET_H
+#define RATCHET_JSONGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* d as a count: true, with *out, when d is a non-negative integer of at
+ * most 2^53 (every such integer is exact in the double a JSON number is
+ * read into); false otherwise (NaN included). */
+bool json_u64_of(double d, uint64_t *out);
+/* The item v as a count (json_u64_of): true, with *out unless out is
+ * NULL, when v is a number that is a count; false when v is NULL, not a
+ * number or not a count (*out unchanged). */
+bool json_count(const cJSON *v, uint64_t *out);
+/* The number o[key] as a count (json_count); false when it is missing,
+ * not a number or not a count. */
+bool json_get_u64(const cJSON *o, const char *key, uint64_t *out);
+
+/* Parses text read from the file `name` (named in messages): the whole
+ * text must be one JSON value.  NULL, with "NAME:LINE:COL: malformed JSON"
+ * in err, when it is not. */
+cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen);
+
+#endif
