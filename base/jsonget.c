@@ -39,3 +39,14 @@ cJSON *json_parse_text(const char *text, const char *name, char *err, size_t err
     }
     return j;
 }
+
+bool json_get_counts(const cJSON *o, const char *key, uint64_t *out, int n)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!json_count(cJSON_GetArrayItem(a, i), &out[i]))
+            return false;
+    return true;
+}

@@ -21,6 +21,9 @@ bool json_count(const cJSON *v, uint64_t *out);
 /* The number o[key] as a count (json_count); false when it is missing,
  * not a number or not a count. */
 bool json_get_u64(const cJSON *o, const char *key, uint64_t *out);
+/* The array o[key] of exactly n counts (json_count) into out; false when
+ * it is missing, not an array of n or an element is not a count. */
+bool json_get_counts(const cJSON *o, const char *key, uint64_t *out, int n);
 
 /* Parses text read from the file `name` (named in messages): the whole
  * text must be one JSON value.  NULL, with "NAME:LINE:COL: malformed JSON"

@@ -657,8 +657,8 @@ static int continue_earlier(Ablate *A, VerifyCall *c)
         return STEP_GO;
     }
     if (!same_groups(cJSON_GetObjectItemCaseSensitive(c->old, "groups"), &A->groups)) {
-        snprintf(c->err, sizeof c->err, "verify -ablate: the groups differ from those of %s (has the groups file "
-                 "changed?); add -restart to start over with the new groups", A->path);
+        errmsg(c->err, sizeof c->err, "verify -ablate: the groups differ from those of %s (has the groups file "
+               "changed?); add -restart to start over with the new groups", A->path);
         return STEP_FAIL;
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
@@ -680,8 +680,8 @@ static int resume_from(VerifyCall *c)
     uint64_t seed = 0;
     if (!json_get_u64(c->old, "seed", &seed) || !json_get_u64(c->old, "sessions", &v->sessions) ||
         !cJSON_IsString(cr)) {
-        snprintf(c->err, sizeof c->err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
-                 c->file);
+        errmsg(c->err, sizeof c->err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
+               c->file);
         return -1;
     }
     v->seed = seed;
@@ -709,9 +709,9 @@ static int make_match(Ablate *A, VerifyCall *c)
     A->rounds = A->rounds_asked;
     A->capped = match_cap_fresh(&v->mc, 2, &A->rounds, true, "ablate", stdout);
     if (A->rounds < A->groups.n + 2) {
-        snprintf(c->err, sizeof c->err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
-                 (unsigned long long)A->rounds, A->groups.n, A->groups.n + 2,
-                 A->capped ? ": too few fresh openings; give -openings file=F with more" : "");
+        errmsg(c->err, sizeof c->err, "verify -ablate: %llu pairs cannot estimate %zu groups (at least %zu)%s",
+               (unsigned long long)A->rounds, A->groups.n, A->groups.n + 2,
+               A->capped ? ": too few fresh openings; give -openings file=F with more" : "");
         return STEP_FAIL;
     }
     A->st = calloc(A->rounds + 1, 1);

@@ -26,6 +26,7 @@
 #include "rd.h"
 #include "setup.h"
 #include "stats.h"
+#include "strlist.h"
 #include "validate.h"
 #include "verify_impl.h"
 
@@ -86,14 +87,6 @@ const char *const VERIFY_SECTIONS[] = { "each",        "openings", "draw",   "re
 static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "maxmoves", "concurrency", NULL };
 /* The keys that set an engine's limit: one given to verify replaces all the run's. */
 const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", "nodestime", NULL };
-
-bool verify_in_list(const char *const *list, const char *s)
-{
-    for (; *list; list++)
-        if (!strcmp(*list, s))
-            return true;
-    return false;
-}
 
 atomic_int verify_g_stop;
 atomic_int verify_g_signal;
@@ -236,11 +229,11 @@ static int merge_settings(const RunState *rs, const RunConf *over, RunConf *out,
 {
     *limit_over = false;
     for (size_t i = 0; i < over->n; i++)
-        if (!strcmp(over->v[i].sec, "each") && verify_in_list(VERIFY_LIMIT_KEYS, over->v[i].key))
+        if (!strcmp(over->v[i].sec, "each") && str_in_list(VERIFY_LIMIT_KEYS, over->v[i].key))
             *limit_over = true;
     for (size_t i = 0; i < rs->conf.n; i++) {
         const ConfItem *it = &rs->conf.v[i];
-        if (!verify_in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && verify_in_list(VERIFY_LIMIT_KEYS, it->key)))
+        if (!str_in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && str_in_list(VERIFY_LIMIT_KEYS, it->key)))
             continue;
         if (conf_set(out, it->sec, it->key, it->val, it->origin) < 0)
             return -1;
@@ -449,7 +442,7 @@ int verify_fail(VerifyCall *c, int rc)
 
 int verify_oom(VerifyCall *c)
 {
-    snprintf(c->err, sizeof c->err, "out of memory");
+    errmsg(c->err, sizeof c->err, "out of memory");
     return verify_fail(c, EXIT_FAILED);
 }
 
@@ -475,13 +468,13 @@ int verify_open_run(VerifyCall *c, const char *file)
     snprintf(c->file, sizeof c->file, "%s/%s", v->dir, file);
     struct stat sb;
     if (stat(v->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        snprintf(c->err, sizeof c->err, "verify: '%s' is not a directory%s", c->arg,
-                 errno == ENOENT ? " (no such file)" : "");
+        errmsg(c->err, sizeof c->err, "verify: '%s' is not a directory%s", c->arg,
+               errno == ENOENT ? " (no such file)" : "");
         return STEP_FAIL;
     }
     snprintf(c->state_path, sizeof c->state_path, "%s/%s", v->dir, STATE_FILE);
     if (access(c->state_path, F_OK) != 0) {
-        snprintf(c->err, sizeof c->err, "verify: '%s' is not a run directory (no %s)", c->arg, STATE_FILE);
+        errmsg(c->err, sizeof c->err, "verify: '%s' is not a run directory (no %s)", c->arg, STATE_FILE);
         return STEP_FAIL;
     }
     if ((c->lockfd = rd_lock(v->dir, c->err, sizeof c->err)) < 0)
@@ -500,9 +493,8 @@ int verify_read_earlier(VerifyCall *c)
     if (c->restart || access(c->file, F_OK) != 0)
         return STEP_GO;
     if (!(c->old = rd_read_json(c->file, c->err, sizeof c->err))) {
-        size_t n = strlen(c->err);
-        snprintf(c->err + n, sizeof c->err - n, "; start over with: %s verify %s%s -restart", setup_prog(), c->arg,
-                 c->suffix);
+        appendf(c->err, sizeof c->err, strlen(c->err), "; start over with: %s verify %s%s -restart", setup_prog(),
+                c->arg, c->suffix);
         return STEP_FAIL;
     }
     const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
@@ -511,10 +503,10 @@ int verify_read_earlier(VerifyCall *c)
             return verify_oom(c);
     } else if (!verify_same_args(oargs, v)) {
         char *was = cJSON_PrintUnformatted(oargs);
-        snprintf(c->err, sizeof c->err,
-                 "%s: %s holds %s with other options (%s); run `%s verify %s%s` to "
-                 "continue or show it, or add -restart to start over with the new options",
-                 c->cmdline, c->file, c->noun, was ? was : "?", setup_prog(), c->arg, c->suffix);
+        errmsg(c->err, sizeof c->err,
+               "%s: %s holds %s with other options (%s); run `%s verify %s%s` to "
+               "continue or show it, or add -restart to start over with the new options",
+               c->cmdline, c->file, c->noun, was ? was : "?", setup_prog(), c->arg, c->suffix);
         free(was);
         return STEP_FAIL;
     }
@@ -607,7 +599,7 @@ static int nothing_to_verify(VerifyCall *c, bool bakeable)
 int verify_engine_cmd(VerifyCall *c)
 {
     if (!(c->cmd = conf_get(&c->v->rs.conf, "engine", "cmd"))) {
-        snprintf(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
+        errmsg(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
         return STEP_FAIL;
     }
     return STEP_GO;
@@ -627,10 +619,10 @@ static int make_engines(VerifyCall *c)
     bool bakeable = v->bake != BAKE_NO && !conf_get(&v->rs.conf, "engine", "dir") &&
                     verify_ratchet_root(&v->rs, c->cmd, root, sizeof root);
     if (v->bake == BAKE_YES && !bakeable) {
-        snprintf(c->err, sizeof c->err,
-                 "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
-                 "tree; use -bake no to send the values as options",
-                 c->cmd, v->rs.engine);
+        errmsg(c->err, sizeof c->err,
+               "verify: -bake yes: the run's engine %s (%s) is not bin/ratchet of a Ratchet source "
+               "tree; use -bake no to send the values as options",
+               c->cmd, v->rs.engine);
         return STEP_FAIL;
     }
     if ((step = nothing_to_verify(c, bakeable)) != STEP_GO)
@@ -660,9 +652,9 @@ int verify_check_match(VerifyCall *c)
 {
     Verify *v = c->v;
     if (!v->mc.book) {
-        snprintf(c->err, sizeof c->err,
-                 "verify: no opening book: the run had none and openings/default.epd is not found; "
-                 "give -openings file=F");
+        errmsg(c->err, sizeof c->err,
+               "verify: no opening book: the run had none and openings/default.epd is not found; "
+               "give -openings file=F");
         return STEP_FAIL;
     }
     /* The engine at the run's path must be the one the run tuned (engcheck.h). */

@@ -117,7 +117,6 @@ int verify_check_match(VerifyCall *c);
 extern const char *const VERIFY_SECTIONS[];
 /* The keys that set an engine's limit: one given to verify replaces all the run's. */
 extern const char *const VERIFY_LIMIT_KEYS[];
-bool verify_in_list(const char *const *list, const char *s);
 /* The match's stop flag (match_play reads it): set by SIGINT/SIGTERM or an
  * error that ends the session. */
 extern atomic_int verify_g_stop;

@@ -24,6 +24,7 @@
 #include "match_cmd.h"
 #include "setup.h"
 #include "stats.h"
+#include "strlist.h"
 #include "validate.h"
 #include "verify_impl.h"
 
@@ -47,7 +48,7 @@ static int engine_words(const Verify *v, const char *name, const char *cmd, cons
     for (size_t i = 0; i < c->n; i++) {
         const ConfItem *it = &c->v[i];
         if (strcmp(it->sec, "engine") != 0 || !strcmp(it->key, "name") || !strcmp(it->key, "cmd") ||
-            (limit_over && verify_in_list(VERIFY_LIMIT_KEYS, it->key)) ||
+            (limit_over && str_in_list(VERIFY_LIMIT_KEYS, it->key)) ||
             (!strncmp(it->key, "option.", 7) && is_param(&v->rs, it->key + 7)))
             continue;
         snprintf(kv, sizeof kv, "%s=%s", it->key, it->val);

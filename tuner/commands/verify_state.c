@@ -145,11 +145,11 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
     uint64_t seed = 0;
     bool ok = json_get_u64(j, "games", &t->games) && json_get_u64(j, "wins", &t->wins) &&
               json_get_u64(j, "losses", &t->losses) && json_get_u64(j, "draws", &t->draws) &&
-              json_get_u64(j, "pairs", &t->pairs) && verdict_counts(j, "ptnml", t->ptnml, 5) &&
+              json_get_u64(j, "pairs", &t->pairs) && json_get_counts(j, "ptnml", t->ptnml, 5) &&
               json_get_u64(j, "penta_wl", &t->penta_wl) && json_get_u64(j, "penta_dd", &t->penta_dd) &&
-              json_get_u64(j, "plies", &t->plies) && verdict_counts(j, "time_losses", t->time_losses, 2) &&
-              verdict_counts(j, "crashes", t->crashes, 2) && verdict_counts(j, "illegal", t->illegal, 2) &&
-              verdict_counts(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
+              json_get_u64(j, "plies", &t->plies) && json_get_counts(j, "time_losses", t->time_losses, 2) &&
+              json_get_counts(j, "crashes", t->crashes, 2) && json_get_counts(j, "illegal", t->illegal, 2) &&
+              json_get_counts(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
               json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
+#include "duration.h"
 #include "elotext.h"
 #include "errmsg.h"
 #include "matchreport.h"
@@ -60,7 +61,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     if (h->nb > 0)
         pg.games_max = fmax(pg.games_max, h->g_last[h->nb - 1]);
     char el[32];
-    htmlreport_fmt_duration(rs->elapsed, el, sizeof el);
+    duration_format_as(rs->elapsed, DURATION_MINUTES, el, sizeof el);
     fputs("<header><h1>", f);
     htmlreport_esc(f, name);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "histscan.h"
 #include "plot.h"
 #include "state.h"
@@ -39,7 +40,7 @@ void htmlreport_health(FILE *f, HtmlRunPage *pg)
     }
     fputs("<div class=\"card\"><h3>games per second</h3><div class=\"sub\">", f);
     char el[32];
-    htmlreport_fmt_duration(rs->elapsed, el, sizeof el);
+    duration_format_as(rs->elapsed, DURATION_MINUTES, el, sizeof el);
     fprintf(f, "%.2f games/s over the run (%s of play in %llu session%s)</div>\n",
             rs->elapsed > 0 ? (double)rs->games / rs->elapsed : 0.0, el, (unsigned long long)rs->sessions,
             rs->sessions == 1 ? "" : "s");

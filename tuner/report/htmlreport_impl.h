@@ -43,8 +43,6 @@ void htmlreport_page_head(FILE *f, const char *title, bool live);
  * 0, or -1 when it was not drawn. */
 int htmlreport_chart(FILE *f, const PlotChart *c, int *counter);
 void htmlreport_legend_item(FILE *f, uint32_t rgb, int style, double width, bool band, const char *label);
-/* s seconds as "1h02m" or "3m04s". */
-void htmlreport_fmt_duration(double s, char *buf, size_t len);
 int htmlreport_page_end(FILE *f, char **text, size_t *len, const char *what, const char *out, char *err,
                         size_t errlen);
 /* Widen [*lo, *hi] to the finite values of v[0..n). */

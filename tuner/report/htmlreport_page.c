@@ -110,15 +110,6 @@ void htmlreport_legend_item(FILE *f, uint32_t rgb, int style, double width, bool
     fputs("</span>", f);
 }
 
-void htmlreport_fmt_duration(double s, char *buf, size_t len)
-{
-    long t = lround(s);
-    if (t >= 3600)
-        snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else
-        snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-}
-
 static int write_page(const char *out, char *text, size_t len, char *err, size_t errlen)
 {
     char parent[PATH_MAX];

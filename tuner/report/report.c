@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "duration.h"
+
 int report_drift(double recent, double prev, uint64_t prev_rows, double c_end)
 {
     if (prev_rows < 10 || !(c_end > 0))
@@ -40,12 +42,6 @@ void report_param(const RunState *rs, const HistData *h, size_t p, ParamSummary 
     out->at_max = fabs(q->theta - q->max) < 1e-9;
 }
 
-static void duration(double s, char *buf, size_t len)
-{
-    long t = lround(s);
-    snprintf(buf, len, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
-}
-
 /* Played at a wall clock: tc= or st= in the run's -engine or -each, and no nodestime= other than 0. */
 static bool at_wall_clock(const RunState *rs)
 {
@@ -64,7 +60,7 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
     const SpsaState *st = &rs->spsa;
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
     char el[32];
-    duration(rs->elapsed, el, sizeof el);
+    duration_format_as(rs->elapsed, DURATION_FULL, el, sizeof el);
     fprintf(out, "engine %s, %s, %llu of %llu games (%llu of %llu iterations), %s of play in %llu session%s\n",
             rs->engine, rs->tc, (unsigned long long)rs->games, (unsigned long long)total,
             (unsigned long long)st->completed, (unsigned long long)st->cfg.iterations, el,

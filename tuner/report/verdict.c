@@ -8,19 +8,6 @@
 #include "setup.h"
 #include "stats.h"
 
-bool verdict_counts(const cJSON *o, const char *k, uint64_t *out, int n)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-        return false;
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x) || !json_u64_of(x->valuedouble, &out[i]))
-            return false;
-    }
-    return true;
-}
-
 void verdict_print(FILE *out, const cJSON *j, const char *dir)
 {
     const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(j, "verdict");
@@ -30,7 +17,7 @@ void verdict_print(FILE *out, const cJSON *j, const char *dir)
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(eng, "mode");
     const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
     uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
-    verdict_counts(j, "ptnml", ptnml, 5);
+    json_get_counts(j, "ptnml", ptnml, 5);
     json_get_u64(j, "games", &games);
     json_get_u64(j, "run_games", &run_games);
     const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";

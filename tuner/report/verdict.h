@@ -21,8 +21,5 @@ void verdict_print(FILE *out, const cJSON *j, const char *dir);
  * when it could not be read (err says why); rs the run's state now, to tell
  * whether the run moved on since (NULL: not told). */
 void verdict_print_status(FILE *out, const char *dir, const cJSON *j, const char *err, const RunState *rs);
-/* The array o[k] of n counts (json_u64_of) into out; false when it is
- * missing, of another length or holds something else. */
-bool verdict_counts(const cJSON *o, const char *k, uint64_t *out, int n);
 
 #endif
