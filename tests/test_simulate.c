@@ -13,7 +13,6 @@
 #include <gsl/gsl_sort.h>
 
 #include "landscape.h"
-#include "simsuite.h"
 #include "simulate.h"
 #include "simulate_cmd.h"
 
@@ -541,7 +540,7 @@ static double loss_at_optimum_c_end_5x(bool adapt)
         curv[i] = 1;
         scale[i] = 5;
     }
-    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+    SimModel m = {8, opt, curv, SIM_DRAW_RATIO, SIM_OPENING_BIAS, 1, 0, NULL, NULL,
                   NULL, scale};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
@@ -602,7 +601,7 @@ static void centre_run(double curv1, CentreTrace *t)
         ps[i].r_end = 0.002;
         curv[i] = curv1;
     }
-    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+    SimModel m = {8, opt, curv, SIM_DRAW_RATIO, SIM_OPENING_BIAS, 1, 0, NULL, NULL,
                   NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);

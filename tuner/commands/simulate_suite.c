@@ -42,8 +42,7 @@
  * schedule of every form depends on the budget, so each is its own run).
  * Then the curve of each form at 10k games: far8 loss against opt8 loss as
  * the gain is scaled. */
-#include "simsuite.h"
-#include "simulate.h"
+#include "simulate_suite.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -55,6 +54,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "simulate.h"
 
 #define START_LOSS_PER_PARAM (117.0 / 8.0)
 #define C_END 10.0
@@ -316,7 +316,7 @@ static void variant(Variant *v, const char *label, SpsaForm form, double r_end, 
     v->r_end = r_end;
 }
 
-int simsuite_run(const SimSuiteOptions *o)
+int simulate_suite_run(const SimSuiteOptions *o)
 {
     int seeds = o->seeds;
     double draw_ratio = o->draw_ratio, bias = o->opening_bias;
