@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "jsonget.h"
-#include "spsa_impl.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

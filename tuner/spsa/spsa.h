@@ -1,9 +1,10 @@
 /* SPSA in the classic fishtest / OpenBench form: the gain schedule, the
  * +/-1 flips, the shared-uniform stochastic rounding of integer values, and
  * the update with the gains of the moment a batch was handed out.  Pure math:
- * no files, no printing.  The state serializes to and from a cJSON object
- * (including the GSL RNG state and every batch in flight), so a run can be
- * resumed exactly.  Shared by `ratchet-tune run` and `ratchet-tune simulate`.
+ * no files, no printing.  The state holds all a run needs to go on exactly
+ * (the GSL RNG and every batch in flight included); the run saves it in its
+ * state file (tuner/tuning/spsa_state_json.h).  Shared by `ratchet-tune run`
+ * and `ratchet-tune simulate`.
  *
  * Terms
  *   pair       two games from one opening with colours swapped, between the
@@ -178,7 +179,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 
 /* The extension rule in one paragraph, for `resume --help`. */
@@ -406,13 +406,16 @@ int spsa_round(double x, double u);
  * integer unless the parameter is a float. */
 double spsa_value(const SpsaState *st, size_t p);
 
-/* Serialization.  spsa_to_json returns a new object (NULL on OOM) holding
- * the config, every parameter, k, the counters, the RNG state (hex of
- * gsl_rng_state bytes) and every in-flight batch.  A float parameter has
- * "type": "float"; without "type" a parameter is an integer (older states).  spsa_from_json restores a
- * state from it exactly; on error returns -1 with a message naming the field,
- * and *st is left zeroed. */
-cJSON *spsa_to_json(const SpsaState *st);
-int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen);
+/* What a reader of a saved state needs to rebuild one (the run's state file,
+ * tuner/tuning/spsa_state_json.h): spsa_init, then the saved fields, then
+ * the batches in flight. */
+/* Whether the state's form plays centre batches (cfg.centre > 0, not classic). */
+bool spsa_centre_on(const SpsaState *st);
+/* x is finite, integral and of size below 2e9: a value an integer parameter may hold. */
+bool spsa_is_integer(double x);
+/* b zeroed, with room for n parameters; 0, or -1 out of memory. */
+int spsa_batch_alloc(SpsaBatch *b, size_t n);
+/* A copy of b appended to the batches in flight (the newest); 0, or -1 out of memory. */
+int spsa_inflight_push(SpsaState *st, const SpsaBatch *b);
 
 #endif

@@ -1,6 +1,5 @@
-/* SPSA's state as JSON (spsa_to_json, spsa_from_json): the tuner's state file
- * stores it; see spsa.h. */
-#include "spsa.h"
+/* The SPSA state as JSON; see spsa_state_json.h. */
+#include "spsa_state_json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +10,6 @@
 
 #include "errmsg.h"
 #include "jsonget.h"
-#include "spsa_impl.h"
 
 /* Version 1: the classic form (the only one before forms existed; a file
  * without "form" is classic).  Version 2: any other form, so that a build
@@ -155,7 +153,7 @@ static int rng_from_hex(gsl_rng *r, const char *hex)
     return 0;
 }
 
-cJSON *spsa_to_json(const SpsaState *st)
+cJSON *spsa_state_to_json(const SpsaState *st)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -250,7 +248,7 @@ cJSON *spsa_to_json(const SpsaState *st)
     return o;
 }
 
-/* A number item, or a raw item holding a number (as spsa_to_json makes
+/* A number item, or a raw item holding a number (as spsa_state_to_json makes
  * them, before the object is printed and parsed again). */
 static bool item_number(const cJSON *v, double *out)
 {
@@ -448,7 +446,7 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, boo
     return 0;
 }
 
-int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
+int spsa_state_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
     if (!cJSON_IsObject(json)) {
