@@ -11,25 +11,42 @@
 #include "errmsg.h"
 #include "jsonget.h"
 
-/* Version 1: the classic form (the only one before forms existed; a file
- * without "form" is classic).  Version 2: any other form, so that a build
- * that knows only the classic form refuses it instead of resuming it wrongly. */
-#define SPSA_JSON_VERSION 1
-#define SPSA_JSON_VERSION_FORMS 2
-/* Version 3: a non-classic form with the per-parameter scale, which a build
- * without the scale would resume without it. */
-#define SPSA_JSON_VERSION_SCALE 3
-/* Version 4: a non-classic form with centre batches (with or without the
- * scale), which a build without them would resume without them. */
-#define SPSA_JSON_VERSION_CENTRE 4
+/* The versions of the format.  A state is written with the version of the
+ * newest feature it uses, so that a build without that feature refuses the
+ * state instead of resuming it without the feature. */
+enum {
+    V_CLASSIC = 1, /* the classic form (the only one before forms existed) */
+    V_FORMS = 2,   /* another form: far (rms), adam, settle */
+    V_SCALE = 3,   /* another form with the per-parameter scale (cfg.adapt) */
+    V_CENTRE = 4,  /* another form with centre batches, with or without the scale */
+    V_NEWEST = V_CENTRE
+};
 
+/* Whether a state with config c uses the feature of version v, and so holds
+ * the fields that version brought. */
+static bool has_version(const SpsaConfig *c, int v)
+{
+    bool classic = c->form == SPSA_FORM_CLASSIC;
+    switch (v) {
+    case V_CLASSIC:
+        return true;
+    case V_FORMS:
+        return !classic;
+    case V_SCALE:
+        return !classic && c->adapt;
+    default:
+        return !classic && c->centre > 0;
+    }
+}
+
+/* The version a state with config c is written with: its newest feature's
+ * (centre batches with the scale are version 4). */
 static int json_version(const SpsaConfig *c)
 {
-    if (c->form == SPSA_FORM_CLASSIC)
-        return SPSA_JSON_VERSION;
-    if (c->centre > 0)
-        return SPSA_JSON_VERSION_CENTRE;
-    return c->adapt ? SPSA_JSON_VERSION_SCALE : SPSA_JSON_VERSION_FORMS;
+    int v = V_NEWEST;
+    while (!has_version(c, v))
+        v--;
+    return v;
 }
 
 /* A double as a JSON number that reads back to exactly the same double:
@@ -387,8 +404,317 @@ out:
     return rc;
 }
 
-static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, bool classic,
-                            bool adapt, bool centre,
+/* The fields of the state's objects are read from tables (CONFIG_FIELDS,
+ * PARAM_FIELDS, STATE_FIELDS below): one row per field, in the order they
+ * are read, with its kind, its destination, the version of the format that
+ * brought it and its rule, and check rows where a check needs the fields
+ * above it.  A field is read in the states that use its version's feature
+ * (has_version); its rule says what a state without it gets. */
+typedef enum {
+    NUM,  /* a number (or a raw one, item_number) into a double */
+    U64,  /* a count (json_u64_of) into a uint64_t */
+    BOOL, /* true or false into a bool; wherever it appears, even in a state
+           * without its feature, it must be one of them */
+    FORM, /* a form's name (spsa_form_parse) into an SpsaForm */
+    NAME, /* a string shorter than SPSA_NAME_MAX into a char array */
+    TYPE  /* "int" or "float" into a bool, true for "float" */
+} Kind;
+
+typedef enum {
+    REQUIRED,      /* every state that uses its version's feature has it */
+    OPTIONAL,      /* came after its version, so older states of that version
+                    * lack it: absent, the destination keeps its default (a
+                    * BOOL is false) */
+    WITH_PREVIOUS, /* read, and then required, when the row above it that is
+                    * not WITH_PREVIOUS was in the file */
+    SWITCH         /* whether the state uses its version's feature: read in
+                    * every state that may ("form": every state; the others:
+                    * every state of another form than classic); absent, off */
+} Rule;
+
+typedef struct Reader Reader;
+typedef struct {
+    const char *key;
+    Kind kind;
+    size_t offset; /* of the destination in the struct read into */
+    int since;     /* the version that brought the field */
+    Rule rule;
+    int (*check)(const Reader *r); /* a check row: no field, runs here */
+} Field;
+
+#define FIELD(key, kind, dest, since, rule) { key, kind, dest, since, rule, NULL }
+#define CHECK(fn) { NULL, NUM, 0, 0, REQUIRED, fn }
+
+/* One object being read. */
+struct Reader {
+    const cJSON *obj;
+    const char *where;     /* the object in messages: "config", "params[2]", "" */
+    void *dest;            /* the struct the rows' offsets point into */
+    const SpsaConfig *cfg; /* the state's features: for "config", what is read so far */
+    double version;
+    char *err;
+    size_t errlen;
+};
+
+/* Reads field v of row f into r->dest; 0, or -1 with a message. */
+static int read_field(const Reader *r, const Field *f, const cJSON *v)
+{
+    char *dest = (char *)r->dest + f->offset;
+    const char *sep = *r->where ? " " : "";
+    switch (f->kind) {
+    case NUM:
+        return get_num(r->obj, f->key, r->where, (double *)dest, r->err, r->errlen);
+    case U64:
+        return get_u64(r->obj, f->key, r->where, (uint64_t *)dest, r->err, r->errlen);
+    case BOOL: /* its type is checked in read_fields */
+        *(bool *)dest = cJSON_IsTrue(v);
+        return 0;
+    case FORM:
+        if (!cJSON_IsString(v) || spsa_form_parse(v->valuestring, (SpsaForm *)dest)) {
+            errmsg(r->err, r->errlen,
+                   "spsa state: %s%s\"%s\" must be one of classic, far (or rms), adam, settle", r->where, sep,
+                   f->key);
+            return -1;
+        }
+        return 0;
+    case NAME:
+        if (!cJSON_IsString(v) || strlen(v->valuestring) >= SPSA_NAME_MAX) {
+            errmsg(r->err, r->errlen, "spsa state: %s%s\"%s\" missing, not a string or too long", r->where, sep,
+                   f->key);
+            return -1;
+        }
+        strcpy(dest, v->valuestring);
+        return 0;
+    case TYPE:
+        if (!cJSON_IsString(v) || (strcmp(v->valuestring, "float") && strcmp(v->valuestring, "int"))) {
+            errmsg(r->err, r->errlen, "spsa state: %s%s\"%s\" must be \"int\" or \"float\"", r->where, sep,
+                   f->key);
+            return -1;
+        }
+        *(bool *)dest = !strcmp(v->valuestring, "float");
+        return 0;
+    }
+    return 0;
+}
+
+/* Whether row f is read in the state r->cfg describes. */
+static bool row_applies(const Reader *r, const Field *f, bool previous_present)
+{
+    switch (f->rule) {
+    case WITH_PREVIOUS:
+        return previous_present;
+    case SWITCH:
+        /* every feature after the forms is one of another form than classic */
+        return has_version(r->cfg, f->since == V_FORMS ? V_CLASSIC : V_FORMS);
+    default:
+        return has_version(r->cfg, f->since);
+    }
+}
+
+/* Reads the rows of a table in order; 0, or -1 with a message. */
+static int read_fields(const Reader *r, const Field *rows, size_t nrows)
+{
+    bool previous_present = false; /* the last row not WITH_PREVIOUS applied and was in the file */
+    for (size_t i = 0; i < nrows; i++) {
+        const Field *f = &rows[i];
+        if (f->check) {
+            if (f->check(r))
+                return -1;
+            continue;
+        }
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->obj, f->key);
+        if (f->kind == BOOL && v && !cJSON_IsBool(v)) {
+            errmsg(r->err, r->errlen, "spsa state: %s%s\"%s\" must be true or false", r->where,
+                   *r->where ? " " : "", f->key);
+            return -1;
+        }
+        bool applies = row_applies(r, f, previous_present);
+        /* Absent: a REQUIRED or WITH_PREVIOUS field is an error (read_field
+         * says which), a BOOL is false, any other keeps its default. */
+        if (applies && (v || f->rule == REQUIRED || f->rule == WITH_PREVIOUS || f->kind == BOOL) &&
+            read_field(r, f, v))
+            return -1;
+        if (f->rule != WITH_PREVIOUS)
+            previous_present = applies && v;
+    }
+    return 0;
+}
+
+/* The checks between the rows of "config". */
+static int form_goes_with_version(const Reader *r)
+{
+    if ((r->version == V_CLASSIC) != (r->cfg->form == SPSA_FORM_CLASSIC)) {
+        errmsg(r->err, r->errlen, "spsa state: \"version\" %g does not go with form %s", r->version,
+               spsa_form_name(r->cfg->form));
+        return -1;
+    }
+    return 0;
+}
+
+static int switches_go_with_version(const Reader *r)
+{
+    const SpsaConfig *c = r->cfg;
+    bool centre_given = c->form != SPSA_FORM_CLASSIC && cJSON_GetObjectItemCaseSensitive(r->obj, "centre");
+    if (centre_given && !(c->centre > 0)) {
+        errmsg(r->err, r->errlen, "spsa state: config \"centre\" must be > 0 when present");
+        return -1;
+    }
+    if ((r->version == V_CENTRE) != (c->centre > 0)) {
+        errmsg(r->err, r->errlen, "spsa state: \"version\" %g does not go with config \"centre\" %g",
+               r->version, c->centre);
+        return -1;
+    }
+    if (r->version != V_CENTRE && (r->version == V_SCALE) != c->adapt) {
+        errmsg(r->err, r->errlen, "spsa state: \"version\" %g does not go with config \"adapt\" %s", r->version,
+               c->adapt ? "true" : "false");
+        return -1;
+    }
+    return 0;
+}
+
+/* "config" is read into a ConfigDraft: pairs_per, an int, is read as a
+ * number and checked once the rest is read. */
+typedef struct {
+    SpsaConfig cfg;
+    double pairs_per;
+} ConfigDraft;
+
+static int pairs_per_is_integer(const Reader *r)
+{
+    ConfigDraft *d = r->dest;
+    if (!spsa_is_integer(d->pairs_per)) {
+        errmsg(r->err, r->errlen, "spsa state: config \"pairs_per\" must be an integer");
+        return -1;
+    }
+    d->cfg.pairs_per = (int)d->pairs_per;
+    return 0;
+}
+
+#define CFG(f) offsetof(ConfigDraft, cfg.f)
+/* "config", into an SpsaConfig that starts as spsa_config_default's. */
+static const Field CONFIG_FIELDS[] = {
+    /*    key              kind  destination                       since      rule */
+    FIELD("games",         U64,  CFG(games),                       V_CLASSIC, REQUIRED),
+    FIELD("iterations",    U64,  CFG(iterations),                  V_CLASSIC, REQUIRED),
+    FIELD("pairs_per",     NUM,  offsetof(ConfigDraft, pairs_per), V_CLASSIC, REQUIRED),
+    FIELD("A_ratio",       NUM,  CFG(A_ratio),                     V_CLASSIC, REQUIRED),
+    FIELD("alpha",         NUM,  CFG(alpha),                       V_CLASSIC, REQUIRED),
+    FIELD("gamma",         NUM,  CFG(gamma),                       V_CLASSIC, REQUIRED),
+    FIELD("average",       NUM,  CFG(average),                     V_CLASSIC, REQUIRED),
+    /* absent in the states written before forms existed: classic */
+    FIELD("form",          FORM, CFG(form),                        V_FORMS,   SWITCH),
+    CHECK(form_goes_with_version),
+    FIELD("eta",           NUM,  CFG(eta),                         V_FORMS,   REQUIRED),
+    FIELD("decay",         NUM,  CFG(decay),                       V_FORMS,   REQUIRED),
+    FIELD("beta1",         NUM,  CFG(beta1),                       V_FORMS,   REQUIRED),
+    FIELD("beta2",         NUM,  CFG(beta2),                       V_FORMS,   REQUIRED),
+    FIELD("probe",         NUM,  CFG(probe),                       V_FORMS,   REQUIRED),
+    /* absent before form=settle: far's rule of eta (the defaults) */
+    FIELD("eta_base",      NUM,  CFG(eta_base),                    V_FORMS,   OPTIONAL),
+    FIELD("eta_pow",       NUM,  CFG(eta_pow),                     V_FORMS,   WITH_PREVIOUS),
+    /* absent before eta_npow: (8 / n)^1, the default */
+    FIELD("eta_npow",      NUM,  CFG(eta_npow),                    V_FORMS,   OPTIONAL),
+    /* absent (and off) in adam states from before the bias correction */
+    FIELD("unbiased",      BOOL, CFG(unbiased),                    V_FORMS,   OPTIONAL),
+    /* absent (and off) in states from before a probe narrowed near a bound */
+    FIELD("narrow",        BOOL, CFG(narrow),                      V_FORMS,   OPTIONAL),
+    FIELD("adapt",         BOOL, CFG(adapt),                       V_SCALE,   SWITCH),
+    FIELD("centre",        NUM,  CFG(centre),                      V_CENTRE,  SWITCH),
+    FIELD("centre_elo",    NUM,  CFG(centre_elo),                  V_CENTRE,  WITH_PREVIOUS),
+    FIELD("centre_rate",   NUM,  CFG(centre_rate),                 V_CENTRE,  WITH_PREVIOUS),
+    FIELD("centre_window", NUM,  CFG(centre_window),               V_CENTRE,  WITH_PREVIOUS),
+    FIELD("centre_min",    NUM,  CFG(centre_min),                  V_CENTRE,  WITH_PREVIOUS),
+    CHECK(switches_go_with_version),
+    FIELD("adapt_rate",    NUM,  CFG(adapt_rate),                  V_SCALE,   REQUIRED),
+    FIELD("adapt_bias",    NUM,  CFG(adapt_bias),                  V_SCALE,   REQUIRED),
+    FIELD("adapt_window",  NUM,  CFG(adapt_window),                V_SCALE,   REQUIRED),
+    FIELD("scale_min",     NUM,  CFG(scale_min),                   V_SCALE,   REQUIRED),
+    FIELD("scale_max",     NUM,  CFG(scale_max),                   V_SCALE,   REQUIRED),
+    FIELD("scale_start",   NUM,  CFG(scale_start),                 V_SCALE,   REQUIRED),
+    CHECK(pairs_per_is_integer),
+};
+#undef CFG
+
+#define PARAM(f) offsetof(SpsaParam, f)
+/* Each entry of "params", into a zeroed SpsaParam. */
+static const Field PARAM_FIELDS[] = {
+    /*    key      kind  destination      since      rule */
+    FIELD("name",  NAME, PARAM(name),     V_CLASSIC, REQUIRED),
+    /* absent: an integer parameter, as in every state before floats */
+    FIELD("type",  TYPE, PARAM(is_float), V_CLASSIC, OPTIONAL),
+    FIELD("start", NUM,  PARAM(start),    V_CLASSIC, REQUIRED),
+    FIELD("theta", NUM,  PARAM(theta),    V_CLASSIC, REQUIRED),
+    FIELD("min",   NUM,  PARAM(min),      V_CLASSIC, REQUIRED),
+    FIELD("max",   NUM,  PARAM(max),      V_CLASSIC, REQUIRED),
+    FIELD("c_end", NUM,  PARAM(c_end),    V_CLASSIC, REQUIRED),
+    FIELD("r_end", NUM,  PARAM(r_end),    V_CLASSIC, REQUIRED),
+    FIELD("avg",   NUM,  PARAM(avg),      V_CLASSIC, REQUIRED),
+    FIELD("m",     NUM,  PARAM(m),        V_FORMS,   REQUIRED),
+    FIELD("scale", NUM,  PARAM(scale),    V_SCALE,   REQUIRED),
+    FIELD("e",     NUM,  PARAM(e),        V_SCALE,   REQUIRED),
+    FIELD("pm",    NUM,  PARAM(pm),       V_CENTRE,  REQUIRED),
+    FIELD("cm",    NUM,  PARAM(cm),       V_CENTRE,  REQUIRED),
+    FIELD("cq",    NUM,  PARAM(cq),       V_CENTRE,  REQUIRED),
+};
+#undef PARAM
+
+/* The checks between the state's counters. */
+static int v_not_negative(const Reader *r)
+{
+    const SpsaState *st = r->dest;
+    if (!(st->v >= 0)) {
+        errmsg(r->err, r->errlen, "spsa state: \"v\" must be >= 0");
+        return -1;
+    }
+    return 0;
+}
+
+static int k_within_iterations(const Reader *r)
+{
+    const SpsaState *st = r->dest;
+    if (st->k > st->cfg.iterations) {
+        errmsg(r->err, r->errlen, "spsa state: \"k\" %" PRIu64 " exceeds config iterations %" PRIu64, st->k,
+               st->cfg.iterations);
+        return -1;
+    }
+    return 0;
+}
+
+#define STATE(f) offsetof(SpsaState, f)
+/* The counters of the state, after "params"; "rng" and "inflight" follow. */
+static const Field STATE_FIELDS[] = {
+    /*    key             kind destination          since      rule */
+    FIELD("centre_count", U64, STATE(centre_count), V_CENTRE,  REQUIRED),
+    FIELD("v",            NUM, STATE(v),            V_FORMS,   REQUIRED),
+    CHECK(v_not_negative),
+    FIELD("k",            U64, STATE(k),            V_CLASSIC, REQUIRED),
+    FIELD("completed",    U64, STATE(completed),    V_CLASSIC, REQUIRED),
+    FIELD("wins",         U64, STATE(wins),         V_CLASSIC, REQUIRED),
+    FIELD("losses",       U64, STATE(losses),       V_CLASSIC, REQUIRED),
+    FIELD("draws",        U64, STATE(draws),        V_CLASSIC, REQUIRED),
+    FIELD("avg_count",    U64, STATE(avg_count),    V_CLASSIC, REQUIRED),
+    CHECK(k_within_iterations),
+};
+#undef STATE
+
+#define NROWS(t) (sizeof t / sizeof t[0])
+
+static int config_from_json(SpsaConfig *cfg, const cJSON *c, double version, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(c)) {
+        errmsg(err, errlen, "spsa state: \"config\" missing or not an object");
+        return -1;
+    }
+    ConfigDraft d = { .pairs_per = 0 };
+    spsa_config_default(&d.cfg);
+    Reader r = { c, "config", &d, &d.cfg, version, err, errlen };
+    if (read_fields(&r, CONFIG_FIELDS, NROWS(CONFIG_FIELDS)))
+        return -1;
+    *cfg = d.cfg;
+    return 0;
+}
+
+static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, const SpsaConfig *cfg,
                             char *err, size_t errlen)
 {
     if (!cJSON_IsArray(arr)) {
@@ -407,35 +733,8 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, boo
     {
         char where[32];
         snprintf(where, sizeof where, "params[%zu]", i);
-        SpsaParam *p = &ps[i];
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name");
-        if (!cJSON_IsString(name) || strlen(name->valuestring) >= SPSA_NAME_MAX) {
-            errmsg(err, errlen, "spsa state: %s \"name\" missing, not a string or too long",
-                   where);
-            free(ps);
-            return -1;
-        }
-        strcpy(p->name, name->valuestring);
-        const cJSON *type = cJSON_GetObjectItemCaseSensitive(q, "type");
-        if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "float") && strcmp(type->valuestring, "int")))) {
-            errmsg(err, errlen, "spsa state: %s \"type\" must be \"int\" or \"float\"", where);
-            free(ps);
-            return -1;
-        }
-        p->is_float = type && !strcmp(type->valuestring, "float");
-        if (get_num(q, "start", where, &p->start, err, errlen) ||
-            get_num(q, "theta", where, &p->theta, err, errlen) ||
-            get_num(q, "min", where, &p->min, err, errlen) ||
-            get_num(q, "max", where, &p->max, err, errlen) ||
-            get_num(q, "c_end", where, &p->c_end, err, errlen) ||
-            get_num(q, "r_end", where, &p->r_end, err, errlen) ||
-            get_num(q, "avg", where, &p->avg, err, errlen) ||
-            (!classic && get_num(q, "m", where, &p->m, err, errlen)) ||
-            (adapt && (get_num(q, "scale", where, &p->scale, err, errlen) ||
-                       get_num(q, "e", where, &p->e, err, errlen))) ||
-            (centre && (get_num(q, "pm", where, &p->pm, err, errlen) ||
-                        get_num(q, "cm", where, &p->cm, err, errlen) ||
-                        get_num(q, "cq", where, &p->cq, err, errlen)))) {
+        Reader r = { q, where, &ps[i], cfg, 0, err, errlen };
+        if (read_fields(&r, PARAM_FIELDS, NROWS(PARAM_FIELDS))) {
             free(ps);
             return -1;
         }
@@ -443,6 +742,93 @@ static int params_from_json(SpsaParam **out, size_t *nout, const cJSON *arr, boo
     }
     *out = ps;
     *nout = n;
+    return 0;
+}
+
+/* spsa_init checks the parameters and resets what a run starts from (start,
+ * avg, m, the scale, the centre's means): the numbers the file holds are put
+ * back. */
+static void restore_params(SpsaState *st, const SpsaParam *ps)
+{
+    for (size_t i = 0; i < st->nparams; i++)
+        for (size_t f = 0; f < NROWS(PARAM_FIELDS); f++) {
+            const Field *row = &PARAM_FIELDS[f];
+            if (row->kind == NUM && has_version(&st->cfg, row->since))
+                *(double *)((char *)&st->params[i] + row->offset) =
+                    *(const double *)((const char *)&ps[i] + row->offset);
+        }
+}
+
+/* The bounds of what the scale and the centre batches keep per parameter. */
+static int check_param_state(const SpsaState *st, char *err, size_t errlen)
+{
+    const SpsaConfig *cfg = &st->cfg;
+    for (size_t i = 0; cfg->adapt && i < st->nparams; i++) {
+        const SpsaParam *p = &st->params[i];
+        if (!(p->scale >= cfg->scale_min && p->scale <= cfg->scale_max) || !isfinite(p->e)) {
+            errmsg(err, errlen,
+                   "spsa state: params[%zu] (%s): \"scale\" must be in [scale_min, scale_max] "
+                   "and \"e\" finite",
+                   i, p->name);
+            return -1;
+        }
+    }
+    for (size_t i = 0; cfg->centre > 0 && i < st->nparams; i++) {
+        const SpsaParam *p = &st->params[i];
+        if (!(p->pm >= cfg->centre_min && p->pm <= 1) || !isfinite(p->cm) || !(p->cq >= 0) ||
+            !isfinite(p->cq)) {
+            errmsg(err, errlen,
+                   "spsa state: params[%zu] (%s): \"pm\" must be in [centre_min, 1], \"cm\" "
+                   "finite and \"cq\" >= 0",
+                   i, p->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int rng_from_json(gsl_rng *rng, const cJSON *o, char *err, size_t errlen)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(o, "state");
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, gsl_rng_name(rng))) {
+        errmsg(err, errlen, "spsa state: \"rng\".\"type\" must be \"%s\"", gsl_rng_name(rng));
+        return -1;
+    }
+    if (!cJSON_IsString(state) || rng_from_hex(rng, state->valuestring)) {
+        errmsg(err, errlen, "spsa state: \"rng\".\"state\" must be %zu hex-encoded bytes", gsl_rng_size(rng));
+        return -1;
+    }
+    return 0;
+}
+
+static int inflight_from_json(SpsaState *st, const cJSON *inflight, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(inflight)) {
+        errmsg(err, errlen, "spsa state: \"inflight\" missing or not an array");
+        return -1;
+    }
+    size_t idx = 0;
+    const cJSON *b;
+    cJSON_ArrayForEach(b, inflight)
+    {
+        SpsaBatch batch;
+        if (batch_from_json(&batch, b, st->params, st->nparams, idx, spsa_centre_on(st), err, errlen))
+            return -1;
+        if (batch.k < 1 || batch.k > st->k) {
+            errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64, idx, batch.k,
+                   st->k);
+            spsa_batch_free(&batch);
+            return -1;
+        }
+        int rc = spsa_inflight_push(st, &batch);
+        spsa_batch_free(&batch);
+        if (rc) {
+            errmsg(err, errlen, "spsa state: out of memory");
+            return -1;
+        }
+        idx++;
+    }
     return 0;
 }
 
@@ -456,227 +842,29 @@ int spsa_state_from_json(SpsaState *st, const cJSON *json, char *err, size_t err
     double version;
     if (get_num(json, "version", "", &version, err, errlen))
         return -1;
-    if (version != SPSA_JSON_VERSION && version != SPSA_JSON_VERSION_FORMS &&
-        version != SPSA_JSON_VERSION_SCALE && version != SPSA_JSON_VERSION_CENTRE) {
-        errmsg(err, errlen,
-               "spsa state: unsupported \"version\" %g (this build reads %d, %d, %d and %d)",
-               version, SPSA_JSON_VERSION, SPSA_JSON_VERSION_FORMS, SPSA_JSON_VERSION_SCALE,
-               SPSA_JSON_VERSION_CENTRE);
-        return -1;
-    }
-
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(json, "config");
-    if (!cJSON_IsObject(c)) {
-        errmsg(err, errlen, "spsa state: \"config\" missing or not an object");
+    if (!(version == V_CLASSIC || version == V_FORMS || version == V_SCALE || version == V_CENTRE)) {
+        errmsg(err, errlen, "spsa state: unsupported \"version\" %g (this build reads %d, %d, %d and %d)",
+               version, V_CLASSIC, V_FORMS, V_SCALE, V_CENTRE);
         return -1;
     }
     SpsaConfig cfg;
-    spsa_config_default(&cfg);
-    double pairs_per;
-    if (get_u64(c, "games", "config", &cfg.games, err, errlen) ||
-        get_u64(c, "iterations", "config", &cfg.iterations, err, errlen) ||
-        get_num(c, "pairs_per", "config", &pairs_per, err, errlen) ||
-        get_num(c, "A_ratio", "config", &cfg.A_ratio, err, errlen) ||
-        get_num(c, "alpha", "config", &cfg.alpha, err, errlen) ||
-        get_num(c, "gamma", "config", &cfg.gamma, err, errlen) ||
-        get_num(c, "average", "config", &cfg.average, err, errlen))
-        return -1;
-    /* A state written before forms existed has no "form": it is classic. */
-    const cJSON *form = cJSON_GetObjectItemCaseSensitive(c, "form");
-    if (form && (!cJSON_IsString(form) || spsa_form_parse(form->valuestring, &cfg.form))) {
-        errmsg(err, errlen, "spsa state: config \"form\" must be one of classic, far (or rms), adam, settle");
-        return -1;
-    }
-    bool classic = cfg.form == SPSA_FORM_CLASSIC;
-    if ((version == SPSA_JSON_VERSION) != classic) {
-        errmsg(err, errlen, "spsa state: \"version\" %g does not go with form %s", version,
-               spsa_form_name(cfg.form));
-        return -1;
-    }
-    if (!classic && (get_num(c, "eta", "config", &cfg.eta, err, errlen) ||
-                     get_num(c, "decay", "config", &cfg.decay, err, errlen) ||
-                     get_num(c, "beta1", "config", &cfg.beta1, err, errlen) ||
-                     get_num(c, "beta2", "config", &cfg.beta2, err, errlen) ||
-                     get_num(c, "probe", "config", &cfg.probe, err, errlen)))
-        return -1;
-    /* A state from before form=settle has no eta_base and eta_pow: its eta
-     * came from far's rule (the defaults), and it goes on so; one from
-     * before eta_npow ran with (8 / n)^1, the default too. */
-    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_base") &&
-        (get_num(c, "eta_base", "config", &cfg.eta_base, err, errlen) ||
-         get_num(c, "eta_pow", "config", &cfg.eta_pow, err, errlen)))
-        return -1;
-    if (!classic && cJSON_GetObjectItemCaseSensitive(c, "eta_npow") &&
-        get_num(c, "eta_npow", "config", &cfg.eta_npow, err, errlen))
-        return -1;
-    /* An adam state from before the bias correction ran without it. */
-    const cJSON *unbiased = cJSON_GetObjectItemCaseSensitive(c, "unbiased");
-    if (unbiased && !cJSON_IsBool(unbiased)) {
-        errmsg(err, errlen, "spsa state: config \"unbiased\" must be true or false");
-        return -1;
-    }
-    cfg.unbiased = cJSON_IsTrue(unbiased);
-    /* A state from before `narrow` existed ran without it: it goes on so. */
-    const cJSON *narrow = cJSON_GetObjectItemCaseSensitive(c, "narrow");
-    if (narrow && !cJSON_IsBool(narrow)) {
-        errmsg(err, errlen, "spsa state: config \"narrow\" must be true or false");
-        return -1;
-    }
-    cfg.narrow = classic ? true : cJSON_IsTrue(narrow);
-    /* A state from before the scale existed ran without it: it goes on so. */
-    const cJSON *adapt = cJSON_GetObjectItemCaseSensitive(c, "adapt");
-    if (adapt && !cJSON_IsBool(adapt)) {
-        errmsg(err, errlen, "spsa state: config \"adapt\" must be true or false");
-        return -1;
-    }
-    cfg.adapt = !classic && cJSON_IsTrue(adapt);
-    /* A state from before centre batches existed ran without them. */
-    const cJSON *centre = cJSON_GetObjectItemCaseSensitive(c, "centre");
-    if (!classic && centre &&
-        (get_num(c, "centre", "config", &cfg.centre, err, errlen) ||
-         get_num(c, "centre_elo", "config", &cfg.centre_elo, err, errlen) ||
-         get_num(c, "centre_rate", "config", &cfg.centre_rate, err, errlen) ||
-         get_num(c, "centre_window", "config", &cfg.centre_window, err, errlen) ||
-         get_num(c, "centre_min", "config", &cfg.centre_min, err, errlen)))
-        return -1;
-    if (!classic && centre && !(cfg.centre > 0)) {
-        errmsg(err, errlen, "spsa state: config \"centre\" must be > 0 when present");
-        return -1;
-    }
-    if ((version == SPSA_JSON_VERSION_CENTRE) != (cfg.centre > 0)) {
-        errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"centre\" %g",
-               version, cfg.centre);
-        return -1;
-    }
-    if (version != SPSA_JSON_VERSION_CENTRE && (version == SPSA_JSON_VERSION_SCALE) != cfg.adapt) {
-        errmsg(err, errlen, "spsa state: \"version\" %g does not go with config \"adapt\" %s",
-               version, cfg.adapt ? "true" : "false");
-        return -1;
-    }
-    if (cfg.adapt && (get_num(c, "adapt_rate", "config", &cfg.adapt_rate, err, errlen) ||
-                      get_num(c, "adapt_bias", "config", &cfg.adapt_bias, err, errlen) ||
-                      get_num(c, "adapt_window", "config", &cfg.adapt_window, err, errlen) ||
-                      get_num(c, "scale_min", "config", &cfg.scale_min, err, errlen) ||
-                      get_num(c, "scale_max", "config", &cfg.scale_max, err, errlen) ||
-                      get_num(c, "scale_start", "config", &cfg.scale_start, err, errlen)))
-        return -1;
-    if (!spsa_is_integer(pairs_per)) {
-        errmsg(err, errlen, "spsa state: config \"pairs_per\" must be an integer");
-        return -1;
-    }
-    cfg.pairs_per = (int)pairs_per;
-
     SpsaParam *ps;
     size_t n;
-    if (params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), classic,
-                         cfg.adapt, cfg.centre > 0,
-                         err, errlen))
+    if (config_from_json(&cfg, cJSON_GetObjectItemCaseSensitive(json, "config"), version, err, errlen) ||
+        params_from_json(&ps, &n, cJSON_GetObjectItemCaseSensitive(json, "params"), &cfg, err, errlen))
         return -1;
-    /* spsa_init validates everything and resets start/avg: restore them after. */
-    if (spsa_init(st, ps, n, &cfg, 0, err, errlen)) {
-        free(ps);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        st->params[i].start = ps[i].start;
-        st->params[i].avg = ps[i].avg;
-        st->params[i].m = ps[i].m;
-        if (cfg.adapt) {
-            st->params[i].scale = ps[i].scale;
-            st->params[i].e = ps[i].e;
-        }
-        if (cfg.centre > 0) {
-            st->params[i].pm = ps[i].pm;
-            st->params[i].cm = ps[i].cm;
-            st->params[i].cq = ps[i].cq;
-        }
-    }
+    int rc = spsa_init(st, ps, n, &cfg, 0, err, errlen);
+    if (rc == 0)
+        restore_params(st, ps);
     free(ps);
-    for (size_t i = 0; cfg.adapt && i < n; i++) {
-        const SpsaParam *p = &st->params[i];
-        if (!(p->scale >= cfg.scale_min && p->scale <= cfg.scale_max) || !isfinite(p->e)) {
-            errmsg(err, errlen,
-                   "spsa state: params[%zu] (%s): \"scale\" must be in [scale_min, scale_max] "
-                   "and \"e\" finite",
-                   i, p->name);
-            goto fail;
-        }
-    }
-    for (size_t i = 0; cfg.centre > 0 && i < n; i++) {
-        const SpsaParam *p = &st->params[i];
-        if (!(p->pm >= cfg.centre_min && p->pm <= 1) || !isfinite(p->cm) ||
-            !(p->cq >= 0) || !isfinite(p->cq)) {
-            errmsg(err, errlen,
-                   "spsa state: params[%zu] (%s): \"pm\" must be in [centre_min, 1], \"cm\" "
-                   "finite and \"cq\" >= 0",
-                   i, p->name);
-            goto fail;
-        }
-    }
-    if (cfg.centre > 0 && get_u64(json, "centre_count", "", &st->centre_count, err, errlen))
-        goto fail;
-    if (!classic && get_num(json, "v", "", &st->v, err, errlen))
-        goto fail;
-    if (!(st->v >= 0)) {
-        errmsg(err, errlen, "spsa state: \"v\" must be >= 0");
-        goto fail;
-    }
-
-    if (get_u64(json, "k", "", &st->k, err, errlen) ||
-        get_u64(json, "completed", "", &st->completed, err, errlen) ||
-        get_u64(json, "wins", "", &st->wins, err, errlen) ||
-        get_u64(json, "losses", "", &st->losses, err, errlen) ||
-        get_u64(json, "draws", "", &st->draws, err, errlen) ||
-        get_u64(json, "avg_count", "", &st->avg_count, err, errlen))
-        goto fail;
-    if (st->k > st->cfg.iterations) {
-        errmsg(err, errlen, "spsa state: \"k\" %" PRIu64 " exceeds config iterations %" PRIu64,
-               st->k, st->cfg.iterations);
-        goto fail;
-    }
-
-    const cJSON *rng = cJSON_GetObjectItemCaseSensitive(json, "rng");
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(rng, "type");
-    const cJSON *state = cJSON_GetObjectItemCaseSensitive(rng, "state");
-    if (!cJSON_IsString(type) || strcmp(type->valuestring, gsl_rng_name(st->rng))) {
-        errmsg(err, errlen, "spsa state: \"rng\".\"type\" must be \"%s\"",
-               gsl_rng_name(st->rng));
-        goto fail;
-    }
-    if (!cJSON_IsString(state) || rng_from_hex(st->rng, state->valuestring)) {
-        errmsg(err, errlen, "spsa state: \"rng\".\"state\" must be %zu hex-encoded bytes",
-               gsl_rng_size(st->rng));
-        goto fail;
-    }
-
-    const cJSON *inflight = cJSON_GetObjectItemCaseSensitive(json, "inflight");
-    if (!cJSON_IsArray(inflight)) {
-        errmsg(err, errlen, "spsa state: \"inflight\" missing or not an array");
-        goto fail;
-    }
-    size_t idx = 0;
-    const cJSON *b;
-    cJSON_ArrayForEach(b, inflight)
-    {
-        SpsaBatch batch;
-        if (batch_from_json(&batch, b, st->params, n, idx, spsa_centre_on(st), err, errlen))
-            goto fail;
-        if (batch.k < 1 || batch.k > st->k) {
-            errmsg(err, errlen, "spsa state: inflight[%zu] \"k\" %" PRIu64 " not in 1..%" PRIu64,
-                   idx, batch.k, st->k);
-            spsa_batch_free(&batch);
-            goto fail;
-        }
-        int rc = spsa_inflight_push(st, &batch);
-        spsa_batch_free(&batch);
-        if (rc) {
-            errmsg(err, errlen, "spsa state: out of memory");
-            goto fail;
-        }
-        idx++;
+    if (rc)
+        return -1;
+    Reader r = { json, "", st, &st->cfg, version, err, errlen };
+    if (check_param_state(st, err, errlen) || read_fields(&r, STATE_FIELDS, NROWS(STATE_FIELDS)) ||
+        rng_from_json(st->rng, cJSON_GetObjectItemCaseSensitive(json, "rng"), err, errlen) ||
+        inflight_from_json(st, cJSON_GetObjectItemCaseSensitive(json, "inflight"), err, errlen)) {
+        spsa_free(st);
+        return -1;
     }
     return 0;
-fail:
-    spsa_free(st);
-    return -1;
 }
