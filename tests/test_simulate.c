@@ -519,7 +519,7 @@ Test(simulate, cli_runs_a_landscape_file, .init = cr_redirect_stdout, .timeout =
     cr_assert_float_eq(start_loss, 13.5 + 4.0 * 49, 1e-6, "start loss %g", start_loss);
 }
 
-/* ---- the per-parameter scale (spsa.h, "The scale") ------------------------ */
+/* ---- the per-parameter scale (docs/spsa-forms.md, "The scale") ------------ */
 
 /* Median Elo loss over seeds 1..5 after 10k games of form=far
  * with or without the per-parameter scale, on 8 quadratic parameters at their optimum whose spec
@@ -566,7 +566,7 @@ Test(simulate, the_scale_keeps_an_optimum_when_c_end_is_too_large, .timeout = 60
                  without);
 }
 
-/* ---- the centre batches (spsa.h, "The centre batches") ------------------- */
+/* ---- the centre batches (docs/spsa-forms.md, "The centre batches") ------- */
 
 typedef struct {
     double pm[8], loss[8];

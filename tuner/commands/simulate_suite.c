@@ -341,7 +341,7 @@ int simulate_suite_run(const SimSuiteOptions *o)
     else {
         variant(&vs[nv++], "settle", SPSA_FORM_SETTLE, 0, 0);
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
-        /* the default form with the per-parameter scale (spsa.h, "The scale") */
+        /* the default form with the per-parameter scale (docs/spsa-forms.md, "The scale") */
         variant(&vs[nv], "rms adapt=1", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.adapt = true;
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);
