@@ -13,7 +13,6 @@
 #include <gsl/gsl_sort.h>
 
 #include "landscape.h"
-#include "simsuite.h"
 #include "simulate.h"
 #include "simulate_cmd.h"
 
@@ -520,7 +519,7 @@ Test(simulate, cli_runs_a_landscape_file, .init = cr_redirect_stdout, .timeout =
     cr_assert_float_eq(start_loss, 13.5 + 4.0 * 49, 1e-6, "start loss %g", start_loss);
 }
 
-/* ---- the per-parameter scale (spsa.h, "The scale") ------------------------ */
+/* ---- the per-parameter scale (docs/spsa-forms.md, "The scale") ------------ */
 
 /* Median Elo loss over seeds 1..5 after 10k games of form=far
  * with or without the per-parameter scale, on 8 quadratic parameters at their optimum whose spec
@@ -541,7 +540,7 @@ static double loss_at_optimum_c_end_5x(bool adapt)
         curv[i] = 1;
         scale[i] = 5;
     }
-    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+    SimModel m = {8, opt, curv, SIM_DRAW_RATIO, SIM_OPENING_BIAS, 1, 0, NULL, NULL,
                   NULL, scale};
     SpsaConfig cfg;
     spsa_config_default(&cfg);
@@ -567,7 +566,7 @@ Test(simulate, the_scale_keeps_an_optimum_when_c_end_is_too_large, .timeout = 60
                  without);
 }
 
-/* ---- the centre batches (spsa.h, "The centre batches") ------------------- */
+/* ---- the centre batches (docs/spsa-forms.md, "The centre batches") ------- */
 
 typedef struct {
     double pm[8], loss[8];
@@ -602,7 +601,7 @@ static void centre_run(double curv1, CentreTrace *t)
         ps[i].r_end = 0.002;
         curv[i] = curv1;
     }
-    SimModel m = {8, opt, curv, SIM_SUITE_DRAW_RATIO, SIM_SUITE_OPENING_BIAS, 1, 0, NULL, NULL,
+    SimModel m = {8, opt, curv, SIM_DRAW_RATIO, SIM_OPENING_BIAS, 1, 0, NULL, NULL,
                   NULL, NULL};
     SpsaConfig cfg;
     spsa_config_default(&cfg);

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "state.h"
 #include "spsa.h"
+#include "spsa_state_json.h"
 
 static SpsaParam param(const char *name, double value, double min, double max, double c_end,
                        double r_end)
@@ -320,7 +321,7 @@ static void play_some(SpsaState *st, int rounds, SpsaBatch *left_out)
 /* *out = the state as it reads back after printing it as state.json holds it. */
 static void copy_through_text(const SpsaState *st, SpsaState *out)
 {
-    cJSON *j = spsa_to_json(st);
+    cJSON *j = spsa_state_to_json(st);
     cr_assert_not_null(j);
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
@@ -328,7 +329,7 @@ static void copy_through_text(const SpsaState *st, SpsaState *out)
     free(text);
     cr_assert_not_null(back);
     char err[256] = "";
-    cr_assert_eq(spsa_from_json(out, back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(out, back, err, sizeof err), 0, "%s", err);
     cJSON_Delete(back);
 }
 
@@ -423,29 +424,29 @@ Test(spsa, json_bad_input_names_the_field)
     init_ok(&st, &p, 1, &cfg, 1);
     char err[256];
 
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cJSON_DeleteItemFromObject(j, "k");
-    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&st2, j, err, sizeof err), -1);
     cr_assert(strstr(err, "\"k\""), "%s", err);
     cJSON_Delete(j);
 
-    j = spsa_to_json(&st);
+    j = spsa_state_to_json(&st);
     cJSON *rng = cJSON_GetObjectItem(j, "rng");
     cJSON_ReplaceItemInObject(rng, "state", cJSON_CreateString("abcd"));
-    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&st2, j, err, sizeof err), -1);
     cr_assert(strstr(err, "rng"), "%s", err);
     cJSON_Delete(j);
 
-    j = spsa_to_json(&st);
+    j = spsa_state_to_json(&st);
     cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 0);
     cJSON_ReplaceItemInObject(q, "theta", cJSON_CreateNumber(500));
-    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&st2, j, err, sizeof err), -1);
     cr_assert(strstr(err, "outside"), "%s", err);
     cJSON_Delete(j);
 
-    j = spsa_to_json(&st);
+    j = spsa_state_to_json(&st);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(99));
-    cr_assert_eq(spsa_from_json(&st2, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&st2, j, err, sizeof err), -1);
     cr_assert(strstr(err, "version"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
@@ -650,19 +651,19 @@ Test(spsa_forms, adam_state_records_the_bias_correction)
     SpsaState st, back;
     run_form(SPSA_FORM_ADAM, 20, -1, &st);
     cr_assert(st.cfg.unbiased);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cJSON *c = cJSON_GetObjectItem(j, "config");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "unbiased")));
     char err[256];
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert(back.cfg.unbiased);
     spsa_free(&back);
     cJSON_DeleteItemFromObject(c, "unbiased");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert(!back.cfg.unbiased, "an older adam state goes on without it");
     spsa_free(&back);
     cJSON_AddNumberToObject(c, "unbiased", 1);
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "unbiased"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
@@ -730,10 +731,10 @@ Test(spsa_forms, scale_is_bounded)
         double want = agree ? cfg.scale_max : cfg.scale_min;
         assert_close(st.params[0].scale, want, 1e-12);
         /* a state at a bound of the scale saves and loads */
-        cJSON *j = spsa_to_json(&st);
+        cJSON *j = spsa_state_to_json(&st);
         SpsaState back;
         char err[256];
-        cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
         cr_assert_eq(back.params[0].scale, st.params[0].scale);
         spsa_free(&back);
         cJSON_Delete(j);
@@ -984,13 +985,13 @@ Test(spsa_forms, state_records_the_schedule)
 {
     SpsaState st, back;
     run_form(SPSA_FORM_SETTLE, 20, -1, &st);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cJSON *c = cJSON_GetObjectItem(j, "config");
     cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "settle");
     cr_assert_not_null(cJSON_GetObjectItem(c, "eta_base"));
     cr_assert_not_null(cJSON_GetObjectItem(c, "eta_pow"));
     char err[256];
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.form, SPSA_FORM_SETTLE);
     cr_assert_eq(back.cfg.decay, SPSA_SETTLE_DECAY);
     cr_assert_eq(back.cfg.eta_base, SPSA_SETTLE_ETA);
@@ -1000,21 +1001,21 @@ Test(spsa_forms, state_records_the_schedule)
     spsa_free(&back);
     /* a settle state without eta_npow ran with (8 / n)^1 */
     cJSON_DeleteItemFromObject(c, "eta_npow");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.eta_npow, 1.0);
     spsa_free(&back);
     cJSON_Delete(j);
     spsa_free(&st);
 
     run_form(SPSA_FORM_RMS, 20, -1, &st);
-    j = spsa_to_json(&st);
+    j = spsa_state_to_json(&st);
     c = cJSON_GetObjectItem(j, "config");
     cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "far");
     cJSON_DeleteItemFromObject(c, "eta_base");
     cJSON_DeleteItemFromObject(c, "eta_pow");
     cJSON_DeleteItemFromObject(c, "eta_npow");
     cJSON_ReplaceItemInObject(c, "form", cJSON_CreateString("rms"));
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.form, SPSA_FORM_RMS);
     cr_assert_eq(back.cfg.eta_base, SPSA_AUTO_ETA);
     cr_assert_eq(back.cfg.eta_pow, SPSA_AUTO_ETA_KPOW);
@@ -1026,7 +1027,7 @@ Test(spsa_forms, state_records_the_schedule)
     cJSON_AddNumberToObject(c, "eta_base", 0.03);
     cJSON_AddNumberToObject(c, "eta_npow", 1);
     cJSON_AddNumberToObject(c, "eta_pow", -1);
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "eta_pow"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
@@ -1049,21 +1050,21 @@ Test(spsa_forms, resume_continues_bit_for_bit_with_centre_batches)
     run_form(SPSA_FORM_RMS, 300, -1, &st);
     cr_assert_gt(st.centre_count, 50, "%" PRIu64 " centre batches of 300", st.centre_count);
     cr_assert_lt(st.centre_count, 130, "%" PRIu64 " centre batches of 300", st.centre_count);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 4);
     char err[256];
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.centre, 0.3);
     cr_assert_eq(back.cfg.centre_elo, st.cfg.centre_elo);
     spsa_free(&back);
     /* version 4 without the settings, or the settings under version 2, are refused */
     cJSON *c = cJSON_GetObjectItem(j, "config");
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "version") && strstr(err, "centre"), "%s", err);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(4));
     cJSON_DeleteItemFromObject(c, "centre");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "version") && strstr(err, "centre"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
@@ -1071,7 +1072,7 @@ Test(spsa_forms, resume_continues_bit_for_bit_with_centre_batches)
      * what it drew before they existed (the bit-for-bit tests above) */
     run_form_centre = 0;
     run_form(SPSA_FORM_RMS, 50, -1, &st);
-    j = spsa_to_json(&st);
+    j = spsa_state_to_json(&st);
     cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 2);
     cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "config"), "centre"));
     cr_assert_null(cJSON_GetObjectItem(j, "centre_count"));
@@ -1083,13 +1084,13 @@ Test(spsa_forms, state_records_the_form)
 {
     SpsaState st;
     run_form(SPSA_FORM_ADAM, 20, -1, &st);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 2);
     cJSON *c = cJSON_GetObjectItem(j, "config");
     cr_assert_str_eq(cJSON_GetObjectItem(c, "form")->valuestring, "adam");
     SpsaState back;
     char err[256];
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.form, SPSA_FORM_ADAM);
     cr_assert_eq(back.cfg.beta1, st.cfg.beta1);
     cr_assert_eq(back.cfg.probe, st.cfg.probe);
@@ -1098,25 +1099,25 @@ Test(spsa_forms, state_records_the_form)
     spsa_free(&back);
     /* a state from before narrow existed goes on without it; a bad value is refused */
     cJSON_DeleteItemFromObject(c, "narrow");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert(!back.cfg.narrow);
     spsa_free(&back);
     cJSON_AddNumberToObject(c, "narrow", 2);
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "narrow"), "%s", err);
     cJSON_ReplaceItemInObject(c, "narrow", cJSON_CreateTrue());
 
     /* a form's moments are required, and a version 1 file cannot hold a non-classic form */
     cJSON_DeleteItemFromObject(j, "v");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "\"v\""), "%s", err);
     cJSON_AddNumberToObject(j, "v", 1.5);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(1));
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "version"), "%s", err);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
     cJSON_ReplaceItemInObject(c, "form", cJSON_CreateString("lion"));
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "form"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&st);
@@ -1138,13 +1139,13 @@ Test(spsa_forms, a_state_without_the_scale_resumes_without_it)
         SpsaState *st;
         if (it == 60) {
             /* b goes through the text of an old state.json */
-            cJSON *j = spsa_to_json(&b);
+            cJSON *j = spsa_state_to_json(&b);
             cJSON *c = cJSON_GetObjectItem(j, "config");
             cr_assert_null(cJSON_GetObjectItem(c, "adapt"));
             cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 0), "scale"));
             SpsaState back;
             char err[256];
-            cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
             cr_assert(!back.cfg.adapt, "an old state resumes with its old form");
             cJSON_Delete(j);
             spsa_free(&b);
@@ -1177,9 +1178,9 @@ Test(spsa_forms, a_state_without_the_scale_resumes_without_it)
         cr_assert_eq(spsa_batch_apply_wld(&a, &x, w, l, 2 - w - l), 0);
         spsa_batch_free(&x);
     }
-    cJSON *j = spsa_to_json(&a);
+    cJSON *j = spsa_state_to_json(&a);
     char err[256];
-    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&b, j, err, sizeof err), 0, "%s", err);
     cr_assert(b.cfg.adapt);
     cr_assert_eq(b.cfg.adapt_rate, 2.5);
     /* version 3, so that a build without the scale refuses it rather than
@@ -1191,15 +1192,15 @@ Test(spsa_forms, a_state_without_the_scale_resumes_without_it)
     }
     spsa_free(&b);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(2));
-    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&b, j, err, sizeof err), -1);
     cr_assert(strstr(err, "version") && strstr(err, "adapt"), "%s", err);
     cJSON_ReplaceItemInObject(j, "version", cJSON_CreateNumber(3));
     cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "params"), 1);
     cJSON_ReplaceItemInObject(q, "scale", cJSON_CreateNumber(1e9));
-    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&b, j, err, sizeof err), -1);
     cr_assert(strstr(err, "scale") && strstr(err, ps[1].name), "%s", err);
     cJSON_DeleteItemFromObject(q, "scale");
-    cr_assert_eq(spsa_from_json(&b, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&b, j, err, sizeof err), -1);
     cr_assert(strstr(err, "scale"), "%s", err);
     cJSON_Delete(j);
     spsa_free(&a);
@@ -1210,7 +1211,7 @@ Test(spsa_forms, a_state_without_a_form_loads_as_classic)
     /* What a build before forms wrote: version 1, no "form", no moments. */
     SpsaState st;
     run_form(SPSA_FORM_CLASSIC, 40, -1, &st);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     cr_assert_eq(cJSON_GetObjectItem(j, "version")->valuedouble, 1);
     cJSON *c = cJSON_GetObjectItem(j, "config");
     cJSON_DeleteItemFromObject(c, "form");
@@ -1218,7 +1219,7 @@ Test(spsa_forms, a_state_without_a_form_loads_as_classic)
     cr_assert_null(cJSON_GetObjectItem(j, "v"));
     SpsaState back;
     char err[256];
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cfg.form, SPSA_FORM_CLASSIC);
     for (size_t i = 0; i < 3; i++)
         cr_assert_eq(back.params[i].theta, st.params[i].theta);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "spsa.h"
+#include "spsa_state_json.h"
 
 static SpsaParam fparam(const char *name, double value, double min, double max, double c_end, bool is_float)
 {
@@ -66,14 +67,14 @@ Test(spsafloat, type_survives_json_and_old_states_are_integers)
     init_ok(&st, ps, 2, 200);
     SpsaBatch b;
     cr_assert_eq(spsa_batch_begin(&st, &b), 1);
-    cJSON *j = spsa_to_json(&st);
+    cJSON *j = spsa_state_to_json(&st);
     char *text = cJSON_Print(j);
     cJSON_Delete(j);
     j = cJSON_Parse(text);
     free(text);
     SpsaState back;
     char err[256] = "";
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert(back.params[0].is_float);
     cr_assert(!back.params[1].is_float);
     cr_assert_str_eq(back.params[0].name, "Slow Mover");
@@ -88,13 +89,13 @@ Test(spsafloat, type_survives_json_and_old_states_are_integers)
      * fractional value in flight for it is refused. */
     cJSON *p0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "params"), 0);
     cJSON_DeleteItemFromObjectCaseSensitive(p0, "type");
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), -1);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), -1);
     cr_assert(strstr(err, "must be integers"), "%s", err);
     cJSON *plus = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "inflight"), 0), "plus");
     cJSON *minus = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "inflight"), 0), "minus");
     cJSON_ReplaceItemInArray(plus, 0, cJSON_CreateNumber(1));
     cJSON_ReplaceItemInArray(minus, 0, cJSON_CreateNumber(0));
-    cr_assert_eq(spsa_from_json(&back, j, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(spsa_state_from_json(&back, j, err, sizeof err), 0, "%s", err);
     cr_assert(!back.params[0].is_float);
     spsa_free(&back);
     cJSON_Delete(j);

@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "moves.h"
-#include "simsuite.h"
 #include "simulate.h"
 #include "spsa.h"
 
@@ -99,8 +98,8 @@ int main(int argc, char **argv)
                 p[i].r_end = 0.002;
                 p[i].start = p[i].theta = far ? opt[i] + (i % 4 < 2 ? 50 : -50) : opt[i];
             }
-            SimModel m = { .nparams = NP, .opt = opt, .curv = curv, .draw_ratio = SIM_SUITE_DRAW_RATIO,
-                           .opening_bias = SIM_SUITE_OPENING_BIAS, .concurrency = 2, .width = land ? width : NULL };
+            SimModel m = { .nparams = NP, .opt = opt, .curv = curv, .draw_ratio = SIM_DRAW_RATIO,
+                           .opening_bias = SIM_OPENING_BIAS, .concurrency = 2, .width = land ? width : NULL };
             SpsaConfig cfg;
             spsa_config_default(&cfg);
             spsa_config_set_games(&cfg, games);

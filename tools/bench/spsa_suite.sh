@@ -1,6 +1,6 @@
 #!/bin/sh
 # The SPSA forms on the landscape suite of `ratchet-tune simulate -suite`
-# (tuner/spsa/simsuite.c): far starts, a start at the optimum, unequal curvatures,
+# (tuner/commands/simulate_suite.c): far starts, a start at the optimum, unequal curvatures,
 # plateaus,
 # a flat parameter, an interacting pair, optima at a bound, 8 and 30
 # parameters.  Every form is measured in the same run against the classic
@@ -8,7 +8,7 @@
 # Elo loss under 1, the loss after 2k, 10k and 50k games, the issue-10
 # targets at 10k games, and each form's curve (far8 against opt8 at 10k games
 # as the gain is scaled).  Then the robustness grid (simulate -grid,
-# tuner/spsa/simgrid.c): c_end off by 0.2x to 5x and mixed, on landscapes drawn
+# tuner/commands/simulate_grid.c): c_end off by 0.2x to 5x and mixed, on landscapes drawn
 # from the seeds GRID_SEED_BASE.. (default 1001, a range the per-parameter
 # scale was not chosen on), with the fair classic baseline and the drift on a
 # flat landscape.  Pure math: the figures do not depend on the load.

@@ -1,6 +1,6 @@
 /* `ratchet-tune simulate`: the command line of the SPSA simulator (the
- * model: spsa/simulate.c, the suite: spsa/simsuite.c, the grid:
- * spsa/simgrid.c). */
+ * model: spsa/simulate.c, the suite: simulate_suite.c, the grid:
+ * simulate_grid.c). */
 #include "simulate_cmd.h"
 
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include "cliutil.h"
 #include "errmsg.h"
 #include "landscape.h"
-#include "simgrid.h"
-#include "simsuite.h"
+#include "simulate_grid.h"
+#include "simulate_suite.h"
 #include "simulate.h"
 #include "spec.h"
 #include "validate.h"
@@ -99,30 +99,30 @@ static const char USAGE[] =
     "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
     "adapt-window=F, scale-min=X, scale-max=X, scale-start=X, centre=F, centre-elo=X,\n"
     "centre-rate=X, centre-window=F, centre-min=X (the forms' settings, the per-parameter\n"
-    "scale and the centre batches, spsa.h) and r_end=X (every parameter's r_end, for the\n"
-    "classic form).\n"
+    "scale and the centre batches, docs/spsa-forms.md) and r_end=X (every parameter's\n"
+    "r_end, for the classic form).\n"
     "\n"
     "simulate -suite [-seeds K] [-draw-ratio X] [-opening-bias ELO]\n"
     "                [-landscapes a,b,...] [-spsa form=NAME key=value ...]\n"
     "Runs every form (or only the one -spsa describes, beside the classic form) on\n"
     "the landscapes far8 opt8 flat8 pair8 bound8 far30 opt30 asym8 aopt8 near8\n"
-    "plat8 platb8 (tuner/spsa/simsuite.c) and prints the median over K seeds (default\n"
-    "25) of the games until the loss first\n"
-    "falls under 1 Elo (in the 50k-game run) and of the loss left after runs of 2k,\n"
-    "10k and 50k games; then the targets of issue 10 and each form's curve at 10k\n"
-    "games (far8 against opt8 as the gain is scaled).  The draw ratio and opening\n"
-    "bias default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n"
+    "plat8 platb8 (tuner/commands/simulate_suite.c) and prints the median over K\n"
+    "seeds (default 25) of the games until the loss first falls under 1 Elo (in\n"
+    "the 50k-game run) and of the loss left after runs of 2k, 10k and 50k games;\n"
+    "then the targets of issue 10 and each form's curve at 10k games (far8\n"
+    "against opt8 as the gain is scaled).  The draw ratio and opening bias\n"
+    "default to the values measured on bin/ratchet at nodes=5000 (0.25, 80).\n"
     "\n"
     "simulate -grid [-seeds K] [-seed-base B] [-landscapes quad,plat,asym,coupled]\n"
     "               [-spsa games=N form=NAME key=value ...]\n"
-    "The robustness grid (tuner/spsa/simgrid.c): landscapes drawn from the seeds\n"
-    "B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2, 0.33, 1, 3,\n"
-    "5 and mixed per parameter, from far and from the optimum, N games (10000);\n"
-    "the median loss of the -spsa form (without -spsa: the default form with the\n"
-    "scale, adapt=1) beside form=far, form=far's run with its noise moves undone,\n"
-    "the classic form, and the classic form with the same probe multiple and\n"
-    "gains from the budget; then the drift on a flat landscape after 100 to 100k\n"
-    "games, and the targets of issues 33 and 42.\n"
+    "The robustness grid (tuner/commands/simulate_grid.c): landscapes drawn from\n"
+    "the seeds B .. B+K-1 (default 1001, 25 seeds), played with every c_end x 0.2,\n"
+    "0.33, 1, 3, 5 and mixed per parameter, from far and from the optimum, N games\n"
+    "(10000); the median loss of the -spsa form (without -spsa: the default form\n"
+    "with the scale, adapt=1) beside form=far, form=far's run with its noise moves\n"
+    "undone, the classic form, and the classic form with the same probe multiple\n"
+    "and gains from the budget; then the drift on a flat landscape after 100 to\n"
+    "100k games, and the targets of issues 33 and 42.\n"
     "\n"
     "simulate -validation [-spsa games=N] [-design every=F games=N final=M ...]...\n"
     "                     [-walk ELO] [-flat ELO] [-seeds K] [-seed-base B]\n"
@@ -519,8 +519,8 @@ int simulate_main(int argc, char **argv)
     spsa_config_default(&o.cfg);
     spsa_config_set_form(&o.cfg, SPSA_FORM_DEFAULT);
     o.games = 100000;
-    o.draw_ratio = SIM_SUITE_DRAW_RATIO;
-    o.opening_bias = SIM_SUITE_OPENING_BIAS;
+    o.draw_ratio = SIM_DRAW_RATIO;
+    o.opening_bias = SIM_OPENING_BIAS;
     o.concurrency = 1;
     o.srand = 1;
     o.seeds = 1;
@@ -537,12 +537,12 @@ int simulate_main(int argc, char **argv)
     if (o.grid || o.suite) {
         SimSuiteOptions so = {o.cfg, o.custom, o.r_end,
                               o.seeds_set ? o.seeds : SIM_SUITE_SEEDS,
-                              o.draw_set ? o.draw_ratio : SIM_SUITE_DRAW_RATIO,
-                              o.bias_set ? o.opening_bias : SIM_SUITE_OPENING_BIAS,
+                              o.draw_set ? o.draw_ratio : SIM_DRAW_RATIO,
+                              o.bias_set ? o.opening_bias : SIM_OPENING_BIAS,
                               o.landscapes};
         if (o.grid)
-            return simgrid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
-        return simsuite_run(&so);
+            return simulate_grid_run(&so, o.seed_base ? o.seed_base : 1001, o.games_set ? o.games : 10000);
+        return simulate_suite_run(&so);
     }
     if (o.landscapes)
         return cli_usage_error("simulate", "simulate", "-landscapes goes with -suite");

@@ -1,5 +1,5 @@
 /* The `simulate` command: SPSA against a synthetic match model
- * (spsa/simulate.h), or every form on the landscape suite (spsa/simsuite.h). */
+ * (spsa/simulate.h), or every form on the landscape suite (simulate_suite.h). */
 #ifndef RATCHET_SIMULATE_CMD_H
 #define RATCHET_SIMULATE_CMD_H
 

@@ -60,6 +60,13 @@ typedef struct {
                           * scale_i / c_end_i (scale_i 5: c_end 5x too large) */
 } SimModel;
 
+/* The model's defaults (simulate, its suite and grid), measured on
+ * bin/ratchet at nodes=5000 (a 600-game history.csv,
+ * docs/results/spsa-suite.md): draws, and the opening bias that gives the
+ * share of win-and-loss pairs seen there. */
+#define SIM_DRAW_RATIO 0.25
+#define SIM_OPENING_BIAS 80.0
+
 typedef struct {
     uint64_t games;      /* games played */
     double start_loss;   /* Elo loss of the start values */

@@ -1,4 +1,5 @@
-/* SPSA, classic fishtest / OpenBench form.  The formulas are in spsa.h. */
+/* SPSA: the forms, the scale and the centre batches; see spsa.h.  The
+ * formulas are in docs/spsa-forms.md, "The forms in formulas". */
 #include "spsa.h"
 
 #include <errno.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "jsonget.h"
-#include "spsa_impl.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -440,7 +439,7 @@ double spsa_probe_c_k(const SpsaState *st, size_t i, uint64_t k)
     return ck > room ? fmax(room, classic_c_k(st, i, k)) : ck;
 }
 
-/* The values of one parameter for both engines (see spsa.h). */
+/* The values of one parameter for both engines (docs/spsa-forms.md). */
 static void perturb(double centre, const SpsaParam *p, double ck, int flip, double u, double *plus,
                     double *minus)
 {
@@ -513,7 +512,7 @@ static void fold_average(SpsaState *st, uint64_t k)
     }
 }
 
-/* The scale's update (spsa.h, "The scale"): g_i = rn flip_i with rn the
+/* The scale's update (docs/spsa-forms.md, "The scale"): g_i = rn flip_i with rn the
  * batch's normalised result. */
 static void adapt_scale(SpsaState *st, const SpsaBatch *b, double rn)
 {
@@ -534,10 +533,10 @@ static void adapt_scale(SpsaState *st, const SpsaBatch *b, double rn)
     }
 }
 
-/* The rms and adam forms (spsa.h, "Other forms"): the second moment of the
- * result first (it includes this batch), then per parameter the momentum
- * and the step of eta_k c_end m / sqrt(v). */
-/* A centre batch's result (spsa.h, "The centre batches"): the running means
+/* The far, settle and adam forms (docs/spsa-forms.md, "far, adam and
+ * settle"): the second moment of the result first (it includes this batch),
+ * then per parameter the momentum and the step of eta_k c_end m / sqrt(v). */
+/* A centre batch's result (docs/spsa-forms.md, "The centre batches"): the running means
  * of each parameter's contrast d, then its probe multiplier. */
 static void centre_update(SpsaState *st, const SpsaBatch *b, double result)
 {

@@ -1,172 +1,22 @@
-/* SPSA in the classic fishtest / OpenBench form: the gain schedule, the
- * +/-1 flips, the shared-uniform stochastic rounding of integer values, and
- * the update with the gains of the moment a batch was handed out.  Pure math:
- * no files, no printing.  The state serializes to and from a cJSON object
- * (including the GSL RNG state and every batch in flight), so a run can be
- * resumed exactly.  Shared by `ratchet-tune run` and `ratchet-tune simulate`.
+/* SPSA: the classic fishtest / OpenBench form and the forms far, adam and
+ * settle (SpsaForm): the gain schedule, the +/-1 flips, the shared-uniform
+ * stochastic rounding of integer values, and the update with the gains of
+ * the moment a batch was handed out; with iterate averaging, the
+ * per-parameter scale (cfg.adapt) and centre batches (cfg.centre) as
+ * options.  Pure math: no files, no printing.  The state holds all a run
+ * needs to go on exactly (the GSL RNG and every batch in flight included);
+ * the run saves it in its state file (tuner/tuning/spsa_state_json.h).
+ * Shared by `ratchet-tune run` and `ratchet-tune simulate`.
  *
- * Terms
- *   pair       two games from one opening with colours swapped, between the
- *              `+` engine (engine 0) and the `-` engine (engine 1).
- *   iteration  one batch of P game pairs (P = pairs_per, so 2P games) that all
- *              play the same two parameter vectors.  The iteration number k
- *              (1-based) is taken when the batch is handed out.
- *   N          the total number of iterations: N = ceil(games / (2 P)), at
- *              least 1 (spsa_iterations_for_games).
+ * A pair is two games from one opening with colours swapped, between the
+ * `+` engine (engine 0) and the `-` engine (engine 1); an iteration, one
+ * batch of pairs_per pairs that play the same two parameter vectors, its
+ * number k (1-based) taken when it is handed out; N, the total number of
+ * iterations (spsa_iterations_for_games).
  *
- * The classic schedule (docs/design.md, "SPSA: the classic form").  Per parameter:
- *   A   = A_ratio * N
- *   c   = c_end * N^gamma
- *   a   = r_end * c_end^2 * (A + N)^alpha
- *   c_k = max(c / k^gamma, 0.5)         (integer parameters; c / k^gamma for floats)
- *   R_k = a / (A + k)^alpha / c_k^2     (with the clamped c_k)
- * so that c_N = c_end and R_N = r_end when c_end >= 0.5 (or the parameter
- * is a float).
- * For each batch: flip_i = +/-1 (GSL RNG), one uniform u_i in [0,1) per
- * parameter shared by both engines, and
- *   plus_i  = clip(floor(theta_i + c_k,i * flip_i + u_i))
- *   minus_i = clip(floor(theta_i - c_k,i * flip_i + u_i))
- * for integer parameters, and without the floor (and u_i unused) for float
- * parameters (OpenBench's `float` type: bounds and values may be fractional).
- * When the batch's games are done, with W and L the wins and losses of the
- * `+` engine over its 2P games:
- *   theta_i = clip(theta_i + R_k,i * c_k,i * (W - L) * flip_i)
- * using the c_k, R_k stored in the batch when it was handed out, however many
- * batches were handed out or applied since.  clip() clamps to [min, max].
- *
- * Extending a run (spsa_extend, `resume DIR -spsa games=N`): the schedule is
- * recomputed for the new total N' = ceil(games' / (2 P)): A, c and a are
- * recomputed with N' in place of N, theta is kept and the iteration counter k
- * continues from where it was.  The run then goes on as if it had been started
- * with N' iterations, so c_k and R_k reach c_end and r_end at k = N'.  Batches
- * already in flight keep the gains they were handed out with.  N' must be at
- * least the number of iterations already handed out.
- *
- * Options (all off by default):
- *   average  fraction f in [0, 1): also keep theta_avg, the mean of theta after
- *            each completed batch over the last f of the schedule (batches
- *            with k > (1 - f) N).  Polyak-Ruppert iterate averaging; the
- *            update itself is unchanged, theta_avg is the estimate that
- *            spsa_value (and so export) reports.  It lags while theta is
- *            still travelling and lowers the noise once theta has settled
- *            (docs/results/spsa-suite.md).
- *   The pair signal is W - L summed over the batch, which already equals the
- *   pentanomial pair score (LL = -2, LD = -1, DD/WL = 0, WD = +1, WW = +2);
- *   no other pentanomial weighting is offered.  The classic form has no
- *   momentum (the adam form below has): with the (1 - beta) of an
- *   exponential average it measured the same as without
- *   (docs/results/spsa-suite.md), and without it it is only a larger r_end.
- *
- * Other forms (cfg.form; `-spsa form=NAME`).  The classic form above is
- * SPSA_FORM_CLASSIC and is unchanged, bit for bit.  The others keep its
- * flips, shared-uniform rounding, asynchronous batches and averaging, and
- * change the probe and the step (docs/results/spsa-suite.md has the suite
- * `simulate -suite` that chose them).  far (SPSA_FORM_RMS, called rms
- * before settle existed), adam and settle share what follows and differ in
- * their settings (spsa_config_set_form): far and adam decay 1.2, eta from
- * the budget with eta_base 0.025, eta_pow 0.5 and eta_npow 1, probe 4, no
- * averaging; settle decay 0, eta_base 0.036, eta_pow 0.7, eta_npow 0.5,
- * probe 4.5, average 0.25.
- * Every step of a parameter has the same size in c_end units, only its sign
- * differs, so one the games cannot see walks a random walk of spread
- * S = c_end sqrt(sum_k eta_k^2): far's (about 8.25 (8 / n) c_end) does not
- * depend on the budget, settle's falls as N^(0.5 - eta_pow), and its flat
- * schedule buys the most travel for that spread (docs/results/spsa-scale.md,
- * issue 42):
- *   probe    c_k = probe * (the classic c_k), probe = 4 by default: in a
- *            quadratic landscape the signal of a pair grows with c_k and its
- *            noise does not, so a larger probe buys the same travel for less
- *            wander; where the curvature differs on the two sides of the
- *            optimum (the suite's asym8/aopt8) a wide pair straddling it
- *            measures a slope that is not zero there, and beyond 4 that
- *            costs more than the signal buys.  The probes are placed around theta moved inside
- *            [min + c_k, max - c_k] (when the range is at least 2 c_k), so a
- *            probe near a bound is never cut short on one side; the update
- *            still moves theta itself, which may rest on the bound.
- *   narrow   (on by default; off in states written before it existed) the
- *            probe of a batch is min(c_k, room) with room the distance from
- *            theta to the nearer bound, but not less than the classic c_k:
- *            so a wide probe does not carry the measurement away from a
- *            theta that lies near a bound (without it, theta 2 c_end inside
- *            a bound is measured about a point 4.8 c_end inside, and drifts
- *            there: the suite's near8).  Below the classic c_k the centre is
- *            moved as above.  The batch's c_k (history.csv) is the narrowed one.
- *   eta_k    the step as a fraction of c_end, whatever r_end is (r_end is
- *            not used): eta_k = eta * ((A + N) / (A + k))^decay; far's decay
- *            1.2 makes the first steps about 18 times the last, settle's 0
- *            keeps them all alike (a state keeps the decay it was started
- *            with).  eta = 0 (the default) takes it from the budget and the
- *            parameter count: eta = eta_base * (8 / n)^eta_npow *
- *            (5000 / N)^eta_pow (far: 0.025 * (8 / n) * sqrt(5000 / N);
- *            settle: 0.036 * sqrt(8 / n) * (5000 / N)^0.7; a state from
- *            before settle has no eta_base, eta_pow, eta_npow and keeps
- *            far's).
- *            R_k in batches and history.csv holds eta_k.
- *   v        the running second moment of r = W - L per batch, shared by all
- *            parameters (|r flip_i| is the same for every i, so a per-
- *            parameter second moment would be n copies of one number):
- *            v starts at P (W - L of an even pair has a variance near 1) and
- *            v += (r^2 - v) * max(1 / (completed + 2), 1 - beta2) with this
- *            batch's r, before the step; beta2 = 0.999.
- *   rms      m_i = r flip_i; theta_i = clip(theta_i + eta_k c_end_i m_i / sqrt(v))
- *   adam     the same with momentum: m_i = beta1 m_i + (1 - beta1) r flip_i,
- *            beta1 = 0.9, and the step uses m_i / (1 - beta1^t), t the
- *            number of (non-centre) batches applied including this one, so
- *            that the first steps are not (1 - beta1) times too short (Adam's
- *            bias correction; off in adam states written before it existed,
- *            which go on without it).
- * m_i and v are part of the state (state.json), so a resume continues them.
- *
- * The scale (cfg.adapt, -spsa adapt=1; off by default: SPSA_DEFAULT_ADAPT,
- * and in states written before it existed).  c_end is only the starting hint of the step: each parameter has
- * a scale s_i, scale_start (0.1) at the start, that multiplies its step
- * (eta_k c_end_i s_i m_i / sqrt(v)); the probe is not scaled.  After each
- * batch, with g_i = r flip_i / sqrt(v) (v including this batch) and e_i the
- * running mean of the earlier g_i (the plain mean of the first ones, then a
- * window of W = max(adapt_window N, 4) iterations: e_i = beta e_i +
- * (1 - beta) g_i after the update, beta = 1 - 1/min(completed + 1, W)):
- *   q_i     = g_i e_i / sd,  sd = sqrt((1 - beta) / (1 + beta))
- *   log s_i += adapt_rate / W * (q_i - adapt_bias),  s_i kept in [scale_min, scale_max]
- * q_i is the consistency of the sign of the parameter's gradient estimate
- * (Rprop, "SPSA with adaptive gains"): with no signal its mean is 0, so s
- * shrinks (by adapt_rate * adapt_bias per window); where the estimates keep
- * their sign it is about mu^2 / sd (mu: the mean of g_i) and s grows; where
- * the steps overshoot and alternate it is negative.  The step starts small
- * and grows only where the games show a direction, so a parameter whose
- * games carry no signal (a flat one, or one sitting at its optimum under a
- * probe wider than the basin) stays near where it is.  Chosen with
- * `simulate -grid` on seeds 1..10 against a probe scaled with s, a probe
- * that grows where s shrinks, a start of 1 or 0.3, and other rates and
- * biases (docs/results/spsa-scale.md).  s_i and e_i are in the state.
- *
- * The centre batches (cfg.centre = F, -spsa centre=F; 0 = off, the default).
- * A pair theta + c flip against theta - c flip sees the slope and nothing of
- * the curvature: with a probe wider than the basin at the optimum both
- * engines land outside it and W - L carries no signal, just as far out on a
- * plateau.  A fraction F of the batches (drawn per batch) are centre batches:
- * engine 0 plays x_i + c_i flip_i on the parameters with mask_i = 1 (each
- * with probability 1/2) and x_i on the others, engine 1 plays x_i (both
- * rounded with the batch's shared uniforms), x_i the point the probes of a
- * batch are placed around: theta moved inside [min + c_i, max - c_i], so
- * that a perturbation toward a bound is not cut short by it.  With r = W - L of engine 0 over
- * the batch's G games, d_i = r (2 mask_i - 1) / G has the mean
- * (E[r | mask_i = 1] - E[r | mask_i = 0]) / (2 G), so
- *   loss_i = -2 * 347.4 * mean(d_i)   (Elo; 347.4 = 1600 / ln 10 / 2)
- * is the Elo a perturbation of parameter i by its probe costs: about
- * h_i c_i^2 / 2 on a quadratic, the height of the plateau when the probe
- * leaves the basin, 0 on a flat or far plateau.  mean(d_i) and its noise are
- * running means over a window of Wc = max(centre_window F N, 8) centre
- * batches.  Each parameter's probe (and its step, which scales with it) has a
- * multiplier p_i, 1 at the start; after each centre batch, once
- * SPSA_CENTRE_WARMUP of them are in,
- *   z = (loss_i - centre_elo) / se(loss_i),
- *   log p_i -= centre_rate / Wc  when z > SPSA_CENTRE_Z (2),
- *   log p_i += centre_rate / Wc  when loss_i < centre_elo,
- *   p_i kept in [centre_min, 1]:
- * the probe shrinks where it clearly costs more than centre_elo (it straddles
- * the basin) and grows back where it does not (a far plateau keeps its full
- * probe and travels).  Centre batches do not move theta, v or m.  p_i, the
- * running means and the count are in the state (version 4).
+ * The formulas of every form, of the scale and of the centre batches, and
+ * the measurements behind their defaults: docs/spsa-forms.md, "The forms in
+ * formulas".
  *
  * Threading: none inside; the caller serializes access (the match runner
  * calls its hooks under its lock).
@@ -178,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 
 /* The extension rule in one paragraph, for `resume --help`. */
@@ -193,9 +42,7 @@
 
 #define SPSA_NAME_MAX 64
 
-/* The forms of the update (-spsa form=NAME).  SPSA_FORM_CLASSIC is the
- * fishtest/OpenBench form above, unchanged; the others are described under
- * "Other forms" at the top of this file. */
+/* The forms of the update (-spsa form=NAME; docs/spsa-forms.md). */
 typedef enum {
     SPSA_FORM_CLASSIC = 0,
     SPSA_FORM_RMS,    /* "far" ("rms" before form=settle existed) */
@@ -205,7 +52,7 @@ typedef enum {
 } SpsaForm;
 #define SPSA_MIN_C_INT 0.5 /* c_k is clamped to at least this (integer parameters) */
 
-/* Defaults of the non-classic forms (measured with `simulate -suite`). */
+/* Defaults of the non-classic forms. */
 #define SPSA_FORM_DEFAULT SPSA_FORM_SETTLE
 /* far and adam: the schedule of eta (spsa_config_set_form) */
 #define SPSA_DEFAULT_DECAY 1.2
@@ -222,9 +69,7 @@ typedef enum {
 #define SPSA_SETTLE_ETA_NPOW 0.5
 #define SPSA_SETTLE_PROBE 4.5
 #define SPSA_SETTLE_AVERAGE 0.25
-/* The per-parameter scale (cfg.adapt; "The scale" above). */
-/* Off: at the right c_end it loses 1.6 to 7 times as much from far starts
- * (simulate -suite, docs/results/spsa-scale.md); -spsa adapt=1 turns it on. */
+/* The per-parameter scale (cfg.adapt), off by default. */
 #define SPSA_DEFAULT_ADAPT false
 #define SPSA_DEFAULT_ADAPT_RATE 3.0
 #define SPSA_DEFAULT_ADAPT_BIAS 0.02
@@ -233,9 +78,7 @@ typedef enum {
 #define SPSA_DEFAULT_SCALE_MAX 10.0
 #define SPSA_DEFAULT_SCALE_START 0.1
 #define SPSA_ADAPT_MIN_WINDOW 4.0
-/* The curvature probe (cfg.centre; "The centre batches" above).  Off: at the
- * right c_end 8 of the suite's 12 landscapes get more than 10% worse with
- * centre=0.2 (docs/results/spsa-scale.md); -spsa centre=F turns it on. */
+/* The centre batches (cfg.centre), off by default. */
 #define SPSA_DEFAULT_CENTRE 0.0
 #define SPSA_DEFAULT_CENTRE_ELO 10.0
 #define SPSA_DEFAULT_CENTRE_RATE 1.0
@@ -364,7 +207,7 @@ double spsa_eta_k(const SpsaState *st, uint64_t k);
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k);
 double spsa_R_k(const SpsaState *st, size_t p, uint64_t k);
 /* The probe of parameter p in a batch of iteration k handed out now: spsa_c_k,
- * narrowed near a bound in the other forms (cfg.narrow, above); what the
+ * narrowed near a bound in the other forms (cfg.narrow); what the
  * batch, history.csv and `status` hold. */
 double spsa_probe_c_k(const SpsaState *st, size_t p, uint64_t k);
 
@@ -389,8 +232,7 @@ bool spsa_done(const SpsaState *st);
  * resume.  0 on success, -1 if i is out of range or out of memory. */
 int spsa_inflight_get(const SpsaState *st, size_t i, SpsaBatch *out);
 
-/* Recomputes the schedule for a new total of games (rule at the top of this
- * file).  0 on success, -1 if the new N is smaller than the iterations already
+/* Recomputes the schedule for a new total of games (SPSA_EXTEND_HELP).  0 on success, -1 if the new N is smaller than the iterations already
  * handed out. */
 int spsa_extend(SpsaState *st, uint64_t new_games, char *err, size_t errlen);
 
@@ -406,13 +248,16 @@ int spsa_round(double x, double u);
  * integer unless the parameter is a float. */
 double spsa_value(const SpsaState *st, size_t p);
 
-/* Serialization.  spsa_to_json returns a new object (NULL on OOM) holding
- * the config, every parameter, k, the counters, the RNG state (hex of
- * gsl_rng_state bytes) and every in-flight batch.  A float parameter has
- * "type": "float"; without "type" a parameter is an integer (older states).  spsa_from_json restores a
- * state from it exactly; on error returns -1 with a message naming the field,
- * and *st is left zeroed. */
-cJSON *spsa_to_json(const SpsaState *st);
-int spsa_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen);
+/* What a reader of a saved state needs to rebuild one (the run's state file,
+ * tuner/tuning/spsa_state_json.h): spsa_init, then the saved fields, then
+ * the batches in flight. */
+/* Whether the state's form plays centre batches (cfg.centre > 0, not classic). */
+bool spsa_centre_on(const SpsaState *st);
+/* x is finite, integral and of size below 2e9: a value an integer parameter may hold. */
+bool spsa_is_integer(double x);
+/* b zeroed, with room for n parameters; 0, or -1 out of memory. */
+int spsa_batch_alloc(SpsaBatch *b, size_t n);
+/* A copy of b appended to the batches in flight (the newest); 0, or -1 out of memory. */
+int spsa_inflight_push(SpsaState *st, const SpsaBatch *b);
 
 #endif

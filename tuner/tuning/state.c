@@ -9,6 +9,7 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "rd.h"
+#include "spsa_state_json.h"
 
 #define STATE_VERSION 1
 
@@ -71,7 +72,7 @@ cJSON *runstate_to_json(const RunState *rs)
     ok = conf && cJSON_AddItemToObject(o, "config", conf);
     if (!ok)
         cJSON_Delete(conf);
-    cJSON *spsa = ok ? spsa_to_json(&rs->spsa) : NULL;
+    cJSON *spsa = ok ? spsa_state_to_json(&rs->spsa) : NULL;
     ok = spsa && cJSON_AddItemToObject(o, "spsa", spsa);
     if (!ok)
         cJSON_Delete(spsa);
@@ -256,7 +257,7 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     if (conf_from_json(&rs->conf, cJSON_GetObjectItemCaseSensitive(j, "config"), origin, err, errlen) < 0)
         goto fail;
     char e2[512];
-    if (spsa_from_json(&rs->spsa, cJSON_GetObjectItemCaseSensitive(j, "spsa"), e2, sizeof e2) < 0) {
+    if (spsa_state_from_json(&rs->spsa, cJSON_GetObjectItemCaseSensitive(j, "spsa"), e2, sizeof e2) < 0) {
         errmsg(err, errlen, "%s: spsa: %s", origin, e2);
         goto fail;
     }

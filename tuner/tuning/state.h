@@ -14,7 +14,7 @@
  *              "per_engine": { "time_losses": [+, -], "crashes": [+, -],
  *                              "illegal": [+, -], "restarts": [+, -], "since": games } } }
  * (a state without "fixed_float" has none; a tuned float parameter has
- * "type": "float" in the SPSA state, spsa.h.  engine_check:
+ * "type": "float" in the SPSA state, spsa_state_json.h.  engine_check:
  * tuner/match/engcheck.h; absent in states of older builds)
  * and "partial": [{ "k", "pairs", "wins", "losses", "draws", "ptnml": [5],
  *                   "time_losses", "crashes", "illegal",

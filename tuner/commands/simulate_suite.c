@@ -42,8 +42,7 @@
  * schedule of every form depends on the budget, so each is its own run).
  * Then the curve of each form at 10k games: far8 loss against opt8 loss as
  * the gain is scaled. */
-#include "simsuite.h"
-#include "simulate.h"
+#include "simulate_suite.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -55,6 +54,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "simulate.h"
 
 #define START_LOSS_PER_PARAM (117.0 / 8.0)
 #define C_END 10.0
@@ -316,7 +316,7 @@ static void variant(Variant *v, const char *label, SpsaForm form, double r_end, 
     v->r_end = r_end;
 }
 
-int simsuite_run(const SimSuiteOptions *o)
+int simulate_suite_run(const SimSuiteOptions *o)
 {
     int seeds = o->seeds;
     double draw_ratio = o->draw_ratio, bias = o->opening_bias;
@@ -341,7 +341,7 @@ int simsuite_run(const SimSuiteOptions *o)
     else {
         variant(&vs[nv++], "settle", SPSA_FORM_SETTLE, 0, 0);
         variant(&vs[nv++], "rms", SPSA_FORM_RMS, 0, 0);
-        /* the default form with the per-parameter scale (spsa.h, "The scale") */
+        /* the default form with the per-parameter scale (docs/spsa-forms.md, "The scale") */
         variant(&vs[nv], "rms adapt=1", SPSA_FORM_RMS, 0, 0);
         vs[nv++].cfg.adapt = true;
         variant(&vs[nv++], "adam", SPSA_FORM_ADAM, 0, 0);

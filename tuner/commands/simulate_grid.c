@@ -28,9 +28,7 @@
  * c_end, and the classic form made fair: its c_end probe times larger and
  * r_end = eta / probe from the budget (spsa_auto_eta), so the step at the
  * end is that of the other forms. */
-#include "moves.h"
-#include "simgrid.h"
-#include "simulate.h"
+#include "simulate_grid.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -42,6 +40,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
+
+#include "moves.h"
+#include "simulate.h"
 
 #define NP 8
 #define UNIT 10.0
@@ -200,8 +201,8 @@ static double flat_drift(const GridVariant *v, uint64_t games, uint64_t seed0, i
     double res = -1;
     for (int s = 0; s < seeds; s++) {
         GridLand g;
-        grid_build(QUAD, seed0 + (uint64_t)s, 2, v->mult, true, SIM_SUITE_DRAW_RATIO,
-                   SIM_SUITE_OPENING_BIAS, &g);
+        grid_build(QUAD, seed0 + (uint64_t)s, 2, v->mult, true, SIM_DRAW_RATIO,
+                   SIM_OPENING_BIAS, &g);
         for (size_t i = 0; i < NP; i++)
             g.curv[i] = 0;
         SpsaConfig cfg = v->cfg;
@@ -257,7 +258,7 @@ static bool kinds_known(const char *lands)
     }
 }
 
-int simgrid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
+int simulate_grid_run(const SimSuiteOptions *o, uint64_t seed0, uint64_t games)
 {
     if (!kinds_known(o->landscapes)) {
         fprintf(stderr, "simulate: -grid -landscapes %s: the grid has quad plat asym coupled (a comma-separated list "
