@@ -37,6 +37,11 @@ void args_free(Args *a);
 int history_rows(const char *dir);
 void wait_rows(const char *dir, int n, pid_t child);
 
+#define FAKESPSA_PATH "build/fake/fakespsa"
+/* `run` of `games` games of build/fake/fakespsa on tmp/spec.txt and
+ * tmp/book.epd into tmp/DIR, at nodes=1 (-srand 7). */
+Args fake_run_args(const char *dir, int games, int think_ms, int concurrency);
+
 /* In a forked child: stdout and stderr into tmp/log (exit 99 if it cannot). */
 void child_output(const char *log);
 /* Exit code, or 1000 + signal. */

@@ -1,8 +1,8 @@
 /* Tuning runs end to end against the fake engine build/fake/fakespsa (a UCI
  * engine whose strength depends on its spin options Alpha, Beta, Gamma):
  * SIGKILL and resume, SIGTERM and resume, configuration checks before any
- * game, export, the lock, the refusal of an existing directory; and the
- * pieces underneath (settings, history repair, atomic files, the lock). */
+ * game, export, the lock, the refusal of an existing directory.  The pieces
+ * underneath are in test_state.c, verify in test_verify.c. */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -22,16 +22,11 @@
 #include "export.h"
 #include "helpers.h"
 #include "helpers_state.h"
-#include "hist.h"
-#include "report.h"
-#include "tuning.h"
-#include "run_cmd.h"
-#include "conf.h"
 #include "rd.h"
+#include "run_cmd.h"
 #include "setup.h"
-#include "state.h"
 #include "status.h"
-#include "verify.h"
+#include "tuning.h"
 
 #define FAKE "build/fake/fakespsa"
 
@@ -44,36 +39,6 @@ TestSuite(run, .init = setup, .fini = tmp_remove, .timeout = 120);
 
 /* ---- running subcommands in a child process -------------------------------------- */
 
-
-/* A run of `games` games of the fake engine into tmp/DIR. */
-static Args run_args(const char *dir, int games, int think_ms, int concurrency)
-{
-    cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
-    Args a = { .n = 0 };
-    add(&a, "run");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKE);
-    if (think_ms > 0)
-        add(&a, "args=--think %d", think_ms);
-    add(&a, "-params");
-    add(&a, "file=%s/spec.txt", tmp);
-    add(&a, "-each");
-    add(&a, "nodes=1");
-    add(&a, "-openings");
-    add(&a, "file=%s/book.epd", tmp);
-    add(&a, "order=random");
-    add(&a, "-maxmoves");
-    add(&a, "30");
-    add(&a, "-spsa");
-    add(&a, "games=%d", games);
-    add(&a, "-concurrency");
-    add(&a, "%d", concurrency);
-    add(&a, "-srand");
-    add(&a, "7");
-    add(&a, "-out");
-    add(&a, "%s/%s", tmp, dir);
-    return a;
-}
 
 
 /* ---- history.csv as the tests read it --------------------------------------------- */
@@ -162,7 +127,7 @@ static void assert_complete(const char *dir, unsigned long long games)
 
 Test(run, completes_and_reports)
 {
-    Args a = run_args("r", 40, 0, 2);
+    Args a = fake_run_args("r", 40, 0, 2);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -178,7 +143,7 @@ Test(run, completes_and_reports)
 
 Test(run, sigkill_then_resume_loses_and_repeats_nothing)
 {
-    Args a = run_args("r", 80, 1, 2);
+    Args a = fake_run_args("r", 80, 1, 2);
     pid_t pid = spawn(run_main, &a, "log1");
     wait_rows("r", 6, pid);
     kill(pid, SIGKILL);
@@ -209,7 +174,7 @@ Test(run, sigkill_then_resume_loses_and_repeats_nothing)
 
 Test(run, sigterm_leaves_a_resumable_run)
 {
-    Args a = run_args("r", 80, 1, 2);
+    Args a = fake_run_args("r", 80, 1, 2);
     /* Two pairs per batch: a batch is spread over both workers. */
     add(&a, "-spsa");
     add(&a, "pairs-per=2");
@@ -244,7 +209,7 @@ Test(run, sigterm_leaves_a_resumable_run)
 
 Test(run, resume_extends_the_run)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     cr_assert_eq(run_to_end(run_main, &a, "log1"), 0);
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
@@ -270,46 +235,6 @@ Test(run, resume_extends_the_run)
     runstate_free(&rs);
 }
 
-/* The direction of the whole loop: engine 0 plays theta + c*flip, a win of
- * engine 0 pushes theta along +flip.  From a far start (8 c_end from the
- * optimum of the fake engine, whose landscape has a slope there with
- * --width 60), every parameter must close a good part of its distance to the
- * optimum.  Swapping the plus and minus values, or wins and losses, anywhere
- * between the batch and the update sends every parameter the other way. */
-static void assert_moves_toward_the_optimum(const char *form)
-{
-    write_file("far.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
-                          "Beta, int, 70, 0, 100, 8, 0.05\n"
-                          "Gamma, int, -30, -50, 50, 8, 0.05\n");
-    Args a = run_args("r", 400, 0, 2);
-    add(&a, "-engine");
-    add(&a, "args=--width 60 --target 70,30,10");
-    add(&a, "-params");
-    add(&a, "file=%s/far.txt", tmp);
-    add(&a, "-maxmoves");
-    add(&a, "100");
-    if (form) {
-        add(&a, "-spsa");
-        add(&a, "form=%s", form);
-    }
-    int rc = run_to_end(run_main, &a, "log");
-    char *log = slurp("log");
-    cr_assert_eq(rc, 0, "run failed:\n%s", log);
-    free(log);
-    RunState rs;
-    load_state("r", &rs);
-    static const char *const name[3] = { "Alpha", "Beta", "Gamma" };
-    static const double start[3] = { 30, 70, -30 }, target[3] = { 70, 30, 10 };
-    for (int i = 0; i < 3; i++) {
-        const SpsaParam *p = &rs.spsa.params[i];
-        cr_assert_str_eq(p->name, name[i]);
-        double moved = (p->theta - start[i]) * (target[i] > start[i] ? 1 : -1);
-        /* Measured: 17 to 31 of the 40 units over 8 seeds; a swap moves away. */
-        cr_assert_gt(moved, 10, "%s%s%s: %g -> %g, the optimum is %g: not toward it by 10 (a quarter of the way)",
-                     form ? form : "", form ? " form, " : "", name[i], start[i], p->theta, target[i]);
-    }
-    runstate_free(&rs);
-}
 
 Test(run, moves_every_parameter_toward_the_optimum)
 {
@@ -351,14 +276,14 @@ static char *history_without_time(const char *dir)
  * its options and the opening). */
 static void assert_resume_is_exact(const char *form)
 {
-    Args a = run_args("a", 60, 0, 1);
+    Args a = fake_run_args("a", 60, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--seed 5 --seed-each-game");
     add(&a, "-spsa");
     add(&a, "form=%s", form);
     cr_assert_eq(run_to_end(run_main, &a, "log_a"), 0);
 
-    Args b = run_args("b", 60, 0, 1);
+    Args b = fake_run_args("b", 60, 0, 1);
     add(&b, "-engine");
     add(&b, "args=--seed 5 --seed-each-game --think 2");
     add(&b, "-spsa");
@@ -440,7 +365,7 @@ static void refused(Args *a, const char *field, const char *also)
 
 Test(run, refuses_an_unknown_key)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-spsa");
     add(&a, "gamez=4");
     refused(&a, "spsa.gamez", NULL);
@@ -449,7 +374,7 @@ Test(run, refuses_an_unknown_key)
 Test(run, refuses_an_unknown_key_in_the_config_file)
 {
     write_file("run.json", "{\"spsa\": {\"games\": 20}, \"colour\": \"blue\"}\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-config");
     add(&a, "file=%s/run.json", tmp);
     refused(&a, "colour", "run.json");
@@ -458,7 +383,7 @@ Test(run, refuses_an_unknown_key_in_the_config_file)
 Test(run, refuses_a_game_option_the_runner_does_not_know)
 {
     write_file("run.json", "{\"each\": {\"nodez\": 5}}\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-config");
     add(&a, "file=%s/run.json", tmp);
     refused(&a, "nodez", "run.json");
@@ -466,7 +391,7 @@ Test(run, refuses_a_game_option_the_runner_does_not_know)
 
 Test(run, refuses_a_parameter_the_engine_lacks)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--no-gamma");
     refused(&a, "Gamma", "params.file");
@@ -475,27 +400,27 @@ Test(run, refuses_a_parameter_the_engine_lacks)
 Test(run, refuses_min_above_max)
 {
     write_file("spec.txt", "Alpha, int, 50, 0, 100, 5, 0.002\nBeta, int, 50, 100, 0, 5, 0.002\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     refused(&a, "Beta", "min 100 > max 0");
 }
 
 Test(run, refuses_a_value_outside_its_range)
 {
     write_file("spec.txt", "Alpha, int, 500, 0, 100, 5, 0.002\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     refused(&a, "Alpha", "500");
 }
 
 Test(run, refuses_a_range_wider_than_the_engines)
 {
     write_file("spec.txt", "Alpha, int, 50, 0, 200, 5, 0.002\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     refused(&a, "Alpha", "[0, 100]");
 }
 
 Test(run, refuses_a_missing_book)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-openings");
     add(&a, "file=%s/nothere.epd", tmp);
     refused(&a, "openings.file", "nothere.epd");
@@ -504,7 +429,7 @@ Test(run, refuses_a_missing_book)
 /* Without -openings a run plays from the shipped book, openings/default.epd. */
 Test(run, without_openings_uses_the_default_book)
 {
-    Args a = run_args("r", 8, 0, 1);
+    Args a = fake_run_args("r", 8, 0, 1);
     for (int i = 0; i < a.n; i++)
         if (!strcmp(a.v[i], "-openings")) {
             for (int k = 0; k < 3; k++)
@@ -523,7 +448,7 @@ Test(run, without_openings_uses_the_default_book)
 
 Test(run, refuses_an_unknown_name_in_only)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-params");
     add(&a, "only=Alpha,Delta");
     refused(&a, "params.only", "Delta");
@@ -535,7 +460,7 @@ Test(run, refuses_an_existing_directory)
     snprintf(path, sizeof path, "%s/r", tmp);
     cr_assert_eq(mkdir(path, 0755), 0);
     write_file("r/notes.txt", "mine\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 2, "%s", log);
@@ -550,7 +475,7 @@ Test(run, refuses_an_existing_directory)
 
 Test(run, the_lock_keeps_a_second_process_out)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
     char dir[256], err[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
@@ -580,7 +505,7 @@ Test(run, the_lock_keeps_a_second_process_out)
 
 Test(run, export_writes_the_value_file)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-params");
     add(&a, "only=Gamma,Alpha");
     cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
@@ -645,7 +570,7 @@ Test(run, export_writes_the_value_file)
 
 Test(run, status_prints_the_table)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
@@ -661,281 +586,6 @@ Test(run, status_prints_the_table)
     free(text);
 }
 
-/* ---- the pieces ----------------------------------------------------------------------- */
-
-static SpsaState small_state(void)
-{
-    SpsaParam p[2];
-    memset(p, 0, sizeof p);
-    for (int i = 0; i < 2; i++) {
-        snprintf(p[i].name, sizeof p[i].name, "P%d", i);
-        p[i].theta = p[i].start = 10;
-        p[i].min = 0;
-        p[i].max = 20;
-        p[i].c_end = 2;
-        p[i].r_end = 0.002;
-    }
-    SpsaConfig cfg;
-    spsa_config_default(&cfg);
-    spsa_config_set_games(&cfg, 100);
-    SpsaState st;
-    char err[256];
-    cr_assert_eq(spsa_init(&st, p, 2, &cfg, 1, err, sizeof err), 0, "%s", err);
-    return st;
-}
-
-Test(run, history_is_cut_back_to_the_state)
-{
-    SpsaState st = small_state();
-    History h;
-    char err[256];
-    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), 0, "%s", err);
-    for (int k = 1; k <= 3; k++) {
-        SpsaBatch b;
-        cr_assert_eq(spsa_batch_begin(&st, &b), 1);
-        cr_assert_eq(spsa_batch_apply_wld(&st, &b, 1, 0, 1), 0);
-        HistRow r = { .row = (uint64_t)k, .k = b.k, .games = 2u * (uint64_t)k, .wins = 1, .draws = 1 };
-        cr_assert_eq(hist_append(&h, &r, &st, &b, err, sizeof err), 0, "%s", err);
-        spsa_batch_free(&b);
-    }
-    hist_close(&h);
-    /* A half-written fourth row, as after a crash in the middle of a write. */
-    char path[256];
-    snprintf(path, sizeof path, "%s/history.csv", tmp);
-    FILE *f = fopen(path, "a");
-    fputs("4,4,8,1,", f);
-    fclose(f);
-
-    /* The state counts two batches: the third row and the partial line go. */
-    cr_assert_eq(hist_open(&h, tmp, &st, 2, err, sizeof err), 0, "%s", err);
-    hist_close(&h);
-    HistData d;
-    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(d.nrows, 2u);
-    cr_assert_eq(d.k[0], 1u);
-    cr_assert_eq(d.k[1], 2u);
-    hist_data_free(&d);
-    char *text = slurp("history.csv");
-    size_t lines = 0;
-    for (char *p = text; *p; p++)
-        lines += *p == '\n';
-    cr_assert_eq(lines, 3u, "header and two rows:\n%s", text);
-    cr_assert_eq(text[strlen(text) - 1], '\n');
-    free(text);
-
-    /* hist_read (line by line) ignores a half-written last line, and names
-     * the line of one it cannot read. */
-    f = fopen(path, "a");
-    fputs("3,3,6,1,", f);
-    fclose(f);
-    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(d.nrows, 2u);
-    hist_data_free(&d);
-    f = fopen(path, "a");
-    fputs("x\n", f);
-    fclose(f);
-    cr_assert_eq(hist_read(tmp, &st, 100, &d, err, sizeof err), -1);
-    cr_assert(strstr(err, "history.csv:4: unreadable row"), "%s", err);
-    cr_assert_eq(d.nrows, 0u, "a failed read keeps no rows");
-
-    /* A history of other parameters is refused. */
-    write_file("history.csv", "row,k,games,wins,losses,draws,elapsed_s,X\n");
-    cr_assert_eq(hist_open(&h, tmp, &st, 0, err, sizeof err), -1);
-    cr_assert(strstr(err, "header"), "%s", err);
-    spsa_free(&st);
-}
-
-Test(run, state_round_trips)
-{
-    RunState rs;
-    runstate_init(&rs);
-    rs.spsa = small_state();
-    SpsaBatch b;
-    cr_assert_eq(spsa_batch_begin(&rs.spsa, &b), 1);
-    spsa_batch_free(&b);
-    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
-    conf_set(&rs.conf, "engine", "option.Hash", "16", "test");
-    conf_set(&rs.conf, "concurrency", "", "2", "test");
-    rs.fixed = calloc(1, sizeof *rs.fixed);
-    snprintf(rs.fixed[0].name, SPSA_NAME_MAX, "Fixed");
-    rs.fixed[0].value = -3;
-    rs.nfixed = 1;
-    rs.order = calloc(3, sizeof *rs.order);
-    snprintf(rs.order[0], SPSA_NAME_MAX, "P0");
-    snprintf(rs.order[1], SPSA_NAME_MAX, "Fixed");
-    snprintf(rs.order[2], SPSA_NAME_MAX, "P1");
-    rs.norder = 3;
-    rs.games = 12;
-    rs.ptnml[2] = 6;
-    rs.pairs_issued = 7;
-    rs.elapsed = 3.5;
-    snprintf(rs.engine, sizeof rs.engine, "Engine 1.0");
-    char err[256];
-    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
-    char tmpfile[256];
-    snprintf(tmpfile, sizeof tmpfile, "%s/state.json.tmp", tmp);
-    cr_assert_neq(access(tmpfile, F_OK), 0, "no temporary file is left");
-
-    RunState back;
-    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(back.games, 12u);
-    cr_assert_eq(back.ptnml[2], 6u);
-    cr_assert_eq(back.pairs_issued, 7u);
-    cr_assert_eq(back.spsa.k, 1u);
-    cr_assert_eq(back.spsa.ninflight, 1u, "the batch in flight is kept");
-    cr_assert_str_eq(conf_get(&back.conf, "engine", "option.Hash"), "16");
-    cr_assert_str_eq(conf_get(&back.conf, "concurrency", ""), "2");
-    cr_assert_str_eq(back.engine, "Engine 1.0");
-    double v;
-    cr_assert_eq(runstate_value(&back, "Fixed", &v, NULL), 0);
-    cr_assert_eq(v, -3);
-    cr_assert_eq(runstate_value(&back, "P1", &v, NULL), 0);
-    cr_assert_eq(v, 10);
-    cr_assert_eq(runstate_value(&back, "Nope", &v, NULL), -1);
-    cJSON *ex = export_values(&back, "night");
-    cJSON *first = cJSON_GetObjectItemCaseSensitive(ex, "params")->child;
-    cr_assert_str_eq(first->string, "P0");
-    cr_assert_str_eq(first->next->string, "Fixed", "spec order, fixed parameters included");
-    cJSON_Delete(ex);
-    runstate_free(&back);
-    runstate_free(&rs);
-}
-
-/* The writer never writes what its reader refuses: a count past 2^53 (a
- * negative count cast to uint64) fails the save, names the field, and the
- * state.json on disk stays as it was. */
-Test(run, a_state_its_reader_would_refuse_is_not_written)
-{
-    RunState rs;
-    runstate_init(&rs);
-    rs.spsa = small_state();
-    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
-    rs.games = 12;
-    char err[1024];
-    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
-    char *before = slurp("state.json");
-    rs.time_losses = (uint64_t)(int64_t)-1;
-    rs.games = 14;
-    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), -1, "a state with time_losses 1.8e19 was written");
-    cr_assert(strstr(err, "time_losses") && strstr(err, "state.json"), "%s", err);
-    char *after = slurp("state.json");
-    cr_assert_str_eq(after, before, "the state on disk changed");
-    free(before);
-    free(after);
-    RunState back;
-    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(back.games, 12u);
-    runstate_free(&back);
-    rs.time_losses = 3;
-    rs.per_engine[ENG_CRASHES][1] = (uint64_t)(int64_t)-5;
-    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), -1, "a state with per_engine.crashes 1.8e19 was written");
-    runstate_free(&rs);
-}
-
-Test(run, settings_from_the_command_line_override_the_file)
-{
-    RunConf file, cl;
-    conf_init(&file);
-    conf_init(&cl);
-    char err[256];
-    cJSON *j = cJSON_Parse("{\"engine\": {\"cmd\": \"a\", \"option\": {\"Hash\": 16}}, \"concurrency\": 4,"
-                           " \"params\": {\"file\": \"s.json\", \"only\": [\"X\", \"Y\"]}, \"pgnout\": \"g.pgn\"}");
-    cr_assert_eq(conf_from_json(&file, j, "run.json", err, sizeof err), 0, "%s", err);
-    cJSON_Delete(j);
-    char *argv[] = { "-engine", "cmd=b", "-concurrency", "2", "-spsa", "games=100", "pairs-per=2", NULL };
-    cr_assert_eq(conf_parse_args(&cl, 7, argv, NULL, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(conf_merge(&file, &cl), 0);
-    cr_assert_str_eq(conf_get(&file, "engine", "cmd"), "b");
-    cr_assert_str_eq(conf_get(&file, "engine", "option.Hash"), "16");
-    cr_assert_str_eq(conf_get(&file, "concurrency", ""), "2");
-    cr_assert_str_eq(conf_get(&file, "params", "only"), "X,Y");
-    cr_assert_str_eq(conf_get(&file, "pgnout", "file"), "g.pgn");
-    cr_assert_str_eq(conf_get(&file, "spsa", "pairs-per"), "2");
-    cr_assert_str_eq(conf_find(&file, "engine", "option.Hash")->origin, "run.json");
-    cr_assert_str_eq(conf_find(&file, "engine", "cmd")->origin, "command line");
-
-    /* Back to JSON and in again: the same settings. */
-    cJSON *out = conf_to_json(&file);
-    RunConf again;
-    conf_init(&again);
-    cr_assert_eq(conf_from_json(&again, out, "state", err, sizeof err), 0, "%s", err);
-    cJSON_Delete(out);
-    cr_assert_eq(again.n, file.n);
-    for (size_t i = 0; i < file.n; i++)
-        cr_assert_str_eq(conf_get(&again, file.v[i].sec, file.v[i].key), file.v[i].val);
-
-    /* The match runner's words for a section. */
-    int argc = 0;
-    char **words = NULL;
-    cr_assert_eq(conf_section_argv(&file, "engine", "x+", &argc, &words), 2);
-    cr_assert_eq(argc, 4);
-    cr_assert_str_eq(words[0], "-engine");
-    cr_assert_str_eq(words[1], "cmd=b");
-    cr_assert_str_eq(words[2], "option.Hash=16");
-    cr_assert_str_eq(words[3], "name=x+");
-    conf_free_argv(argc, words);
-    conf_free(&again);
-    conf_free(&file);
-    conf_free(&cl);
-}
-
-Test(run, settings_errors_name_the_option)
-{
-    RunConf c;
-    conf_init(&c);
-    char err[256];
-    char *a1[] = { "-spsa", "gamez=3", NULL };
-    cr_assert_eq(conf_parse_args(&c, 2, a1, NULL, err, sizeof err), -1);
-    cr_assert(strstr(err, "spsa.gamez"), "%s", err);
-    char *a2[] = { "-colour", "x", NULL };
-    cr_assert_eq(conf_parse_args(&c, 2, a2, NULL, err, sizeof err), -1);
-    cr_assert(strstr(err, "-colour"), "%s", err);
-    char *a3[] = { "-concurrency", NULL };
-    cr_assert_eq(conf_parse_args(&c, 1, a3, NULL, err, sizeof err), -1);
-    cr_assert(strstr(err, "-concurrency"), "%s", err);
-    static const char *const only_spsa[] = { "spsa", NULL };
-    char *a4[] = { "-engine", "cmd=x", NULL };
-    cr_assert_eq(conf_parse_args(&c, 2, a4, only_spsa, err, sizeof err), -1);
-    cr_assert(strstr(err, "-engine"), "%s", err);
-    cJSON *j = cJSON_Parse("{\"params\": {\"file\": \"x\", \"onyl\": \"A\"}}");
-    cr_assert_eq(conf_from_json(&c, j, "run.json", err, sizeof err), -1);
-    cr_assert(strstr(err, "run.json") && strstr(err, "params.onyl"), "%s", err);
-    cJSON_Delete(j);
-    write_file("bad.json", "{\"spsa\": {\"games\": 10,}\n");
-    char path[256];
-    snprintf(path, sizeof path, "%s/bad.json", tmp);
-    cr_assert_eq(conf_load_file(&c, path, err, sizeof err), -1);
-    cr_assert(strstr(err, "bad.json:1:"), "malformed JSON with line and column: %s", err);
-    conf_free(&c);
-}
-
-Test(run, a_stale_lock_file_does_not_block)
-{
-    /* A lock file left by a process that died: its pid is in it, no flock. */
-    write_file("lock", "999999\n");
-    char err[256];
-    int fd = rd_lock(tmp, err, sizeof err);
-    cr_assert_geq(fd, 0, "%s", err);
-    cr_assert_eq(rd_lock(tmp, err, sizeof err), -1, "but a live one does");
-    rd_unlock(fd);
-    fd = rd_lock(tmp, err, sizeof err);
-    cr_assert_geq(fd, 0, "%s", err);
-    rd_unlock(fd);
-}
-
-Test(run, atomic_write_replaces_the_whole_file)
-{
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/f.json", tmp);
-    cr_assert_eq(rd_write_atomic(path, "first version, long\n", 20, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(rd_write_atomic(path, "second\n", 7, err, sizeof err), 0, "%s", err);
-    char *s = slurp("f.json");
-    cr_assert_str_eq(s, "second\n");
-    free(s);
-    cr_assert_eq(rd_write_atomic("/nonexistent-dir/x", "a", 1, err, sizeof err), -1);
-    cr_assert(strstr(err, "/nonexistent-dir/x"), "%s", err);
-}
-
 /* ---- option names with spaces, float parameters, check options (issue 15) ---------- */
 
 /* The fake engine with the options third-party engines have, logging every
@@ -946,7 +596,7 @@ static Args run_args_more(const char *dir, int games)
                            "Skill Level, int, 5, 0, 20, 2, 0.002\n"
                            "Slow Mover, float, 0.8, 0.25, 1.5, 0.05, 0.002\n"
                            "Move Overhead, int, 10, 0, 5000, 10, 0.002\n");
-    Args a = run_args(dir, games, 0, 1);
+    Args a = fake_run_args(dir, games, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--more-options --option-log %s/options.log", tmp);
     return a;
@@ -1055,7 +705,7 @@ Test(run, names_with_spaces_and_floats_end_to_end)
 Test(run, a_float_for_a_spin_option_is_rounded_and_said_once)
 {
     write_file("spec.txt", "Skill Level, float, 5.5, 0, 20, 1, 0.002\nAlpha, float, 50.5, 0, 100, 5, 0.002\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--more-options --option-log %s/options.log", tmp);
     add(&a, "-params");
@@ -1080,7 +730,7 @@ Test(run, a_float_for_a_spin_option_is_rounded_and_said_once)
 Test(run, refuses_a_name_the_engine_lacks_naming_the_closest)
 {
     write_file("spec.txt", "Skill Levle, int, 5, 0, 20, 1, 0.002\n");
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--more-options");
     refused(&a, "'Skill Levle'", "the closest option it has is 'Skill Level'");
@@ -1088,17 +738,17 @@ Test(run, refuses_a_name_the_engine_lacks_naming_the_closest)
 
 Test(run, refuses_a_bad_check_or_spin_value)
 {
-    Args a = run_args("r", 20, 0, 1);
+    Args a = fake_run_args("r", 20, 0, 1);
     add(&a, "-engine");
     add(&a, "option.Ponder=yes");
     refused(&a, "engine.option.Ponder", "true or false");
-    a = run_args("r", 20, 0, 1);
+    a = fake_run_args("r", 20, 0, 1);
     add(&a, "-each");
     add(&a, "option.Move Overhead=9000");
     add(&a, "-engine");
     add(&a, "args=--more-options");
     refused(&a, "each.option.Move Overhead", "from 0 to 5000");
-    a = run_args("r", 20, 0, 1);
+    a = fake_run_args("r", 20, 0, 1);
     add(&a, "-each");
     add(&a, "option.Slow Movr=1.0");
     add(&a, "-engine");
@@ -1150,7 +800,7 @@ Test(run, a_state_from_before_floats_reads_as_integers)
     /* A run directory written before float parameters existed has no
      * "type" in its SPSA parameters and no run.fixed_float: every parameter
      * is an integer, and it resumes. */
-    Args a = run_args("r", 8, 0, 1);
+    Args a = fake_run_args("r", 8, 0, 1);
     add(&a, "-params");
     add(&a, "only=Alpha");
     int rc = run_to_end(run_main, &a, "log");
@@ -1176,533 +826,6 @@ Test(run, a_state_from_before_floats_reads_as_integers)
     cr_assert_not(rs.fixed[0].is_float || rs.fixed[1].is_float);
     runstate_free(&rs);
     resume_to_the_end("r", 12);
-}
-
-/* ---- verify ---------------------------------------------------------------------------- */
-
-/* A book big enough that an SPRT of the fake engine decides on fresh
- * openings: at nodes=1 verify plays each held-out opening once. */
-static void verify_setup(void)
-{
-    setup();
-    write_book("book.epd", 2000);
-}
-
-TestSuite(verify, .init = verify_setup, .fini = tmp_remove, .timeout = 180);
-
-/* tmp/DIR/verify.json, parsed (NULL when absent). */
-static cJSON *verify_json(const char *dir)
-{
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/%s/verify.json", tmp, dir);
-    return access(path, F_OK) == 0 ? rd_read_json(path, err, sizeof err) : NULL;
-}
-
-static double jnum(const cJSON *j, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
-    cr_assert(cJSON_IsNumber(x), "verify.json: %s is a number", key);
-    return x->valuedouble;
-}
-
-static const char *jstr(const cJSON *j, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
-    cr_assert(cJSON_IsString(x), "verify.json: %s is a string", key);
-    return x->valuestring;
-}
-
-/* The counts of verify.json agree with each other: games = 2 pairs = W + L + D,
- * the pentanomial counts add up to the pairs. */
-static void assert_counts(const cJSON *j, double pairs)
-{
-    cr_assert_eq(jnum(j, "pairs"), pairs);
-    cr_assert_eq(jnum(j, "games"), 2 * pairs);
-    cr_assert_eq(jnum(j, "wins") + jnum(j, "losses") + jnum(j, "draws"), 2 * pairs);
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "ptnml");
-    double sum = 0;
-    for (int i = 0; i < 5; i++)
-        sum += cJSON_GetArrayItem(p, i)->valuedouble;
-    cr_assert_eq(sum, pairs, "the pentanomial counts add up to the pairs");
-}
-
-static Args verify_args(const char *dir)
-{
-    Args a = { .n = 0 };
-    add(&a, "verify");
-    add(&a, "%s/%s", tmp, dir);
-    return a;
-}
-
-/* A short run of the fake engine whose values moved (large gains): the run a
- * verify is tested on.  Slow engine moves (--think 1) so a verify can be
- * stopped halfway. */
-static void short_run(const char *dir, int games)
-{
-    write_file("short.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n");
-    Args a = run_args(dir, games, 0, 2);
-    add(&a, "-engine");
-    add(&a, "args=--width 60 --think 1");
-    add(&a, "-params");
-    add(&a, "file=%s/short.txt", tmp);
-    add(&a, "-maxmoves");
-    add(&a, "40");
-    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0);
-    RunState rs;
-    load_state(dir, &rs);
-    cr_assert(rs.spsa.params[0].theta != 30 || rs.spsa.params[1].theta != 70, "the run moved its values");
-    runstate_free(&rs);
-}
-
-/* Wait until tmp/DIR/verify.json counts at least n pairs (or the child ended). */
-static void wait_pairs(const char *dir, double n, pid_t child)
-{
-    for (;;) {
-        cJSON *j = verify_json(dir);
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pairs");
-        bool enough = cJSON_IsNumber(p) && p->valuedouble >= n;
-        cJSON_Delete(j);
-        if (enough)
-            return;
-        int st;
-        cr_assert_eq(waitpid(child, &st, 0 | WNOHANG), 0, "verify ended before %g pairs were played", n);
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-}
-
-/* The tuned engine gets the run's values and the base engine the start
- * values: a run that moved toward the fake engine's optimum passes the SPRT,
- * and status shows the verdict. */
-Test(verify, accepts_a_run_that_moved_toward_the_optimum)
-{
-    assert_moves_toward_the_optimum(NULL);
-    Args a = verify_args("r");
-    int rc = run_to_end(verify_main, &a, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
-    cr_assert(strstr(log, "H1 was accepted"), "%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    cr_assert_not_null(j);
-    cr_assert_str_eq(jstr(j, "status"), "done");
-    cr_assert_str_eq(jstr(j, "verdict"), "H1", "the tuned values are better than the start values");
-    cr_assert_gt(jnum(j, "elo"), 0);
-    assert_counts(j, jnum(j, "pairs"));
-    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sprt, "elo0")->valuedouble, 0, "elo0=0 by default");
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sprt, "elo1")->valuedouble, 5, "elo1=5 by default");
-    cr_assert_geq(cJSON_GetObjectItemCaseSensitive(sprt, "llr")->valuedouble,
-                  cJSON_GetObjectItemCaseSensitive(sprt, "upper")->valuedouble);
-    cr_assert_str_eq(jstr(cJSON_GetObjectItemCaseSensitive(j, "engines"), "mode"), "options");
-    cr_assert_str_eq(jstr(j, "tc"), "1 nodes", "the run's time control");
-    cr_assert(strstr(jstr(j, "book"), "book.epd"), "the run's book");
-    /* The values: the run's export and its start values. */
-    RunState rs;
-    load_state("r", &rs);
-    cJSON *ex = export_values(&rs, "r");
-    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1));
-    cJSON_Delete(ex);
-    const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 30);
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70);
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Gamma")->valueint, -30);
-    cr_assert_eq(jnum(j, "run_games"), (double)rs.games);
-    runstate_free(&rs);
-    cJSON_Delete(j);
-    char *tuned = slurp("r/verify/tuned.json");
-    cr_assert(strstr(tuned, "\"Alpha\""), "the value file is written: %s", tuned);
-    free(tuned);
-
-    Args b = { .n = 0 };
-    add(&b, "status");
-    add(&b, "%s/r", tmp);
-    cr_assert_eq(run_to_end(status_main, &b, "slog"), 0);
-    char *st = slurp("slog");
-    cr_assert(strstr(st, "verify:") && strstr(st, "SPRT H1 accepted") && strstr(st, "Ptnml(0-2)"), "%s", st);
-    free(st);
-}
-
-/* Stopped by SIGKILL or SIGTERM, verify continues where it was: every pair
- * counted once, none lost. */
-Test(verify, continues_after_sigkill_and_sigterm)
-{
-    short_run("r", 40);
-    Args a = verify_args("r");
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "30");
-    pid_t pid = spawn(verify_main, &a, "v1");
-    wait_pairs("r", 3, pid);
-    kill(pid, SIGKILL);
-    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
-    args_free(&a);
-
-    /* Again without options: the stored ones. */
-    a = verify_args("r");
-    pid = spawn(verify_main, &a, "v2");
-    wait_pairs("r", 12, pid);
-    kill(pid, SIGTERM);
-    int rc = wait_child(pid);
-    args_free(&a);
-    char *log = slurp("v2");
-    cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
-    cr_assert(strstr(log, "continuing:"), "the second session continues:\n%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    cr_assert_str_eq(jstr(j, "status"), "stopped");
-    cr_assert_lt(jnum(j, "pairs"), 30);
-    cJSON_Delete(j);
-
-    a = verify_args("r");
-    rc = run_to_end(verify_main, &a, "v3");
-    log = slurp("v3");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-    j = verify_json("r");
-    cr_assert_str_eq(jstr(j, "status"), "done");
-    cr_assert_str_eq(jstr(j, "verdict"), "none");
-    assert_counts(j, 30);
-    cr_assert_eq(jnum(j, "sessions"), 3);
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pending")), 0);
-    cJSON_Delete(j);
-}
-
-/* A finished verify is shown, not replayed; other options need -restart; a
- * run that moved on since gets a new verify. */
-Test(verify, keeps_its_options_and_follows_the_run)
-{
-    short_run("r", 40);
-    Args a = verify_args("r");
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "2");
-    cr_assert_eq(run_to_end(verify_main, &a, "v1"), 0);
-
-    a = verify_args("r");
-    cr_assert_eq(run_to_end(verify_main, &a, "v2"), 0);
-    char *log = slurp("v2");
-    cr_assert(strstr(log, "finished earlier"), "%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    cr_assert_eq(jnum(j, "sessions"), 1, "shown, not played again");
-    cJSON_Delete(j);
-
-    a = verify_args("r");
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "3");
-    cr_assert_eq(run_to_end(verify_main, &a, "v3"), 2);
-    log = slurp("v3");
-    cr_assert(strstr(log, "-restart") && strstr(log, "other options"), "%s", log);
-    free(log);
-    j = verify_json("r");
-    assert_counts(j, 2);
-    cJSON_Delete(j);
-
-    a = verify_args("r");
-    add(&a, "-restart");
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "3");
-    cr_assert_eq(run_to_end(verify_main, &a, "v4"), 0);
-    j = verify_json("r");
-    assert_counts(j, 3);
-    cr_assert_eq(jnum(j, "run_games"), 40);
-    cJSON_Delete(j);
-
-    /* The run goes on; its values change; verify checks the new ones. */
-    Args r = { .n = 0 };
-    add(&r, "resume");
-    add(&r, "%s/r", tmp);
-    add(&r, "-spsa");
-    add(&r, "games=80");
-    cr_assert_eq(run_to_end(resume_main, &r, "rlog"), 0);
-    RunState rs;
-    load_state("r", &rs);
-    cJSON *ex = export_values(&rs, "r");
-    j = verify_json("r");
-    bool moved = !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1);
-    cJSON_Delete(j);
-    if (moved) {
-        a = verify_args("r");
-        cr_assert_eq(run_to_end(verify_main, &a, "v5"), 0);
-        log = slurp("v5");
-        cr_assert(strstr(log, "moved on"), "%s", log);
-        free(log);
-        j = verify_json("r");
-        cr_assert_eq(jnum(j, "run_games"), 80);
-        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1));
-        assert_counts(j, 3);
-        cJSON_Delete(j);
-    }
-    cJSON_Delete(ex);
-    runstate_free(&rs);
-}
-
-/* The movetext of every game of a PGN file (tags and blank lines dropped),
- * one malloc'd string a game; returns the count. */
-static int pgn_movetexts(const char *name, char **games, int max)
-{
-    char *pgn = slurp(name);
-    int n = 0;
-    char *line = pgn, *cur = NULL;
-    size_t len = 0;
-    while (line && *line) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (line[0] == '[') {
-            if (cur && len) {
-                cr_assert_lt(n, max);
-                games[n++] = cur;
-                cur = NULL;
-                len = 0;
-            }
-        } else if (line[0]) {
-            size_t l = strlen(line);
-            cur = realloc(cur, len + l + 2);
-            cr_assert_not_null(cur);
-            memcpy(cur + len, line, l);
-            cur[len + l] = ' ';
-            cur[len + l + 1] = '\0';
-            len += l + 1;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    if (cur && len) {
-        cr_assert_lt(n, max);
-        games[n++] = cur;
-    }
-    free(pgn);
-    return n;
-}
-
-/* At nodes= a game is a function of its opening and its engines: asked for
- * more pairs than it has fresh openings, verify plays each of them once and
- * says how many there are, so no game is played (and counted) twice. */
-Test(verify, plays_no_game_twice_at_fixed_nodes)
-{
-    write_book("book.epd", 40); /* 8 held out of the tuning */
-    Args a = run_args("r", 40, 0, 2);
-    add(&a, "-engine");
-    add(&a, "args=--seed 5 --seed-each-game");
-    add(&a, "-validate");
-    add(&a, "off");
-    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0);
-
-    Args v = verify_args("r");
-    add(&v, "-sprt");
-    add(&v, "off");
-    add(&v, "-rounds");
-    add(&v, "30");
-    add(&v, "-pgnout");
-    add(&v, "file=%s/v.pgn", tmp);
-    int rc = run_to_end(verify_main, &v, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
-    cr_assert(strstr(log, "30 pairs cut to 8 pairs, one for each of the 8 openings"), "the cut and the count:\n%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    assert_counts(j, 8);
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
-    cr_assert_eq(jnum(op, "fresh_pairs"), 8);
-    cJSON_Delete(j);
-
-    char *games[80];
-    int n = pgn_movetexts("v.pgn", games, 80);
-    cr_assert_eq(n, 16, "every pair of the verify in the PGN: %d games", n);
-    for (int i = 0; i < n; i++)
-        for (int k = i + 1; k < n; k++)
-            cr_assert(strcmp(games[i], games[k]) != 0, "games %d and %d are the same game:\n%s", i + 1, k + 1, games[i]);
-    for (int i = 0; i < n; i++)
-        free(games[i]);
-
-    /* A verify.json that counts more pairs than there are fresh openings
-     * (an older build's) is refused, not continued. */
-    cJSON *old = verify_json("r");
-    cJSON_ReplaceItemInObjectCaseSensitive(old, "next_round", cJSON_CreateNumber(12));
-    cJSON_ReplaceItemInObjectCaseSensitive(old, "status", cJSON_CreateString("stopped"));
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
-    cr_assert_eq(rd_write_json(path, old, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(old);
-    Args w = verify_args("r");
-    rc = run_to_end(verify_main, &w, "wlog");
-    log = slurp("wlog");
-    cr_assert_neq(rc, 0, "%s", log);
-    cr_assert(strstr(log, "counts 12 pairs") && strstr(log, "only 8 fresh openings") && strstr(log, "-restart"), "%s", log);
-    free(log);
-}
-
-/* Exit code 2, a message naming the problem, and nothing written. */
-static void verify_refused(const char *dir, const char *expect)
-{
-    Args a = verify_args(dir);
-    int rc = run_to_end(verify_main, &a, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, log);
-    cr_assert(strstr(log, expect), "the message says '%s':\n%s", expect, log);
-    free(log);
-    cr_assert_null(verify_json(dir));
-}
-
-Test(verify, refuses_a_bad_or_missing_run_directory)
-{
-    verify_refused("nothere", "not a directory");
-    char path[256];
-    snprintf(path, sizeof path, "%s/empty", tmp);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    verify_refused("empty", "not a run directory (no state.json)");
-    snprintf(path, sizeof path, "%s/bad", tmp);
-    cr_assert_eq(mkdir(path, 0755), 0);
-    write_file("bad/state.json", "{\"version\": 1,\n \"spsa\": [}\n");
-    verify_refused("bad", "state.json:2:");
-
-    /* A run in progress holds the lock: verify waits for it to end. */
-    short_run("r", 40);
-    char dir[256], err[256];
-    snprintf(dir, sizeof dir, "%s/r", tmp);
-    int fd = rd_lock(dir, err, sizeof err);
-    cr_assert_geq(fd, 0, "%s", err);
-    verify_refused("r", "in use");
-    rd_unlock(fd);
-
-    Args a = verify_args("r");
-    add(&a, "-sprt");
-    add(&a, "off");
-    int rc = run_to_end(verify_main, &a, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 2, "%s", log);
-    cr_assert(strstr(log, "-rounds"), "-sprt off needs -rounds: %s", log);
-    free(log);
-}
-
-/* For bin/ratchet, the values are baked into two engines of their own. */
-Test(verify, bakes_bin_ratchet)
-{
-    if (getenv("RATCHET_SANITIZED"))
-        cr_skip_test("the bake is the same in the plain build");
-    cr_assert(access("bin/ratchet", X_OK) == 0 && access("params/engine.json", R_OK) == 0);
-    FILE *p = popen("bin/ratchet spsa", "r");
-    cr_assert_not_null(p);
-    char line[256], spec[1024] = "";
-    while (fgets(line, sizeof line, p))
-        if (!strncmp(line, "LmpBase,", 8) || !strncmp(line, "RfpMargin,", 10)) {
-            char *r = strrchr(line, ',');
-            snprintf(r, sizeof line - (size_t)(r - line), ", 0.5\n"); /* large gains: the values move in 20 games */
-            strncat(spec, line, sizeof spec - strlen(spec) - 1);
-        }
-    pclose(p);
-    write_file("ratchet.txt", spec);
-    Args a = { .n = 0 };
-    add(&a, "run");
-    add(&a, "-engine");
-    add(&a, "cmd=bin/ratchet");
-    add(&a, "-params");
-    add(&a, "file=%s/ratchet.txt", tmp);
-    add(&a, "-each");
-    add(&a, "nodes=300");
-    add(&a, "-spsa");
-    add(&a, "games=20");
-    add(&a, "-srand");
-    add(&a, "5");
-    add(&a, "-out");
-    add(&a, "%s/r", tmp);
-    int rc = run_to_end(run_main, &a, "runlog");
-    char *log = slurp("runlog");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-
-    a = verify_args("r");
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "1");
-    rc = run_to_end(verify_main, &a, "vlog");
-    log = slurp("vlog");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    cr_assert_str_eq(jstr(j, "status"), "done", "the run's values moved (else: 'identical')");
-    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
-    cr_assert_str_eq(jstr(eng, "mode"), "baked");
-    assert_counts(j, 1);
-    /* Each engine says it is baked, and has exactly the values of its side. */
-    static const char *const side[2] = { "tuned", "base" };
-    for (int e = 0; e < 2; e++) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "%s params", jstr(eng, side[e]));
-        p = popen(cmd, "r");
-        cr_assert_not_null(p);
-        static char out[1 << 16];
-        size_t n = fread(out, 1, sizeof out - 1, p);
-        out[n] = '\0';
-        pclose(p);
-        cJSON *pj = cJSON_Parse(out);
-        cr_assert_not_null(pj, "%s: %s", cmd, out);
-        cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pj, "baked")), "%s", cmd);
-        const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, side[e]), *q;
-        int checked = 0;
-        cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(pj, "params"))
-        {
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name"), *val = cJSON_GetObjectItemCaseSensitive(q, "value");
-            const cJSON *w = cJSON_GetObjectItemCaseSensitive(want, name->valuestring);
-            if (w) {
-                cr_assert_eq(val->valueint, w->valueint, "%s: %s", side[e], name->valuestring);
-                checked++;
-            }
-        }
-        cr_assert_eq(checked, 2);
-        cJSON_Delete(pj);
-    }
-    cr_assert(!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(j, "tuned"), cJSON_GetObjectItemCaseSensitive(j, "base"), 1));
-    cJSON_Delete(j);
-}
-
-/* -base FILE: the base engine plays the file's values, the start values
- * where the file is silent; a file with a name the run lacks or a value out
- * of range is refused. */
-Test(verify, plays_against_a_base_file)
-{
-    short_run("r", 40);
-    write_file("base.json", "{\"params\": {\"Alpha\": 55}}\n");
-    Args a = verify_args("r");
-    add(&a, "-base");
-    add(&a, "%s/base.json", tmp);
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "1");
-    int rc = run_to_end(verify_main, &a, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
-    const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 55, "from the file");
-    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70, "the start value");
-    cr_assert(strstr(jstr(j, "base_file"), "base.json"));
-    cJSON_Delete(j);
-
-    write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
-    write_file("far.json", "{\"params\": {\"Beta\": 500}}\n");
-    const char *files[2] = { "bad.json", "far.json" }, *expect[2] = { "'Delta' is not a parameter", "outside its range" };
-    for (int i = 0; i < 2; i++) {
-        a = verify_args("r");
-        add(&a, "-restart");
-        add(&a, "-base");
-        add(&a, "%s/%s", tmp, files[i]);
-        rc = run_to_end(verify_main, &a, "vlog");
-        log = slurp("vlog");
-        cr_assert_eq(rc, 2, "%s", log);
-        cr_assert(strstr(log, files[i]) && strstr(log, expect[i]), "%s", log);
-        free(log);
-    }
 }
 
 /* ---- bin/ratchet-tune as a user runs it: signals ------------------------------- */

@@ -1,0 +1,553 @@
+/* `ratchet-tune verify` end to end against the fake engine
+ * build/fake/fakespsa: the verdict, a stop and a continue, its options and a
+ * run that moved on, no replayed game at fixed nodes, bad run directories,
+ * baking bin/ratchet and a -base file. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "helpers.h"
+#include "helpers_state.h"
+#include "rd.h"
+#include "run_cmd.h"
+#include "status.h"
+#include "verify.h"
+
+/* A book big enough that an SPRT of the fake engine decides on fresh
+ * openings: at nodes=1 verify plays each held-out opening once. */
+static void verify_setup(void)
+{
+    tmp_create("/tmp/ratchet-verify-XXXXXX");
+    write_book("book.epd", 2000);
+}
+
+TestSuite(verify, .init = verify_setup, .fini = tmp_remove, .timeout = 180);
+
+/* tmp/DIR/verify.json, parsed (NULL when absent). */
+static cJSON *verify_json(const char *dir)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s/verify.json", tmp, dir);
+    return access(path, F_OK) == 0 ? rd_read_json(path, err, sizeof err) : NULL;
+}
+
+static double jnum(const cJSON *j, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
+    cr_assert(cJSON_IsNumber(x), "verify.json: %s is a number", key);
+    return x->valuedouble;
+}
+
+static const char *jstr(const cJSON *j, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
+    cr_assert(cJSON_IsString(x), "verify.json: %s is a string", key);
+    return x->valuestring;
+}
+
+/* The counts of verify.json agree with each other: games = 2 pairs = W + L + D,
+ * the pentanomial counts add up to the pairs. */
+static void assert_counts(const cJSON *j, double pairs)
+{
+    cr_assert_eq(jnum(j, "pairs"), pairs);
+    cr_assert_eq(jnum(j, "games"), 2 * pairs);
+    cr_assert_eq(jnum(j, "wins") + jnum(j, "losses") + jnum(j, "draws"), 2 * pairs);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "ptnml");
+    double sum = 0;
+    for (int i = 0; i < 5; i++)
+        sum += cJSON_GetArrayItem(p, i)->valuedouble;
+    cr_assert_eq(sum, pairs, "the pentanomial counts add up to the pairs");
+}
+
+static Args verify_args(const char *dir)
+{
+    Args a = { .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/%s", tmp, dir);
+    return a;
+}
+
+/* A short run of the fake engine whose values moved (large gains): the run a
+ * verify is tested on.  Slow engine moves (--think 1) so a verify can be
+ * stopped halfway. */
+static void short_run(const char *dir, int games)
+{
+    write_file("short.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n");
+    Args a = fake_run_args(dir, games, 0, 2);
+    add(&a, "-engine");
+    add(&a, "args=--width 60 --think 1");
+    add(&a, "-params");
+    add(&a, "file=%s/short.txt", tmp);
+    add(&a, "-maxmoves");
+    add(&a, "40");
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0);
+    RunState rs;
+    load_state(dir, &rs);
+    cr_assert(rs.spsa.params[0].theta != 30 || rs.spsa.params[1].theta != 70, "the run moved its values");
+    runstate_free(&rs);
+}
+
+/* Wait until tmp/DIR/verify.json counts at least n pairs (or the child ended). */
+static void wait_pairs(const char *dir, double n, pid_t child)
+{
+    for (;;) {
+        cJSON *j = verify_json(dir);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pairs");
+        bool enough = cJSON_IsNumber(p) && p->valuedouble >= n;
+        cJSON_Delete(j);
+        if (enough)
+            return;
+        int st;
+        cr_assert_eq(waitpid(child, &st, 0 | WNOHANG), 0, "verify ended before %g pairs were played", n);
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The tuned engine gets the run's values and the base engine the start
+ * values: a run that moved toward the fake engine's optimum passes the SPRT,
+ * and status shows the verdict. */
+Test(verify, accepts_a_run_that_moved_toward_the_optimum)
+{
+    assert_moves_toward_the_optimum(NULL);
+    Args a = verify_args("r");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
+    cr_assert(strstr(log, "H1 was accepted"), "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    cr_assert_not_null(j);
+    cr_assert_str_eq(jstr(j, "status"), "done");
+    cr_assert_str_eq(jstr(j, "verdict"), "H1", "the tuned values are better than the start values");
+    cr_assert_gt(jnum(j, "elo"), 0);
+    assert_counts(j, jnum(j, "pairs"));
+    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sprt, "elo0")->valuedouble, 0, "elo0=0 by default");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sprt, "elo1")->valuedouble, 5, "elo1=5 by default");
+    cr_assert_geq(cJSON_GetObjectItemCaseSensitive(sprt, "llr")->valuedouble,
+                  cJSON_GetObjectItemCaseSensitive(sprt, "upper")->valuedouble);
+    cr_assert_str_eq(jstr(cJSON_GetObjectItemCaseSensitive(j, "engines"), "mode"), "options");
+    cr_assert_str_eq(jstr(j, "tc"), "1 nodes", "the run's time control");
+    cr_assert(strstr(jstr(j, "book"), "book.epd"), "the run's book");
+    /* The values: the run's export and its start values. */
+    RunState rs;
+    load_state("r", &rs);
+    cJSON *ex = export_values(&rs, "r");
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1));
+    cJSON_Delete(ex);
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 30);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Gamma")->valueint, -30);
+    cr_assert_eq(jnum(j, "run_games"), (double)rs.games);
+    runstate_free(&rs);
+    cJSON_Delete(j);
+    char *tuned = slurp("r/verify/tuned.json");
+    cr_assert(strstr(tuned, "\"Alpha\""), "the value file is written: %s", tuned);
+    free(tuned);
+
+    Args b = { .n = 0 };
+    add(&b, "status");
+    add(&b, "%s/r", tmp);
+    cr_assert_eq(run_to_end(status_main, &b, "slog"), 0);
+    char *st = slurp("slog");
+    cr_assert(strstr(st, "verify:") && strstr(st, "SPRT H1 accepted") && strstr(st, "Ptnml(0-2)"), "%s", st);
+    free(st);
+}
+
+/* Stopped by SIGKILL or SIGTERM, verify continues where it was: every pair
+ * counted once, none lost. */
+Test(verify, continues_after_sigkill_and_sigterm)
+{
+    short_run("r", 40);
+    Args a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "30");
+    pid_t pid = spawn(verify_main, &a, "v1");
+    wait_pairs("r", 3, pid);
+    kill(pid, SIGKILL);
+    cr_assert_eq(wait_child(pid), 1000 + SIGKILL);
+    args_free(&a);
+
+    /* Again without options: the stored ones. */
+    a = verify_args("r");
+    pid = spawn(verify_main, &a, "v2");
+    wait_pairs("r", 12, pid);
+    kill(pid, SIGTERM);
+    int rc = wait_child(pid);
+    args_free(&a);
+    char *log = slurp("v2");
+    cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "continuing:"), "the second session continues:\n%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    cr_assert_str_eq(jstr(j, "status"), "stopped");
+    cr_assert_lt(jnum(j, "pairs"), 30);
+    cJSON_Delete(j);
+
+    a = verify_args("r");
+    rc = run_to_end(verify_main, &a, "v3");
+    log = slurp("v3");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    j = verify_json("r");
+    cr_assert_str_eq(jstr(j, "status"), "done");
+    cr_assert_str_eq(jstr(j, "verdict"), "none");
+    assert_counts(j, 30);
+    cr_assert_eq(jnum(j, "sessions"), 3);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pending")), 0);
+    cJSON_Delete(j);
+}
+
+/* A finished verify is shown, not replayed; other options need -restart; a
+ * run that moved on since gets a new verify. */
+Test(verify, keeps_its_options_and_follows_the_run)
+{
+    short_run("r", 40);
+    Args a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "2");
+    cr_assert_eq(run_to_end(verify_main, &a, "v1"), 0);
+
+    a = verify_args("r");
+    cr_assert_eq(run_to_end(verify_main, &a, "v2"), 0);
+    char *log = slurp("v2");
+    cr_assert(strstr(log, "finished earlier"), "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    cr_assert_eq(jnum(j, "sessions"), 1, "shown, not played again");
+    cJSON_Delete(j);
+
+    a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "3");
+    cr_assert_eq(run_to_end(verify_main, &a, "v3"), 2);
+    log = slurp("v3");
+    cr_assert(strstr(log, "-restart") && strstr(log, "other options"), "%s", log);
+    free(log);
+    j = verify_json("r");
+    assert_counts(j, 2);
+    cJSON_Delete(j);
+
+    a = verify_args("r");
+    add(&a, "-restart");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "3");
+    cr_assert_eq(run_to_end(verify_main, &a, "v4"), 0);
+    j = verify_json("r");
+    assert_counts(j, 3);
+    cr_assert_eq(jnum(j, "run_games"), 40);
+    cJSON_Delete(j);
+
+    /* The run goes on; its values change; verify checks the new ones. */
+    Args r = { .n = 0 };
+    add(&r, "resume");
+    add(&r, "%s/r", tmp);
+    add(&r, "-spsa");
+    add(&r, "games=80");
+    cr_assert_eq(run_to_end(resume_main, &r, "rlog"), 0);
+    RunState rs;
+    load_state("r", &rs);
+    cJSON *ex = export_values(&rs, "r");
+    j = verify_json("r");
+    bool moved = !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1);
+    cJSON_Delete(j);
+    if (moved) {
+        a = verify_args("r");
+        cr_assert_eq(run_to_end(verify_main, &a, "v5"), 0);
+        log = slurp("v5");
+        cr_assert(strstr(log, "moved on"), "%s", log);
+        free(log);
+        j = verify_json("r");
+        cr_assert_eq(jnum(j, "run_games"), 80);
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(ex, "params"), cJSON_GetObjectItemCaseSensitive(j, "tuned"), 1));
+        assert_counts(j, 3);
+        cJSON_Delete(j);
+    }
+    cJSON_Delete(ex);
+    runstate_free(&rs);
+}
+
+/* The movetext of every game of a PGN file (tags and blank lines dropped),
+ * one malloc'd string a game; returns the count. */
+static int pgn_movetexts(const char *name, char **games, int max)
+{
+    char *pgn = slurp(name);
+    int n = 0;
+    char *line = pgn, *cur = NULL;
+    size_t len = 0;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (line[0] == '[') {
+            if (cur && len) {
+                cr_assert_lt(n, max);
+                games[n++] = cur;
+                cur = NULL;
+                len = 0;
+            }
+        } else if (line[0]) {
+            size_t l = strlen(line);
+            cur = realloc(cur, len + l + 2);
+            cr_assert_not_null(cur);
+            memcpy(cur + len, line, l);
+            cur[len + l] = ' ';
+            cur[len + l + 1] = '\0';
+            len += l + 1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (cur && len) {
+        cr_assert_lt(n, max);
+        games[n++] = cur;
+    }
+    free(pgn);
+    return n;
+}
+
+/* At nodes= a game is a function of its opening and its engines: asked for
+ * more pairs than it has fresh openings, verify plays each of them once and
+ * says how many there are, so no game is played (and counted) twice. */
+Test(verify, plays_no_game_twice_at_fixed_nodes)
+{
+    write_book("book.epd", 40); /* 8 held out of the tuning */
+    Args a = fake_run_args("r", 40, 0, 2);
+    add(&a, "-engine");
+    add(&a, "args=--seed 5 --seed-each-game");
+    add(&a, "-validate");
+    add(&a, "off");
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0);
+
+    Args v = verify_args("r");
+    add(&v, "-sprt");
+    add(&v, "off");
+    add(&v, "-rounds");
+    add(&v, "30");
+    add(&v, "-pgnout");
+    add(&v, "file=%s/v.pgn", tmp);
+    int rc = run_to_end(verify_main, &v, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "verify failed:\n%s", log);
+    cr_assert(strstr(log, "30 pairs cut to 8 pairs, one for each of the 8 openings"), "the cut and the count:\n%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    assert_counts(j, 8);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
+    cr_assert_eq(jnum(op, "fresh_pairs"), 8);
+    cJSON_Delete(j);
+
+    char *games[80];
+    int n = pgn_movetexts("v.pgn", games, 80);
+    cr_assert_eq(n, 16, "every pair of the verify in the PGN: %d games", n);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++)
+            cr_assert(strcmp(games[i], games[k]) != 0, "games %d and %d are the same game:\n%s", i + 1, k + 1, games[i]);
+    for (int i = 0; i < n; i++)
+        free(games[i]);
+
+    /* A verify.json that counts more pairs than there are fresh openings
+     * (an older build's) is refused, not continued. */
+    cJSON *old = verify_json("r");
+    cJSON_ReplaceItemInObjectCaseSensitive(old, "next_round", cJSON_CreateNumber(12));
+    cJSON_ReplaceItemInObjectCaseSensitive(old, "status", cJSON_CreateString("stopped"));
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
+    cr_assert_eq(rd_write_json(path, old, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(old);
+    Args w = verify_args("r");
+    rc = run_to_end(verify_main, &w, "wlog");
+    log = slurp("wlog");
+    cr_assert_neq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "counts 12 pairs") && strstr(log, "only 8 fresh openings") && strstr(log, "-restart"), "%s", log);
+    free(log);
+}
+
+/* Exit code 2, a message naming the problem, and nothing written. */
+static void verify_refused(const char *dir, const char *expect)
+{
+    Args a = verify_args(dir);
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 2, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, expect), "the message says '%s':\n%s", expect, log);
+    free(log);
+    cr_assert_null(verify_json(dir));
+}
+
+Test(verify, refuses_a_bad_or_missing_run_directory)
+{
+    verify_refused("nothere", "not a directory");
+    char path[256];
+    snprintf(path, sizeof path, "%s/empty", tmp);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    verify_refused("empty", "not a run directory (no state.json)");
+    snprintf(path, sizeof path, "%s/bad", tmp);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    write_file("bad/state.json", "{\"version\": 1,\n \"spsa\": [}\n");
+    verify_refused("bad", "state.json:2:");
+
+    /* A run in progress holds the lock: verify waits for it to end. */
+    short_run("r", 40);
+    char dir[256], err[256];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    int fd = rd_lock(dir, err, sizeof err);
+    cr_assert_geq(fd, 0, "%s", err);
+    verify_refused("r", "in use");
+    rd_unlock(fd);
+
+    Args a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 2, "%s", log);
+    cr_assert(strstr(log, "-rounds"), "-sprt off needs -rounds: %s", log);
+    free(log);
+}
+
+/* For bin/ratchet, the values are baked into two engines of their own. */
+Test(verify, bakes_bin_ratchet)
+{
+    if (getenv("RATCHET_SANITIZED"))
+        cr_skip_test("the bake is the same in the plain build");
+    cr_assert(access("bin/ratchet", X_OK) == 0 && access("params/engine.json", R_OK) == 0);
+    FILE *p = popen("bin/ratchet spsa", "r");
+    cr_assert_not_null(p);
+    char line[256], spec[1024] = "";
+    while (fgets(line, sizeof line, p))
+        if (!strncmp(line, "LmpBase,", 8) || !strncmp(line, "RfpMargin,", 10)) {
+            char *r = strrchr(line, ',');
+            snprintf(r, sizeof line - (size_t)(r - line), ", 0.5\n"); /* large gains: the values move in 20 games */
+            strncat(spec, line, sizeof spec - strlen(spec) - 1);
+        }
+    pclose(p);
+    write_file("ratchet.txt", spec);
+    Args a = { .n = 0 };
+    add(&a, "run");
+    add(&a, "-engine");
+    add(&a, "cmd=bin/ratchet");
+    add(&a, "-params");
+    add(&a, "file=%s/ratchet.txt", tmp);
+    add(&a, "-each");
+    add(&a, "nodes=300");
+    add(&a, "-spsa");
+    add(&a, "games=20");
+    add(&a, "-srand");
+    add(&a, "5");
+    add(&a, "-out");
+    add(&a, "%s/r", tmp);
+    int rc = run_to_end(run_main, &a, "runlog");
+    char *log = slurp("runlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+
+    a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "1");
+    rc = run_to_end(verify_main, &a, "vlog");
+    log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    cr_assert_str_eq(jstr(j, "status"), "done", "the run's values moved (else: 'identical')");
+    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
+    cr_assert_str_eq(jstr(eng, "mode"), "baked");
+    assert_counts(j, 1);
+    /* Each engine says it is baked, and has exactly the values of its side. */
+    static const char *const side[2] = { "tuned", "base" };
+    for (int e = 0; e < 2; e++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s params", jstr(eng, side[e]));
+        p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        static char out[1 << 16];
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        pclose(p);
+        cJSON *pj = cJSON_Parse(out);
+        cr_assert_not_null(pj, "%s: %s", cmd, out);
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pj, "baked")), "%s", cmd);
+        const cJSON *want = cJSON_GetObjectItemCaseSensitive(j, side[e]), *q;
+        int checked = 0;
+        cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(pj, "params"))
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(q, "name"), *val = cJSON_GetObjectItemCaseSensitive(q, "value");
+            const cJSON *w = cJSON_GetObjectItemCaseSensitive(want, name->valuestring);
+            if (w) {
+                cr_assert_eq(val->valueint, w->valueint, "%s: %s", side[e], name->valuestring);
+                checked++;
+            }
+        }
+        cr_assert_eq(checked, 2);
+        cJSON_Delete(pj);
+    }
+    cr_assert(!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(j, "tuned"), cJSON_GetObjectItemCaseSensitive(j, "base"), 1));
+    cJSON_Delete(j);
+}
+
+/* -base FILE: the base engine plays the file's values, the start values
+ * where the file is silent; a file with a name the run lacks or a value out
+ * of range is refused. */
+Test(verify, plays_against_a_base_file)
+{
+    short_run("r", 40);
+    write_file("base.json", "{\"params\": {\"Alpha\": 55}}\n");
+    Args a = verify_args("r");
+    add(&a, "-base");
+    add(&a, "%s/base.json", tmp);
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "1");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 55, "from the file");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70, "the start value");
+    cr_assert(strstr(jstr(j, "base_file"), "base.json"));
+    cJSON_Delete(j);
+
+    write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
+    write_file("far.json", "{\"params\": {\"Beta\": 500}}\n");
+    const char *files[2] = { "bad.json", "far.json" }, *expect[2] = { "'Delta' is not a parameter", "outside its range" };
+    for (int i = 0; i < 2; i++) {
+        a = verify_args("r");
+        add(&a, "-restart");
+        add(&a, "-base");
+        add(&a, "%s/%s", tmp, files[i]);
+        rc = run_to_end(verify_main, &a, "vlog");
+        log = slurp("vlog");
+        cr_assert_eq(rc, 2, "%s", log);
+        cr_assert(strstr(log, files[i]) && strstr(log, expect[i]), "%s", log);
+        free(log);
+    }
+}
+
