@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 
 enum {
     BENCH_MS = 120000,  /* a bench may take a while on a loaded machine */
@@ -194,10 +195,11 @@ cJSON *engcheck_to_json(const EngineId *id)
     return NULL;
 }
 
-static bool whole(const cJSON *v, double max)
+/* v is a count (json_count) of at most max. */
+static bool whole(const cJSON *v, uint64_t max)
 {
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max
-           && v->valuedouble == (double)(long long)v->valuedouble;
+    uint64_t x;
+    return json_count(v, &x) && x <= max;
 }
 
 int engcheck_from_json(EngineId *id, const cJSON *j, const char *origin, char *err, size_t errlen)
@@ -211,8 +213,8 @@ int engcheck_from_json(EngineId *id, const cJSON *j, const char *origin, char *e
     const cJSON *mtime = cJSON_GetObjectItemCaseSensitive(j, "mtime");
     const cJSON *nsec = cJSON_GetObjectItemCaseSensitive(j, "mtime_nsec");
     const cJSON *bench = cJSON_GetObjectItemCaseSensitive(j, "bench");
-    if (!cJSON_IsObject(j) || !cJSON_IsString(name) || !cJSON_IsString(path) || !whole(size, 9e15)
-        || !whole(mtime, 1e13) || !whole(nsec, 999999999) || (bench && !whole(bench, 9e15)))
+    if (!cJSON_IsObject(j) || !cJSON_IsString(name) || !cJSON_IsString(path) || !whole(size, 9000000000000000ULL)
+        || !whole(mtime, 10000000000000ULL) || !whole(nsec, 999999999) || (bench && !whole(bench, 9000000000000000ULL)))
         return errmsg(err, errlen,
                       "%s: run.engine_check must hold id_name, path (strings), size, mtime, mtime_nsec and an optional "
                       "bench (non-negative integers)",
