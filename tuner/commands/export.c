@@ -1,5 +1,4 @@
 /* Value files from runs; see export.h. */
-#include "cliutil.h"
 #include "export.h"
 
 #include <limits.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 
 #include "ablate_keep.h"
+#include "cliutil.h"
 #include "errmsg.h"
 #include "morning.h"
 #include "rd.h"
@@ -19,13 +19,10 @@ cJSON *export_values(const RunState *rs, const char *run_name)
     char date[32];
     rd_now_iso(date, sizeof date);
     cJSON *o = cJSON_CreateObject();
-    cJSON *params = o ? cJSON_AddObjectToObject(o, "params") : NULL;
-    bool ok = params != NULL;
-    for (size_t i = 0; ok && i < rs->norder; i++) {
-        double v;
-        if (runstate_value(rs, rs->order[i], &v, NULL) == 0)
-            ok = cJSON_AddNumberToObject(params, rs->order[i], v) != NULL;
-    }
+    cJSON *params = o ? runstate_values_json(rs) : NULL;
+    bool ok = params && cJSON_AddItemToObject(o, "params", params);
+    if (!ok)
+        cJSON_Delete(params);
     ok = ok && cJSON_AddStringToObject(o, "source", "ratchet-tune") && cJSON_AddStringToObject(o, "run", run_name) &&
          cJSON_AddNumberToObject(o, "games", (double)rs->games) && cJSON_AddStringToObject(o, "date", date) &&
          cJSON_AddStringToObject(o, "engine", rs->engine) && cJSON_AddStringToObject(o, "tc", rs->tc);

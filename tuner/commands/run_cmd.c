@@ -16,14 +16,12 @@
 #include "errmsg.h"
 #include "match.h"
 #include "morning.h"
-#include "report.h"
 #include "reporter.h"
-#include "tuning.h"
 #include "conf.h"
-#include "rd.h"
-#include "hist.h"
-#include "setup.h"
 #include "state.h"
+#include "tuning.h"
+#include "rd.h"
+#include "setup.h"
 #include "spsa.h"
 
 enum { EXIT_DONE = 0, EXIT_USAGE = 2 };

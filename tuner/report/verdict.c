@@ -64,19 +64,6 @@ void verdict_print(FILE *out, const cJSON *j, const char *dir)
 
 /* The run's values now, as verify.json's "tuned" holds them: every
  * parameter of the run by name (NULL on OOM). */
-static cJSON *values_now(const RunState *rs)
-{
-    cJSON *o = cJSON_CreateObject();
-    for (size_t i = 0; o && i < rs->norder; i++) {
-        double v;
-        if (runstate_value(rs, rs->order[i], &v, NULL) == 0 && !cJSON_AddNumberToObject(o, rs->order[i], v)) {
-            cJSON_Delete(o);
-            return NULL;
-        }
-    }
-    return o;
-}
-
 void verdict_print_status(FILE *out, const char *dir, const cJSON *j, const char *err, const RunState *rs)
 {
     fputc('\n', out);
@@ -87,7 +74,7 @@ void verdict_print_status(FILE *out, const char *dir, const cJSON *j, const char
     verdict_print(out, j, dir);
     uint64_t run_games = 0;
     json_get_u64(j, "run_games", &run_games);
-    cJSON *now = rs ? values_now(rs) : NULL;
+    cJSON *now = rs ? runstate_values_json(rs) : NULL;
     const cJSON *then = cJSON_GetObjectItemCaseSensitive(j, "tuned");
     if (now && !(then && cJSON_Compare(now, then, true)))
         fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",

@@ -449,3 +449,16 @@ int runstate_value(const RunState *rs, const char *name, double *value, bool *is
         }
     return -1;
 }
+
+cJSON *runstate_values_json(const RunState *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; o && i < rs->norder; i++) {
+        double v;
+        if (runstate_value(rs, rs->order[i], &v, NULL) == 0 && !cJSON_AddNumberToObject(o, rs->order[i], v)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}

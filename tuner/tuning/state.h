@@ -123,5 +123,9 @@ int runstate_write_text(const char *path, const char *text, char *err, size_t er
  * *is_float (if not NULL) says whether it is a float parameter.  -1 if the
  * name is unknown. */
 int runstate_value(const RunState *rs, const char *name, double *value, bool *is_float);
+/* Every spec parameter's value (runstate_value), in the spec's order, as
+ * the JSON object {"NAME": value, ...} that a value file's "params" holds;
+ * NULL when out of memory. */
+cJSON *runstate_values_json(const RunState *rs);
 
 #endif
