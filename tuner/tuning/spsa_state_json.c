@@ -79,25 +79,12 @@ static cJSON *add_u64(cJSON *o, const char *key, uint64_t v)
     return cJSON_AddNumberToObject(o, key, (double)v);
 }
 
-static cJSON *num_array(const double *v, size_t n)
+/* An array of n numbers: the doubles d exactly (exact_number), or the ints i. */
+static cJSON *number_array(const double *d, const int *i, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++) {
-        cJSON *x = exact_number(v[i]);
-        if (!x || !cJSON_AddItemToArray(a, x)) {
-            cJSON_Delete(x);
-            cJSON_Delete(a);
-            return NULL;
-        }
-    }
-    return a;
-}
-
-static cJSON *int_array(const int *v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++) {
-        cJSON *x = cJSON_CreateNumber(v[i]);
+    for (size_t k = 0; a && k < n; k++) {
+        cJSON *x = d ? exact_number(d[k]) : cJSON_CreateNumber(i[k]);
         if (!x || !cJSON_AddItemToArray(a, x)) {
             cJSON_Delete(x);
             cJSON_Delete(a);
@@ -113,14 +100,14 @@ static cJSON *batch_to_json(const SpsaBatch *b)
     if (!o)
         return NULL;
     bool ok = add_u64(o, "k", b->k) &&
-              cJSON_AddItemToObject(o, "c_k", num_array(b->c_k, b->nparams)) &&
-              cJSON_AddItemToObject(o, "R_k", num_array(b->R_k, b->nparams)) &&
-              cJSON_AddItemToObject(o, "flip", int_array(b->flip, b->nparams)) &&
-              cJSON_AddItemToObject(o, "u", num_array(b->u, b->nparams)) &&
-              cJSON_AddItemToObject(o, "plus", num_array(b->plus_values, b->nparams)) &&
-              cJSON_AddItemToObject(o, "minus", num_array(b->minus_values, b->nparams)) &&
+              cJSON_AddItemToObject(o, "c_k", number_array(b->c_k, NULL, b->nparams)) &&
+              cJSON_AddItemToObject(o, "R_k", number_array(b->R_k, NULL, b->nparams)) &&
+              cJSON_AddItemToObject(o, "flip", number_array(NULL, b->flip, b->nparams)) &&
+              cJSON_AddItemToObject(o, "u", number_array(b->u, NULL, b->nparams)) &&
+              cJSON_AddItemToObject(o, "plus", number_array(b->plus_values, NULL, b->nparams)) &&
+              cJSON_AddItemToObject(o, "minus", number_array(b->minus_values, NULL, b->nparams)) &&
               (!b->centre || (cJSON_AddBoolToObject(o, "centre", true) &&
-                              cJSON_AddItemToObject(o, "mask", int_array(b->mask, b->nparams))));
+                              cJSON_AddItemToObject(o, "mask", number_array(NULL, b->mask, b->nparams))));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
