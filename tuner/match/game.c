@@ -310,7 +310,7 @@ static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t sc
 {
     if (!a)
         return false;
-    bool known = score != SCORE_NONE;
+    bool known = score != GAME_SCORE_NONE;
     if (a->resign) {
         st->lose_moves[side] = known && score <= -a->resign_score ? st->lose_moves[side] + 1 : 0;
         st->win_moves[side] = known && score >= a->resign_score ? st->win_moves[side] + 1 : 0;
@@ -407,7 +407,7 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
             return;
         }
 
-        int32_t score = SCORE_NONE;
+        int32_t score = GAME_SCORE_NONE;
         int16_t depth = 0;
         int64_t nodes = -1;
         const char *line, *bm;

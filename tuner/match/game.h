@@ -90,14 +90,14 @@ typedef struct {
 } GameSetup;
 
 #define GAME_MAX_PLIES (MAX_HISTORY - 8)
-#define SCORE_NONE INT32_MIN
+#define GAME_SCORE_NONE INT32_MIN
 
 typedef struct {
     char fen[128];              /* start position as FEN */
     bool startpos;              /* ... and it is the standard one */
     int nply;
     Move moves[GAME_MAX_PLIES];
-    int32_t score[GAME_MAX_PLIES];  /* mover's last reported score (cp, mate as +/-(32000 - n)), or SCORE_NONE */
+    int32_t score[GAME_MAX_PLIES];  /* mover's last reported score (cp, mate as +/-(32000 - n)), or GAME_SCORE_NONE */
     int16_t depth[GAME_MAX_PLIES];
     int32_t ms[GAME_MAX_PLIES];     /* thinking time: wall ms, or with nodestime the ms charged (nodes / N) */
     int result;                 /* RESULT_* */

@@ -93,7 +93,7 @@ static int word(Wrap *w, const char *s)
 static void comment(const GameRecord *r, int k, char *buf, size_t len)
 {
     int32_t sc = r->score[k];
-    if (sc == SCORE_NONE) {
+    if (sc == GAME_SCORE_NONE) {
         snprintf(buf, len, "{%.3fs}", r->ms[k] / 1000.0);
     } else if (sc > 30000 || sc < -30000) {
         int n = sc > 0 ? 32000 - sc : -32000 - sc;
