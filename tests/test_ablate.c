@@ -378,6 +378,27 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
 /* groups=FILE and groups=NAME:P1,P2;...: the groups as given, a group with
  * no moved parameter left out and named, a bad name refused with the file
  * and line (nothing played), a groups file that changed refused. */
+/* -tuned FILE: the groups are those of the file's moves from the start
+ * values (the run's own moves, Lmr and Rfp, are not played). */
+Test(ablate, ablates_a_tuned_file)
+{
+    make_run("r", 0);
+    write_file("other.json", "{\"params\": {\"NmpDepth\": 130}}\n");
+    Args a = ablate_args("r", 40);
+    add(&a, "-tuned");
+    add(&a, "%s/other.json", tmp);
+    cr_assert_eq(run_to_end(verify_main, &a, "tlog"), 0, "%s", slurp("tlog"));
+    cJSON *j = ablation_json("r");
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups");
+    cr_assert_eq(cJSON_GetArraySize(gs), 1, "only the file's move");
+    cr_assert_str_eq(str(cJSON_GetArrayItem(gs, 0), "name"), "Nmp");
+    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
+    cr_assert_eq(num(tuned, "NmpDepth"), 130);
+    cr_assert_eq(num(tuned, "LmrBase"), 100, "the start value, not the run's 150");
+    cr_assert(strstr(str(j, "tuned_file"), "other.json"));
+    cJSON_Delete(j);
+}
+
 Test(ablate, groups_from_a_file_or_inline)
 {
     make_run("r", 0);

@@ -510,6 +510,51 @@ Test(verify, bakes_bin_ratchet)
     cJSON_Delete(j);
 }
 
+/* -tuned FILE: the tuned side plays the file's values over the start
+ * values (not over the run's own, which moved); with -snapshot, or with a
+ * name the run lacks, it is refused and nothing is played. */
+Test(verify, plays_a_tuned_file)
+{
+    short_run("r", 40);
+    write_file("other.json", "{\"params\": {\"Alpha\": 55}}\n");
+    Args a = verify_args("r");
+    add(&a, "-tuned");
+    add(&a, "%s/other.json", tmp);
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "1");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tuned, "Alpha")->valueint, 55, "from the file");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tuned, "Beta")->valueint, 70, "the start value, not the run's");
+    cr_assert(strstr(jstr(j, "tuned_file"), "other.json"));
+    cJSON_Delete(j);
+
+    write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
+    const char *extra[2] = { "-snapshot", NULL }, *expect[2] = { "give one of them", "'Delta' is not a parameter" };
+    const char *files[2] = { "other.json", "bad.json" };
+    for (int i = 0; i < 2; i++) {
+        a = verify_args("r");
+        add(&a, "-restart");
+        add(&a, "-tuned");
+        add(&a, "%s/%s", tmp, files[i]);
+        if (extra[i]) {
+            add(&a, "%s", extra[i]);
+            add(&a, "best");
+        }
+        rc = run_to_end(verify_main, &a, "vlog");
+        log = slurp("vlog");
+        cr_assert_eq(rc, 2, "%s", log);
+        cr_assert(strstr(log, expect[i]), "%s", log);
+        free(log);
+    }
+}
+
 /* -base FILE: the base engine plays the file's values, the start values
  * where the file is silent; a file with a name the run lacks or a value out
  * of range is refused. */

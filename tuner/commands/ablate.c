@@ -30,7 +30,7 @@ enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
 
 static const char ABLATE_USAGE[] =
     "usage: ratchet-tune verify DIR -ablate [groups=auto|FILE|NAME:P1,P2;NAME2:P3] [-rounds N]\n"
-    "                               [-restart] [-force] [match options]\n"
+    "                               [-tuned FILE.json] [-restart] [-force] [match options]\n"
     "\n"
     "Which groups of the run's moves pay, judged by games (a random-balance ablation).  In each\n"
     "game pair, engine 0 plays the tuned values on a random half of the groups and the start\n"
@@ -51,6 +51,8 @@ static const char ABLATE_USAGE[] =
     "  -rounds N           game pairs (default 2000: 4000 games).  At a deterministic limit\n"
     "                      (nodes=, depth=) a game is a function of its opening: the pairs are\n"
     "                      capped at the fresh openings, one pair each, and the output says so\n"
+    "  -tuned FILE.json    ablate these values instead of the run's (as verify -tuned: another\n"
+    "                      run's values at this run's limit; left-out parameters at their start)\n"
     "  -restart            discard DIR/ablation.json and start over\n"
     "  -force              play even if the run's engine changed since the run (as verify)\n"
     "  match options       as verify: -each (tc=, nodes=, st=, depth= replace the run's limit),\n"
@@ -103,7 +105,8 @@ static int push_arg_abs(Verify *v, char **argv, int i)
     } else if (!strncmp(a, "file=", 5)) {
         path = a + 5;
         pre = "file=";
-    } else if ((!strcmp(prev, "-pgnout") || !strcmp(prev, "-log")) && !strchr(a, '=') && a[0] != '-') {
+    } else if ((!strcmp(prev, "-pgnout") || !strcmp(prev, "-log") || !strcmp(prev, "-tuned")) && !strchr(a, '=') &&
+               a[0] != '-') {
         path = a;
     }
     if (!path || !path[0] || path[0] == '/')
@@ -141,10 +144,15 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
                 rc = -1;
             else
                 A->rounds_asked = (uint64_t)r;
+        } else if (!strcmp(a, "-tuned")) {
+            if (verify_value_file_arg(v, i, err, errlen) < 0)
+                rc = -1;
+            i += 2;
         } else if (!strcmp(a, "-sprt") || !strcmp(a, "-bake") || !strcmp(a, "-base") || !strcmp(a, "-snapshot") ||
                    !strcmp(a, "-engine")) {
             rc = errmsg(err, errlen, "%s does not go with -ablate: an ablation plays a fixed number of pairs "
-                        "(-rounds) of the run's engine, with the run's tuned and start values sent as options", a);
+                        "(-rounds) of the run's engine, with its tuned values (or -tuned's) and its start "
+                        "values sent as options", a);
         } else {
             rest[n++] = v->args[i++];
         }
@@ -317,6 +325,7 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
     NUM("seed", v->seed);
     STR("design", DESIGN_NAME);
     STR("groups_spec", A->groups_spec);
+    STR("tuned_file", v->tuned_file);
     ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
     NUM("run_games", v->rs.games);
     ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
@@ -735,7 +744,7 @@ static int prepare(Ablate *A, VerifyCall *c, int argc, char **argv)
     snprintf(A->path, sizeof A->path, "%s", c->file);
     if ((step = verify_read_earlier(c)) != STEP_GO)
         return step;
-    if (parse_args(A, &c->over, c->err, sizeof c->err) < 0 ||
+    if (parse_args(A, &c->over, c->err, sizeof c->err) < 0 || verify_use_value_files(v, c->err, sizeof c->err) < 0 ||
         make_groups(A, v->tuned, v->base, note, sizeof note, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
     if ((step = continue_earlier(A, c)) != STEP_GO)

@@ -37,7 +37,8 @@ enum { BAKE_AUTO, BAKE_YES, BAKE_NO };
 
 static const char VERIFY_USAGE[] =
     "usage: ratchet-tune verify DIR [-sprt elo0=X elo1=Y alpha=A beta=B | -sprt off] [-rounds N]\n"
-    "                               [-base FILE.json] [-bake auto|yes|no] [-restart] [match options]\n"
+    "                               [-base FILE.json] [-tuned FILE.json] [-bake auto|yes|no] [-restart]\n"
+    "                               [match options]\n"
     "\n"
     "Checks what the run in DIR gained, in one step:\n"
     "  1. exports the run's values (as `export` does) to DIR/verify/tuned.json, and its start\n"
@@ -63,6 +64,9 @@ static const char VERIFY_USAGE[] =
     "                      instead of its current values\n"
     "  -base FILE.json     play against these values instead of the start values (a value file\n"
     "                      as `export` writes; parameters it leaves out keep their start value)\n"
+    "  -tuned FILE.json    play these values instead of the run's (values from another run or\n"
+    "                      tool, measured at this run's limit and on its held-out openings;\n"
+    "                      parameters it leaves out keep their start value; not with -snapshot)\n"
     "  -bake auto|yes|no   auto (default): bake when the run's engine is bin/ratchet of a Ratchet\n"
     "                      source tree; no: send the values as options (no build)\n"
     "  -restart            discard DIR/verify.json and start over\n"
@@ -130,14 +134,14 @@ static int push_arg_abs(Verify *v, char **argv, int i)
         if (argv[k][0] == '-')
             opt = argv[k];
     bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log") ||
-                            !strcmp(opt, "-base"));
+                            !strcmp(opt, "-base") || !strcmp(opt, "-tuned"));
     if (!file_opt || a[0] == '-')
         return verify_push_arg(v, a);
     const char *path = NULL;
     if (!strncmp(a, "file=", 5))
         path = a + 5;
     else if (!strchr(a, '=') && strcmp(opt, "-openings") != 0 && argv[i - 1] == opt && strcmp(a, "min") != 0)
-        path = a; /* -pgnout FILE, -base FILE */
+        path = a; /* -pgnout FILE, -base FILE, -tuned FILE */
     if (!path || !path[0] || path[0] == '/')
         return verify_push_arg(v, a);
     char abs[PATH_MAX], word[PATH_MAX + 8];
@@ -193,11 +197,9 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
             else
                 rc = errmsg(err, errlen, "-bake needs auto, yes or no, not '%s'", b);
             i += 2;
-        } else if (!strcmp(a, "-base")) {
-            if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
-                rc = errmsg(err, errlen, "-base needs a value file (FILE.json)");
-            else
-                snprintf(v->base_file, sizeof v->base_file, "%s", v->args[i + 1]);
+        } else if (!strcmp(a, "-base") || !strcmp(a, "-tuned")) {
+            if (verify_value_file_arg(v, i, err, errlen) < 0)
+                rc = -1;
             i += 2;
         } else if (!strcmp(a, "-snapshot")) {
             if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
@@ -271,39 +273,41 @@ static cJSON *start_values(const RunState *rs)
     return NULL;
 }
 
-/* -base FILE: its values replace the start values in base; every name must
- * be a parameter of the run and every value an integer in its range. */
-static int overlay_base(const RunState *rs, cJSON *base, const char *file, char *err, size_t errlen)
+/* -base FILE or -tuned FILE (opt): its values replace those of dst; every
+ * name must be a parameter of the run and every value a number (an integer
+ * for an integer parameter) in its range. */
+static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt, const char *file, char *err,
+                          size_t errlen)
 {
     char e2[PATH_MAX + 256];
     cJSON *j = rd_read_json(file, e2, sizeof e2);
     if (!j)
-        return errmsg(err, errlen, "-base: %s", e2);
+        return errmsg(err, errlen, "%s: %s", opt, e2);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *p;
-    cJSON *dst = cJSON_GetObjectItemCaseSensitive(base, "params");
+    cJSON *dst = cJSON_GetObjectItemCaseSensitive(dst_values, "params");
     int rc = 0;
     if (!cJSON_IsObject(params))
-        rc = errmsg(err, errlen, "-base: %s: no \"params\" object (a value file is {\"params\": {NAME: value, ...}})",
-                    file);
+        rc = errmsg(err, errlen, "%s: %s: no \"params\" object (a value file is {\"params\": {NAME: value, ...}})",
+                    opt, file);
     const cJSON *each = rc == 0 ? params : NULL;
     cJSON_ArrayForEach(p, each)
     {
         const cJSON *cur = cJSON_GetObjectItemCaseSensitive(dst, p->string);
         if (!cur) {
-            rc = errmsg(err, errlen, "-base: %s: '%s' is not a parameter of the run", file, p->string);
+            rc = errmsg(err, errlen, "%s: %s: '%s' is not a parameter of the run", opt, file, p->string);
             break;
         }
         double now;
         bool is_float = false;
         runstate_value(rs, p->string, &now, &is_float);
         if (!cJSON_IsNumber(p) || (!is_float && p->valuedouble != floor(p->valuedouble))) {
-            rc = errmsg(err, errlen, "-base: %s: %s is not %s", file, p->string, is_float ? "a number" : "an integer");
+            rc = errmsg(err, errlen, "%s: %s: %s is not %s", opt, file, p->string, is_float ? "a number" : "an integer");
             break;
         }
         for (size_t k = 0; k < rs->spsa.nparams; k++) {
             const SpsaParam *q = &rs->spsa.params[k];
             if (!strcmp(q->name, p->string) && (p->valuedouble < q->min || p->valuedouble > q->max))
-                rc = errmsg(err, errlen, "-base: %s: %s = %g is outside its range [%g, %g]", file, p->string,
+                rc = errmsg(err, errlen, "%s: %s: %s = %g is outside its range [%g, %g]", opt, file, p->string,
                             p->valuedouble, q->min, q->max);
         }
         if (rc < 0 || !cJSON_ReplaceItemInObjectCaseSensitive(dst, p->string, cJSON_CreateNumber(p->valuedouble))) {
@@ -313,6 +317,35 @@ static int overlay_base(const RunState *rs, cJSON *base, const char *file, char 
     }
     cJSON_Delete(j);
     return rc;
+}
+
+int verify_value_file_arg(Verify *v, int i, char *err, size_t errlen)
+{
+    const char *opt = v->args[i];
+    if (i + 1 >= v->nargs || v->args[i + 1][0] == '-')
+        return errmsg(err, errlen, "%s needs a value file (FILE.json)", opt);
+    char *dst = !strcmp(opt, "-tuned") ? v->tuned_file : v->base_file;
+    snprintf(dst, PATH_MAX, "%s", v->args[i + 1]);
+    return 0;
+}
+
+int verify_use_value_files(Verify *v, char *err, size_t errlen)
+{
+    if (v->tuned_file[0]) {
+        if (v->snapshot[0])
+            return errmsg(err, errlen, "-tuned and -snapshot both name the values to test; give one of them");
+        /* The file over the start values, not over the run's own. */
+        cJSON *t = cJSON_Duplicate(v->base, true);
+        if (!t)
+            return errmsg(err, errlen, "out of memory");
+        cJSON_Delete(v->tuned);
+        v->tuned = t;
+        if (overlay_values(&v->rs, v->tuned, "-tuned", v->tuned_file, err, errlen) < 0)
+            return -1;
+    }
+    if (v->base_file[0] && overlay_values(&v->rs, v->base, "-base", v->base_file, err, errlen) < 0)
+        return -1;
+    return 0;
 }
 
 const cJSON *verify_params_of(const cJSON *values)
@@ -683,7 +716,7 @@ static int prepare(VerifyCall *c, int argc, char **argv)
     if ((step = verify_read_earlier(c)) != STEP_GO)
         return step;
     if (parse_args(v, &c->over, c->err, sizeof c->err) < 0 || verify_use_snapshot(v, c->err, sizeof c->err) < 0 ||
-        (v->base_file[0] && overlay_base(&v->rs, v->base, v->base_file, c->err, sizeof c->err) < 0))
+        verify_use_value_files(v, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
     if ((step = continue_earlier(c)) != STEP_GO || (step = verify_settle_settings(c, progress_from)) != STEP_GO ||
         (step = make_engines(c)) != STEP_GO)

@@ -31,6 +31,7 @@ typedef struct {
     uint64_t rounds;               /* 0 = until the SPRT decides */
     int bake;
     char base_file[PATH_MAX];      /* -base: "" = the start values */
+    char tuned_file[PATH_MAX];     /* -tuned: "" = the run's values (or its snapshot) */
     bool baked;
     unsigned long long seed;
     MatchConfig mc;
@@ -126,6 +127,13 @@ bool verify_same_params(const cJSON *a, const cJSON *b);
 /* The run's start values as a value file (tuned parameters at their start,
  * the others at their spec value); NULL on OOM. */
 cJSON *verify_start_values(const RunState *rs);
+/* -base FILE / -tuned FILE (args[i] is the option): the file's path into
+ * base_file or tuned_file. */
+int verify_value_file_arg(Verify *v, int i, char *err, size_t errlen);
+/* The value files over the start values: -tuned's into tuned (refused with
+ * -snapshot), -base's into base; a name the run lacks, a value that is not a
+ * number of the parameter's kind or out of its range is refused. */
+int verify_use_value_files(Verify *v, char *err, size_t errlen);
 /* The match settings: the run's (the sections verify inherits) with `over`
  * on top; a limit in `over` replaces every limit of the run. */
 int verify_merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over);

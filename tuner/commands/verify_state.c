@@ -91,6 +91,7 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
     ADD("engines", eng);
     NUM("run_games", v->rs.games);
     STR("base_file", v->base_file);
+    STR("tuned_file", v->tuned_file);
     ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
     ADD("base", cJSON_Duplicate(verify_params_of(v->base), true));
     ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
