@@ -397,6 +397,17 @@ Test(ablate, ablates_a_tuned_file)
     cr_assert_eq(num(tuned, "LmrBase"), 100, "the start value, not the run's 150");
     cr_assert(strstr(str(j, "tuned_file"), "other.json"));
     cJSON_Delete(j);
+
+    /* It judged the file's moves, not the run's: export refuses it, naming why. */
+    Args e = { .n = 0 };
+    add(&e, "export");
+    add(&e, "%s/r", tmp);
+    add(&e, "-ablation");
+    add(&e, "keep=pays");
+    cr_assert_eq(run_to_end(export_main, &e, "telog"), 1);
+    char *log = slurp("telog");
+    cr_assert(strstr(log, "other.json (verify -ablate -tuned), not on the run's"), "%s", log);
+    free(log);
 }
 
 Test(ablate, groups_from_a_file_or_inline)

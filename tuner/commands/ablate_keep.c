@@ -71,7 +71,15 @@ int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, siz
                     "verify %s -ablate", path, status->valuestring, dir);
         goto out;
     }
-    /* The values the ablation played must be the run's values now. */
+    /* The values the ablation played must be the run's values now: not a
+     * value file's (-tuned), nor those of the run before it moved on. */
+    const cJSON *tuned_file = cJSON_GetObjectItemCaseSensitive(j, "tuned_file");
+    if (cJSON_IsString(tuned_file) && tuned_file->valuestring[0]) {
+        rc = errmsg(err, errlen, "-ablation: %s was played on the values of %s (verify -ablate -tuned), not on the "
+                    "run's: it judges that file's moves, which export does not write; play the run's with "
+                    "ratchet-tune verify %s -ablate -restart", path, tuned_file->valuestring, dir);
+        goto out;
+    }
     cJSON_ArrayForEach(p, params)
     {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(tuned, p->string);
