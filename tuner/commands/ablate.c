@@ -17,6 +17,7 @@
 #include "cliutil.h"
 #include "errmsg.h"
 #include "jsonget.h"
+#include "jsonput.h"
 #include "match.h"
 #include "rd.h"
 #include "setup.h"
@@ -290,52 +291,50 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
     size_t G = A->groups.n;
     AblEffect *eff = calloc(G + 1, sizeof *eff);
     AblFit fit = { 0 };
-    char msg[256];
+    char msg[256] = "out of memory";
     bool fitted = eff && fit_now(A, eff, &fit, msg, sizeof msg);
     char now[32];
     rd_now_iso(now, sizeof now);
-    cJSON *o = cJSON_CreateObject();
-    bool ok = o != NULL;
-#define NUM(k, x) (ok = ok && cJSON_AddNumberToObject(o, k, (double)(x)) != NULL)
-#define STR(k, x) (ok = ok && cJSON_AddStringToObject(o, k, x) != NULL)
-#define ADD(k, x) (ok = ok && cJSON_AddItemToObject(o, k, x))
-    NUM("version", 1);
-    STR("status", status);
-    ADD("groups", groups_json(&A->groups, fitted ? eff : NULL));
+    JsonPut w = jput_new();
+    jput_num(&w, "version", 1);
+    jput_str(&w, "status", status);
+    jput_item(&w, "groups", groups_json(&A->groups, fitted ? eff : NULL));
     if (fitted) {
-        cJSON *f = cJSON_CreateObject();
-        ok = ok && f && cJSON_AddNumberToObject(f, "pairs", (double)fit.pairs) &&
-             cJSON_AddNumberToObject(f, "intercept", fit.mu) && cJSON_AddNumberToObject(f, "intercept_se", fit.mu_se) &&
-             cJSON_AddNumberToObject(f, "sigma", fit.sigma);
-        ADD("fit", f);
+        JsonPut f = jput_new();
+        jput_num(&f, "pairs", (double)fit.pairs);
+        jput_num(&f, "intercept", fit.mu);
+        jput_num(&f, "intercept_se", fit.mu_se);
+        jput_num(&f, "sigma", fit.sigma);
+        jput_item(&w, "fit", jput_done(&f));
     } else {
-        STR("fit_note", msg);
+        jput_str(&w, "fit_note", msg);
     }
-    NUM("rounds", A->rounds);
-    NUM("rounds_asked", A->rounds_asked);
-    ok = ok && cJSON_AddBoolToObject(o, "capped", A->capped);
-    STR("tc", v->tc);
-    STR("book", v->mc.book_path);
-    cJSON *op = cJSON_CreateObject();
-    ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
-         cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
-         cJSON_AddNumberToObject(op, "count", (double)(v->mc.book ? book_picks(v->mc.book) : 0)) &&
-         cJSON_AddNumberToObject(op, "book_size", (double)(v->mc.book ? book_size(v->mc.book) : 0));
-    ADD("openings", op);
-    NUM("seed", v->seed);
-    STR("design", DESIGN_NAME);
-    STR("groups_spec", A->groups_spec);
-    STR("tuned_file", v->tuned_file);
-    ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
-    NUM("run_games", v->rs.games);
-    ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
-    ADD("base", cJSON_Duplicate(verify_params_of(v->base), true));
+    free(eff);
+    jput_num(&w, "rounds", (double)A->rounds);
+    jput_num(&w, "rounds_asked", (double)A->rounds_asked);
+    jput_bool(&w, "capped", A->capped);
+    jput_str(&w, "tc", v->tc);
+    jput_str(&w, "book", v->mc.book_path);
+    JsonPut op = jput_new();
+    jput_str(&op, "set", v->openings);
+    jput_str(&op, "file", v->mc.book_path);
+    jput_num(&op, "count", (double)(v->mc.book ? book_picks(v->mc.book) : 0));
+    jput_num(&op, "book_size", (double)(v->mc.book ? book_size(v->mc.book) : 0));
+    jput_item(&w, "openings", jput_done(&op));
+    jput_num(&w, "seed", (double)v->seed);
+    jput_str(&w, "design", DESIGN_NAME);
+    jput_str(&w, "groups_spec", A->groups_spec);
+    jput_str(&w, "tuned_file", v->tuned_file);
+    jput_item(&w, "args",
+              v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
+    jput_num(&w, "run_games", (double)v->rs.games);
+    jput_item(&w, "tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
+    jput_item(&w, "base", cJSON_Duplicate(verify_params_of(v->base), true));
     uint64_t ptnml[5] = { 0 };
     cJSON *pairs = cJSON_CreateArray();
-    ok = ok && pairs;
     signed char *z = malloc(G + 1);
     char design[MAX_JOB_OPTS + 1];
-    ok = ok && z;
+    bool ok = pairs && z;
     for (uint64_t k = 0; ok && k < A->rounds; k++) {
         if (A->st[k] != PAIR_DONE)
             continue;
@@ -348,28 +347,21 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
              cJSON_AddNumberToObject(p, "opening", (double)book_pick(v->mc.book, k)) &&
              cJSON_AddStringToObject(p, "design", design) && cJSON_AddNumberToObject(p, "diff", A->y[k]);
     }
+    free(z);
     if (!ok) {
         cJSON_Delete(pairs);
         pairs = NULL;
     }
-    free(z);
-    NUM("games", 2 * A->ndone);
+    jput_num(&w, "games", (double)(2 * A->ndone));
     cJSON *pt = cJSON_CreateArray();
     for (int i = 0; pt && i < 5; i++)
         cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)ptnml[i]));
-    ADD("ptnml", pt);
-    ADD("pairs", pairs);
-    NUM("sessions", v->sessions);
-    STR("created", v->created[0] ? v->created : now);
-    STR("updated", now);
-#undef NUM
-#undef STR
-#undef ADD
-    free(eff);
-    if (ok)
-        return o;
-    cJSON_Delete(o);
-    return NULL;
+    jput_item(&w, "ptnml", pt);
+    jput_item(&w, "pairs", pairs);
+    jput_num(&w, "sessions", (double)v->sessions);
+    jput_str(&w, "created", v->created[0] ? v->created : now);
+    jput_str(&w, "updated", now);
+    return jput_done(&w);
 }
 
 static int ablate_save(const Ablate *A, const char *status, char *err, size_t errlen)

@@ -7,6 +7,7 @@
 
 #include "errmsg.h"
 #include "jsonget.h"
+#include "jsonput.h"
 #include "rd.h"
 #include "verdict.h"
 
@@ -40,92 +41,86 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
     stats_from_ptnml(t->ptnml, &e);
     char now[32];
     rd_now_iso(now, sizeof now);
-    cJSON *o = cJSON_CreateObject();
-    bool ok = o != NULL;
-#define NUM(k, x) (ok = ok && cJSON_AddNumberToObject(o, k, (double)(x)) != NULL)
-#define STR(k, x) (ok = ok && cJSON_AddStringToObject(o, k, x) != NULL)
-#define ADD(k, x) (ok = ok && cJSON_AddItemToObject(o, k, x))
-    NUM("version", 1);
-    STR("status", status);
-    STR("verdict", verdict);
-    NUM("games", t->games);
-    NUM("wins", t->wins);
-    NUM("losses", t->losses);
-    NUM("draws", t->draws);
-    NUM("pairs", t->pairs);
-    ADD("ptnml", u64_array(t->ptnml, 5));
-    NUM("elo", e.elo);
-    NUM("elo_err", e.elo_err);
-    NUM("nelo", e.nelo);
-    NUM("nelo_err", e.nelo_err);
-    NUM("los", e.los);
+    JsonPut w = jput_new();
+    jput_num(&w, "version", 1);
+    jput_str(&w, "status", status);
+    jput_str(&w, "verdict", verdict);
+    jput_num(&w, "games", (double)t->games);
+    jput_num(&w, "wins", (double)t->wins);
+    jput_num(&w, "losses", (double)t->losses);
+    jput_num(&w, "draws", (double)t->draws);
+    jput_num(&w, "pairs", (double)t->pairs);
+    jput_item(&w, "ptnml", u64_array(t->ptnml, 5));
+    jput_num(&w, "elo", e.elo);
+    jput_num(&w, "elo_err", e.elo_err);
+    jput_num(&w, "nelo", e.nelo);
+    jput_num(&w, "nelo_err", e.nelo_err);
+    jput_num(&w, "los", e.los);
     if (v->sprt.on) {
         double llr, lo, up;
         sprt_check(t, &v->sprt, &llr, &lo, &up);
-        cJSON *s = cJSON_CreateObject();
-        ok = ok && s && cJSON_AddNumberToObject(s, "elo0", v->sprt.elo0) && cJSON_AddNumberToObject(s, "elo1", v->sprt.elo1) &&
-             cJSON_AddNumberToObject(s, "alpha", v->sprt.alpha) && cJSON_AddNumberToObject(s, "beta", v->sprt.beta) &&
-             cJSON_AddNumberToObject(s, "llr", llr) && cJSON_AddNumberToObject(s, "lower", lo) &&
-             cJSON_AddNumberToObject(s, "upper", up);
-        ADD("sprt", s);
+        JsonPut s = jput_new();
+        jput_num(&s, "elo0", v->sprt.elo0);
+        jput_num(&s, "elo1", v->sprt.elo1);
+        jput_num(&s, "alpha", v->sprt.alpha);
+        jput_num(&s, "beta", v->sprt.beta);
+        jput_num(&s, "llr", llr);
+        jput_num(&s, "lower", lo);
+        jput_num(&s, "upper", up);
+        jput_item(&w, "sprt", jput_done(&s));
     }
-    NUM("rounds", v->rounds);
-    STR("tc", v->tc);
-    STR("book", v->mc.book_path);
+    jput_num(&w, "rounds", (double)v->rounds);
+    jput_str(&w, "tc", v->tc);
+    jput_str(&w, "book", v->mc.book_path);
     if (v->openings[0]) {
-        cJSON *op = cJSON_CreateObject();
-        ok = ok && op && cJSON_AddStringToObject(op, "set", v->openings) &&
-             cJSON_AddStringToObject(op, "file", v->mc.book_path) &&
-             cJSON_AddNumberToObject(op, "count", (double)book_picks(v->mc.book)) &&
-             cJSON_AddNumberToObject(op, "book_size", (double)book_size(v->mc.book)) &&
-             cJSON_AddNumberToObject(op, "fresh_pairs", (double)v->fresh) &&
-             cJSON_AddBoolToObject(op, "deterministic", match_deterministic(&v->mc));
-        if (!ok)
-            cJSON_Delete(op);
-        ADD("openings", op);
+        JsonPut op = jput_new();
+        jput_str(&op, "set", v->openings);
+        jput_str(&op, "file", v->mc.book_path);
+        jput_num(&op, "count", (double)book_picks(v->mc.book));
+        jput_num(&op, "book_size", (double)book_size(v->mc.book));
+        jput_num(&op, "fresh_pairs", (double)v->fresh);
+        jput_bool(&op, "deterministic", match_deterministic(&v->mc));
+        jput_item(&w, "openings", jput_done(&op));
     }
-    NUM("seed", v->seed);
-    cJSON *eng = cJSON_CreateObject();
-    ok = ok && eng && cJSON_AddStringToObject(eng, "mode", v->baked ? "baked" : "options") &&
-         cJSON_AddStringToObject(eng, "tuned", v->mc.eng[0].cmd) && cJSON_AddStringToObject(eng, "base", v->mc.eng[1].cmd);
-    ADD("engines", eng);
-    NUM("run_games", v->rs.games);
-    STR("base_file", v->base_file);
-    STR("tuned_file", v->tuned_file);
-    ADD("tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
-    ADD("base", cJSON_Duplicate(verify_params_of(v->base), true));
-    ADD("args", v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
-    NUM("next_round", v->next_round);
+    jput_num(&w, "seed", (double)v->seed);
+    JsonPut eng = jput_new();
+    jput_str(&eng, "mode", v->baked ? "baked" : "options");
+    jput_str(&eng, "tuned", v->mc.eng[0].cmd);
+    jput_str(&eng, "base", v->mc.eng[1].cmd);
+    jput_item(&w, "engines", jput_done(&eng));
+    jput_num(&w, "run_games", (double)v->rs.games);
+    jput_str(&w, "base_file", v->base_file);
+    jput_str(&w, "tuned_file", v->tuned_file);
+    jput_item(&w, "tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
+    jput_item(&w, "base", cJSON_Duplicate(verify_params_of(v->base), true));
+    jput_item(&w, "args",
+              v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
+    jput_num(&w, "next_round", (double)v->next_round);
     /* Rounds to replay: those in flight now, and those not yet replayed from the last session. */
     size_t np = v->ninflight + (v->npending - v->nextpending);
     uint64_t *pend = malloc((np + 1) * sizeof *pend);
-    ok = ok && pend;
     if (pend) {
         if (v->ninflight)
             memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
         if (v->npending > v->nextpending)
             memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
-        ADD("pending", u64_array(pend, np));
+        jput_item(&w, "pending", u64_array(pend, np));
         free(pend);
+    } else {
+        w.ok = false;
     }
-    NUM("penta_wl", t->penta_wl);
-    NUM("penta_dd", t->penta_dd);
-    NUM("plies", t->plies);
-    ADD("time_losses", u64_array(t->time_losses, 2));
-    ADD("crashes", u64_array(t->crashes, 2));
-    ADD("illegal", u64_array(t->illegal, 2));
-    ADD("restarts", u64_array(t->restarts, 2));
-    NUM("sessions", v->sessions);
-    NUM("elapsed_s", elapsed_now(v));
-    STR("created", v->created[0] ? v->created : now);
-    STR("updated", now);
-#undef NUM
-#undef STR
-#undef ADD
-    if (ok)
-        return o;
-    cJSON_Delete(o);
-    return NULL;
+    jput_num(&w, "penta_wl", (double)t->penta_wl);
+    jput_num(&w, "penta_dd", (double)t->penta_dd);
+    jput_num(&w, "plies", (double)t->plies);
+    jput_item(&w, "time_losses", u64_array(t->time_losses, 2));
+    jput_item(&w, "crashes", u64_array(t->crashes, 2));
+    jput_item(&w, "illegal", u64_array(t->illegal, 2));
+    jput_item(&w, "restarts", u64_array(t->restarts, 2));
+    jput_num(&w, "sessions", (double)v->sessions);
+    jput_num(&w, "elapsed_s", elapsed_now(v));
+    jput_str(&w, "created", v->created[0] ? v->created : now);
+    jput_str(&w, "updated", now);
+    return jput_done(&w);
 }
 
 int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen)
