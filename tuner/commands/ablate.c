@@ -62,8 +62,9 @@ static const char ABLATE_USAGE[] =
     "\n"
     "DIR/ablation.json (rewritten atomically, at most four times a second) holds every pair's\n"
     "design and result; stopped, the same command continues (a pair finished after the last save\n"
-    "is played again), and a re-run draws the same design (-srand and the seed stored).  The table: group, parameters, Elo and 95% interval, verdict: pays (the\n"
-    "interval above 0), costs (below 0) or unclear.  Then\n"
+    "is played again), and a re-run draws the same design (-srand and the seed stored).\n"
+    "The table: group, parameters, Elo and 95% interval, verdict: pays (the interval above 0),\n"
+    "costs (below 0) or unclear.  Then\n"
     "    ratchet-tune export DIR -ablation keep=pays -o FILE\n"
     "writes the tuned values of the groups that pay and the start values for the rest.\n";
 
