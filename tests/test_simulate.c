@@ -463,7 +463,7 @@ Test(simulate, landscape_bad_input_is_named)
     refused_json("{\"params\": {\"Alpha\": {\"width\": 3}},"
                  " \"couplings\": [{\"a\": \"Alpha\", \"b\": \"Beta\", \"k\": 1}]}",
                  "Alpha", "plateau");
-    refused_json("{\"params\":\n {\"Alpha\": }}", "my.json:2", "JSON");
+    refused_json("{\"params\":\n {\"Alpha\": }}", "my.json:2:", "malformed JSON");
 
     SpsaParam ps[3];
     three_params(ps);

@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 
 int landscape_init(SimLandscape *l, size_t n)
 {
@@ -366,15 +367,9 @@ static int json_couplings(SimLandscape *l, const SpsaParam *ps, const cJSON *arr
 int landscape_parse_json(SimLandscape *l, const SpsaParam *ps, const char *text,
                          const char *fname, char *err, size_t errlen)
 {
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *p = text; at && p < at && *p; p++)
-            line += *p == '\n';
-        errmsg(err, errlen, "%s:%d: not valid JSON", fname, line);
+    cJSON *root = json_parse_text(text, fname, err, errlen);
+    if (!root)
         return -1;
-    }
     int rc = -1;
     if (!cJSON_IsObject(root)) {
         errmsg(err, errlen, "%s: expected a JSON object", fname);
