@@ -510,16 +510,15 @@ Test(verify, bakes_bin_ratchet)
     cJSON_Delete(j);
 }
 
-/* -tuned FILE: the tuned side plays the file's values over the start
- * values (not over the run's own, which moved); with -snapshot, or with a
- * name the run lacks, it is refused and nothing is played. */
-Test(verify, plays_a_tuned_file)
+/* One pair of verify with -tuned or -base FILE (opt), FILE setting Alpha
+ * to 55 over a short run whose Alpha and Beta moved: verify.json. */
+static cJSON *verify_with_value_file(const char *opt, const char *file)
 {
     short_run("r", 40);
-    write_file("other.json", "{\"params\": {\"Alpha\": 55}}\n");
+    write_file(file, "{\"params\": {\"Alpha\": 55}}\n");
     Args a = verify_args("r");
-    add(&a, "-tuned");
-    add(&a, "%s/other.json", tmp);
+    add(&a, "%s", opt);
+    add(&a, "%s/%s", tmp, file);
     add(&a, "-sprt");
     add(&a, "off");
     add(&a, "-rounds");
@@ -528,7 +527,34 @@ Test(verify, plays_a_tuned_file)
     char *log = slurp("vlog");
     cr_assert_eq(rc, 0, "%s", log);
     free(log);
-    cJSON *j = verify_json("r");
+    return verify_json("r");
+}
+
+/* verify -restart with opt FILE (and extra best, if extra): refused with
+ * expect in the message, nothing played. */
+static void refused_value_file(const char *opt, const char *file, const char *extra, const char *expect)
+{
+    Args a = verify_args("r");
+    add(&a, "-restart");
+    add(&a, "%s", opt);
+    add(&a, "%s/%s", tmp, file);
+    if (extra) {
+        add(&a, "%s", extra);
+        add(&a, "best");
+    }
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 2, "%s", log);
+    cr_assert(strstr(log, expect), "%s", log);
+    free(log);
+}
+
+/* -tuned FILE: the tuned side plays the file's values over the start
+ * values (not over the run's own, which moved); with -snapshot, or with a
+ * name the run lacks, it is refused and nothing is played. */
+Test(verify, plays_a_tuned_file)
+{
+    cJSON *j = verify_with_value_file("-tuned", "other.json");
     const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tuned, "Alpha")->valueint, 55, "from the file");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tuned, "Beta")->valueint, 70, "the start value, not the run's");
@@ -536,23 +562,8 @@ Test(verify, plays_a_tuned_file)
     cJSON_Delete(j);
 
     write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
-    const char *extra[2] = { "-snapshot", NULL }, *expect[2] = { "give one of them", "'Delta' is not a parameter" };
-    const char *files[2] = { "other.json", "bad.json" };
-    for (int i = 0; i < 2; i++) {
-        a = verify_args("r");
-        add(&a, "-restart");
-        add(&a, "-tuned");
-        add(&a, "%s/%s", tmp, files[i]);
-        if (extra[i]) {
-            add(&a, "%s", extra[i]);
-            add(&a, "best");
-        }
-        rc = run_to_end(verify_main, &a, "vlog");
-        log = slurp("vlog");
-        cr_assert_eq(rc, 2, "%s", log);
-        cr_assert(strstr(log, expect[i]), "%s", log);
-        free(log);
-    }
+    refused_value_file("-tuned", "other.json", "-snapshot", "give one of them");
+    refused_value_file("-tuned", "bad.json", NULL, "bad.json: 'Delta' is not a parameter");
 }
 
 /* -base FILE: the base engine plays the file's values, the start values
@@ -560,20 +571,7 @@ Test(verify, plays_a_tuned_file)
  * of range is refused. */
 Test(verify, plays_against_a_base_file)
 {
-    short_run("r", 40);
-    write_file("base.json", "{\"params\": {\"Alpha\": 55}}\n");
-    Args a = verify_args("r");
-    add(&a, "-base");
-    add(&a, "%s/base.json", tmp);
-    add(&a, "-sprt");
-    add(&a, "off");
-    add(&a, "-rounds");
-    add(&a, "1");
-    int rc = run_to_end(verify_main, &a, "vlog");
-    char *log = slurp("vlog");
-    cr_assert_eq(rc, 0, "%s", log);
-    free(log);
-    cJSON *j = verify_json("r");
+    cJSON *j = verify_with_value_file("-base", "base.json");
     const cJSON *base = cJSON_GetObjectItemCaseSensitive(j, "base");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Alpha")->valueint, 55, "from the file");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(base, "Beta")->valueint, 70, "the start value");
@@ -582,17 +580,7 @@ Test(verify, plays_against_a_base_file)
 
     write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
     write_file("far.json", "{\"params\": {\"Beta\": 500}}\n");
-    const char *files[2] = { "bad.json", "far.json" }, *expect[2] = { "'Delta' is not a parameter", "outside its range" };
-    for (int i = 0; i < 2; i++) {
-        a = verify_args("r");
-        add(&a, "-restart");
-        add(&a, "-base");
-        add(&a, "%s/%s", tmp, files[i]);
-        rc = run_to_end(verify_main, &a, "vlog");
-        log = slurp("vlog");
-        cr_assert_eq(rc, 2, "%s", log);
-        cr_assert(strstr(log, files[i]) && strstr(log, expect[i]), "%s", log);
-        free(log);
-    }
+    refused_value_file("-base", "bad.json", NULL, "bad.json: 'Delta' is not a parameter");
+    refused_value_file("-base", "far.json", NULL, "far.json: Beta = 500 is outside its range");
 }
 
