@@ -560,6 +560,9 @@ Test(verify, plays_a_tuned_file)
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tuned, "Beta")->valueint, 70, "the start value, not the run's");
     cr_assert(strstr(jstr(j, "tuned_file"), "other.json"));
     cJSON_Delete(j);
+    char *log = slurp("vlog");
+    cr_assert(strstr(log, "verify: the values of ") && strstr(log, "other.json against the start values"), "%s", log);
+    free(log);
 
     write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
     refused_value_file("-tuned", "other.json", "-snapshot", "give one of them");

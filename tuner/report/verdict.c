@@ -23,8 +23,12 @@ void verdict_print(FILE *out, const cJSON *j, const char *dir)
     const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
     const char *st = cJSON_IsString(status) ? status->valuestring : "?";
     const cJSON *bf = cJSON_GetObjectItemCaseSensitive(j, "base_file");
-    fprintf(out, "verify: the values after %llu games against %s, %s, %s engines: ", (unsigned long long)run_games,
-            cJSON_IsString(bf) && bf->valuestring[0] ? bf->valuestring : "the start values",
+    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(j, "tuned_file");
+    if (cJSON_IsString(tf) && tf->valuestring[0])
+        fprintf(out, "verify: the values of %s", tf->valuestring);
+    else
+        fprintf(out, "verify: the values after %llu games", (unsigned long long)run_games);
+    fprintf(out, " against %s, %s, %s engines: ", cJSON_IsString(bf) && bf->valuestring[0] ? bf->valuestring : "the start values",
             cJSON_IsString(tc) ? tc->valuestring : "?",
             cJSON_IsString(mode) ? mode->valuestring : "?");
     if (!strcmp(vs, "identical")) {
