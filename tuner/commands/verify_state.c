@@ -104,11 +104,9 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
             memcpy(pend, v->inflight, v->ninflight * sizeof *pend);
         if (v->npending > v->nextpending)
             memcpy(pend + v->ninflight, v->pending + v->nextpending, (v->npending - v->nextpending) * sizeof *pend);
-        jput_item(&w, "pending", u64_array(pend, np));
-        free(pend);
-    } else {
-        w.ok = false;
     }
+    jput_item(&w, "pending", pend ? u64_array(pend, np) : NULL); /* NULL fails w */
+    free(pend);
     jput_num(&w, "penta_wl", (double)t->penta_wl);
     jput_num(&w, "penta_dd", (double)t->penta_dd);
     jput_num(&w, "plies", (double)t->plies);
