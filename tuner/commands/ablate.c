@@ -5,8 +5,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,9 +19,9 @@
 #include "match.h"
 #include "rd.h"
 #include "setup.h"
-#include "verify_impl.h"
+#include "verify_call.h"
 
-enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { EXIT_DONE = VERIFY_EXIT_DONE, EXIT_FAILED = VERIFY_EXIT_FAILED, EXIT_USAGE = VERIFY_EXIT_USAGE };
 enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
 #define DEFAULT_PAIRS 2000
 #define DESIGN_NAME "mirrored-couples-mt19937"
@@ -68,6 +66,17 @@ static const char ABLATE_USAGE[] =
     "    ratchet-tune export DIR -ablation keep=pays -o FILE\n"
     "writes the tuned values of the groups that pay and the start values for the rest.\n";
 
+static const VerifyKind ABLATE_KIND = {
+    .name = "ablate",
+    .cmdline = "verify -ablate",
+    .noun = "an ablation",
+    .suffix = " -ablate",
+    .file = ABLATION_FILE,
+    .bare_nargs = 1,
+    .stop_note = "\nratchet-tune: verify -ablate: stopping: abandoning the games in flight and saving (again to quit "
+                 "at once)\n",
+};
+
 typedef struct {
     char name[64];
     char tuned[64], base[64];
@@ -75,7 +84,7 @@ typedef struct {
 } AblOpt;
 
 typedef struct {
-    Verify v;                     /* the run, its values, the match (verify's machinery) */
+    VerifyRun v;                  /* the run, its values, the match (verify_call.h); first, see ablate_of */
     char path[PATH_MAX + 32];     /* DIR/ablation.json */
     char groups_spec[PATH_MAX + 8];
     AblGroups groups;
@@ -92,36 +101,10 @@ typedef struct {
 
 /* ---- the options ------------------------------------------------------------------------ */
 
-/* argv[i] as stored: the files of -openings file=, -pgnout, -log and
- * groups=FILE made absolute, so the stored options mean the same from any
- * directory. */
-static int push_arg_abs(Verify *v, char **argv, int i)
-{
-    const char *a = argv[i], *prev = argv[i - 1];
-    char abs[PATH_MAX], word[PATH_MAX + 16];
-    const char *path = NULL, *pre = "";
-    if (!strcmp(prev, "-ablate") && !strncmp(a, "groups=", 7) && strcmp(a + 7, "auto") != 0 &&
-        access(a + 7, F_OK) == 0) {
-        path = a + 7;
-        pre = "groups=";
-    } else if (!strncmp(a, "file=", 5)) {
-        path = a + 5;
-        pre = "file=";
-    } else if ((!strcmp(prev, "-pgnout") || !strcmp(prev, "-log") || !strcmp(prev, "-tuned")) && !strchr(a, '=') &&
-               a[0] != '-') {
-        path = a;
-    }
-    if (!path || !path[0] || path[0] == '/')
-        return verify_push_arg(v, a);
-    rd_abs_path(path, abs, sizeof abs);
-    snprintf(word, sizeof word, "%s%s", pre, abs);
-    return verify_push_arg(v, word);
-}
-
 /* The stored options into groups=, -rounds and the match settings `over`. */
 static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
 {
-    Verify *v = &A->v;
+    VerifyRun *v = &A->v;
     snprintf(A->groups_spec, sizeof A->groups_spec, "auto");
     A->rounds_asked = DEFAULT_PAIRS;
     char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
@@ -288,7 +271,7 @@ static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, siz
 
 static cJSON *ablate_json(const Ablate *A, const char *status)
 {
-    const Verify *v = &A->v;
+    const VerifyRun *v = &A->v;
     size_t G = A->groups.n;
     AblEffect *eff = calloc(G + 1, sizeof *eff);
     AblFit fit = { 0 };
@@ -515,7 +498,7 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
     if (!A->failed && ablate_save(A, "running", err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify -ablate: %s; stopping\n", err);
         A->failed = true;
-        verify_g_stop = 1;
+        verify_stop_on_error();
     }
     progress(A, false);
 }
@@ -584,7 +567,7 @@ static bool same_groups(const cJSON *stored, const AblGroups *gs)
 
 static int play(Ablate *A, const char *dir)
 {
-    Verify *v = &A->v;
+    VerifyRun *v = &A->v;
     char err[PATH_MAX + 1024];
     v->sessions++;
     if (v->created[0] == '\0')
@@ -602,21 +585,12 @@ static int play(Ablate *A, const char *dir)
         printf("continuing: %llu pairs played\n", (unsigned long long)A->ndone);
     fflush(stdout);
 
-    verify_g_stop = 0;
-    verify_g_signal = 0;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    verify_stop_note = "\nratchet-tune: verify -ablate: stopping: abandoning the games in flight and saving "
-                       "(again to quit at once)\n";
-    sa.sa_handler = verify_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    VerifyStop stop;
+    verify_stop_install(&stop, ABLATE_KIND.stop_note);
     v->mc.stop = &verify_g_stop;
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
     int mrc = match_play(&v->mc, &hooks);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    verify_stop_restore(&stop);
     progress(A, true);
     if (cli_live_progress())
         putchar('\n');
@@ -640,8 +614,8 @@ static int play(Ablate *A, const char *dir)
     fflush(stdout);
     if (done && saved)
         return EXIT_DONE;
-    if (verify_g_signal && !A->failed && mrc == 0)
-        return 128 + verify_g_signal;
+    if (verify_stop_signal() && !A->failed && mrc == 0)
+        return 128 + verify_stop_signal();
     return EXIT_FAILED;
 }
 
@@ -649,7 +623,7 @@ static int play(Ablate *A, const char *dir)
  * done, continued when not; other values start anew, other groups are refused. */
 static int continue_earlier(Ablate *A, VerifyCall *c)
 {
-    const Verify *v = &A->v;
+    const VerifyRun *v = &A->v;
     if (!c->old)
         return STEP_GO;
     if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(c->old, "tuned")) ||
@@ -677,7 +651,7 @@ static int continue_earlier(Ablate *A, VerifyCall *c)
 /* A continued ablation: its seed, sessions and start from its file. */
 static int resume_from(VerifyCall *c)
 {
-    Verify *v = c->v;
+    VerifyRun *v = c->r;
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(c->old, "created");
     uint64_t seed = 0;
     if (!json_get_u64(c->old, "seed", &seed) || !json_get_u64(c->old, "sessions", &v->sessions) ||
@@ -695,15 +669,12 @@ static int resume_from(VerifyCall *c)
  * groups' values; one pair per fresh opening at a deterministic limit. */
 static int make_match(Ablate *A, VerifyCall *c)
 {
-    Verify *v = &A->v;
+    VerifyRun *v = &A->v;
     snprintf(c->engines[0], sizeof c->engines[0], "%s", c->cmd);
     snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
     v->baked = false;
-    cJSON *tuned = v->tuned;
-    v->tuned = v->base;
-    int brc = verify_build_match(v, &c->settings, c->limit_over, c->engines, c->err, sizeof c->err);
-    v->tuned = tuned;
-    if (brc < 0 || verify_check_match(c) != STEP_GO || make_opts(A, c->err, sizeof c->err) < 0)
+    const cJSON *values[2] = { v->base, v->base };
+    if (verify_make_match(c, values) != STEP_GO || make_opts(A, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
 
     /* At a deterministic limit a game is a function of its opening (and the
@@ -728,11 +699,11 @@ static int make_match(Ablate *A, VerifyCall *c)
 /* The steps up to the match, in order; STEP_GO when the match is to be played. */
 static int prepare(Ablate *A, VerifyCall *c, int argc, char **argv)
 {
-    Verify *v = &A->v;
+    VerifyRun *v = &A->v;
     char note[1024] = "";
     int step;
     if ((step = verify_read_options(c, argc, argv)) != STEP_GO ||
-        (step = verify_open_run(c, ABLATION_FILE)) != STEP_GO)
+        (step = verify_open_run(c)) != STEP_GO)
         return step;
     snprintf(A->path, sizeof A->path, "%s", c->file);
     if ((step = verify_read_earlier(c)) != STEP_GO)
@@ -764,8 +735,7 @@ int ablate_main(int argc, char **argv)
     static Ablate A; /* large (the match configuration); one per process */
     static VerifyCall c;
     memset(&A, 0, sizeof A);
-    verify_call_init(&c, &A.v, argv[1], true);
-    c.push_arg = push_arg_abs;
+    verify_call_init(&c, &A.v, argv[1], &ABLATE_KIND);
     int step = prepare(&A, &c, argc, argv);
     if (step == STEP_GO)
         c.rc = play(&A, argv[1]);

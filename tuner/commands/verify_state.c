@@ -70,31 +70,31 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
         jput_item(&w, "sprt", jput_done(&s));
     }
     jput_num(&w, "rounds", (double)v->rounds);
-    jput_str(&w, "tc", v->tc);
-    jput_str(&w, "book", v->mc.book_path);
-    if (v->openings[0]) {
+    jput_str(&w, "tc", v->run.tc);
+    jput_str(&w, "book", v->run.mc.book_path);
+    if (v->run.openings[0]) {
         JsonPut op = jput_new();
-        jput_str(&op, "set", v->openings);
-        jput_str(&op, "file", v->mc.book_path);
-        jput_num(&op, "count", (double)book_picks(v->mc.book));
-        jput_num(&op, "book_size", (double)book_size(v->mc.book));
+        jput_str(&op, "set", v->run.openings);
+        jput_str(&op, "file", v->run.mc.book_path);
+        jput_num(&op, "count", (double)book_picks(v->run.mc.book));
+        jput_num(&op, "book_size", (double)book_size(v->run.mc.book));
         jput_num(&op, "fresh_pairs", (double)v->fresh);
-        jput_bool(&op, "deterministic", match_deterministic(&v->mc));
+        jput_bool(&op, "deterministic", match_deterministic(&v->run.mc));
         jput_item(&w, "openings", jput_done(&op));
     }
-    jput_num(&w, "seed", (double)v->seed);
+    jput_num(&w, "seed", (double)v->run.seed);
     JsonPut eng = jput_new();
-    jput_str(&eng, "mode", v->baked ? "baked" : "options");
-    jput_str(&eng, "tuned", v->mc.eng[0].cmd);
-    jput_str(&eng, "base", v->mc.eng[1].cmd);
+    jput_str(&eng, "mode", v->run.baked ? "baked" : "options");
+    jput_str(&eng, "tuned", v->run.mc.eng[0].cmd);
+    jput_str(&eng, "base", v->run.mc.eng[1].cmd);
     jput_item(&w, "engines", jput_done(&eng));
-    jput_num(&w, "run_games", (double)v->rs.games);
-    jput_str(&w, "base_file", v->base_file);
-    jput_str(&w, "tuned_file", v->tuned_file);
-    jput_item(&w, "tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
-    jput_item(&w, "base", cJSON_Duplicate(verify_params_of(v->base), true));
+    jput_num(&w, "run_games", (double)v->run.rs.games);
+    jput_str(&w, "base_file", v->run.base_file);
+    jput_str(&w, "tuned_file", v->run.tuned_file);
+    jput_item(&w, "tuned", cJSON_Duplicate(verify_params_of(v->run.tuned), true));
+    jput_item(&w, "base", cJSON_Duplicate(verify_params_of(v->run.base), true));
     jput_item(&w, "args",
-              v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
+              v->run.nargs ? cJSON_CreateStringArray((const char *const *)v->run.args, v->run.nargs) : cJSON_CreateArray());
     jput_num(&w, "next_round", (double)v->next_round);
     /* Rounds to replay: those in flight now, and those not yet replayed from the last session. */
     size_t np = v->ninflight + (v->npending - v->nextpending);
@@ -114,9 +114,9 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
     jput_item(&w, "crashes", u64_array(t->crashes, 2));
     jput_item(&w, "illegal", u64_array(t->illegal, 2));
     jput_item(&w, "restarts", u64_array(t->restarts, 2));
-    jput_num(&w, "sessions", (double)v->sessions);
+    jput_num(&w, "sessions", (double)v->run.sessions);
     jput_num(&w, "elapsed_s", elapsed_now(v));
-    jput_str(&w, "created", v->created[0] ? v->created : now);
+    jput_str(&w, "created", v->run.created[0] ? v->run.created : now);
     jput_str(&w, "updated", now);
     return jput_done(&w);
 }
@@ -144,16 +144,16 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
               json_get_u64(j, "plies", &t->plies) && json_get_counts(j, "time_losses", t->time_losses, 2) &&
               json_get_counts(j, "crashes", t->crashes, 2) && json_get_counts(j, "illegal", t->illegal, 2) &&
               json_get_counts(j, "restarts", t->restarts, 2) && json_get_u64(j, "next_round", &v->next_round) &&
-              json_get_u64(j, "sessions", &v->sessions) && json_get_u64(j, "seed", &seed);
+              json_get_u64(j, "sessions", &v->run.sessions) && json_get_u64(j, "seed", &seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created");
     ok = ok && cJSON_IsNumber(el) && cJSON_IsArray(pend) && cJSON_IsString(cr);
     if (!ok)
         return errmsg(err, errlen, "%s: a field is missing or malformed; start over with -restart", v->path);
-    v->seed = seed;
+    v->run.seed = seed;
     v->elapsed0 = el->valuedouble;
-    snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
+    snprintf(v->run.created, sizeof v->run.created, "%s", cr->valuestring);
     size_t n = (size_t)cJSON_GetArraySize(pend);
     v->pending = calloc(n + 1, sizeof *v->pending);
     if (!v->pending)

@@ -1,0 +1,577 @@
+/* The steps that `verify` and `verify -ablate` share; see verify_call.h. */
+#include "verify_call.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "engcheck.h"
+#include "errmsg.h"
+#include "export.h"
+#include "rd.h"
+#include "setup.h"
+#include "strlist.h"
+#include "validate.h"
+
+/* The sections of the match options both commands take, and those they inherit from the run. */
+const char *const VERIFY_SECTIONS[] = { "each",        "openings", "draw",   "resign", "maxmoves",
+                                               "concurrency", "srand",    "pgnout", "log",    NULL };
+static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "maxmoves", "concurrency", NULL };
+/* The keys that set an engine's limit: one given replaces all the run's. */
+const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", "nodestime", NULL };
+
+atomic_int verify_g_stop;
+static atomic_int g_signal;
+static const char *g_stop_note = "";
+
+static void on_signal(int sig)
+{
+    if (verify_g_stop) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    verify_g_stop = 1;
+    g_signal = sig;
+    ssize_t w = write(STDERR_FILENO, g_stop_note, strlen(g_stop_note));
+    (void)w;
+}
+
+void verify_stop_install(VerifyStop *s, const char *note)
+{
+    verify_g_stop = 0;
+    g_signal = 0;
+    g_stop_note = note;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+void verify_stop_restore(VerifyStop *s)
+{
+    sigaction(SIGINT, &s->old_int, NULL);
+    sigaction(SIGTERM, &s->old_term, NULL);
+}
+
+void verify_stop_on_error(void)
+{
+    verify_g_stop = 1;
+}
+
+int verify_stop_signal(void)
+{
+    return g_signal;
+}
+
+/* ---- the stored options -------------------------------------------------------- */
+
+static int push_arg(VerifyRun *r, const char *s)
+{
+    char **na = realloc(r->args, (size_t)(r->nargs + 2) * sizeof *na);
+    if (!na)
+        return -1;
+    r->args = na;
+    if (!(r->args[r->nargs] = strdup(s)))
+        return -1;
+    r->args[++r->nargs] = NULL;
+    return 0;
+}
+
+/* argv[i] as stored: the file of -openings file=, -pgnout, -log, -base,
+ * -tuned and -ablate groups=FILE made absolute, so that the stored options
+ * mean the same from any directory. */
+static int push_arg_abs(VerifyRun *r, char **argv, int i)
+{
+    const char *a = argv[i];
+    const char *opt = NULL;
+    for (int k = i - 1; k >= 2 && !opt; k--)
+        if (argv[k][0] == '-')
+            opt = argv[k];
+    const char *path = NULL, *pre = "";
+    bool file_opt = opt && (!strcmp(opt, "-openings") || !strcmp(opt, "-pgnout") || !strcmp(opt, "-log") ||
+                            !strcmp(opt, "-base") || !strcmp(opt, "-tuned"));
+    if (a[0] == '-' || !opt) {
+        path = NULL;
+    } else if (!strcmp(opt, "-ablate") && argv[i - 1] == opt && !strncmp(a, "groups=", 7) &&
+               strcmp(a + 7, "auto") != 0 && access(a + 7, F_OK) == 0) {
+        path = a + 7;
+        pre = "groups=";
+    } else if (file_opt && !strncmp(a, "file=", 5)) {
+        path = a + 5;
+        pre = "file=";
+    } else if (file_opt && !strchr(a, '=') && strcmp(opt, "-openings") != 0 && argv[i - 1] == opt &&
+               strcmp(a, "min") != 0) {
+        path = a; /* -pgnout FILE, -base FILE, -tuned FILE */
+    }
+    if (!path || !path[0] || path[0] == '/')
+        return push_arg(r, a);
+    char abs[PATH_MAX], word[PATH_MAX + 16];
+    rd_abs_path(path, abs, sizeof abs);
+    snprintf(word, sizeof word, "%s%s", pre, abs);
+    return push_arg(r, word);
+}
+
+static void free_args(VerifyRun *r)
+{
+    for (int i = 0; i < r->nargs; i++)
+        free(r->args[i]);
+    free(r->args);
+    r->args = NULL;
+    r->nargs = 0;
+}
+
+bool verify_same_args(const cJSON *stored, const VerifyRun *r)
+{
+    if (!cJSON_IsArray(stored) || cJSON_GetArraySize(stored) != r->nargs)
+        return false;
+    for (int i = 0; i < r->nargs; i++) {
+        const cJSON *s = cJSON_GetArrayItem(stored, i);
+        if (!cJSON_IsString(s) || strcmp(s->valuestring, r->args[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+static int load_args(VerifyRun *r, const cJSON *stored)
+{
+    free_args(r);
+    const cJSON *s;
+    cJSON_ArrayForEach(s, stored)
+    {
+        if (!cJSON_IsString(s) || push_arg(r, s->valuestring) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The match settings: the run's (INHERITED sections) with `over` on top;
+ * a limit in `over` replaces every limit of the run. */
+static int merge_settings(const RunState *rs, const RunConf *over, RunConf *out, bool *limit_over)
+{
+    *limit_over = false;
+    for (size_t i = 0; i < over->n; i++)
+        if (!strcmp(over->v[i].sec, "each") && str_in_list(VERIFY_LIMIT_KEYS, over->v[i].key))
+            *limit_over = true;
+    for (size_t i = 0; i < rs->conf.n; i++) {
+        const ConfItem *it = &rs->conf.v[i];
+        if (!str_in_list(INHERITED, it->sec) || (*limit_over && !strcmp(it->sec, "each") && str_in_list(VERIFY_LIMIT_KEYS, it->key)))
+            continue;
+        if (conf_set(out, it->sec, it->key, it->val, it->origin) < 0)
+            return -1;
+    }
+    return conf_merge(out, over);
+}
+
+/* The run's start values: tuned parameters at their start, the others at their spec value. */
+static cJSON *start_values(const RunState *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *params = o ? cJSON_AddObjectToObject(o, "params") : NULL;
+    bool ok = params != NULL;
+    for (size_t i = 0; ok && i < rs->norder; i++) {
+        const char *name = rs->order[i];
+        double v = 0;
+        bool found = false;
+        for (size_t k = 0; k < rs->spsa.nparams && !found; k++)
+            if (!strcmp(rs->spsa.params[k].name, name)) {
+                const SpsaParam *q = &rs->spsa.params[k];
+                v = q->is_float ? q->start : (double)lround(q->start);
+                found = true;
+            }
+        if (!found && runstate_value(rs, name, &v, NULL) < 0)
+            continue;
+        ok = cJSON_AddNumberToObject(params, name, v) != NULL;
+    }
+    ok = ok && cJSON_AddStringToObject(o, "source", "ratchet-tune verify: the run's start values") &&
+         cJSON_AddStringToObject(o, "engine", rs->engine);
+    if (ok)
+        return o;
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* -base FILE or -tuned FILE (opt): its values replace those of dst; every
+ * name must be a parameter of the run and every value a number (an integer
+ * for an integer parameter) in its range. */
+static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt, const char *file, char *err,
+                          size_t errlen)
+{
+    char e2[PATH_MAX + 256];
+    cJSON *j = rd_read_json(file, e2, sizeof e2);
+    if (!j)
+        return errmsg(err, errlen, "%s: %s", opt, e2);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *p;
+    cJSON *dst = cJSON_GetObjectItemCaseSensitive(dst_values, "params");
+    int rc = 0;
+    if (!cJSON_IsObject(params))
+        rc = errmsg(err, errlen, "%s: %s: no \"params\" object (a value file is {\"params\": {NAME: value, ...}})",
+                    opt, file);
+    const cJSON *each = rc == 0 ? params : NULL;
+    cJSON_ArrayForEach(p, each)
+    {
+        const cJSON *cur = cJSON_GetObjectItemCaseSensitive(dst, p->string);
+        if (!cur) {
+            rc = errmsg(err, errlen, "%s: %s: '%s' is not a parameter of the run", opt, file, p->string);
+            break;
+        }
+        double now;
+        bool is_float = false;
+        runstate_value(rs, p->string, &now, &is_float);
+        if (!cJSON_IsNumber(p) || (!is_float && p->valuedouble != floor(p->valuedouble))) {
+            rc = errmsg(err, errlen, "%s: %s: %s is not %s", opt, file, p->string, is_float ? "a number" : "an integer");
+            break;
+        }
+        for (size_t k = 0; k < rs->spsa.nparams; k++) {
+            const SpsaParam *q = &rs->spsa.params[k];
+            if (!strcmp(q->name, p->string) && (p->valuedouble < q->min || p->valuedouble > q->max))
+                rc = errmsg(err, errlen, "%s: %s: %s = %g is outside its range [%g, %g]", opt, file, p->string,
+                            p->valuedouble, q->min, q->max);
+        }
+        if (rc < 0 || !cJSON_ReplaceItemInObjectCaseSensitive(dst, p->string, cJSON_CreateNumber(p->valuedouble))) {
+            rc = rc < 0 ? rc : errmsg(err, errlen, "out of memory");
+            break;
+        }
+    }
+    cJSON_Delete(j);
+    return rc;
+}
+
+int verify_value_file_arg(VerifyRun *r, int i, char *err, size_t errlen)
+{
+    const char *opt = r->args[i];
+    if (i + 1 >= r->nargs || r->args[i + 1][0] == '-')
+        return errmsg(err, errlen, "%s needs a value file (FILE.json)", opt);
+    char *dst = !strcmp(opt, "-tuned") ? r->tuned_file : r->base_file;
+    snprintf(dst, PATH_MAX, "%s", r->args[i + 1]);
+    return 0;
+}
+
+int verify_use_value_files(VerifyRun *r, char *err, size_t errlen)
+{
+    if (r->tuned_file[0]) {
+        /* The file over the start values, not over the run's own. */
+        cJSON *t = cJSON_Duplicate(r->base, true);
+        if (!t)
+            return errmsg(err, errlen, "out of memory");
+        cJSON_Delete(r->tuned);
+        r->tuned = t;
+        if (overlay_values(&r->rs, r->tuned, "-tuned", r->tuned_file, err, errlen) < 0)
+            return -1;
+    }
+    if (r->base_file[0] && overlay_values(&r->rs, r->base, "-base", r->base_file, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+const cJSON *verify_params_of(const cJSON *values)
+{
+    return cJSON_GetObjectItemCaseSensitive(values, "params");
+}
+
+bool verify_same_params(const cJSON *a, const cJSON *b)
+{
+    return a && b && cJSON_Compare(a, b, true);
+}
+
+/* ---- the steps ------------------------------------------------------------------ */
+
+static void run_free(VerifyRun *r)
+{
+    if (r->mc_init)
+        match_config_free(&r->mc);
+    runstate_free(&r->rs);
+    cJSON_Delete(r->tuned);
+    cJSON_Delete(r->base);
+    free_args(r);
+}
+
+void verify_call_init(VerifyCall *c, VerifyRun *r, const char *dir_arg, const VerifyKind *kind)
+{
+    memset(r, 0, sizeof *r);
+    runstate_init(&r->rs);
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->kind = kind;
+    c->arg = dir_arg;
+    c->rc = VERIFY_EXIT_USAGE;
+    c->lockfd = -1;
+    conf_init(&c->over);
+    conf_init(&c->settings);
+}
+
+int verify_call_end(VerifyCall *c, int step)
+{
+    if (step == STEP_FAIL)
+        fprintf(stderr, "ratchet-tune: %s\n", c->err);
+    cJSON_Delete(c->old);
+    conf_free(&c->over);
+    conf_free(&c->settings);
+    run_free(c->r);
+    if (c->lockfd >= 0)
+        rd_unlock(c->lockfd);
+    return c->rc;
+}
+
+int verify_fail(VerifyCall *c, int rc)
+{
+    c->rc = rc;
+    return STEP_FAIL;
+}
+
+int verify_oom(VerifyCall *c)
+{
+    errmsg(c->err, sizeof c->err, "out of memory");
+    return verify_fail(c, VERIFY_EXIT_FAILED);
+}
+
+int verify_read_options(VerifyCall *c, int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-restart"))
+            c->restart = true;
+        else if (!strcmp(argv[i], "-force"))
+            c->force = true;
+        else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
+            c->concurrency = argv[++i];
+        else if (push_arg_abs(c->r, argv, i) < 0)
+            return verify_oom(c);
+    }
+    return STEP_GO;
+}
+
+int verify_open_run(VerifyCall *c)
+{
+    VerifyRun *r = c->r;
+    rd_abs_path(c->arg, r->dir, sizeof r->dir);
+    snprintf(c->file, sizeof c->file, "%s/%s", r->dir, c->kind->file);
+    struct stat sb;
+    if (stat(r->dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        errmsg(c->err, sizeof c->err, "verify: '%s' is not a directory%s", c->arg,
+               errno == ENOENT ? " (no such file)" : "");
+        return STEP_FAIL;
+    }
+    snprintf(c->state_path, sizeof c->state_path, "%s/%s", r->dir, STATE_FILE);
+    if (access(c->state_path, F_OK) != 0) {
+        errmsg(c->err, sizeof c->err, "verify: '%s' is not a run directory (no %s)", c->arg, STATE_FILE);
+        return STEP_FAIL;
+    }
+    if ((c->lockfd = rd_lock(r->dir, c->err, sizeof c->err)) < 0)
+        return STEP_FAIL;
+    runstate_free(&r->rs);
+    if (runstate_load(&r->rs, r->dir, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if (!(r->tuned = export_values(&r->rs, c->kind->name)) || !(r->base = start_values(&r->rs)))
+        return verify_oom(c);
+    return STEP_GO;
+}
+
+int verify_read_earlier(VerifyCall *c)
+{
+    VerifyRun *r = c->r;
+    if (c->restart || access(c->file, F_OK) != 0)
+        return STEP_GO;
+    if (!(c->old = rd_read_json(c->file, c->err, sizeof c->err))) {
+        appendf(c->err, sizeof c->err, strlen(c->err), "; start over with: %s verify %s%s -restart", setup_prog(),
+                c->arg, c->kind->suffix);
+        return STEP_FAIL;
+    }
+    const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
+    if (r->nargs == c->kind->bare_nargs && cJSON_IsArray(oargs)) {
+        if (load_args(r, oargs) < 0)
+            return verify_oom(c);
+    } else if (!verify_same_args(oargs, r)) {
+        char *was = cJSON_PrintUnformatted(oargs);
+        errmsg(c->err, sizeof c->err,
+               "%s: %s holds %s with other options (%s); run `%s verify %s%s` to "
+               "continue or show it, or add -restart to start over with the new options",
+               c->kind->cmdline, c->file, c->kind->noun, was ? was : "?", setup_prog(), c->arg, c->kind->suffix);
+        free(was);
+        return STEP_FAIL;
+    }
+    return STEP_GO;
+}
+
+int verify_settle_settings(VerifyCall *c, int (*resume)(VerifyCall *c))
+{
+    VerifyRun *r = c->r;
+    if (c->concurrency && conf_set(&c->over, "concurrency", "", c->concurrency, "command line") < 0)
+        return verify_oom(c);
+    if (c->resume && resume(c) < 0)
+        return STEP_FAIL;
+    if (!c->resume) {
+        const char *seed = conf_get(&c->over, "srand", "");
+        unsigned long long s = 0;
+        if (seed && conf_get_u64(&c->over, "srand", "", 0, ULLONG_MAX, &s, c->err, sizeof c->err) < 0)
+            return STEP_FAIL;
+        r->seed = seed ? s : (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
+    }
+    if (merge_settings(&r->rs, &c->over, &c->settings, &c->limit_over) < 0)
+        return verify_oom(c);
+    return STEP_GO;
+}
+
+int verify_engine_cmd(VerifyCall *c)
+{
+    if (!(c->cmd = conf_get(&c->r->rs.conf, "engine", "cmd"))) {
+        errmsg(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
+        return STEP_FAIL;
+    }
+    return STEP_GO;
+}
+
+static bool is_param(const RunState *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->norder; i++)
+        if (!strcasecmp(rs->order[i], name))
+            return true;
+    return false;
+}
+
+/* The -engine words of one side: the run's engine section, cmd and name, and
+ * (options mode) every parameter's value as option.NAME=V. */
+static int engine_words(const VerifyRun *r, const char *name, const char *cmd, const cJSON *values, bool limit_over,
+                        int *argc, char ***argv)
+{
+    if (conf_argv_push(argc, argv, "-engine") < 0)
+        return -1;
+    const RunConf *c = &r->rs.conf;
+    char kv[PATH_MAX + 64];
+    for (size_t i = 0; i < c->n; i++) {
+        const ConfItem *it = &c->v[i];
+        if (strcmp(it->sec, "engine") != 0 || !strcmp(it->key, "name") || !strcmp(it->key, "cmd") ||
+            (limit_over && str_in_list(VERIFY_LIMIT_KEYS, it->key)) ||
+            (!strncmp(it->key, "option.", 7) && is_param(&r->rs, it->key + 7)))
+            continue;
+        snprintf(kv, sizeof kv, "%s=%s", it->key, it->val);
+        if (conf_argv_push(argc, argv, kv) < 0)
+            return -1;
+    }
+    snprintf(kv, sizeof kv, "cmd=%s", cmd);
+    if (conf_argv_push(argc, argv, kv) < 0)
+        return -1;
+    snprintf(kv, sizeof kv, "name=%s", name);
+    if (conf_argv_push(argc, argv, kv) < 0)
+        return -1;
+    if (r->baked)
+        return 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, verify_params_of(values))
+    {
+        snprintf(kv, sizeof kv, "option.%s=%.12g", p->string, p->valuedouble);
+        if (conf_argv_push(argc, argv, kv) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The match configuration: engine 0 "tuned" (cmd[0], values[0]) and engine
+ * 1 "base" (cmd[1], values[1]), the settings' sections, the seed. */
+static int build_match(VerifyRun *r, const RunConf *settings, bool limit_over, char (*cmd)[PATH_MAX + 64],
+                       const cJSON *values[2], char *err, size_t errlen)
+{
+    int argc = 0;
+    char **argv = NULL;
+    int rc = 0;
+    if (engine_words(r, "tuned", cmd[0], values[0], limit_over, &argc, &argv) < 0 ||
+        engine_words(r, "base", cmd[1], values[1], limit_over, &argc, &argv) < 0)
+        rc = errmsg(err, errlen, "out of memory");
+    for (const char *const *s = VERIFY_SECTIONS; rc == 0 && *s; s++)
+        if (strcmp(*s, "srand") != 0 && conf_section_argv(settings, *s, NULL, &argc, &argv) < 0)
+            rc = errmsg(err, errlen, "out of memory");
+    match_config_init(&r->mc);
+    r->mc_init = true;
+    for (int i = 0; rc == 0 && i < argc;) {
+        const char *opt = argv[i];
+        char e2[768] = "";
+        int pr = match_parse_option(&r->mc, argc, argv, &i, e2, sizeof e2);
+        if (pr != 1)
+            rc = errmsg(err, errlen, "%s: %s", opt, pr == 0 ? "unknown option" : e2);
+    }
+    conf_free_argv(argc, argv);
+    if (rc < 0)
+        return -1;
+    r->mc.seed = r->seed;
+    r->mc.seed_set = true;
+    if (!r->mc.book_path[0] && setup_default_book(r->mc.book_path, sizeof r->mc.book_path))
+        r->mc.book_random = true;
+    char e2[768];
+    if (match_config_finish(&r->mc, e2, sizeof e2) < 0)
+        return errmsg(err, errlen, "%s", e2);
+    tc_format(&r->mc.eng[0].tc, r->tc, sizeof r->tc);
+    return 0;
+}
+
+/* Out of sample by default: without an -openings of its own, verify plays
+ * the positions the run held out of its tuning (validate.h): the last
+ * `holdout` of the run's book order, in that order.  A run of an older build
+ * held none out: verify then plays the whole book and says that the tuning
+ * drew from it. */
+static int pick_openings(VerifyRun *r, const RunConf *over, char *err, size_t errlen)
+{
+    if (conf_get(over, "openings", "file")) {
+        snprintf(r->openings, sizeof r->openings, "given");
+        printf("verify: openings: %zu from %s (given with -openings)\n", book_size(r->mc.book), r->mc.book_path);
+        return 0;
+    }
+    uint64_t h = r->rs.val.holdout;
+    MatchConfig *run = NULL;
+    int rc = 0;
+    if (h > 0 && setup_match(&r->rs, &run, err, errlen) < 0) {
+        setup_free_match(run);
+        return -1;
+    }
+    size_t n = book_size(r->mc.book);
+    if (h == 0 || !run->book || book_size(run->book) != n || h >= n || strcmp(run->book_path, r->mc.book_path) != 0) {
+        snprintf(r->openings, sizeof r->openings, "whole book (in sample)");
+        printf("verify: openings: the whole book %s (%zu); the run %s, so the tuning drew from these openings: "
+               "give -openings file=F for openings the run did not play\n", r->mc.book_path, n,
+               h == 0 ? "held none out (a run started by an older build, or a book of one position)"
+                      : "held out openings of a book that has changed since");
+    } else {
+        /* The validation points played the first of them (validate.h): fresh ones when there are. */
+        const Validation *val = &r->rs.val;
+        uint64_t used = val->used + (val->pending ? val->size / 2 : 0);
+        uint64_t skip = used < h ? used : 0;
+        book_set_order(r->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
+        if (book_keep(r->mc.book, n - h + skip, (size_t)(h - skip)) < 0) {
+            rc = errmsg(err, errlen, "out of memory");
+        } else {
+            snprintf(r->openings, sizeof r->openings, "held-out");
+            printf("verify: openings: %llu of the %llu of %s's %zu that the run held out of its tuning (never played "
+                   "by it)%s\n", (unsigned long long)(h - skip), (unsigned long long)h, r->mc.book_path, n,
+                   used == 0 ? "" : skip ? ", past those its validation points played"
+                                         : "; its validation points played them all");
+        }
+    }
+    setup_free_match(run);
+    return rc;
+}
+
+int verify_make_match(VerifyCall *c, const cJSON *values[2])
+{
+    VerifyRun *r = c->r;
+    if (build_match(r, &c->settings, c->limit_over, c->engines, values, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    if (!r->mc.book) {
+        errmsg(c->err, sizeof c->err,
+               "verify: no opening book: the run had none and openings/default.epd is not found; "
+               "give -openings file=F");
+        return STEP_FAIL;
+    }
+    /* The engine at the run's path must be the one the run tuned (engcheck.h). */
+    EngineSpec run_engine = r->mc.eng[0];
+    snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", c->cmd);
+    if (engcheck_verify(&r->rs.engine_id, &run_engine, c->force, c->err, sizeof c->err) < 0 ||
+        pick_openings(r, &c->over, c->err, sizeof c->err) < 0)
+        return STEP_FAIL;
+    return STEP_GO;
+}

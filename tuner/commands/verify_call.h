@@ -1,0 +1,135 @@
+/* The steps that `verify DIR` (verify.c) and `verify DIR -ablate`
+ * (ablate.c) share: the run directory they play from, its two value files,
+ * the options stored with the call, the match against the run's engine, the
+ * out-of-sample openings and the stop on a signal.  The two commands sit
+ * side by side on top of it; each is described by a VerifyKind. */
+#ifndef RATCHET_VERIFY_CALL_H
+#define RATCHET_VERIFY_CALL_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "conf.h"
+#include "match.h"
+#include "state.h"
+
+/* What a call plays from: the run, its values and the match. */
+typedef struct {
+    char dir[PATH_MAX];
+    RunState rs;
+    cJSON *tuned, *base;           /* the two value files */
+    char **args;                   /* the match options as given, without -concurrency and -restart */
+    int nargs;
+    char base_file[PATH_MAX];      /* -base: "" = the start values */
+    char tuned_file[PATH_MAX];     /* -tuned: "" = the run's values (or its snapshot) */
+    bool baked;                    /* the engines have the values built in (no options sent) */
+    unsigned long long seed;
+    MatchConfig mc;
+    bool mc_init;
+    char tc[96];
+    char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
+    uint64_t sessions;
+    char created[32];
+} VerifyRun;
+
+/* One of the two commands, as its messages name it. */
+typedef struct {
+    const char *name;              /* "verify" or "ablate": the run name of the exported values */
+    const char *cmdline;           /* "verify" or "verify -ablate" */
+    const char *noun;              /* "a verify" or "an ablation" */
+    const char *suffix;            /* "" or " -ablate", after DIR in the commands a message suggests */
+    const char *file;              /* its state file in DIR: verify.json or ablation.json */
+    int bare_nargs;                /* this many options given: continue with the stored ones */
+    const char *stop_note;         /* printed at the first SIGINT or SIGTERM */
+} VerifyKind;
+
+/* One call: the run, the settings and what the steps hand on. */
+typedef struct {
+    VerifyRun *r;
+    const VerifyKind *kind;
+    const char *arg;               /* DIR as given */
+    char file[PATH_MAX + 32];      /* DIR/kind->file */
+    char err[PATH_MAX + 2048];
+    int rc;                        /* the exit code when a step ends the call */
+    int lockfd;
+    bool restart, force, resume, limit_over;
+    const char *concurrency;
+    RunConf over, settings;
+    cJSON *old;                    /* the earlier call's file, or NULL */
+    const char *cmd;               /* the run's engine.cmd */
+    char state_path[PATH_MAX + 32];
+    char engines[2][PATH_MAX + 64];
+} VerifyCall;
+
+/* Exit codes of both commands. */
+enum { VERIFY_EXIT_DONE = 0, VERIFY_EXIT_FAILED = 1, VERIFY_EXIT_USAGE = 2 };
+
+/* What a step of a call returns: go on, or end the call with c->rc (and
+ * c->err printed when STEP_FAIL). */
+enum { STEP_GO = 0, STEP_END = 1, STEP_FAIL = -1 };
+
+/* Both commands start with verify_call_init (which also clears *r) and end
+ * with verify_call_end (which prints c->err after STEP_FAIL, frees and
+ * unlocks, and returns the exit code). */
+void verify_call_init(VerifyCall *c, VerifyRun *r, const char *dir_arg, const VerifyKind *kind);
+int verify_call_end(VerifyCall *c, int step);
+/* STEP_FAIL with exit code rc; "out of memory" with exit code 1. */
+int verify_fail(VerifyCall *c, int rc);
+int verify_oom(VerifyCall *c);
+/* -restart, -force and -concurrency; every other argument is kept as a
+ * match option (files made absolute, so the stored options mean the same
+ * from any directory). */
+int verify_read_options(VerifyCall *c, int argc, char **argv);
+/* The run directory: locked, its state loaded, its tuned and start values
+ * exported; c->file = DIR/kind->file. */
+int verify_open_run(VerifyCall *c);
+/* c->file from an earlier call (unless -restart) into c->old: its options
+ * are taken when none are given, and other options are refused. */
+int verify_read_earlier(VerifyCall *c);
+/* The progress of a continued call (resume, when c->resume) or the seed of a
+ * new one; then the match settings (the run's with the options on top). */
+int verify_settle_settings(VerifyCall *c, int (*resume)(VerifyCall *c));
+/* c->cmd: the run's engine.cmd. */
+int verify_engine_cmd(VerifyCall *c);
+/* The match of c->engines, engine 0 with values[0] and engine 1 with
+ * values[1] (sent as options unless r->baked); then a book, the engine the
+ * run tuned (engcheck.h) and the openings. */
+int verify_make_match(VerifyCall *c, const cJSON *values[2]);
+
+/* The sections of the match options both commands take. */
+extern const char *const VERIFY_SECTIONS[];
+/* The keys that set an engine's limit: one given replaces all the run's. */
+extern const char *const VERIFY_LIMIT_KEYS[];
+
+/* The "params" object of a value file. */
+const cJSON *verify_params_of(const cJSON *values);
+bool verify_same_params(const cJSON *a, const cJSON *b);
+/* r->args[i] is -base or -tuned: the file's path into base_file or tuned_file. */
+int verify_value_file_arg(VerifyRun *r, int i, char *err, size_t errlen);
+/* The value files over the start values: -tuned's into tuned, -base's into
+ * base; a name the run lacks, a value that is not a number of the
+ * parameter's kind or out of its range is refused. */
+int verify_use_value_files(VerifyRun *r, char *err, size_t errlen);
+bool verify_same_args(const cJSON *stored, const VerifyRun *r);
+
+/* The stop: the match's flag (match_play reads it), set by the first SIGINT
+ * or SIGTERM, which also prints the kind's note, and by an error that ends
+ * the session (verify_stop_on_error).  A signal while the flag is set ends
+ * the process at once. */
+extern atomic_int verify_g_stop;
+typedef struct {
+    struct sigaction old_int, old_term;
+} VerifyStop;
+void verify_stop_install(VerifyStop *s, const char *note);
+void verify_stop_restore(VerifyStop *s);
+void verify_stop_on_error(void);
+/* The signal that stopped the session, or 0. */
+int verify_stop_signal(void);
+
+#endif
