@@ -195,6 +195,8 @@ Test(verify, continues_after_sigkill_and_sigterm)
     char *log = slurp("v2");
     cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
     cr_assert(strstr(log, "continuing:"), "the second session continues:\n%s", log);
+    cr_assert(strstr(log, "continue with: ") && strstr(log, " verify "), "a stopped verify says how to continue:\n%s",
+              log);
     free(log);
     cJSON *j = verify_json("r");
     cr_assert_str_eq(jstr(j, "status"), "stopped");

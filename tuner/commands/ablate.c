@@ -19,6 +19,7 @@
 #include "match.h"
 #include "rd.h"
 #include "setup.h"
+#include "stopsig.h"
 #include "verify_call.h"
 
 enum { EXIT_DONE = VERIFY_EXIT_DONE, EXIT_FAILED = VERIFY_EXIT_FAILED, EXIT_USAGE = VERIFY_EXIT_USAGE };
@@ -420,7 +421,7 @@ static void print_table(FILE *out, const cJSON *j, const char *dir)
 static bool next_pair(void *ctx, PairJob *job)
 {
     Ablate *A = ctx;
-    if (A->failed || verify_g_stop)
+    if (A->failed || stopsig_flag)
         return false;
     while (A->cursor < A->rounds && A->st[A->cursor] != PAIR_TODO)
         A->cursor++;
@@ -498,7 +499,7 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
     if (!A->failed && ablate_save(A, "running", err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify -ablate: %s; stopping\n", err);
         A->failed = true;
-        verify_stop_on_error();
+        stopsig_request();
     }
     progress(A, false);
 }
@@ -585,17 +586,17 @@ static int play(Ablate *A, const char *dir)
         printf("continuing: %llu pairs played\n", (unsigned long long)A->ndone);
     fflush(stdout);
 
-    VerifyStop stop;
-    verify_stop_install(&stop, ABLATE_KIND.stop_note);
-    v->mc.stop = &verify_g_stop;
+    StopSig stop;
+    stopsig_install(&stop, ABLATE_KIND.stop_note);
+    v->mc.stop = &stopsig_flag;
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
     int mrc = match_play(&v->mc, &hooks);
-    verify_stop_restore(&stop);
+    stopsig_restore(&stop);
     progress(A, true);
     if (cli_live_progress())
         putchar('\n');
 
-    bool done = !A->failed && !verify_g_stop && mrc == 0 && A->ndone == A->rounds;
+    bool done = !A->failed && !stopsig_flag && mrc == 0 && A->ndone == A->rounds;
     const char *status = done ? "done" : "stopped";
     bool saved = ablate_save(A, status, err, sizeof err) == 0;
     if (!saved)
@@ -614,8 +615,8 @@ static int play(Ablate *A, const char *dir)
     fflush(stdout);
     if (done && saved)
         return EXIT_DONE;
-    if (verify_stop_signal() && !A->failed && mrc == 0)
-        return 128 + verify_stop_signal();
+    if (stopsig_signal() && !A->failed && mrc == 0)
+        return 128 + stopsig_signal();
     return EXIT_FAILED;
 }
 

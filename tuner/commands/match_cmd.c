@@ -1,6 +1,5 @@
 /* The plain `match` command: rounds of pairs (or single games), the SPRT
  * stop, the progress line, the fastchess-style report.  See match_cmd.h. */
-#include <stdatomic.h>
 #include "match_cmd.h"
 
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include "elotext.h"
 #include "htmlreport.h"
 #include "stats.h"
+#include "stopsig.h"
 
 typedef struct {
     MatchConfig cfg;
@@ -99,9 +99,6 @@ static void progress(PlainMatch *m, bool force)
     fflush(stdout);
 }
 
-/* The match's stop flag (a verdict or a signal) and the signal, if any. */
-static atomic_int stop_play, interrupted;
-
 static bool plain_next(void *ctx, PairJob *job)
 {
     PlainMatch *m = ctx;
@@ -141,7 +138,7 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
             m->stop.verdict = v;
             m->stop.games = m->tally.games;
             m->stop.llr = llr;
-            atomic_store(&stop_play, 1);
+            stopsig_request();
             decided = true;
         }
     }
@@ -151,17 +148,6 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
             write_report(m, true);
     }
     progress(m, decided);
-}
-
-/* SIGINT or SIGTERM: stop and report; a second one: at once. */
-static void on_sigint(int sig)
-{
-    if (interrupted) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
-    interrupted = sig;
-    stop_play = 1;
 }
 
 static void usage(FILE *out)
@@ -288,14 +274,10 @@ int match_main(int argc, char **argv)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int, old_term;
-    interrupted = 0;
-    stop_play = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    m.cfg.stop = &stop_play;
+    StopSig stop;
+    stopsig_install(&stop, "\nratchet-tune: match: stopping: abandoning the games in flight and reporting the "
+                           "finished ones (again to quit at once)\n");
+    m.cfg.stop = &stopsig_flag;
 
     char tc[96];
     tc_format(&m.cfg.eng[0].tc, tc, sizeof tc);
@@ -315,8 +297,8 @@ int match_main(int argc, char **argv)
     m.t0 = m.last_progress = m.last_report = ep_now_ms();
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_transport(&m.cfg, &hooks);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stopsig_restore(&stop);
+    bool interrupted = stopsig_signal() != 0;
     if (rc < 0) {
         match_series_free(&m.series);
         match_config_free(&m.cfg);

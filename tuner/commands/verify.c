@@ -14,6 +14,7 @@
 #include "match_cmd.h"
 #include "rd.h"
 #include "setup.h"
+#include "stopsig.h"
 #include "ablate.h"
 #include "verify_impl.h"
 
@@ -181,17 +182,17 @@ static int play(Verify *v)
                v->npending, v->npending == 1 ? "" : "s");
     fflush(stdout);
 
-    VerifyStop stop;
-    verify_stop_install(&stop, VERIFY_KIND.stop_note);
-    v->run.mc.stop = &verify_g_stop;
+    StopSig stop;
+    stopsig_install(&stop, VERIFY_KIND.stop_note);
+    v->run.mc.stop = &stopsig_flag;
     v->tty = cli_live_progress();
     v->t0 = v->last_progress = ep_now_ms();
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
                          .ctx = v };
     int mrc = match_play(&v->run.mc, &hooks);
-    verify_stop_restore(&stop);
+    stopsig_restore(&stop);
 
-    bool done = !v->failed && !verify_g_stop && mrc == 0 && v->ninflight == 0 &&
+    bool done = !v->failed && !stopsig_flag && mrc == 0 && v->ninflight == 0 &&
                 (v->verdict != 0 || (v->rounds && v->tally.pairs >= v->rounds));
     if (v->tally.games)
         verify_progress(v, true);
@@ -213,12 +214,14 @@ static int play(Verify *v)
     if (j)
         verdict_print(stdout, j, v->run.dir);
     cJSON_Delete(j);
+    if (!done)
+        printf("continue with: %s verify %s\n", setup_prog(), v->run.dir);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
     fflush(stdout);
     if (done && saved)
         return EXIT_DONE;
-    if (verify_stop_signal() && !v->failed && mrc == 0)
-        return 128 + verify_stop_signal();
+    if (stopsig_signal() && !v->failed && mrc == 0)
+        return 128 + stopsig_signal();
     return EXIT_FAILED;
 }
 

@@ -26,52 +26,6 @@ static const char *const INHERITED[] = { "each", "openings", "draw", "resign", "
 /* The keys that set an engine's limit: one given replaces all the run's. */
 const char *const VERIFY_LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "plies", "nodestime", NULL };
 
-atomic_int verify_g_stop;
-static atomic_int g_signal;
-static const char *g_stop_note = "";
-
-static void on_signal(int sig)
-{
-    if (verify_g_stop) {
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    verify_g_stop = 1;
-    g_signal = sig;
-    ssize_t w = write(STDERR_FILENO, g_stop_note, strlen(g_stop_note));
-    (void)w;
-}
-
-void verify_stop_install(VerifyStop *s, const char *note)
-{
-    verify_g_stop = 0;
-    g_signal = 0;
-    g_stop_note = note;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &s->old_int);
-    sigaction(SIGTERM, &sa, &s->old_term);
-}
-
-void verify_stop_restore(VerifyStop *s)
-{
-    sigaction(SIGINT, &s->old_int, NULL);
-    sigaction(SIGTERM, &s->old_term, NULL);
-}
-
-void verify_stop_on_error(void)
-{
-    verify_g_stop = 1;
-}
-
-int verify_stop_signal(void)
-{
-    return g_signal;
-}
-
 /* ---- the stored options -------------------------------------------------------- */
 
 static int push_arg(VerifyRun *r, const char *s)

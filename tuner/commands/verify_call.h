@@ -1,14 +1,12 @@
 /* The steps that `verify DIR` (verify.c) and `verify DIR -ablate`
  * (ablate.c) share: the run directory they play from, its two value files,
  * the options stored with the call, the match against the run's engine, the
- * out-of-sample openings and the stop on a signal.  The two commands sit
+ * out-of-sample openings.  The two commands sit
  * side by side on top of it; each is described by a VerifyKind. */
 #ifndef RATCHET_VERIFY_CALL_H
 #define RATCHET_VERIFY_CALL_H
 
 #include <limits.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,19 +115,5 @@ int verify_value_file_arg(VerifyRun *r, int i, char *err, size_t errlen);
  * parameter's kind or out of its range is refused. */
 int verify_use_value_files(VerifyRun *r, char *err, size_t errlen);
 bool verify_same_args(const cJSON *stored, const VerifyRun *r);
-
-/* The stop: the match's flag (match_play reads it), set by the first SIGINT
- * or SIGTERM, which also prints the kind's note, and by an error that ends
- * the session (verify_stop_on_error).  A signal while the flag is set ends
- * the process at once. */
-extern atomic_int verify_g_stop;
-typedef struct {
-    struct sigaction old_int, old_term;
-} VerifyStop;
-void verify_stop_install(VerifyStop *s, const char *note);
-void verify_stop_restore(VerifyStop *s);
-void verify_stop_on_error(void);
-/* The signal that stopped the session, or 0. */
-int verify_stop_signal(void);
 
 #endif

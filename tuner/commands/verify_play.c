@@ -9,6 +9,7 @@
 #include "export.h"
 #include "match.h"
 #include "stats.h"
+#include "stopsig.h"
 #include "verify_impl.h"
 
 /* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
@@ -78,7 +79,7 @@ void verify_progress(Verify *v, bool force)
 bool verify_next(void *ctx, PairJob *job)
 {
     Verify *v = ctx;
-    if (v->failed || verify_g_stop || v->verdict != 0)
+    if (v->failed || stopsig_flag || v->verdict != 0)
         return false;
     uint64_t id;
     if (v->nextpending < v->npending)
@@ -92,7 +93,7 @@ bool verify_next(void *ctx, PairJob *job)
         uint64_t *n = realloc(v->inflight, cap * sizeof *n);
         if (!n) {
             v->failed = true;
-            verify_stop_on_error();
+            stopsig_request();
             return false;
         }
         v->inflight = n;
@@ -131,7 +132,7 @@ void verify_done(void *ctx, const PairJob *job, const PairResult *res)
     if (!v->failed && verify_save(v, "running", verify_verdict_name(v), err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify: %s; stopping\n", err);
         v->failed = true;
-        verify_stop_on_error();
+        stopsig_request();
     }
     verify_progress(v, false);
 }

@@ -9,7 +9,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "state.h"
 #include "saver.h"
 #include "spsa.h"
+#include "stopsig.h"
 #include "uciopt.h"
 #include "validate.h"
 
@@ -34,47 +34,6 @@ enum {
     TTY_PROGRESS_MS = 500,
     LOG_PROGRESS_MS = 10000
 };
-
-/* ---- signals ----------------------------------------------------------------- */
-
-static atomic_int g_stop;
-static atomic_int g_signal;
-
-static void on_signal(int sig)
-{
-    if (g_signal) { /* the user's second one: the default action; the state on disk is whole.
-                     * (g_stop alone may mean a failed checkpoint, not a signal.) */
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    g_stop = 1;
-    g_signal = sig;
-    static const char msg[] = "\nratchet-tune: stopping: abandoning the games in flight and saving "
-                              "(again to quit at once)\n";
-    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)w;
-}
-
-typedef struct {
-    struct sigaction old_int, old_term;
-} SignalSave;
-
-static void signals_install(SignalSave *s)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &s->old_int);
-    sigaction(SIGTERM, &sa, &s->old_term);
-}
-
-static void signals_restore(const SignalSave *s)
-{
-    sigaction(SIGINT, &s->old_int, NULL);
-    sigaction(SIGTERM, &s->old_term, NULL);
-}
 
 /* ---- the run ----------------------------------------------------------------- */
 
@@ -106,7 +65,7 @@ static Active *find_active(Run *r, uint64_t k)
 static void stop_failed(Run *r)
 {
     r->failed = true;
-    g_stop = 1;
+    stopsig_request();
 }
 
 /* A batch in flight whose finished pairs the state kept: only the rest
@@ -358,7 +317,7 @@ static bool next_pair(void *ctx, PairJob *job)
         run_msg_err("%s; stopping the run (the last saved state is whole)", err);
         stop_failed(r);
     }
-    if (r->failed || g_stop)
+    if (r->failed || stopsig_flag)
         return false;
     if (!r->tplay)
         r->tplay = ep_now_ms();
@@ -728,11 +687,9 @@ int run_play(Run *r, const RunObserver *obs)
     }
     fflush(stdout);
 
-    g_stop = 0;
-    g_signal = 0;
-    SignalSave saved;
-    signals_install(&saved);
-    r->mc->stop = &g_stop;
+    StopSig saved;
+    stopsig_install(&saved, "\nratchet-tune: stopping: abandoning the games in flight and saving (again to quit at once)\n");
+    r->mc->stop = &stopsig_flag;
     r->tty = cli_live_progress();
     r->t0 = r->last_progress = ep_now_ms();
     r->elapsed0 = rs->elapsed;
@@ -740,7 +697,7 @@ int run_play(Run *r, const RunObserver *obs)
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/%s", r->dir, STATE_FILE);
     if (!(r->saver = saver_start(&r->hist, path, err, sizeof err))) {
-        signals_restore(&saved);
+        stopsig_restore(&saved);
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }
@@ -750,14 +707,14 @@ int run_play(Run *r, const RunObserver *obs)
     int mrc = match_transport(r->mc, &hooks);
     /* The runner ends when no pair is left to hand out, so a point taken by
      * the last batches (the final values) is played in a session of its own. */
-    while (mrc == 0 && !g_stop && !r->failed && spsa_done(&rs->spsa) && rs->val.pending)
+    while (mrc == 0 && !stopsig_flag && !r->failed && spsa_done(&rs->spsa) && rs->val.pending)
         mrc = match_transport(r->mc, &hooks);
     if (saver_finish(r->saver, err, sizeof err) < 0) {
         run_msg_err("%s; the last saved state is whole", err);
         r->failed = true;
     }
     r->saver = NULL;
-    signals_restore(&saved);
+    stopsig_restore(&saved);
 
     /* After a failed write the last saved state is the consistent one: keep it. */
     rs->elapsed = now_elapsed(r);
@@ -789,7 +746,7 @@ int run_play(Run *r, const RunObserver *obs)
     print_stopped(r, saved_ok, mrc);
     printf("resume with: %s resume %s\n", setup_prog(), r->dir);
     fflush(stdout);
-    if (g_signal && !r->failed && mrc == 0)
-        return 128 + g_signal;
+    if (stopsig_signal() && !r->failed && mrc == 0)
+        return 128 + stopsig_signal();
     return EXIT_FAILED;
 }
