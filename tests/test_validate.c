@@ -408,6 +408,138 @@ Test(validate, verify_plays_only_held_out_openings)
     cJSON_Delete(j);
 }
 
+/* The distinct [FEN] tags of tmp/name in the order they first appear. */
+static size_t distinct_fens(const char *name, char set[][128], size_t cap)
+{
+    static char all[400][128];
+    size_t n = fens_of(name, all, 0, 400), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = !strcmp(set[j], all[i]);
+        if (!seen && k < cap)
+            snprintf(set[k++], 128, "%.127s", all[i]);
+    }
+    return k;
+}
+
+/* The opening of each of the 5 pairs of tmp/DIR/ablation.json. */
+static void pair_openings(const char *dir, uint64_t op[5])
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s/ablation.json", dir);
+    cJSON *j = read_json_file(name);
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(j, "pairs"), *p;
+    cr_assert_eq(cJSON_GetArraySize(pairs), 5);
+    cJSON_ArrayForEach(p, pairs)
+    {
+        int k = cJSON_GetObjectItemCaseSensitive(p, "pair")->valueint;
+        cr_assert(k >= 0 && k < 5);
+        op[k] = (uint64_t)cJSON_GetObjectItemCaseSensitive(p, "opening")->valuedouble;
+    }
+    cJSON_Delete(j);
+}
+
+static void verify_step(const char *dir, const char *log, const char *pgn, const char *extra)
+{
+    Args v = { .n = 0 };
+    add(&v, "verify");
+    add(&v, "%s/%s", tmp, dir);
+    if (strstr(extra, "ablate")) {
+        add(&v, "-ablate");
+        add(&v, "-rounds");
+        add(&v, "5");
+    } else {
+        add(&v, "-sprt");
+        add(&v, "off");
+        add(&v, "-rounds");
+        add(&v, "3");
+        add(&v, "-bake");
+        add(&v, "no");
+    }
+    if (strstr(extra, "tuned")) {
+        add(&v, "-tuned");
+        add(&v, "%s/keep.json", tmp);
+        add(&v, "-restart");
+    }
+    const char *seed = strstr(extra, "srand=");
+    if (seed) {
+        add(&v, "-srand");
+        add(&v, "%s", seed + 6);
+    }
+    add(&v, "-pgnout");
+    add(&v, "file=%s/%s", tmp, pgn);
+    int rc = run_to_end(verify_main, &v, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "verify %s failed:\n%s", extra, text);
+    free(text);
+}
+
+/* Every step after the tuning plays openings no earlier step of the run
+ * played: validation, verify, the ablation and the confirmation of kept
+ * values each get a range of the held-out openings of their own
+ * (openings.json), and -srand sets the order within it.  Fails when the
+ * steps all start at the first held-out opening. */
+Test(validate, no_step_replays_an_opening_another_step_played)
+{
+    Args a = far_run("r", 40, "");
+    add(&a, "-validate");
+    add(&a, "holdout=0.9"); /* 18 of the 20 openings: 2 pairs of validation, then 3 + 5 + 3 */
+    add(&a, "games=2");
+    add(&a, "final=2");
+    add(&a, "-pgnout");
+    add(&a, "file=%s/run.pgn", tmp);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp -r %s/r %s/r2 && cp -r %s/r %s/r3", tmp, tmp, tmp, tmp);
+    cr_assert_eq(system(cmd), 0);
+    write_file("keep.json", "{\"params\": {\"Alpha\": 40}}");
+
+    verify_step("r", "v1", "verify.pgn", "srand=11");
+    verify_step("r", "v2", "ablate.pgn", "ablate srand=12");
+    verify_step("r", "v3", "confirm.pgn", "tuned srand=13");
+    static char sets[4][40][128];
+    const char *pgns[4] = { "run.pgn", "verify.pgn", "ablate.pgn", "confirm.pgn" };
+    size_t n[4];
+    for (int s = 0; s < 4; s++)
+        n[s] = distinct_fens(pgns[s], sets[s], 40);
+    cr_assert_eq(n[1], 3u, "verify played 3 pairs on 3 openings");
+    cr_assert_eq(n[2], 5u, "the ablation played 5 pairs on 5 openings");
+    cr_assert_eq(n[3], 3u, "the confirmation played 3 pairs on 3 openings");
+    for (int s = 0; s < 4; s++)
+        for (int t = s + 1; t < 4; t++)
+            for (size_t i = 0; i < n[s]; i++)
+                for (size_t j = 0; j < n[t]; j++)
+                    cr_assert_str_neq(sets[s][i], sets[t][j], "%s and %s both played %s", pgns[s], pgns[t],
+                                      sets[s][i]);
+    cJSON *j = read_json_file("r/openings.json");
+    const cJSON *claims = cJSON_GetObjectItemCaseSensitive(j, "claims");
+    cr_assert_eq(cJSON_GetArraySize(claims), 3, "openings.json records the three steps");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(j, "validation")->valuedouble, 2);
+    cJSON_Delete(j);
+
+    /* The same ablation of two copies of the run with other seeds: the same
+     * openings (the first claim past validation), in another order. */
+    verify_step("r2", "v4", "ablate2.pgn", "ablate srand=21");
+    verify_step("r3", "v5", "ablate3.pgn", "ablate srand=22");
+    uint64_t op2[5], op3[5];
+    pair_openings("r2", op2);
+    pair_openings("r3", op3);
+    bool same_set = true, same_order = true;
+    for (size_t p = 0; p < 5; p++) {
+        bool found = false;
+        for (size_t k = 0; k < 5; k++)
+            found = found || op2[p] == op3[k];
+        same_set = same_set && found;
+        same_order = same_order && op2[p] == op3[p];
+    }
+    cr_assert(same_set, "both copies claim the same held-out openings");
+    cr_assert_not(same_order, "-srand 21 and -srand 22 play them in the same order");
+}
+
 /* A state written before held-out openings and validation existed reads as
  * neither: the tuning draws the whole book as it did, and no point is due. */
 Test(validate, a_state_of_an_older_build_has_no_holdout_and_no_points)

@@ -305,6 +305,7 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
     jput_str(&op, "file", v->mc.book_path);
     jput_num(&op, "count", (double)(v->mc.book ? book_picks(v->mc.book) : 0));
     jput_num(&op, "book_size", (double)(v->mc.book ? book_size(v->mc.book) : 0));
+    verify_claim_json(v, &op);
     jput_item(&w, "openings", jput_done(&op));
     jput_num(&w, "seed", (double)v->seed);
     jput_str(&w, "design", DESIGN_NAME);
@@ -675,6 +676,7 @@ static int make_match(Ablate *A, VerifyCall *c)
     snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
     v->baked = false;
     const cJSON *values[2] = { v->base, v->base };
+    c->want_pairs = A->rounds_asked;
     if (verify_make_match(c, values) != STEP_GO || make_opts(A, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
 

@@ -199,6 +199,8 @@ static int play(Verify *v)
     if (v->line_open)
         putchar('\n');
     const char *status = done ? "done" : "stopped";
+    if (done && verify_claim_played(&v->run, VERIFY_FILE, v->next_round, err, sizeof err) < 0)
+        fprintf(stderr, "ratchet-tune: verify: %s\n", err);
     bool saved = verify_save(v, status, verify_verdict_name(v), err, sizeof err) == 0;
     if (!saved)
         fprintf(stderr, "ratchet-tune: verify: %s\n", err);
@@ -327,6 +329,7 @@ static int make_match(VerifyCall *c)
 {
     Verify *v = verify_of(c);
     const cJSON *values[2] = { v->run.tuned, v->run.base };
+    c->want_pairs = v->rounds;
     if (verify_make_match(c, values) != STEP_GO || verify_fresh_openings(v, c->err, sizeof c->err) < 0)
         return STEP_FAIL;
     return STEP_GO;

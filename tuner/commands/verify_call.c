@@ -10,9 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "cli.h"
 #include "engcheck.h"
 #include "errmsg.h"
+#include "jsonget.h"
 #include "export.h"
 #include "rd.h"
 #include "setup.h"
@@ -464,50 +466,163 @@ static int build_match(VerifyRun *r, const RunConf *settings, bool limit_over, c
     return 0;
 }
 
-/* Out of sample by default: without an -openings of its own, verify plays
- * the positions the run held out of its tuning (validate.h): the last
- * `holdout` of the run's book order, in that order.  A run of an older build
- * held none out: verify then plays the whole book and says that the tuning
- * drew from it. */
-static int pick_openings(VerifyRun *r, const RunConf *over, char *err, size_t errlen)
+/* The held-out openings that validation plays over the run's budget. */
+static uint64_t validation_reserve(const RunState *rs)
 {
-    if (conf_get(over, "openings", "file")) {
+    const SpsaConfig *cfg = &rs->spsa.cfg;
+    return validate_pairs_planned(&rs->val, cfg->iterations * 2 * (uint64_t)cfg->pairs_per);
+}
+
+/* A call of an older build's file (no claim in it): the held-out openings
+ * past those validation played, in the run's order, as that build played
+ * them, so a continued call plays the openings it began with. */
+static int keep_unclaimed(VerifyRun *r, const MatchConfig *run, uint64_t h, char *err, size_t errlen)
+{
+    size_t n = book_size(r->mc.book);
+    const Validation *val = &r->rs.val;
+    uint64_t used = val->used + (val->pending ? val->size / 2 : 0);
+    uint64_t skip = used < h ? used : 0;
+    book_set_order(r->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
+    if (book_keep(r->mc.book, n - h + skip, (size_t)(h - skip)) < 0)
+        return errmsg(err, errlen, "out of memory");
+    snprintf(r->openings, sizeof r->openings, "held-out");
+    printf("verify: openings: %llu of the %llu of %s's %zu that the run held out of its tuning (never played "
+           "by it)%s, as this call began\n", (unsigned long long)(h - skip), (unsigned long long)h, r->mc.book_path, n,
+           used == 0 ? "" : skip ? ", past those its validation points played" : "; its validation points played them all");
+    return 0;
+}
+
+/* The claim of a continued call: from its file's "openings" object. */
+static bool stored_claim(const cJSON *old, uint64_t *first, uint64_t *count)
+{
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(old, "openings");
+    return json_get_u64(op, "held_out_first", first) && json_get_u64(op, "held_out_count", count) && *count > 0;
+}
+
+/* A new call's claim: the held-out openings past validation's and every
+ * earlier step's (DIR/openings.json), as many as the call plays, or as
+ * many as are left.  0; 1 when none is left and -force plays them again
+ * (c->err says so); -1 with c->err. */
+static int new_claim(VerifyCall *c, uint64_t h, uint64_t *first, uint64_t *count)
+{
+    VerifyRun *r = c->r;
+    OpenClaims cl = { 0 };
+    uint64_t reserve = validation_reserve(&r->rs);
+    if (reserve > h)
+        reserve = h;
+    if (claims_load(r->dir, h, &cl, c->err, sizeof c->err) < 0)
+        return -1;
+    uint64_t end = claims_end(&cl, reserve), left = h - end;
+    uint64_t want = c->want_pairs ? c->want_pairs : left;
+    if (left == 0) {
+        errmsg(c->err, sizeof c->err,
+               "%s: none of the run's %llu held-out openings is fresh (validation plays %llu, earlier steps claimed "
+               "%llu: %s/%s): give -openings file=F with openings the run never played, or -force to play the "
+               "held-out openings past validation again", c->kind->cmdline, (unsigned long long)h,
+               (unsigned long long)reserve, (unsigned long long)(end - reserve), r->dir, CLAIMS_FILE);
+        claims_free(&cl);
+        return c->force ? 1 : -1;
+    }
+    if (want > left) {
+        printf("%s: %llu pairs asked, %llu fresh held-out openings left (validation plays %llu, earlier steps "
+               "claimed %llu: %s): the pairs go on those\n", c->kind->cmdline, (unsigned long long)want,
+               (unsigned long long)left, (unsigned long long)reserve, (unsigned long long)(end - reserve), CLAIMS_FILE);
+        want = left;
+    }
+    OpenClaim k = { .first = end, .count = want, .seed = r->seed };
+    snprintf(k.step, sizeof k.step, "%s", c->kind->cmdline);
+    snprintf(k.file, sizeof k.file, "%s", c->kind->file);
+    rd_now_iso(k.created, sizeof k.created);
+    int rc = claims_add(r->dir, &cl, reserve, &k, c->err, sizeof c->err);
+    claims_free(&cl);
+    *first = end;
+    *count = want;
+    return rc;
+}
+
+/* Out of sample by default: without an -openings of its own, a call plays
+ * openings the run held out of its tuning (validate.h) that no other step
+ * of the run played: a claim of its own (claims.h), in the order its seed
+ * sets.  A run of an older build held none out: the call then plays the
+ * whole book and says that the tuning drew from it. */
+static int pick_openings(VerifyCall *c)
+{
+    VerifyRun *r = c->r;
+    if (conf_get(&c->over, "openings", "file")) {
         snprintf(r->openings, sizeof r->openings, "given");
         printf("verify: openings: %zu from %s (given with -openings)\n", book_size(r->mc.book), r->mc.book_path);
         return 0;
     }
     uint64_t h = r->rs.val.holdout;
     MatchConfig *run = NULL;
-    int rc = 0;
-    if (h > 0 && setup_match(&r->rs, &run, err, errlen) < 0) {
+    if (h > 0 && setup_match(&r->rs, &run, c->err, sizeof c->err) < 0) {
         setup_free_match(run);
         return -1;
     }
     size_t n = book_size(r->mc.book);
+    int rc = 0;
+    uint64_t first = 0, count = 0;
     if (h == 0 || !run->book || book_size(run->book) != n || h >= n || strcmp(run->book_path, r->mc.book_path) != 0) {
         snprintf(r->openings, sizeof r->openings, "whole book (in sample)");
         printf("verify: openings: the whole book %s (%zu); the run %s, so the tuning drew from these openings: "
                "give -openings file=F for openings the run did not play\n", r->mc.book_path, n,
                h == 0 ? "held none out (a run started by an older build, or a book of one position)"
                       : "held out openings of a book that has changed since");
+    } else if (c->resume && !stored_claim(c->old, &first, &count)) {
+        rc = keep_unclaimed(r, run, h, c->err, sizeof c->err);
     } else {
-        /* The validation points played the first of them (validate.h): fresh ones when there are. */
-        const Validation *val = &r->rs.val;
-        uint64_t used = val->used + (val->pending ? val->size / 2 : 0);
-        uint64_t skip = used < h ? used : 0;
-        book_set_order(r->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
-        if (book_keep(r->mc.book, n - h + skip, (size_t)(h - skip)) < 0) {
-            rc = errmsg(err, errlen, "out of memory");
+        int k = c->resume ? 0 : new_claim(c, h, &first, &count);
+        if (k == 1) {
+            printf("-force: %s\n", c->err);
+            c->err[0] = '\0';
+            rc = keep_unclaimed(r, run, h, c->err, sizeof c->err);
+        } else if (k < 0) {
+            rc = -1;
         } else {
-            snprintf(r->openings, sizeof r->openings, "held-out");
-            printf("verify: openings: %llu of the %llu of %s's %zu that the run held out of its tuning (never played "
-                   "by it)%s\n", (unsigned long long)(h - skip), (unsigned long long)h, r->mc.book_path, n,
-                   used == 0 ? "" : skip ? ", past those its validation points played"
-                                         : "; its validation points played them all");
+            book_set_order(r->mc.book, run->book_random, run->seed, (size_t)(run->book_start - 1));
+            if (first > h || count > h - first)
+                rc = errmsg(c->err, sizeof c->err, "%s: held-out openings %llu..%llu: the run holds %llu out; start "
+                            "over with -restart", c->file, (unsigned long long)first,
+                            (unsigned long long)(first + count), (unsigned long long)h);
+            else if (book_keep(r->mc.book, n - h + first, (size_t)count) < 0 ||
+                     book_shuffle_picks(r->mc.book, r->seed) < 0)
+                rc = errmsg(c->err, sizeof c->err, "out of memory");
+            if (rc == 0) {
+                r->claimed = true;
+                r->claim_first = first;
+                r->claim_count = count;
+                snprintf(r->openings, sizeof r->openings, "held-out");
+                printf("verify: openings: %llu of the %llu that the run held out of its tuning (of %s's %zu), "
+                       "numbers %llu..%llu: no other step of the run played them (%s), in the order of seed %llu\n",
+                       (unsigned long long)count, (unsigned long long)h, r->mc.book_path, n,
+                       (unsigned long long)first, (unsigned long long)(first + count - 1), CLAIMS_FILE,
+                       (unsigned long long)r->seed);
+            }
         }
     }
     setup_free_match(run);
     return rc;
+}
+
+int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *err, size_t errlen)
+{
+    if (!r->claimed || pairs >= r->claim_count)
+        return 0;
+    OpenClaims cl = { 0 };
+    uint64_t h = r->rs.val.holdout, reserve = validation_reserve(&r->rs);
+    int rc = claims_load(r->dir, h, &cl, err, errlen);
+    if (rc == 0)
+        rc = claims_shrink(r->dir, &cl, reserve > h ? h : reserve, file, r->claim_first, pairs, err, errlen);
+    claims_free(&cl);
+    return rc;
+}
+
+void verify_claim_json(const VerifyRun *r, JsonPut *op)
+{
+    if (!r->claimed)
+        return;
+    jput_num(op, "held_out_first", (double)r->claim_first);
+    jput_num(op, "held_out_count", (double)r->claim_count);
 }
 
 int verify_make_match(VerifyCall *c, const cJSON *values[2])
@@ -525,7 +640,7 @@ int verify_make_match(VerifyCall *c, const cJSON *values[2])
     EngineSpec run_engine = r->mc.eng[0];
     snprintf(run_engine.cmd, sizeof run_engine.cmd, "%s", c->cmd);
     if (engcheck_verify(&r->rs.engine_id, &run_engine, c->force, c->err, sizeof c->err) < 0 ||
-        pick_openings(r, &c->over, c->err, sizeof c->err) < 0)
+        pick_openings(c) < 0)
         return STEP_FAIL;
     return STEP_GO;
 }

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "jsonput.h"
 #include "match.h"
 #include "state.h"
 
@@ -32,6 +33,8 @@ typedef struct {
     bool mc_init;
     char tc[96];
     char openings[40];             /* which openings: "held-out", "whole book (in sample)", "given" */
+    bool claimed;                  /* the call plays a claim of its own (claims.h): */
+    uint64_t claim_first, claim_count; /* held-out openings first .. first+count-1, in the seed's order */
     uint64_t sessions;
     char created[32];
 } VerifyRun;
@@ -57,6 +60,7 @@ typedef struct {
     int rc;                        /* the exit code when a step ends the call */
     int lockfd;
     bool restart, force, resume, limit_over;
+    uint64_t want_pairs;           /* the pairs the call plays (0: as many as there are fresh openings) */
     const char *concurrency;
     RunConf over, settings;
     cJSON *old;                    /* the earlier call's file, or NULL */
@@ -99,6 +103,14 @@ int verify_engine_cmd(VerifyCall *c);
  * values[1] (sent as options unless r->baked); then a book, the engine the
  * run tuned (engcheck.h) and the openings. */
 int verify_make_match(VerifyCall *c, const cJSON *values[2]);
+
+/* A finished call that played `pairs` of its claim: the claim shrunk to
+ * them in DIR/openings.json, so the next step takes the rest.  0, or -1
+ * with err. */
+int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *err, size_t errlen);
+/* The claim in the call's file: "held_out_first" and "held_out_count" of
+ * its "openings" object, when it has one. */
+void verify_claim_json(const VerifyRun *r, JsonPut *op);
 
 /* The sections of the match options both commands take. */
 extern const char *const VERIFY_SECTIONS[];

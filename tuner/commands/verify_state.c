@@ -80,6 +80,7 @@ cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict)
         jput_num(&op, "book_size", (double)book_size(v->run.mc.book));
         jput_num(&op, "fresh_pairs", (double)v->fresh);
         jput_bool(&op, "deterministic", match_deterministic(&v->run.mc));
+        verify_claim_json(&v->run, &op);
         jput_item(&w, "openings", jput_done(&op));
     }
     jput_num(&w, "seed", (double)v->run.seed);

@@ -427,6 +427,21 @@ size_t book_pick(const Book *b, uint64_t k)
     return b->order ? b->order[i] : i;
 }
 
+int book_shuffle_picks(Book *b, uint64_t seed)
+{
+    if (!b || !b->order || b->norder < 2)
+        return b && b->order ? 0 : -1;
+    size_t n = b->norder;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return -1;
+    gsl_rng_set(r, (unsigned long)seed);
+    gsl_ran_shuffle(r, b->order, n, sizeof *b->order);
+    gsl_rng_free(r);
+    b->start = 0;
+    return 0;
+}
+
 int book_keep(Book *b, uint64_t first, size_t count)
 {
     if (!b || count == 0 || b->n == 0)

@@ -46,6 +46,10 @@ size_t book_pick(const Book *b, uint64_t k);
  * then on book_pick(k) cycles through those, in that order (book_size still
  * counts every position).  0, or -1 (count 0, an empty book, out of memory). */
 int book_keep(Book *b, uint64_t first, size_t count);
+/* After book_keep: the kept openings in an order drawn with GSL's MT19937
+ * seeded by seed (the same seed, the same order).  0, or -1 (no kept
+ * openings, out of memory). */
+int book_shuffle_picks(Book *b, uint64_t seed);
 /* How many openings book_pick cycles through: book_size, or the count kept. */
 size_t book_picks(const Book *b);
 void book_free(Book *b);

@@ -152,6 +152,20 @@ uint64_t validate_points(const Validation *v, uint64_t total)
     return n;
 }
 
+uint64_t validate_pairs_planned(const Validation *v, uint64_t total)
+{
+    uint64_t pairs = v->used + (v->pending ? v->size / 2 : 0);
+    if (v->every <= 0 || v->games == 0)
+        return pairs;
+    uint64_t after = v->pending ? v->due : v->last_at, at, size;
+    /* A schedule has at most a point per tuning game, and the step moves forward. */
+    for (uint64_t k = 0; k <= total && validate_next_point(v, after, total, &at, &size) && at > after; k++) {
+        pairs += size / 2;
+        after = at;
+    }
+    return pairs;
+}
+
 bool validate_due(const Validation *v, uint64_t games, uint64_t total)
 {
     uint64_t at, size;

@@ -159,6 +159,10 @@ uint64_t validate_holdout_pick(const Validation *v, size_t nbook, uint64_t j);
  * games. */
 uint64_t validate_points(const Validation *v, uint64_t total);
 bool validate_due(const Validation *v, uint64_t games, uint64_t total);
+/* The held-out pairs validation plays over a `total`-game budget: those the
+ * finished points played, the pending point's and those of the points to
+ * come.  The steps after the tuning claim openings past them (claims.h). */
+uint64_t validate_pairs_planned(const Validation *v, uint64_t total);
 /* The schedule in words: "a point every 0.25 of the budget (100 games
  * each) and the final values (1400 games)".  Returns buf. */
 const char *validate_plan_text(const Validation *v, uint64_t total, char *buf, size_t len);
