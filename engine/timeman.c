@@ -92,13 +92,27 @@ int64_t tm_reading(const TimeManager *tm, uint64_t nodes)
     return tm->clock ? tm->clock(nodes, tm->clock_ctx) : tm_now();
 }
 
+/* soft * percent / 100, exactly, or `cap` when that is larger (soft in
+ * [0, cap], percent > 0): soft = 100 q + r, so the product is q percent +
+ * r percent / 100, and q percent is compared with cap before it is formed,
+ * so it cannot overflow (a node clock's soft limit times a few hundred
+ * percent passes INT64_MAX). */
+static int64_t scaled_soft(int64_t soft, int percent, int64_t cap)
+{
+    int64_t q = soft / 100, r = soft % 100;
+    if (q > cap / percent)
+        return cap;
+    int64_t x = q * percent, rest = r * percent / 100;
+    return x > cap - rest ? cap : x + rest;
+}
+
 bool tm_soft_done(const TimeManager *tm, int percent, int64_t now)
 {
     if (tm->soft < 0)
         return false;
     if (tm->soft >= tm->hard) /* go movetime, or a clock too short to scale */
         return now - tm->start >= tm->hard;
-    return now - tm->start >= min64(tm->soft * percent / 100, tm->hard);
+    return now - tm->start >= (percent > 0 ? scaled_soft(tm->soft, percent, tm->hard) : 0);
 }
 
 bool tm_hard_done(const TimeManager *tm, int64_t now) { return tm->hard >= 0 && now - tm->start >= tm->hard; }

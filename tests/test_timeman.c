@@ -151,3 +151,34 @@ Test(timeman, the_hard_limit_leaves_the_overhead_inside_the_movetime_and_the_clo
                           (long long)incs[i], mtgs[j], (long long)tm.soft, (long long)tm.hard);
             }
 }
+
+/* The largest clock go keeps (10^12 ms) under the largest nodestime
+ * (TM_MAX_NODES_PER_MS) with one move to go: a soft limit of 3.3e16 nodes,
+ * which times a scale of 300 percent passes INT64_MAX.  The scaled limit
+ * falls where the exact product says (or on the hard limit) at every scale
+ * tm_scale_percent can give and beyond.  Fails if the product overflows:
+ * the limit wrapped to a negative count and the search stopped after its
+ * first iterations. */
+Test(timeman, the_scaled_soft_limit_does_not_overflow_on_the_largest_node_clock)
+{
+    static const int64_t GO_MAX = 1000000000000LL; /* engine/uci.c's GO_MAX_MS */
+    static const int mtgs[] = { 0, 1, 2 };
+    static const int64_t incs[] = { 0, GO_MAX };
+    for (size_t i = 0; i < sizeof mtgs / sizeof mtgs[0]; i++)
+        for (size_t j = 0; j < sizeof incs / sizeof incs[0]; j++) {
+            TimeManager tm;
+            tm_init(&tm, 0, GO_MAX, incs[j], mtgs[i], 0, 10, TM_MAX_NODES_PER_MS);
+            cr_assert(tm.soft >= 1 && tm.soft <= tm.hard, "soft %lld hard %lld", (long long)tm.soft,
+                      (long long)tm.hard);
+            for (int pct = 1; pct <= 1000; pct++) {
+                /* a soft limit at the hard one (a clock too short to scale) is not scaled */
+                __int128 exact = (__int128)tm.soft * pct / 100;
+                int64_t limit = tm.soft < tm.hard && exact < tm.hard ? (int64_t)exact : tm.hard;
+                cr_assert_not(tm_soft_done(&tm, pct, limit - 1),
+                              "movestogo %d inc %lld, %d%%: done at %lld nodes, before the limit %lld", mtgs[i],
+                              (long long)incs[j], pct, (long long)(limit - 1), (long long)limit);
+                cr_assert(tm_soft_done(&tm, pct, limit), "movestogo %d inc %lld, %d%%: not done at the limit %lld",
+                          mtgs[i], (long long)incs[j], pct, (long long)limit);
+            }
+        }
+}
