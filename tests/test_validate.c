@@ -1481,3 +1481,41 @@ Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
     cr_expect_eq(games[2], 20, "point 2 has %d games in the PGN", games[2]);
     cr_expect_eq(most, 2, "a Round has %d games", most);
 }
+
+/* run.validation as validate_from_json reads it from r/state.json: 0, or -1
+ * with the message in err. */
+static int validation_from(const char *json, char *err, size_t errlen)
+{
+    SpsaState st;
+    memset(&st, 0, sizeof st);
+    cJSON *j = cJSON_Parse(json);
+    cr_assert_not_null(j, "%s", json);
+    Validation v;
+    memset(&v, 0, sizeof v);
+    int rc = validate_from_json(&v, j, &st, "r/state.json", err, errlen);
+    validate_free(&v);
+    cJSON_Delete(j);
+    return rc;
+}
+
+/* A schedule finer than -validate every= takes (0.001) has 1/every points:
+ * every=1e-300 made status, report and resume count points for ever (and
+ * validate_next_point's search for the next multiple never ended once the
+ * step was below a double's resolution).  Refused when read, naming the
+ * file and the field; 0 (no points) and the setting's range still load. */
+Test(validate, a_schedule_finer_than_the_setting_takes_is_refused, .timeout = 10)
+{
+    static const char *const bad[] = { "1e-300", "0.0009", "5e-324" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[256], err[512] = "";
+        snprintf(json, sizeof json, "{\"every\":%s,\"games\":4,\"final\":20,\"holdout\":2,\"done\":0}", bad[i]);
+        cr_expect_eq(validation_from(json, err, sizeof err), -1, "every=%s was taken", bad[i]);
+        cr_expect(strstr(err, "r/state.json: run.validation.every"), "every=%s: %s", bad[i], err);
+    }
+    static const char *const good[] = { "0", "0.001", "0.25", "1" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char json[256], err[512] = "";
+        snprintf(json, sizeof json, "{\"every\":%s,\"games\":4,\"final\":20,\"holdout\":2,\"done\":0}", good[i]);
+        cr_expect_eq(validation_from(json, err, sizeof err), 0, "every=%s: %s", good[i], err);
+    }
+}

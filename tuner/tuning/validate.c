@@ -69,7 +69,7 @@ int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size
 {
     double every = VALIDATE_DEFAULT_EVERY, holdout = DEFAULT_HOLDOUT;
     if (conf_get(conf, "validate", "every") &&
-        conf_get_double(conf, "validate", "every", 0.001, 1.0, &every, err, errlen) < 0)
+        conf_get_double(conf, "validate", "every", VALIDATE_MIN_EVERY, 1.0, &every, err, errlen) < 0)
         return -1;
     if (conf_get(conf, "validate", "holdout") &&
         conf_get_double(conf, "validate", "holdout", 0.0, 0.9, &holdout, err, errlen) < 0)
@@ -274,11 +274,14 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
     memset(v, 0, sizeof *v);
     if (!j)
         return 0;
+    /* 0 (no points) or what -validate every= takes: a finer schedule has 1/every points to count */
     const cJSON *every = cJSON_GetObjectItemCaseSensitive(j, "every");
-    if (!cJSON_IsNumber(every) || !(every->valuedouble >= 0) || every->valuedouble > 1) {
-        errmsg(err, errlen, "%s: run.validation.every must be a fraction in [0, 1]", origin);
-        return -1;
-    }
+    if (!cJSON_IsNumber(every))
+        return errmsg(err, errlen, "%s: run.validation.every is missing or not a number", origin);
+    if (!(every->valuedouble >= 0) || every->valuedouble > 1 ||
+        (every->valuedouble > 0 && every->valuedouble < VALIDATE_MIN_EVERY))
+        return errmsg(err, errlen, "%s: run.validation.every=%g: must be 0 (no validation) or a fraction of the "
+                      "budget in [%g, 1]", origin, every->valuedouble, VALIDATE_MIN_EVERY);
     v->every = every->valuedouble;
     if (count_of(j, "games", &v->games, origin, err, errlen) < 0 ||
         count_of(j, "holdout", &v->holdout, origin, err, errlen) < 0 ||

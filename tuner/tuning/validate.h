@@ -139,6 +139,9 @@ int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size
  * -validate games=N had before the final point had a size of its own).
  * games = 0: no validation.  0, or -1 with a message (odd counts). */
 #define VALIDATE_DEFAULT_EVERY 0.5
+/* The finest schedule -validate every= takes, and state.json's run.
+ * validation.every may hold (besides 0): at most 1000 points a budget. */
+#define VALIDATE_MIN_EVERY 0.001
 #define VALIDATE_COST_PCT 10
 #define VALIDATE_FINAL_SHARE 0.8
 int validate_plan(Validation *v, double every, int64_t games, int64_t final, uint64_t total, char *err,
