@@ -1519,3 +1519,30 @@ Test(validate, a_schedule_finer_than_the_setting_takes_is_refused, .timeout = 10
         cr_expect_eq(validation_from(json, err, sizeof err), 0, "every=%s: %s", good[i], err);
     }
 }
+
+/* A point in play of 0 games has no pair to hand out and is never
+ * recorded: resume looped for ever, calling the runner again while the
+ * point was pending.  Refused when read, naming the file and the field:
+ * size 0, an odd size (a run plays pairs), and no size in a state whose
+ * points have 0 games (the size an older build's state gets). */
+Test(validate, a_pending_point_of_no_games_is_refused, .timeout = 10)
+{
+    static const char *const PENDING = "\"pending\":{\"point\":1,\"at_games\":40,%s\"pairs\":0,\"wins\":0,"
+                                       "\"losses\":0,\"draws\":0,\"ptnml\":[0,0,0,0,0],\"values\":{}}";
+    static const struct { const char *head, *size; } bad[] = {
+        { "\"every\":0.5,\"games\":4,\"final\":20", "\"size\":0," },
+        { "\"every\":0.5,\"games\":4,\"final\":20", "\"size\":3," },
+        { "\"every\":0,\"games\":0,\"final\":0", "" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char pending[512], json[1024], err[512] = "";
+        snprintf(pending, sizeof pending, PENDING, bad[i].size);
+        snprintf(json, sizeof json, "{%s,\"holdout\":2,\"done\":0,%s}", bad[i].head, pending);
+        cr_expect_eq(validation_from(json, err, sizeof err), -1, "taken: %s", json);
+        cr_expect(strstr(err, "r/state.json: run.validation.pending.size"), "%s: %s", json, err);
+    }
+    char pending[512], json[1024], err[512] = "";
+    snprintf(pending, sizeof pending, PENDING, "\"size\":20,");
+    snprintf(json, sizeof json, "{\"every\":0.5,\"games\":4,\"final\":20,\"holdout\":2,\"done\":0,%s}", pending);
+    cr_expect_eq(validation_from(json, err, sizeof err), 0, "%s", err);
+}

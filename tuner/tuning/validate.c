@@ -310,6 +310,11 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
     v->size = v->games;
     if (cJSON_GetObjectItemCaseSensitive(p, "size") && count_of(p, "size", &v->size, origin, err, errlen) < 0)
         return -1;
+    /* a point of no games hands out no pair and is never recorded: a resume would wait for it for ever */
+    if (v->size == 0 || v->size % 2)
+        return errmsg(err, errlen, "%s: run.validation.pending.size is %llu games%s: a point plays whole game pairs, "
+                      "at least one (edit or remove run.validation.pending)", origin, (unsigned long long)v->size,
+                      cJSON_GetObjectItemCaseSensitive(p, "size") ? "" : " (absent: the points' games)");
     /* absent in states of older builds: the games at which the point was taken */
     v->due = UINT64_MAX;
     if (cJSON_GetObjectItemCaseSensitive(p, "due") && count_of(p, "due", &v->due, origin, err, errlen) < 0)
