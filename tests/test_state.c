@@ -305,3 +305,66 @@ Test(state, atomic_write_replaces_the_whole_file)
     cr_assert(strstr(err, "/nonexistent-dir/x"), "%s", err);
 }
 
+
+/* state.json with field `key` of spsa.params[0] (or of spsa itself when
+ * param is false) replaced by the number text `value`, written raw (1e400
+ * reads as inf); a state of form far, so that "m" and "v" are there. */
+static void write_state_with(const char *base, bool param, const char *key, const char *value)
+{
+    cJSON *j = cJSON_Parse(base);
+    cr_assert_not_null(j);
+    cJSON *spsa = cJSON_GetObjectItemCaseSensitive(j, "spsa");
+    cJSON *o = param ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(spsa, "params"), 0) : spsa;
+    cr_assert(cJSON_GetObjectItemCaseSensitive(o, key), "the state has no %s", key);
+    cr_assert(cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateRaw(value)));
+    char *text = cJSON_Print(j);
+    write_file("state.json", text);
+    free(text);
+    cJSON_Delete(j);
+}
+
+/* The reader restores a parameter's start, avg, m and the state's v as the
+ * file holds them.  A start outside the parameter's [min, max] reached the
+ * engine (validation plays the start values); an m, avg or v of 1e400
+ * (inf) or -1e400 was taken, and the next save failed as "malformed JSON".
+ * Each is refused, naming state.json and the field; the state as written
+ * still loads. */
+Test(state, a_start_out_of_range_or_a_moment_that_is_not_finite_is_refused)
+{
+    RunState rs;
+    runstate_init(&rs);
+    SpsaState st = small_state();
+    SpsaParam ps[2];
+    memcpy(ps, st.params, sizeof ps);
+    SpsaConfig cfg = st.cfg;
+    spsa_free(&st);
+    spsa_config_set_form(&cfg, SPSA_FORM_RMS);
+    char err[1024];
+    cr_assert_eq(spsa_init(&rs.spsa, ps, 2, &cfg, 1, err, sizeof err), 0, "%s", err);
+    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char *good = slurp("state.json");
+    static const struct { bool param; const char *key, *value; } bad[] = {
+        { true, "start", "1e6" },   { true, "start", "-1" },     { true, "start", "20.5" },
+        { true, "start", "1e400" }, { true, "avg", "1e400" },    { true, "avg", "-1e400" },
+        { true, "m", "1e400" },     { true, "m", "-1e400" },     { false, "v", "1e400" },
+        { false, "v", "-1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_state_with(good, bad[i].param, bad[i].key, bad[i].value);
+        RunState back;
+        err[0] = '\0';
+        int rc = runstate_load(&back, tmp, err, sizeof err);
+        runstate_free(&back);
+        char field[32];
+        snprintf(field, sizeof field, "\"%s\"", bad[i].key);
+        cr_expect_eq(rc, -1, "%s %s was taken", bad[i].key, bad[i].value);
+        cr_expect(strstr(err, "state.json") && strstr(err, field), "%s %s: %s", bad[i].key, bad[i].value, err);
+    }
+    write_file("state.json", good);
+    RunState back;
+    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&back);
+    free(good);
+}

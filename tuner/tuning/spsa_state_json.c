@@ -252,11 +252,15 @@ cJSON *spsa_state_to_json(const SpsaState *st)
     return o;
 }
 
-/* A number item, or a raw item holding a number (as spsa_state_to_json makes
- * them, before the object is printed and parsed again). */
+/* A finite number: a number item, or a raw item holding a number (as
+ * spsa_state_to_json makes them, before the object is printed and parsed
+ * again).  JSON has no infinity, but cJSON reads 1e400 as one; the writer
+ * could not write it back. */
 static bool item_number(const cJSON *v, double *out)
 {
     if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble))
+            return false;
         *out = v->valuedouble;
         return true;
     }
@@ -277,8 +281,8 @@ static int get_num(const cJSON *o, const char *key, const char *where, double *o
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!item_number(v, out)) {
-        errmsg(err, errlen, "spsa state: %s%s\"%s\" missing or not a number", where,
-               *where ? " " : "", key);
+        errmsg(err, errlen, "spsa state: %s%s\"%s\" %s", where, *where ? " " : "", key,
+               cJSON_IsNumber(v) || cJSON_IsRaw(v) ? "is not a finite number" : "missing or not a number");
         return -1;
     }
     return 0;
@@ -746,10 +750,22 @@ static void restore_params(SpsaState *st, const SpsaParam *ps)
         }
 }
 
-/* The bounds of what the scale and the centre batches keep per parameter. */
+/* The bounds of what the file holds per parameter beyond what spsa_init
+ * checks: the start (the values validation plays against, and export
+ * -keep-noise=start writes) in [min, max]; what the scale and the centre
+ * batches keep.  (item_number takes only finite numbers: avg, m and the
+ * other moments are finite.) */
 static int check_param_state(const SpsaState *st, char *err, size_t errlen)
 {
     const SpsaConfig *cfg = &st->cfg;
+    for (size_t i = 0; i < st->nparams; i++) {
+        const SpsaParam *p = &st->params[i];
+        if (!(p->start >= p->min && p->start <= p->max)) {
+            errmsg(err, errlen, "spsa state: params[%zu] (%s): \"start\" %.17g outside [%g, %g]", i, p->name,
+                   p->start, p->min, p->max);
+            return -1;
+        }
+    }
     for (size_t i = 0; cfg->adapt && i < st->nparams; i++) {
         const SpsaParam *p = &st->params[i];
         if (!(p->scale >= cfg->scale_min && p->scale <= cfg->scale_max) || !isfinite(p->e)) {

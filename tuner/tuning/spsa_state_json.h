@@ -7,9 +7,10 @@
  * bytes) and every in-flight batch.  A float parameter has "type": "float";
  * without "type" a parameter is an integer (older states).
  * spsa_state_from_json restores a state from it exactly, also one written
- * by an older build (every version of the format, spsa_state_json.c); on
- * error it returns -1 with a message naming the field, and *st is left
- * zeroed. */
+ * by an older build (every version of the format, spsa_state_json.c); it
+ * refuses a number that is not finite (cJSON reads 1e400 as infinity) and a
+ * start outside its parameter's [min, max].  On error it returns -1 with a
+ * message naming the field, and *st is left zeroed. */
 #ifndef RATCHET_SPSA_STATE_JSON_H
 #define RATCHET_SPSA_STATE_JSON_H
 
