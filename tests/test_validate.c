@@ -1546,3 +1546,141 @@ Test(validate, a_pending_point_of_no_games_is_refused, .timeout = 10)
     snprintf(json, sizeof json, "{\"every\":0.5,\"games\":4,\"final\":20,\"holdout\":2,\"done\":0,%s}", pending);
     cr_expect_eq(validation_from(json, err, sizeof err), 0, "%s", err);
 }
+
+/* ---- the -pgnout file on resume (validate_trim_pgn) ---- */
+
+/* A PGN game of validation point `point`, pair `pair`, as a run writes it,
+ * at the user's limit when `limit`, appended to tmp/g.pgn; a tuning game
+ * (Round "pair") when point is 0. */
+static void pgn_game(unsigned point, unsigned pair, bool limit)
+{
+    char path[256], event[200], round[32], snap[32];
+    snprintf(path, sizeof path, "%s/g.pgn", tmp);
+    if (point == 0)
+        snprintf(event, sizeof event, "ratchet-tune match");
+    else if (limit)
+        snprintf(event, sizeof event, "ratchet-tune validation point %u at 10+0.1: snapshot %u against the start values",
+                 point, point);
+    else
+        snprintf(event, sizeof event, "ratchet-tune validation point %u: snapshots/%u.json against the start values",
+                 point, point);
+    if (point)
+        snprintf(round, sizeof round, "%u.%u", point, pair);
+    else
+        snprintf(round, sizeof round, "%u", pair);
+    snprintf(snap, sizeof snap, point ? "snapshot %u" : "theta+c", point);
+    FILE *f = fopen(path, "a");
+    cr_assert_not_null(f);
+    fprintf(f, "[Event \"%s\"]\n[Site \"?\"]\n[Date \"2025.01.01\"]\n[Round \"%s\"]\n[White \"%s\"]\n[Black \"%s\"]\n"
+               "[Result \"1/2-1/2\"]\n[TimeControl \"-\"]\n[PlyCount \"1\"]\n[Termination \"adjudication\"]\n\n"
+               "1. e4 {draw by agreement} 1/2-1/2\n\n",
+            event, round, snap, point ? "start" : "theta-c");
+    fclose(f);
+}
+
+/* Both games of a pair. */
+static void pgn_pair(unsigned point, unsigned pair, bool limit)
+{
+    pgn_game(point, pair, limit);
+    pgn_game(point, pair, limit);
+}
+
+/* The games of tmp/g.pgn with Round `round`. */
+static int round_games(const char *round)
+{
+    char *pgn = slurp("g.pgn"), needle[64];
+    snprintf(needle, sizeof needle, "[Round \"%s\"]\n", round);
+    int n = 0;
+    for (char *s = strstr(pgn, needle); s; s = strstr(s + 1, needle))
+        n++;
+    free(pgn);
+    return n;
+}
+
+/* validate_trim_pgn over tmp/g.pgn with the rows of tmp/validation.csv and
+ * tmp/validation-limit.csv. */
+static PgnTrim trim_pgn(const Validation *v)
+{
+    char pgn[256], err[512] = "";
+    snprintf(pgn, sizeof pgn, "%s/g.pgn", tmp);
+    PgnTrim t;
+    cr_assert_eq(validate_trim_pgn(v, tmp, pgn, &t, err, sizeof err), 0, "%s", err);
+    return t;
+}
+
+/* A resume after a plain stop keeps every counted validation game.  Point 1
+ * (an intermediate point, 4 games) and point 2 (the final values, 20
+ * games, before `resume -spsa games=...` extended the budget) are recorded,
+ * each also at the user's limit (Rounds numbered after the others); point
+ * 3 is in play with 1 pair counted and a game of a pair cut short.  Only
+ * that game goes.  Before, every recorded point kept games/2 pairs: 4 of
+ * point 1's 8 games and 4 of point 2's 40 went, and the resume said they
+ * were played again, which they were not. */
+Test(validate, a_resume_keeps_the_pgn_games_of_the_final_point_and_at_the_users_limit)
+{
+    write_file(VALIDATION_FILE, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n"
+                                "1,40,2,0.00,inf,0,0,2,0,0,0,0,4\n"
+                                "2,80,10,0.00,inf,0,0,10,0,0,0,0,20\n");
+    write_file(VALIDATION_LIMIT_FILE, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n"
+                                      "1,40,2,0.00,inf,0,0,2,0,0,0,0,4\n"
+                                      "2,80,10,0.00,inf,0,0,10,0,0,0,0,20\n");
+    for (unsigned k = 1; k <= 20; k++)
+        pgn_pair(0, k, false);
+    for (unsigned j = 1; j <= 2; j++)
+        pgn_pair(1, j, false);
+    for (unsigned j = 3; j <= 4; j++)
+        pgn_pair(1, j, true);
+    for (unsigned j = 1; j <= 10; j++)
+        pgn_pair(2, j, false);
+    for (unsigned j = 11; j <= 20; j++)
+        pgn_pair(2, j, true);
+    pgn_pair(3, 1, false);
+    pgn_game(3, 2, false);
+    Validation v = { .every = 0.3, .games = 4, .final = 20, .holdout = 4, .done = 2, .last_at = 80,
+                     .last_known = true, .used = 12, .pending = true, .at_games = 96, .due = 96, .size = 4,
+                     .pairs = 1, .wins = 1, .losses = 1, .ptnml = { 0, 0, 1, 0, 0 }, .has_limit = true };
+    PgnTrim t = trim_pgn(&v);
+    cr_expect_eq(t.dropped, 1, "%zu games taken out, not the 1 of the pair cut short", t.dropped);
+    char round[32];
+    for (unsigned j = 1; j <= 4; j++) {
+        snprintf(round, sizeof round, "1.%u", j);
+        cr_expect_eq(round_games(round), 2, "Round %s has %d games", round, round_games(round));
+    }
+    for (unsigned j = 1; j <= 20; j++) {
+        snprintf(round, sizeof round, "2.%u", j);
+        cr_expect_eq(round_games(round), 2, "Round %s has %d games", round, round_games(round));
+    }
+    cr_expect_eq(round_games("3.1"), 2);
+    cr_expect_eq(round_games("3.2"), 0, "the game of a pair cut short is kept");
+    cr_expect_eq(round_games("7"), 2, "a tuning game went");
+    cr_expect_eq(t.last_pair, 1);
+    cr_expect_eq(t.last_lim_pair, 0);
+}
+
+/* The point in play counts its pairs at each limit apart: 2 pairs at the
+ * tuning's limit, 1 at the user's (Round 1.3, which ended before 1.2), and
+ * a pair at the user's limit that ended after the last save (1.4).  Only
+ * 1.4 goes, and the next pair at the user's limit is numbered after 1.3.
+ * Before, the point kept its first 2 pairs to end whatever their limit
+ * (1.1 and 1.3) and dropped 1.2, which the state counts. */
+Test(validate, a_resume_keeps_the_pending_points_pairs_at_each_limit)
+{
+    pgn_pair(0, 1, false);
+    pgn_pair(1, 1, false);
+    pgn_game(1, 2, false);
+    pgn_pair(1, 3, true);
+    pgn_game(1, 2, false);
+    pgn_pair(1, 4, true);
+    Validation v = { .every = 0.5, .games = 4, .final = 20, .holdout = 4, .done = 0, .last_known = true,
+                     .pending = true, .at_games = 40, .due = 40, .size = 4, .pairs = 2, .draws = 4,
+                     .ptnml = { 0, 0, 2, 0, 0 }, .has_limit = true,
+                     .lim = { .pairs = 1, .draws = 2, .ptnml = { 0, 0, 1, 0, 0 } } };
+    PgnTrim t = trim_pgn(&v);
+    cr_expect_eq(t.dropped, 2, "%zu games taken out, not the 2 of pair 1.4", t.dropped);
+    cr_expect(round_games("1.1") == 2 && round_games("1.2") == 2 && round_games("1.3") == 2,
+              "a counted pair went: %d %d %d games", round_games("1.1"), round_games("1.2"), round_games("1.3"));
+    cr_expect_eq(round_games("1.4"), 0);
+    cr_expect_eq(t.last_pair, 2);
+    cr_expect_eq(t.last_lim_pair, 1, "the next pair at the user's limit follows pair %llu",
+                 (unsigned long long)t.last_lim_pair);
+}

@@ -633,18 +633,20 @@ int run_play(Run *r, const RunObserver *obs)
         return EXIT_FAILED;
     }
     /* A resume: the PGN's validation games as the state counts them (tuning games are left as they are). */
-    size_t dropped = 0;
-    uint64_t last_pair = 0;
-    if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->mc->pgnout, &dropped, &last_pair, err, sizeof err) < 0) {
+    PgnTrim trim = { 0 };
+    if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->dir, r->mc->pgnout, &trim, err, sizeof err) < 0) {
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }
-    if (rs->val.pending && last_pair > rs->val.next)
-        rs->val.next = last_pair; /* the next pair's Round follows the kept ones */
-    if (dropped)
+    /* the next pair's Round follows the kept ones, at each limit */
+    if (rs->val.pending && trim.last_pair > rs->val.next)
+        rs->val.next = trim.last_pair;
+    if (rs->val.pending && trim.last_lim_pair > rs->val.lim.next)
+        rs->val.lim.next = trim.last_lim_pair;
+    if (trim.dropped)
         printf("PGN file %s: %zu validation game%s the state does not count (of a pair cut short or not saved) "
-               "taken out: %s played again\n", r->mc->pgnout, dropped, dropped == 1 ? "" : "s",
-               dropped == 1 ? "its pair is" : "their pairs are");
+               "taken out: %s played again\n", r->mc->pgnout, trim.dropped, trim.dropped == 1 ? "" : "s",
+               trim.dropped == 1 ? "its pair is" : "their pairs are");
     if (rs->val.pending) {
         printf("validation %llu: %llu of %llu games played, continuing\n", (unsigned long long)(rs->val.done + 1),
                (unsigned long long)(2 * rs->val.pairs), (unsigned long long)rs->val.size);

@@ -693,116 +693,207 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
 typedef struct {
     size_t start, end;          /* the game's bytes */
     uint64_t point, pair;       /* its Round P.J; point 0: not a validation game */
+    bool limit;                 /* a game at the user's limit (its Event says "point P at ...") */
     bool keep;
 } PgnGame;
 
-/* The Round "P.J" of the game text[0..n) (its header ends at the first blank line). */
-static void game_round(const char *text, size_t n, uint64_t *point, uint64_t *pair)
+/* The value of the tag line `line` (len bytes) when it is [NAME "value"]:
+ * its length, the value at *val; 0 otherwise. */
+static size_t tag_value(const char *line, size_t len, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    if (len < n + 5 || line[0] != '[' || strncmp(line + 1, name, n) || line[n + 1] != ' ' || line[n + 2] != '"' ||
+        line[len - 2] != '"' || line[len - 1] != ']')
+        return 0;
+    *val = line + n + 3;
+    return len - n - 5;
+}
+
+/* The Round "P.J" of the game text[0..n) (its header ends at the first
+ * blank line), and whether its Event names a point at the user's limit
+ * ("ratchet-tune validation point P at LIMIT: ..."). */
+static void game_round(const char *text, size_t n, uint64_t *point, uint64_t *pair, bool *limit)
 {
     *point = *pair = 0;
+    *limit = false;
+    const char *event = NULL;
+    size_t elen = 0;
     for (size_t i = 0; i < n;) {
         const char *line = text + i;
         const char *nl = memchr(line, '\n', n - i);
         size_t len = nl ? (size_t)(nl - line) : n - i;
         if (len == 0)
-            return; /* the movetext */
+            break; /* the movetext */
+        const char *val;
+        size_t vlen;
+        if ((vlen = tag_value(line, len, "Event", &val))) {
+            event = val;
+            elen = vlen;
+        }
         unsigned long long p, j;
         char close;
         if (len > 8 && !strncmp(line, "[Round \"", 8) && sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) == 3 &&
             close == '"') {
             *point = p;
             *pair = j;
-            return;
         }
         i += len + 1;
     }
+    char at[64];
+    int w = snprintf(at, sizeof at, "ratchet-tune validation point %llu at ", (unsigned long long)*point);
+    *limit = *point && event && elen > (size_t)w && !strncmp(event, at, (size_t)w);
 }
 
-int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uint64_t *last_pair, char *err,
+/* A validation game's place in the sort by point, leg, Round and place in
+ * the file; a whole pair of them (its games: indices into the games). */
+typedef struct {
+    uint64_t point, pair;
+    bool limit;
+    size_t first, second; /* a game: first is its index; a pair: its games, second the one that ended it */
+} PgnRound;
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static bool same_round(const PgnRound *a, const PgnRound *b)
+{
+    return a->point == b->point && a->limit == b->limit && a->pair == b->pair;
+}
+
+static int by_round(const void *a, const void *b)
+{
+    const PgnRound *x = a, *y = b;
+    int c = cmp_u64(x->point, y->point);
+    c = c ? c : cmp_u64(x->limit, y->limit);
+    c = c ? c : cmp_u64(x->pair, y->pair);
+    return c ? c : cmp_u64(x->first, y->first);
+}
+
+static int by_end(const void *a, const void *b)
+{
+    const PgnRound *x = a, *y = b;
+    int c = cmp_u64(x->point, y->point);
+    c = c ? c : cmp_u64(x->limit, y->limit);
+    return c ? c : cmp_u64(x->second, y->second);
+}
+
+/* The pairs of point p's row in pts[0..n) (rows in point order); false when it has none. */
+static bool row_pairs(const ValidationPoint *pts, size_t n, uint64_t p, uint64_t *pairs)
+{
+    for (size_t i = 0; i < n && pts[i].point <= p; i++)
+        if (pts[i].point == p) {
+            *pairs = pts[i].pairs;
+            return true;
+        }
+    return false;
+}
+
+/* The whole pairs of a point's leg that the state counts: a recorded
+ * point's, those of its row (of validation.csv, or of validation-limit.csv
+ * for the leg at the user's limit; all of them when the row is missing, so
+ * that nothing counted goes); the pending point's, those it counts; none of
+ * a later point. */
+static uint64_t pgn_quota(const Validation *v, uint64_t point, bool limit, const ValidationPoint *rows, size_t nrows,
+                          const ValidationPoint *lrows, size_t nlrows)
+{
+    uint64_t q;
+    if (point <= v->done)
+        return row_pairs(limit ? lrows : rows, limit ? nlrows : nrows, point, &q) ? q : UINT64_MAX;
+    if (point == v->done + 1 && v->pending)
+        return limit ? v->lim.pairs : v->pairs;
+    return 0;
+}
+
+int validate_trim_pgn(const Validation *v, const char *dir, const char *pgn, PgnTrim *out, char *err,
                       size_t errlen)
 {
-    *dropped = 0;
-    *last_pair = 0;
+    memset(out, 0, sizeof *out);
     if (!pgn || !pgn[0])
         return 0;
     size_t n;
     char *text = rd_read_file(pgn, &n, err, errlen);
     if (!text)
         return errno == ENOENT ? 0 : -1;
+    ValidationPoint *rows = NULL, *lrows = NULL;
+    size_t nrows = 0, nlrows = 0;
+    if (validate_read(dir, &rows, &nrows, err, errlen) < 0 || validate_read_limit(dir, &lrows, &nlrows, err, errlen) < 0) {
+        free(rows);
+        free(text);
+        return -1;
+    }
     /* the games: each starts with [Event at the start of the file or after a blank line */
     PgnGame *g = NULL;
-    size_t ng = 0, cap = 0;
+    size_t ng = 0, cap = 0, nval = 0;
+    int rc = -1;
+    PgnRound *val = NULL, *pairs = NULL;
     for (size_t i = 0; i < n;) {
-        const char *next = NULL;
-        for (const char *p = text + i + 1; (p = strstr(p, "\n\n[Event \"")); p++) {
-            next = p + 2;
-            break;
-        }
-        size_t end = next ? (size_t)(next - text) : n;
+        const char *next = strstr(text + i + 1, "\n\n[Event \"");
+        size_t end = next ? (size_t)(next + 2 - text) : n;
         if (ng == cap) {
             cap = cap ? 2 * cap : 256;
             PgnGame *ngs = realloc(g, cap * sizeof *ngs);
-            if (!ngs) {
-                free(g);
-                free(text);
-                return errmsg(err, errlen, "out of memory");
-            }
+            if (!ngs)
+                goto oom;
             g = ngs;
         }
         g[ng] = (PgnGame){ .start = i, .end = end, .keep = true };
-        game_round(text + i, end - i, &g[ng].point, &g[ng].pair);
+        game_round(text + i, end - i, &g[ng].point, &g[ng].pair, &g[ng].limit);
+        nval += g[ng].point != 0;
         ng++;
         i = end;
     }
-    /* Per validation point, its whole pairs in the order they ended (the
-     * position of their second game), up to what the state counts. */
-    uint64_t kept_of_point = 0, cur = 0;
-    bool any = false;
+    /* The validation games by point, leg and Round: a Round's last two
+     * games are its pair (an earlier one is of a pair cut short); the pairs
+     * of each point's leg in the order they ended, up to its quota. */
+    val = malloc((nval + 1) * sizeof *val);
+    pairs = malloc((nval / 2 + 1) * sizeof *pairs);
+    if (!val || !pairs)
+        goto oom;
+    size_t k = 0, np = 0;
     for (size_t i = 0; i < ng; i++)
-        if (g[i].point)
+        if (g[i].point) {
             g[i].keep = false;
-    for (;;) {
-        /* the smallest point not done yet */
-        uint64_t p = 0;
-        for (size_t i = 0; i < ng; i++)
-            if (g[i].point > cur && (p == 0 || g[i].point < p))
-                p = g[i].point;
-        if (p == 0)
-            break;
-        cur = p;
-        uint64_t quota = p <= v->done ? v->games / 2 : (p == v->done + 1 && v->pending) ? v->pairs : 0;
-        kept_of_point = 0;
-        for (size_t i = 0; i < ng && kept_of_point < quota; i++) {
-            if (g[i].point != p)
-                continue;
-            /* game i ends a pair when an earlier game has its Round and no later one does */
-            size_t first = i;
-            bool later = false;
-            for (size_t k = 0; k < i; k++)
-                if (g[k].point == p && g[k].pair == g[i].pair)
-                    first = k;
-            for (size_t k = i + 1; k < ng && !later; k++)
-                later = g[k].point == p && g[k].pair == g[i].pair;
-            if (first == i || later)
-                continue;
-            g[first].keep = g[i].keep = true;
-            kept_of_point++;
-            if (p == v->done + 1 && g[i].pair > *last_pair)
-                *last_pair = g[i].pair;
+            val[k++] = (PgnRound){ .point = g[i].point, .pair = g[i].pair, .limit = g[i].limit, .first = i };
         }
+    qsort(val, nval, sizeof *val, by_round);
+    for (size_t i = 0; i + 1 < nval; i++)
+        if (same_round(&val[i], &val[i + 1]) && (i + 2 == nval || !same_round(&val[i + 1], &val[i + 2]))) {
+            pairs[np] = val[i];
+            pairs[np++].second = val[i + 1].first;
+        }
+    qsort(pairs, np, sizeof *pairs, by_end);
+    uint64_t kept = 0;
+    for (size_t i = 0; i < np; i++) {
+        const PgnRound *q = &pairs[i];
+        if (i == 0 || q->point != pairs[i - 1].point || q->limit != pairs[i - 1].limit)
+            kept = 0;
+        if (kept >= pgn_quota(v, q->point, q->limit, rows, nrows, lrows, nlrows))
+            continue;
+        kept++;
+        g[q->first].keep = g[q->second].keep = true;
+        if (q->point == v->done + 1 && !q->limit && q->pair > out->last_pair)
+            out->last_pair = q->pair;
+        if (q->point == v->done + 1 && q->limit && q->pair > v->size / 2 && q->pair - v->size / 2 > out->last_lim_pair)
+            out->last_lim_pair = q->pair - v->size / 2;
     }
     size_t len = 0;
     for (size_t i = 0; i < ng; i++) {
         if (!g[i].keep) {
-            (*dropped)++;
-            any = true;
+            out->dropped++;
             continue;
         }
         memmove(text + len, text + g[i].start, g[i].end - g[i].start);
         len += g[i].end - g[i].start;
     }
-    int rc = any ? rd_write_atomic(pgn, text, len, err, errlen) : 0;
+    rc = out->dropped ? rd_write_atomic(pgn, text, len, err, errlen) : 0;
+    goto done;
+oom:
+    rc = errmsg(err, errlen, "%s: out of memory", pgn);
+done:
+    free(pairs);
+    free(val);
     free(g);
+    free(rows);
+    free(lrows);
     free(text);
     return rc;
 }

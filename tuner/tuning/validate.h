@@ -196,18 +196,27 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen);
 
 /* On resume: the -pgnout file cut to the validation games the state counts.
- * A validation game has a Round "P.J" (point P, pair J); per point, only
- * whole pairs (the last two games of a Round) are kept, as many as the
- * state counts: all of a recorded point (games / 2), the first v->pairs to
- * end of the pending point (the state counts pairs in the order they end),
- * none of a later point.  A game of a pair abandoned by a kill or a stop,
- * and a pair that ended after the last save, are dropped: they are played
- * again.  The tuning's games are left as they are.  The file is replaced
- * atomically, only when a game goes; *dropped gets their number, and
- * *last_pair the highest J kept of the pending point (its next pair is
- * numbered after it, so no Round is played twice).  0 (also
- * when pgn is "" or absent), or -1 with a message. */
-int validate_trim_pgn(const Validation *v, const char *pgn, size_t *dropped, uint64_t *last_pair, char *err,
+ * A validation game has a Round "P.J" (point P, pair J) and an Event that
+ * says whether it was played at the tuning's limit or at the user's
+ * ("ratchet-tune validation point P at LIMIT: ..."); per point and limit,
+ * only whole pairs (the last two games of a Round) are kept, as many as the
+ * state counts: a recorded point's own pairs (its row of DIR/validation.csv,
+ * and of DIR/validation-limit.csv for those at the user's limit; all of
+ * them when the row is missing), the first v->pairs and v->lim.pairs to end
+ * of the pending point (the state counts pairs in the order they end), none
+ * of a later point.  A game of a pair abandoned by a kill or a stop, and a
+ * pair that ended after the last save, are dropped: they are played again.
+ * The tuning's games are left as they are.  The file is replaced
+ * atomically, only when a game goes; *out says what went and the highest J
+ * kept of the pending point's pairs at each limit (its next pair is
+ * numbered after them, so no Round is played twice).  0 (also when pgn is
+ * "" or absent), or -1 with a message. */
+typedef struct {
+    size_t dropped;         /* games taken out */
+    uint64_t last_pair;     /* the pending point's highest J kept at the tuning's limit */
+    uint64_t last_lim_pair; /* and at the user's limit, less size / 2 (those Rounds follow the others) */
+} PgnTrim;
+int validate_trim_pgn(const Validation *v, const char *dir, const char *pgn, PgnTrim *out, char *err,
                       size_t errlen);
 
 /* The user's limit from the run's settings (validate.tc=, st=, nodes=,
