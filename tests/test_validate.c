@@ -697,9 +697,10 @@ Test(validate, the_best_point_has_an_interval)
 }
 
 /* The PGN names what each validation game was: Round point.pair, the
- * snapshot and the start values as the players, and an Event of its own;
- * the tuning's games keep whole-number Rounds (before: validation games
- * were under the tuning engines' names, with Rounds above 2^62). */
+ * snapshot and the start values as the players, and an Event of its own
+ * with the run's mark (its creation date); the tuning's games keep
+ * whole-number Rounds (before: validation games were under the tuning
+ * engines' names, with Rounds above 2^62). */
 Test(validate, the_pgn_names_the_validation_games)
 {
     Args a = far_run("r", 80, "");
@@ -712,6 +713,14 @@ Test(validate, the_pgn_names_the_validation_games)
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     free(log);
+    RunState rs;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(runstate_load(&rs, path, err, sizeof err), 0, "%s", err);
+    char created[sizeof rs.created];
+    snprintf(created, sizeof created, "%s", rs.created);
+    runstate_free(&rs);
+    cr_assert(created[0], "the state has no creation date");
     char *pgn = slurp("g.pgn");
     int val = 0, tuning = 0, seen[3][5] = { { 0 } };
     for (char *ev = strstr(pgn, "[Event \""); ev; ev = strstr(ev + 1, "[Event \"")) {
@@ -728,10 +737,10 @@ Test(validate, the_pgn_names_the_validation_games)
             cr_assert_eq(sscanf(round, "%u.%u", &k, &p), 2, "Round %s", round);
             cr_assert(k >= 1 && k <= 2 && p >= 1 && p <= 4, "Round %s", round);
             seen[k][p]++;
-            char snap[40], want[120];
+            char snap[40], want[200];
             snprintf(snap, sizeof snap, "snapshot %u", k);
-            snprintf(want, sizeof want, "ratchet-tune validation point %u: snapshots/%u.json against the start values",
-                     k, k);
+            snprintf(want, sizeof want, "ratchet-tune validation point %u: snapshots/%u.json against the start values "
+                     "(the run created %s)", k, k, created);
             cr_assert_str_eq(event, want);
             cr_assert((strcmp(white, snap) == 0 && strcmp(black, "start") == 0) ||
                           (strcmp(white, "start") == 0 && strcmp(black, snap) == 0),
@@ -1074,7 +1083,8 @@ Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
     cr_assert(strstr(st, "WARNING: point 2 "), "%s", st);
     free(st);
     char *pgn = slurp("r.pgn");
-    cr_assert(strstr(pgn, "[Event \"ratchet-tune validation point 2 at 10+0.1: snapshot 2 against the start values\"]"),
+    cr_assert(strstr(pgn, "[Event \"ratchet-tune validation point 2 at 10+0.1: snapshot 2 against the start values "
+                          "(the run created "),
               "the games at the user's limit are named in the PGN");
     cr_assert(strstr(pgn, "[TimeControl \"10+0.1\"]"), "they are played on the clock");
     free(pgn);
@@ -1549,21 +1559,28 @@ Test(validate, a_pending_point_of_no_games_is_refused, .timeout = 10)
 
 /* ---- the -pgnout file on resume (validate_trim_pgn) ---- */
 
-/* A PGN game of validation point `point`, pair `pair`, as a run writes it,
- * at the user's limit when `limit`, appended to tmp/g.pgn; a tuning game
- * (Round "pair") when point is 0. */
-static void pgn_game(unsigned point, unsigned pair, bool limit)
+/* The mark of the run whose -pgnout file the tests below trim (state.json's
+ * "created"), and its limit's text. */
+#define RUN "2025-01-01T00:00:00Z"
+#define LIMIT "10+0.1"
+
+/* A PGN game appended to tmp/g.pgn: with event NULL, of validation point
+ * `point`, pair `pair`, as the run marked `run` writes it (at the user's
+ * limit when `limit`), with the players white and black (NULL: the
+ * snapshot and the start values); with point 0 a tuning game (Round
+ * "pair"). */
+static void pgn_game_as(const char *run, const char *event, unsigned point, unsigned pair, bool limit,
+                        const char *white, const char *black)
 {
-    char path[256], event[200], round[32], snap[32];
+    char path[256], ev[256], round[32], snap[32];
     snprintf(path, sizeof path, "%s/g.pgn", tmp);
-    if (point == 0)
-        snprintf(event, sizeof event, "ratchet-tune match");
-    else if (limit)
-        snprintf(event, sizeof event, "ratchet-tune validation point %u at 10+0.1: snapshot %u against the start values",
-                 point, point);
+    Validation v = { .has_limit = true, .limit_text = LIMIT };
+    if (event)
+        snprintf(ev, sizeof ev, "%s", event);
+    else if (point == 0)
+        snprintf(ev, sizeof ev, "ratchet-tune match");
     else
-        snprintf(event, sizeof event, "ratchet-tune validation point %u: snapshots/%u.json against the start values",
-                 point, point);
+        validate_event(&v, run, point, limit, ev, sizeof ev);
     if (point)
         snprintf(round, sizeof round, "%u.%u", point, pair);
     else
@@ -1574,8 +1591,14 @@ static void pgn_game(unsigned point, unsigned pair, bool limit)
     fprintf(f, "[Event \"%s\"]\n[Site \"?\"]\n[Date \"2025.01.01\"]\n[Round \"%s\"]\n[White \"%s\"]\n[Black \"%s\"]\n"
                "[Result \"1/2-1/2\"]\n[TimeControl \"-\"]\n[PlyCount \"1\"]\n[Termination \"adjudication\"]\n\n"
                "1. e4 {draw by agreement} 1/2-1/2\n\n",
-            event, round, snap, point ? "start" : "theta-c");
+            ev, round, white ? white : snap, black ? black : point ? "start" : "theta-c");
     fclose(f);
+}
+
+/* A game of this run's (RUN). */
+static void pgn_game(unsigned point, unsigned pair, bool limit)
+{
+    pgn_game_as(RUN, NULL, point, pair, limit, NULL, NULL);
 }
 
 /* Both games of a pair. */
@@ -1597,14 +1620,14 @@ static int round_games(const char *round)
     return n;
 }
 
-/* validate_trim_pgn over tmp/g.pgn with the rows of tmp/validation.csv and
- * tmp/validation-limit.csv. */
+/* validate_trim_pgn over tmp/g.pgn for the run RUN, with the rows of
+ * tmp/validation.csv and tmp/validation-limit.csv. */
 static PgnTrim trim_pgn(const Validation *v)
 {
     char pgn[256], err[512] = "";
     snprintf(pgn, sizeof pgn, "%s/g.pgn", tmp);
     PgnTrim t;
-    cr_assert_eq(validate_trim_pgn(v, tmp, pgn, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_trim_pgn(v, tmp, RUN, pgn, &t, err, sizeof err), 0, "%s", err);
     return t;
 }
 
@@ -1638,7 +1661,8 @@ Test(validate, a_resume_keeps_the_pgn_games_of_the_final_point_and_at_the_users_
     pgn_game(3, 2, false);
     Validation v = { .every = 0.3, .games = 4, .final = 20, .holdout = 4, .done = 2, .last_at = 80,
                      .last_known = true, .used = 12, .pending = true, .at_games = 96, .due = 96, .size = 4,
-                     .pairs = 1, .wins = 1, .losses = 1, .ptnml = { 0, 0, 1, 0, 0 }, .has_limit = true };
+                     .pairs = 1, .wins = 1, .losses = 1, .ptnml = { 0, 0, 1, 0, 0 }, .has_limit = true,
+                     .limit_text = LIMIT };
     PgnTrim t = trim_pgn(&v);
     cr_expect_eq(t.dropped, 1, "%zu games taken out, not the 1 of the pair cut short", t.dropped);
     char round[32];
@@ -1673,7 +1697,7 @@ Test(validate, a_resume_keeps_the_pending_points_pairs_at_each_limit)
     pgn_pair(1, 4, true);
     Validation v = { .every = 0.5, .games = 4, .final = 20, .holdout = 4, .done = 0, .last_known = true,
                      .pending = true, .at_games = 40, .due = 40, .size = 4, .pairs = 2, .draws = 4,
-                     .ptnml = { 0, 0, 2, 0, 0 }, .has_limit = true,
+                     .ptnml = { 0, 0, 2, 0, 0 }, .has_limit = true, .limit_text = LIMIT,
                      .lim = { .pairs = 1, .draws = 2, .ptnml = { 0, 0, 1, 0, 0 } } };
     PgnTrim t = trim_pgn(&v);
     cr_expect_eq(t.dropped, 2, "%zu games taken out, not the 2 of pair 1.4", t.dropped);
@@ -1683,4 +1707,63 @@ Test(validate, a_resume_keeps_the_pending_points_pairs_at_each_limit)
     cr_expect_eq(t.last_pair, 2);
     cr_expect_eq(t.last_lim_pair, 1, "the next pair at the user's limit follows pair %llu",
                  (unsigned long long)t.last_lim_pair);
+}
+
+/* The occurrences of `text` in tmp/g.pgn. */
+static int pgn_count(const char *text)
+{
+    char *pgn = slurp("g.pgn");
+    int n = 0;
+    for (char *s = strstr(pgn, text); s; s = strstr(s + 1, text))
+        n++;
+    free(pgn);
+    return n;
+}
+
+/* A -pgnout file shared with another run (its games as this build writes
+ * them, under another run's mark, also at a limit this run does not play),
+ * with another program's games whose Rounds look like P.J, and with a game
+ * an older build wrote (no mark): a resume takes out only this run's
+ * uncounted games (a pair of point 2 that ended after the last save and a
+ * game of a pair cut short).  Before, every P.J Round counted as this
+ * run's: the other run's point 3, the pairs beyond point 1's and point 2's
+ * quota whoever played them, and the other program's games went. */
+Test(validate, a_resume_takes_only_this_runs_games_out_of_a_shared_pgn)
+{
+    static const char *const OTHER = "2024-06-01T12:00:00Z";
+    write_file(VALIDATION_FILE, "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n"
+                                "1,40,2,0.00,inf,0,0,2,0,0,0,0,4\n");
+    for (unsigned p = 1; p <= 3; p++)
+        for (unsigned j = 1; j <= 2; j++) {
+            char snap[32];
+            snprintf(snap, sizeof snap, "snapshot %u", p);
+            pgn_game_as(OTHER, NULL, p, j, false, NULL, NULL);
+            pgn_game_as(OTHER, NULL, p, j, false, "start", snap);
+            if (p == 1) {
+                pgn_pair(1, j, false);
+                pgn_game_as(RUN, "Club championship", 1, j, false, "Alice", "Bob");
+            }
+        }
+    pgn_pair(2, 1, false);
+    pgn_game_as(OTHER, NULL, 2, 3, true, NULL, NULL);
+    pgn_game_as(OTHER, NULL, 2, 3, true, NULL, NULL);
+    pgn_pair(2, 2, false);
+    pgn_game(2, 3, false);
+    pgn_game_as(RUN, "ratchet-tune validation point 2: snapshots/2.json against the start values", 2, 4, false, NULL,
+                NULL);
+    pgn_game_as(RUN, "Club championship", 3, 1, false, "Alice", "Bob");
+    int before = pgn_count("[Event ");
+    Validation v = { .every = 0.5, .games = 4, .final = 20, .holdout = 4, .done = 1, .last_at = 40,
+                     .last_known = true, .used = 2, .pending = true, .at_games = 80, .due = 80, .size = 4,
+                     .pairs = 1, .draws = 2, .ptnml = { 0, 0, 1, 0, 0 } };
+    PgnTrim t = trim_pgn(&v);
+    cr_expect_eq(t.dropped, 3, "%zu games taken out, not this run's pair 2.2 and game 2.3", t.dropped);
+    cr_expect_eq(pgn_count("[Event "), before - 3);
+    cr_expect_eq(pgn_count("(the run created 2024-06-01T12:00:00Z)\"]"), 14, "another run's game went");
+    cr_expect_eq(pgn_count("[Event \"Club championship\"]"), 3, "another program's game went");
+    cr_expect_eq(pgn_count("against the start values\"]"), 1, "the older build's game went");
+    cr_expect_eq(t.last_pair, 1);
+    char mark[64];
+    snprintf(mark, sizeof mark, "(the run created %s)\"]", RUN);
+    cr_expect_eq(pgn_count(mark), 6, "this run keeps pairs 1.1, 1.2 and 2.1");
 }

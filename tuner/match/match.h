@@ -60,6 +60,9 @@ typedef struct {
     bool finished;                /* match_config_finish succeeded */
 } MatchConfig;
 
+/* The bytes of a PairJob's Event (with its terminating NUL). */
+#define PAIR_JOB_EVENT 192
+
 typedef struct {
     uint64_t id;                  /* the caller's cookie, e.g. SPSA batch id; PGN Round is id + 1 */
     size_t opening;               /* index into cfg->book (ignored without a book) */
@@ -74,7 +77,7 @@ typedef struct {
      * validation pairs name their point and the values each side played. */
     char round[24];
     char names[2][64];
-    char event[128];
+    char event[PAIR_JOB_EVENT];
     /* The limit of both engines for this pair, when has_tc (else each
      * engine's own): a run's validation pairs at the user's limit. */
     bool has_tc;

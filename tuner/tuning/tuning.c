@@ -215,18 +215,14 @@ static bool validation_next(Run *r, PairJob *job)
     if (at_limit)
         job->tc = v->limit;
     /* In the PGN: Round point.pair (the pairs at the user's limit numbered after the others), the values each
-     * side played, and what the games were (the tuning's own games have whole-number Rounds). */
+     * side played, and what the games were, with this run's mark (validate_event; the tuning's own games have
+     * whole-number Rounds). */
     uint64_t point = v->done + 1;
     snprintf(job->round, sizeof job->round, "%llu.%llu", (unsigned long long)point,
              (unsigned long long)(pair + 1 + (at_limit ? v->size / 2 : 0)));
     snprintf(job->names[0], sizeof job->names[0], "snapshot %llu", (unsigned long long)point);
     snprintf(job->names[1], sizeof job->names[1], "start");
-    if (at_limit)
-        snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu at %.40s: snapshot %llu against "
-                 "the start values", (unsigned long long)point, v->limit_text, (unsigned long long)point);
-    else
-        snprintf(job->event, sizeof job->event, "ratchet-tune validation point %llu: %s/%llu.json against the start "
-                 "values", (unsigned long long)point, SNAPSHOT_DIR, (unsigned long long)point);
+    validate_event(v, r->rs.created, point, at_limit, job->event, sizeof job->event);
     const SpsaState *st = &r->rs.spsa;
     int n = (int)st->nparams;
     job->nopts[0] = job->nopts[1] = n;
@@ -632,9 +628,10 @@ int run_play(Run *r, const RunObserver *obs)
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }
-    /* A resume: the PGN's validation games as the state counts them (tuning games are left as they are). */
+    /* A resume: this run's validation games in the PGN as the state counts them (every other game is left as
+     * it is). */
     PgnTrim trim = { 0 };
-    if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->dir, r->mc->pgnout, &trim, err, sizeof err) < 0) {
+    if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->dir, rs->created, r->mc->pgnout, &trim, err, sizeof err) < 0) {
         run_msg_err("%s", err);
         return EXIT_FAILED;
     }

@@ -690,58 +690,84 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
     return trim_rows(v, dir, VALIDATION_FILE, err, errlen);
 }
 
+const char *validate_event(const Validation *v, const char *run, uint64_t point, bool at_limit, char *buf,
+                           size_t len)
+{
+    char mark[64] = "";
+    if (run && run[0])
+        snprintf(mark, sizeof mark, " (the run created %.40s)", run);
+    if (at_limit)
+        snprintf(buf, len, "ratchet-tune validation point %llu at %.40s: snapshot %llu against the start values%s",
+                 (unsigned long long)point, v->limit_text, (unsigned long long)point, mark);
+    else
+        snprintf(buf, len, "ratchet-tune validation point %llu: %s/%llu.json against the start values%s",
+                 (unsigned long long)point, SNAPSHOT_DIR, (unsigned long long)point, mark);
+    return buf;
+}
+
 typedef struct {
     size_t start, end;          /* the game's bytes */
-    uint64_t point, pair;       /* its Round P.J; point 0: not a validation game */
-    bool limit;                 /* a game at the user's limit (its Event says "point P at ...") */
+    uint64_t point, pair;       /* its Round P.J; point 0: not one of this run's validation games */
+    bool limit;                 /* a game at the user's limit */
     bool keep;
 } PgnGame;
 
-/* The value of the tag line `line` (len bytes) when it is [NAME "value"]:
- * its length, the value at *val; 0 otherwise. */
-static size_t tag_value(const char *line, size_t len, const char *name, const char **val)
+/* Whether the tag line `line` (len bytes) is [NAME "value"]. */
+static bool tag_is(const char *line, size_t len, const char *name, const char *value)
 {
-    size_t n = strlen(name);
-    if (len < n + 5 || line[0] != '[' || strncmp(line + 1, name, n) || line[n + 1] != ' ' || line[n + 2] != '"' ||
-        line[len - 2] != '"' || line[len - 1] != ']')
-        return 0;
-    *val = line + n + 3;
-    return len - n - 5;
+    size_t n = strlen(name), m = strlen(value);
+    return len == n + m + 5 && line[0] == '[' && !strncmp(line + 1, name, n) && line[n + 1] == ' ' &&
+           line[n + 2] == '"' && !strncmp(line + n + 3, value, m) && line[n + 3 + m] == '"' && line[len - 1] == ']';
 }
 
-/* The Round "P.J" of the game text[0..n) (its header ends at the first
- * blank line), and whether its Event names a point at the user's limit
- * ("ratchet-tune validation point P at LIMIT: ..."). */
-static void game_round(const char *text, size_t n, uint64_t *point, uint64_t *pair, bool *limit)
+/* Whether the game text[0..n) (its header ends at the first blank line) is
+ * one of this run's validation games (validate_trim_pgn): *point, *pair
+ * from its Round P.J, *limit whether it was played at the user's limit;
+ * *point 0 when it is not. */
+static void game_round(const Validation *v, const char *run, const char *text, size_t n, uint64_t *point,
+                       uint64_t *pair, bool *limit)
 {
     *point = *pair = 0;
     *limit = false;
-    const char *event = NULL;
-    size_t elen = 0;
+    const char *event = NULL, *white = NULL, *black = NULL;
+    size_t elen = 0, wlen = 0, blen = 0;
+    unsigned long long p = 0, j = 0;
     for (size_t i = 0; i < n;) {
         const char *line = text + i;
         const char *nl = memchr(line, '\n', n - i);
         size_t len = nl ? (size_t)(nl - line) : n - i;
         if (len == 0)
             break; /* the movetext */
-        const char *val;
-        size_t vlen;
-        if ((vlen = tag_value(line, len, "Event", &val))) {
-            event = val;
-            elen = vlen;
-        }
-        unsigned long long p, j;
         char close;
-        if (len > 8 && !strncmp(line, "[Round \"", 8) && sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) == 3 &&
-            close == '"') {
-            *point = p;
-            *pair = j;
+        if (len > 8 && !strncmp(line, "[Round \"", 8)) {
+            if (sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) != 3 || close != '"')
+                p = 0;
+        } else if (!strncmp(line, "[Event ", 7)) {
+            event = line;
+            elen = len;
+        } else if (!strncmp(line, "[White ", 7)) {
+            white = line;
+            wlen = len;
+        } else if (!strncmp(line, "[Black ", 7)) {
+            black = line;
+            blen = len;
         }
         i += len + 1;
     }
-    char at[64];
-    int w = snprintf(at, sizeof at, "ratchet-tune validation point %llu at ", (unsigned long long)*point);
-    *limit = *point && event && elen > (size_t)w && !strncmp(event, at, (size_t)w);
+    if (p == 0 || !event || !white || !black)
+        return;
+    char snap[32], want[PAIR_JOB_EVENT];
+    snprintf(snap, sizeof snap, "snapshot %llu", p);
+    bool players = (tag_is(white, wlen, "White", snap) && tag_is(black, blen, "Black", "start")) ||
+                   (tag_is(white, wlen, "White", "start") && tag_is(black, blen, "Black", snap));
+    bool tuning = players && tag_is(event, elen, "Event", validate_event(v, run, p, false, want, sizeof want));
+    bool at_limit = players && !tuning && v->has_limit &&
+                    tag_is(event, elen, "Event", validate_event(v, run, p, true, want, sizeof want));
+    if (tuning || at_limit) {
+        *point = p;
+        *pair = j;
+        *limit = at_limit;
+    }
 }
 
 /* A validation game's place in the sort by point, leg, Round and place in
@@ -803,8 +829,8 @@ static uint64_t pgn_quota(const Validation *v, uint64_t point, bool limit, const
     return 0;
 }
 
-int validate_trim_pgn(const Validation *v, const char *dir, const char *pgn, PgnTrim *out, char *err,
-                      size_t errlen)
+int validate_trim_pgn(const Validation *v, const char *dir, const char *run, const char *pgn, PgnTrim *out,
+                      char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!pgn || !pgn[0])
@@ -836,7 +862,7 @@ int validate_trim_pgn(const Validation *v, const char *dir, const char *pgn, Pgn
             g = ngs;
         }
         g[ng] = (PgnGame){ .start = i, .end = end, .keep = true };
-        game_round(text + i, end - i, &g[ng].point, &g[ng].pair, &g[ng].limit);
+        game_round(v, run, text + i, end - i, &g[ng].point, &g[ng].pair, &g[ng].limit);
         nval += g[ng].point != 0;
         ng++;
         i = end;

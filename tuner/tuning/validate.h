@@ -195,10 +195,23 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
  * state was not saved is played again).  0, or -1 with a message. */
 int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen);
 
+/* The PGN Event of point `point`'s games at the tuning's limit, or at the
+ * user's (at_limit):
+ *   ratchet-tune validation point P: snapshots/P.json against the start values (the run created RUN)
+ *   ratchet-tune validation point P at LIMIT: snapshot P against the start values (the run created RUN)
+ * RUN is the run's mark, state.json's "created" (without the parenthesis
+ * when run is ""): what tells this run's games from another's in a shared
+ * PGN file.  Returns buf. */
+const char *validate_event(const Validation *v, const char *run, uint64_t point, bool at_limit, char *buf,
+                           size_t len);
+
 /* On resume: the -pgnout file cut to the validation games the state counts.
- * A validation game has a Round "P.J" (point P, pair J) and an Event that
- * says whether it was played at the tuning's limit or at the user's
- * ("ratchet-tune validation point P at LIMIT: ..."); per point and limit,
+ * This run's validation games are those it writes: a Round "P.J" (point P,
+ * pair J), the Event of point P at either limit with this run's mark `run`
+ * (validate_event) and the players "snapshot P" and "start".  Every other
+ * game is left as it is: the tuning's, another run's (another mark, or
+ * another limit), another program's, and those of an older build, which
+ * wrote no mark.  Per point and limit,
  * only whole pairs (the last two games of a Round) are kept, as many as the
  * state counts: a recorded point's own pairs (its row of DIR/validation.csv,
  * and of DIR/validation-limit.csv for those at the user's limit; all of
@@ -206,7 +219,7 @@ int validate_trim(const Validation *v, const char *dir, char *err, size_t errlen
  * of the pending point (the state counts pairs in the order they end), none
  * of a later point.  A game of a pair abandoned by a kill or a stop, and a
  * pair that ended after the last save, are dropped: they are played again.
- * The tuning's games are left as they are.  The file is replaced
+ * The file is replaced
  * atomically, only when a game goes; *out says what went and the highest J
  * kept of the pending point's pairs at each limit (its next pair is
  * numbered after them, so no Round is played twice).  0 (also when pgn is
@@ -216,8 +229,8 @@ typedef struct {
     uint64_t last_pair;     /* the pending point's highest J kept at the tuning's limit */
     uint64_t last_lim_pair; /* and at the user's limit, less size / 2 (those Rounds follow the others) */
 } PgnTrim;
-int validate_trim_pgn(const Validation *v, const char *dir, const char *pgn, PgnTrim *out, char *err,
-                      size_t errlen);
+int validate_trim_pgn(const Validation *v, const char *dir, const char *run, const char *pgn, PgnTrim *out,
+                      char *err, size_t errlen);
 
 /* The user's limit from the run's settings (validate.tc=, st=, nodes=,
  * depth=, parsed as -each parses them) into v->has_limit, limit and
