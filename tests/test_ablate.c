@@ -55,13 +55,13 @@ static double true_beta(const char *group)
 /* A run of the fake engine in tmp/DIR whose values then moved to TUNED_VALUES
  * (SeeMargin stays at its start): its games are one move each (-resign
  * movecount=1 score=1000 -maxmoves 1) at nodes=1. */
-static void make_run(const char *dir, int think_ms)
+static void make_run(const char *dir, int think_ms, double holdout)
 {
     cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
     write_file("abl.txt", "LmrBase, int, 100, 0, 200, 10, 0.5\nLmrScale, int, 100, 0, 200, 10, 0.5\n"
                           "NmpDepth, int, 100, 0, 200, 10, 0.5\nRfpMargin, int, 100, 0, 200, 10, 0.5\n"
                           "SeeMargin, int, 100, 0, 200, 10, 0.5\n");
-    /* 5000 distinct openings: the run holds 1000 out (its default 0.2). */
+    /* 5000 distinct openings: the run holds 1000 out (its default 0.2), or holdout of them. */
     write_book("abl.epd", 5000);
     char book[PATH_MAX];
     snprintf(book, sizeof book, "%s/abl.epd", tmp);
@@ -85,6 +85,11 @@ static void make_run(const char *dir, int think_ms)
     add(&a, "score=1000");
     add(&a, "-maxmoves");
     add(&a, "1");
+    if (holdout > 0) {
+        add(&a, "-validate");
+        add(&a, "holdout=%g", holdout);
+        add(&a, "games=0");
+    }
     add(&a, "-spsa");
     add(&a, "games=4");
     add(&a, "form=far"); /* its export is theta itself, which the test sets below (settle's is an average) */
@@ -158,8 +163,8 @@ static const char *str(const cJSON *o, const char *k)
  * outside each other's bands: a design applied to the wrong group fails. */
 Test(ablate, recovers_known_group_effects)
 {
-    make_run("r", 0);
-    Args a = ablate_args("r", 600);
+    make_run("r", 0, 0.5); /* 2500 held out */
+    Args a = ablate_args("r", 2400);
     int rc = run_to_end(verify_main, &a, "alog");
     char *log = slurp("alog");
     cr_assert_eq(rc, 0, "verify -ablate failed:\n%s", log);
@@ -168,8 +173,15 @@ Test(ablate, recovers_known_group_effects)
     free(log);
     cJSON *j = ablation_json("r");
     cr_assert_str_eq(str(j, "status"), "done");
-    cr_assert_eq(num(j, "games"), 1200);
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pairs")), 600);
+    cr_assert_eq(num(j, "games"), 4800);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pairs")), 2400);
+    /* The additivity check: the fake's effects add, so its gap's interval holds 0. */
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(j, "additivity");
+    cr_assert(cJSON_IsObject(ad), "ablation.json has the additivity check");
+    cr_assert_eq(num(ad, "whole_pairs"), 300, "a whole couple in every 8");
+    cr_assert_lt(num(ad, "gap_lo"), 0);
+    cr_assert_gt(num(ad, "gap_hi"), 0);
+    cr_assert_str_eq(str(ad, "verdict"), "adds up");
     const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups");
     cr_assert_eq(cJSON_GetArraySize(gs), 3, "Lmr, Nmp, Rfp; SeeMargin did not move: no See group");
     const char *names[3] = { "Lmr", "Nmp", "Rfp" };
@@ -200,13 +212,13 @@ Test(ablate, recovers_known_group_effects)
     cJSON_Delete(j);
 
     /* Finished: shown again, not played. */
-    a = ablate_args("r", 600);
+    a = ablate_args("r", 2400);
     cr_assert_eq(run_to_end(verify_main, &a, "alog2"), 0);
     log = slurp("alog2");
     cr_assert(strstr(log, "finished earlier") && strstr(log, "pays"), "%s", log);
     free(log);
     /* Other options: refused, nothing played. */
-    a = ablate_args("r", 500);
+    a = ablate_args("r", 2000);
     cr_assert_eq(run_to_end(verify_main, &a, "alog3"), 2);
     log = slurp("alog3");
     cr_assert(strstr(log, "other options") && strstr(log, "-restart"), "%s", log);
@@ -231,6 +243,17 @@ Test(ablate, recovers_known_group_effects)
     cr_assert_eq(num(p, "NmpDepth"), 100, "Nmp costs: its start value");
     cr_assert_eq(num(p, "RfpMargin"), 100, "Rfp is unclear: its start value");
     cr_assert_eq(num(p, "SeeMargin"), 100);
+    /* The prediction: Lmr alone, its estimate and interval, and the check's word. */
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(k, "ablation"), "prediction");
+    cr_assert(cJSON_IsObject(pr), "the export says what the kept groups predict");
+    cr_assert_eq(num(pr, "groups"), 1);
+    cr_assert_lt(fabs(num(pr, "elo") - ablation_elo(beta[0])), 1e-9, "Lmr's estimate");
+    cr_assert_lt(num(pr, "elo_lo"), num(pr, "elo"));
+    cr_assert_gt(num(pr, "elo_hi"), num(pr, "elo"));
+    cr_assert(strstr(str(pr, "additivity"), "supported"), "%s", str(pr, "additivity"));
+    char *elog = slurp("elog");
+    cr_assert(strstr(elog, "kept group predicts"), "%s", elog);
+    free(elog);
     cJSON_Delete(k);
     /* keep=pays,unclear keeps Rfp too; a bad keep= is refused. */
     e = (Args){ .n = 0 };
@@ -277,7 +300,7 @@ static int pairs_done(const char *dir)
  * validation points), one pair each. */
 Test(ablate, capped_at_the_fresh_openings)
 {
-    make_run("r", 0);
+    make_run("r", 0, 0);
     Args a = ablate_args("r", 5000);
     cr_assert_eq(run_to_end(verify_main, &a, "alog"), 0, "%s", slurp("alog"));
     char *log = slurp("alog");
@@ -306,7 +329,7 @@ Test(ablate, capped_at_the_fresh_openings)
 Test(ablate, continues_after_sigkill_with_the_same_pairs)
 {
     enum { PAIRS = 300 };
-    make_run("r", 1);
+    make_run("r", 1, 0);
     char cmd[2 * PATH_MAX];
     snprintf(cmd, sizeof cmd, "cp -r %s/r %s/s", tmp, tmp);
     cr_assert_eq(system(cmd), 0);
@@ -382,7 +405,7 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
  * values (the run's own moves, Lmr and Rfp, are not played). */
 Test(ablate, ablates_a_tuned_file)
 {
-    make_run("r", 0);
+    make_run("r", 0, 0);
     write_file("other.json", "{\"params\": {\"NmpDepth\": 130}}\n");
     Args a = ablate_args("r", 40);
     add(&a, "-tuned");
@@ -412,7 +435,7 @@ Test(ablate, ablates_a_tuned_file)
 
 Test(ablate, groups_from_a_file_or_inline)
 {
-    make_run("r", 0);
+    make_run("r", 0, 0);
     write_file("groups.txt", "# two groups\nboth: LmrBase, NmpDepth\nrfp: RfpMargin\nidle: SeeMargin\n");
     Args a = { .n = 0 };
     add(&a, "verify");

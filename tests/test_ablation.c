@@ -142,7 +142,7 @@ Test(ablation, fit_recovers_known_effects)
     AblEffect e[G];
     AblFit fit;
     char err[256];
-    cr_assert_eq(ablation_fit(y, z, N, G, e, &fit, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ablation_fit(y, z, NULL, N, G, e, &fit, err, sizeof err), 0, "%s", err);
     for (int g = 0; g < G; g++) {
         cr_assert_lt(fabs(e[g].beta - beta[g]), 1.96 * e[g].se, "group %d: %g +/- %g, true %g", g, e[g].beta,
                      1.96 * e[g].se, beta[g]);
@@ -178,10 +178,104 @@ Test(ablation, fit_refuses_too_few_pairs_and_a_design_that_mixes_groups)
     AblEffect e[G];
     AblFit fit;
     char err[256];
-    cr_assert_eq(ablation_fit(y, z, G + 1, G, e, &fit, err, sizeof err), -1);
+    cr_assert_eq(ablation_fit(y, z, NULL, G + 1, G, e, &fit, err, sizeof err), -1);
     cr_assert(strstr(err, "at least 5"), "%s", err);
     for (size_t k = 0; k < N; k++)
         z[k * G + 2] = (signed char)-z[k * G + 1]; /* group 2 always opposite group 1 */
-    cr_assert_eq(ablation_fit(y, z, N, G, e, &fit, err, sizeof err), -1);
+    cr_assert_eq(ablation_fit(y, z, NULL, N, G, e, &fit, err, sizeof err), -1);
     cr_assert(strstr(err, "does not tell the groups apart"), "%s", err);
+}
+
+/* A side's strength with the groups of set s (bit g) tuned: the groups' own
+ * effects l[g] summed, plus c3 when groups 0, 1 and 2 are all tuned (a
+ * three-way interaction; c3 = 0: additive). */
+static double strength(const double *l, int G, unsigned s, double c3)
+{
+    double L = 0;
+    for (int g = 0; g < G; g++)
+        if (s & (1u << g))
+            L += l[g];
+    return L + ((s & 7u) == 7u ? c3 : 0);
+}
+
+/* How many of `seeds` fits of synthetic ablations (y = strength(engine 0's
+ * groups) - strength(engine 1's) + noise, a whole couple every 4) put the
+ * true gap inside the gap's 95% interval; *excl0: how many put 0 outside.
+ * The true gap: the whole (all tuned against none) minus the sum of the
+ * groups' effects as the design sees them, E[y z_g] over every design. */
+static int gap_coverage(const double *l, int G, double c3, int seeds, int *excl0, double *truth)
+{
+    enum { N = 4000, EVERY = 4 };
+    double sum = 0;
+    for (int g = 0; g < G; g++) {
+        double b = 0;
+        for (unsigned s = 0; s < (1u << G); s++)
+            b += ((s >> g) & 1 ? 1 : -1) * (strength(l, G, s, c3) - strength(l, G, ~s & ((1u << G) - 1), c3));
+        sum += b / (double)(1u << G);
+    }
+    *truth = strength(l, G, (1u << G) - 1, c3) - sum;
+    double *y = malloc(N * sizeof *y);
+    signed char *z = malloc(N * (size_t)G), *w = malloc(N);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    int covered = 0;
+    *excl0 = 0;
+    for (int seed = 1; seed <= seeds; seed++) {
+        gsl_rng_set(r, (unsigned long)seed);
+        for (size_t k = 0; k < N; k++) {
+            ablation_design_of((uint64_t)seed, k, (size_t)G, EVERY, z + k * (size_t)G);
+            w[k] = (signed char)ablation_whole(k, EVERY);
+            unsigned s0 = 0;
+            for (int g = 0; g < G; g++)
+                s0 |= z[k * (size_t)G + (size_t)g] > 0 ? 1u << g : 0;
+            y[k] = strength(l, G, s0, c3) - strength(l, G, ~s0 & ((1u << G) - 1), c3) + gsl_ran_gaussian(r, 0.8);
+        }
+        AblEffect e[8];
+        AblFit fit;
+        char err[256];
+        cr_assert_eq(ablation_fit(y, z, w, N, (size_t)G, e, &fit, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(fit.whole_pairs, (size_t)N / EVERY);
+        double lo = fit.gap - fit.t * fit.gap_se, hi = fit.gap + fit.t * fit.gap_se;
+        covered += lo <= *truth && *truth <= hi;
+        *excl0 += lo > 0 || hi < 0;
+        cr_assert_lt(fabs(fit.whole - (fit.sum + fit.gap)), 1e-12);
+    }
+    free(y);
+    free(z);
+    free(w);
+    gsl_rng_free(r);
+    return covered;
+}
+
+/* The additivity check recovers a known gap: with a three-way interaction
+ * that costs when all three groups are tuned (c3 = -0.6: the design sees a
+ * quarter of it in the groups' sum, so the true gap is -0.15) the whole
+ * pairs score less than the sum, and the gap's interval holds the true gap
+ * (about 19 fits in 20); with additive effects it holds 0.  (A pairwise
+ * interaction leaves no gap: the design puts it whole into the sum.) Fails
+ * when the whole pairs are not told apart (no w column, or w = 0). */
+Test(ablation, the_additivity_check_recovers_a_known_gap)
+{
+    const double l[4] = { 0.30, 0.25, 0.20, 0.15 };
+    double truth;
+    int excl0;
+    int covered = gap_coverage(l, 4, -0.6, 20, &excl0, &truth);
+    cr_assert_lt(fabs(truth + 0.15), 1e-12, "the true gap is a quarter of c3 short of it: %g", truth);
+    cr_assert_geq(covered, 17, "the gap's interval holds the true gap %g in %d of 20 fits", truth, covered);
+    cr_assert_geq(excl0, 17, "and says the effects do not add in %d of 20", excl0);
+    covered = gap_coverage(l, 4, 0, 20, &excl0, &truth);
+    cr_assert_lt(fabs(truth), 1e-12, "additive effects: no gap");
+    cr_assert_geq(covered, 17, "the interval holds 0 in %d of 20 fits", covered);
+}
+
+Test(ablation, whole_couples_come_every_n_and_mirror)
+{
+    signed char z[5];
+    for (uint64_t k = 0; k < 40; k++) {
+        int w = ablation_whole(k, 4);
+        cr_assert_eq(w, (k / 2) % 4 == 3 ? (k % 2 ? -1 : 1) : 0, "pair %llu", (unsigned long long)k);
+        ablation_design_of(3, k, 5, 4, z);
+        for (int g = 0; w && g < 5; g++)
+            cr_assert_eq(z[g], w);
+        cr_assert_eq(ablation_whole(k, 0), 0);
+    }
 }

@@ -26,10 +26,13 @@ enum { EXIT_DONE = VERIFY_EXIT_DONE, EXIT_FAILED = VERIFY_EXIT_FAILED, EXIT_USAG
 enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
 #define DEFAULT_PAIRS 2000
 #define DESIGN_NAME "mirrored-couples-mt19937"
+/* The same with whole pairs (ablation_whole) every "whole_every" couples. */
+#define DESIGN_NAME_WHOLE "mirrored-couples-mt19937+whole"
+#define DEFAULT_WHOLE_EVERY 8
 #define SAVE_EVERY_MS 250
 
 static const char ABLATE_USAGE[] =
-    "usage: ratchet-tune verify DIR -ablate [groups=auto|FILE|NAME:P1,P2;NAME2:P3] [-rounds N]\n"
+    "usage: ratchet-tune verify DIR -ablate [groups=auto|FILE|NAME:P1,P2;NAME2:P3] [whole=N] [-rounds N]\n"
     "                               [-tuned FILE.json] [-restart] [-force] [match options]\n"
     "\n"
     "Which groups of the run's moves pay, judged by games (a random-balance ablation).  In each\n"
@@ -47,7 +50,10 @@ static const char ABLATE_USAGE[] =
     "  groups=FILE         one group per line (or per ';'): NAME: P1, P2, ...  ('#' comments)\n"
     "  groups=NAME:P1,P2;NAME2:P3   the same inline (quote it: ';' ends a shell command)\n"
     "                      A moved parameter in no group plays its start value on both sides;\n"
-    "                      a group none of whose parameters moved is left out\n"
+    "                      a group none of whose parameters moved is left out\n"    "  whole=N             the additivity check (default 8): every N-th couple of pairs plays all\n"
+    "                      groups tuned against all at their start; one more term of the fit gives\n"
+    "                      the gap between that whole and the sum of the groups' estimates, with its\n"
+    "                      interval (0 when the effects add); whole=0: no whole pairs\n"
     "  -rounds N           game pairs (default 2000: 4000 games).  At a deterministic limit\n"
     "                      (nodes=, depth=) a game is a function of its opening: the pairs are\n"
     "                      capped at the fresh openings, one pair each, and the output says so\n"
@@ -92,6 +98,7 @@ typedef struct {
     AblOpt opts[MAX_JOB_OPTS];
     int nopts;
     uint64_t rounds, rounds_asked;
+    unsigned whole_every;         /* a whole couple every this many (0: none) */
     bool capped;
     unsigned char *st;            /* per pair: PAIR_* */
     double *y;                    /* per finished pair: engine 0's points minus engine 1's */
@@ -108,6 +115,7 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
     VerifyRun *v = &A->v;
     snprintf(A->groups_spec, sizeof A->groups_spec, "auto");
     A->rounds_asked = DEFAULT_PAIRS;
+    A->whole_every = DEFAULT_WHOLE_EVERY;
     char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
     if (!rest)
         return errmsg(err, errlen, "out of memory");
@@ -116,13 +124,24 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
         const char *a = v->args[i];
         if (!strcmp(a, "-ablate")) {
             i++;
-            if (i < v->nargs && !strncmp(v->args[i], "groups=", 7)) {
-                if (!v->args[i][7])
-                    rc = errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
-                snprintf(A->groups_spec, sizeof A->groups_spec, "%s", v->args[i] + 7);
+            while (rc == 0 && i < v->nargs && v->args[i][0] != '-') {
+                const char *kv = v->args[i];
+                char *end = NULL;
+                if (!strncmp(kv, "groups=", 7)) {
+                    if (!kv[7])
+                        rc = errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
+                    snprintf(A->groups_spec, sizeof A->groups_spec, "%s", kv + 7);
+                } else if (!strncmp(kv, "whole=", 6)) {
+                    unsigned long n = strtoul(kv + 6, &end, 10);
+                    if (!kv[6] || *end || n > 1000 || kv[6] == '-')
+                        rc = errmsg(err, errlen, "-ablate whole=%s: give a whole couple every N couples, N in "
+                                    "0..1000 (0: no whole pairs)", kv + 6);
+                    A->whole_every = (unsigned)n;
+                } else {
+                    rc = errmsg(err, errlen, "-ablate: '%s': expected groups=auto|FILE|NAME:P1,P2;NAME2:P3 or "
+                                "whole=N", kv);
+                }
                 i++;
-            } else if (i < v->nargs && v->args[i][0] != '-') {
-                rc = errmsg(err, errlen, "-ablate: '%s': expected groups=auto|FILE|NAME:P1,P2;NAME2:P3", v->args[i]);
             }
         } else if (!strcmp(a, "-rounds")) {
             int64_t r;
@@ -254,20 +273,50 @@ static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, siz
 {
     size_t G = A->groups.n, n = 0;
     double *y = malloc((A->ndone + 1) * sizeof *y);
-    signed char *z = malloc((A->ndone + 1) * G + 1);
-    bool ok = y && z;
+    signed char *z = malloc((A->ndone + 1) * G + 1), *w = malloc(A->ndone + 1);
+    bool ok = y && z && w;
     for (uint64_t k = 0; ok && k < A->rounds; k++)
         if (A->st[k] == PAIR_DONE) {
             y[n] = A->y[k];
-            ablation_design(A->v.seed, k, G, z + n * G);
+            ablation_design_of(A->v.seed, k, G, A->whole_every, z + n * G);
+            w[n] = (signed char)ablation_whole(k, A->whole_every);
             n++;
         }
     if (!ok)
         errmsg(msg, msglen, "out of memory");
-    ok = ok && ablation_fit(y, z, n, G, eff, fit, msg, msglen) == 0;
+    ok = ok && ablation_fit(y, z, w, n, G, eff, fit, msg, msglen) == 0;
     free(y);
     free(z);
+    free(w);
     return ok;
+}
+
+/* The additivity check: the groups' sum, the whole as the whole pairs
+ * measured it and the gap, each as Elo with its 95% interval. */
+static cJSON *additivity_json(const AblFit *f)
+{
+    JsonPut a = jput_new();
+    jput_num(&a, "whole_pairs", (double)f->whole_pairs);
+    const struct {
+        const char *key;
+        double x, se;
+    } terms[] = { { "sum", f->sum, f->sum_se }, { "whole", f->whole, f->whole_se }, { "gap", f->gap, f->gap_se } };
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%s_elo", terms[i].key);
+        jput_num(&a, k, ablation_elo(terms[i].x));
+        snprintf(k, sizeof k, "%s_lo", terms[i].key);
+        jput_num(&a, k, ablation_elo(terms[i].x - f->t * terms[i].se));
+        snprintf(k, sizeof k, "%s_hi", terms[i].key);
+        jput_num(&a, k, ablation_elo(terms[i].x + f->t * terms[i].se));
+        snprintf(k, sizeof k, "%s_beta", terms[i].key);
+        jput_num(&a, k, terms[i].x);
+        snprintf(k, sizeof k, "%s_se", terms[i].key);
+        jput_num(&a, k, terms[i].se);
+    }
+    double lo = f->gap - f->t * f->gap_se, hi = f->gap + f->t * f->gap_se;
+    jput_str(&a, "verdict", lo > 0 ? "more than the sum" : hi < 0 ? "less than the sum" : "adds up");
+    return jput_done(&a);
 }
 
 static cJSON *ablate_json(const Ablate *A, const char *status)
@@ -291,6 +340,8 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
         jput_num(&f, "intercept_se", fit.mu_se);
         jput_num(&f, "sigma", fit.sigma);
         jput_item(&w, "fit", jput_done(&f));
+        if (fit.whole_pairs)
+            jput_item(&w, "additivity", additivity_json(&fit));
     } else {
         jput_str(&w, "fit_note", msg);
     }
@@ -308,7 +359,8 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
     verify_claim_json(v, &op);
     jput_item(&w, "openings", jput_done(&op));
     jput_num(&w, "seed", (double)v->seed);
-    jput_str(&w, "design", DESIGN_NAME);
+    jput_str(&w, "design", A->whole_every ? DESIGN_NAME_WHOLE : DESIGN_NAME);
+    jput_num(&w, "whole_every", A->whole_every);
     jput_str(&w, "groups_spec", A->groups_spec);
     jput_str(&w, "tuned_file", v->tuned_file);
     jput_item(&w, "args",
@@ -325,7 +377,7 @@ static cJSON *ablate_json(const Ablate *A, const char *status)
         if (A->st[k] != PAIR_DONE)
             continue;
         ptnml[(int)A->y[k] + 2]++;
-        ablation_design(v->seed, k, G, z);
+        ablation_design_of(v->seed, k, G, A->whole_every, z);
         ablation_design_text(z, G, design, sizeof design);
         cJSON *p = cJSON_CreateObject();
         ok = p && cJSON_AddItemToArray(pairs, p); /* the array owns p from here */
@@ -366,6 +418,42 @@ static void print_elo(FILE *out, double e)
         fprintf(out, "%s", e > 0 ? "+inf" : "-inf");
     else
         fprintf(out, "%+.1f", e);
+}
+
+static double num_of(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+/* "sum +26.0 [+18.1, +34.0]" */
+static void print_term(FILE *out, const cJSON *a, const char *name, const char *key)
+{
+    char k[32];
+    fprintf(out, "%s ", name);
+    print_elo(out, num_of(a, key));
+    snprintf(k, sizeof k, "%.*s_lo", (int)(strlen(key) - 4), key);
+    fprintf(out, " [");
+    print_elo(out, num_of(a, k));
+    snprintf(k, sizeof k, "%.*s_hi", (int)(strlen(key) - 4), key);
+    fprintf(out, ", ");
+    print_elo(out, num_of(a, k));
+    fprintf(out, "]");
+}
+
+/* The additivity check of an ablation.json, when it has one. */
+static void print_additivity(FILE *out, const cJSON *a)
+{
+    if (!cJSON_IsObject(a))
+        return;
+    const cJSON *vd = cJSON_GetObjectItemCaseSensitive(a, "verdict");
+    fprintf(out, "  additivity (%.0f whole pairs, all tuned against all start): ", num_of(a, "whole_pairs"));
+    print_term(out, a, "the groups' sum", "sum_elo");
+    fprintf(out, ", the whole ");
+    print_term(out, a, "", "whole_elo");
+    fprintf(out, "; ");
+    print_term(out, a, "gap", "gap_elo");
+    fprintf(out, ": %s\n", cJSON_IsString(vd) ? vd->valuestring : "?");
 }
 
 /* The table of an ablation.json. */
@@ -415,6 +503,7 @@ static void print_table(FILE *out, const cJSON *j, const char *dir)
         print_elo(out, ablation_elo(mu->valuedouble));
         fprintf(out, " Elo +/- %.1f\n", fabs(ablation_elo(1.96 * mse->valuedouble)));
     }
+    print_additivity(out, cJSON_GetObjectItemCaseSensitive(j, "additivity"));
 }
 
 /* ---- the match hooks ------------------------------------------------------------------- */
@@ -432,7 +521,7 @@ static bool next_pair(void *ctx, PairJob *job)
     A->st[k] = PAIR_INFLIGHT;
     size_t G = A->groups.n;
     signed char z[MAX_JOB_OPTS];
-    ablation_design(A->v.seed, k, G, z);
+    ablation_design_of(A->v.seed, k, G, A->whole_every, z);
     job->id = k;
     job->opening = book_pick(A->v.mc.book, k);
     job->games = 2;
@@ -526,7 +615,7 @@ static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
     const cJSON *design = cJSON_GetObjectItemCaseSensitive(old, "design");
     if (!cJSON_IsArray(pairs) || !cJSON_IsString(design))
         return errmsg(err, errlen, "%s: \"pairs\" or \"design\" is missing; start over with -restart", A->path);
-    if (strcmp(design->valuestring, DESIGN_NAME) != 0)
+    if (strcmp(design->valuestring, A->whole_every ? DESIGN_NAME_WHOLE : DESIGN_NAME) != 0)
         return errmsg(err, errlen, "%s: a design this build does not draw (%s); start over with -restart", A->path,
                       design->valuestring);
     size_t G = A->groups.n;
@@ -542,7 +631,7 @@ static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
         if (k >= A->rounds || A->st[k] == PAIR_DONE)
             return errmsg(err, errlen, "%s: pair %llu is %s; start over with -restart", A->path,
                           (unsigned long long)k, k >= A->rounds ? "beyond the pairs to play" : "there twice");
-        ablation_design(A->v.seed, k, G, z);
+        ablation_design_of(A->v.seed, k, G, A->whole_every, z);
         ablation_design_text(z, G, want, sizeof want);
         if (strcmp(want, d->valuestring) != 0)
             return errmsg(err, errlen, "%s: pair %llu played the design %s, this build draws %s for it; start over "
@@ -650,7 +739,13 @@ static int continue_earlier(Ablate *A, VerifyCall *c)
     return STEP_GO;
 }
 
-/* A continued ablation: its seed, sessions and start from its file. */
+/* The Ablate of a call of ablate_main, whose run is its first member. */
+static Ablate *ablate_of(VerifyCall *c)
+{
+    return (Ablate *)c->r;
+}
+
+/* A continued ablation: its seed, sessions, start and whole pairs from its file. */
 static int resume_from(VerifyCall *c)
 {
     VerifyRun *v = c->r;
@@ -664,6 +759,11 @@ static int resume_from(VerifyCall *c)
     }
     v->seed = seed;
     snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
+    /* A file of an older build has no whole pairs: its design goes on without them. */
+    uint64_t every = 0;
+    if (!json_get_u64(c->old, "whole_every", &every) || every > 1000)
+        every = 0;
+    ablate_of(c)->whole_every = (unsigned)every;
     return 0;
 }
 

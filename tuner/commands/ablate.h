@@ -15,10 +15,14 @@
  *                  "beta", "se", "verdict": "pays"|"costs"|"unclear" }]
  *                (the estimates once there are enough pairs),
  *     "fit": { "pairs", "intercept", "intercept_se", "sigma" },
+ *     "additivity": { "whole_pairs", "sum_elo", "sum_lo", "sum_hi", "whole_elo", ..., "gap_elo",
+ *                     "gap_lo", "gap_hi" (and each as "_beta", "_se" in pair score), "verdict":
+ *                     "adds up"|"less than the sum"|"more than the sum" } (with whole pairs),
  *     "rounds" (pairs to play), "rounds_asked", "capped" (true when a
  *     deterministic limit capped the pairs at the fresh openings),
  *     "tc", "book", "openings": { "set", "file", "count", "book_size" },
- *     "seed" (the design's and the match's), "design": "mirrored-couples-mt19937",
+ *     "seed" (the design's and the match's), "design": "mirrored-couples-mt19937"
+ *     (+"+whole" with whole pairs), "whole_every" (a whole couple every N, 0: none),
  *     "groups_spec", "args": [options as given],
  *     "run_games", "tuned": { NAME: value }, "base": { NAME: value },
  *     "games", "ptnml": [5] (engine 0's view),

@@ -2,10 +2,14 @@
 #include "ablate_keep.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
+#include "ablation.h"
 #include "errmsg.h"
 #include "rd.h"
 
@@ -40,6 +44,59 @@ static cJSON *names_array(cJSON *parent, const char *key)
         return NULL;
     }
     return a;
+}
+
+/* What the kept groups predict together: the sum of their estimates (the
+ * groups' estimates are nearly uncorrelated under the balanced design, so
+ * its variance is the sum of theirs), as Elo at the ablation's limit, and
+ * whether the ablation's additivity check supports adding them. */
+static int add_prediction(cJSON *info, const cJSON *abl, bool keep_pays, bool keep_unclear, const char *keep)
+{
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(abl, "fit");
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(fit, "pairs");
+    double sum = 0, var = 0;
+    int n = 0;
+    cJSON_ArrayForEach(g, groups)
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, "verdict");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(g, "beta"), *se = cJSON_GetObjectItemCaseSensitive(g, "se");
+        if (!cJSON_IsString(v) || !cJSON_IsNumber(b) || !cJSON_IsNumber(se) ||
+            !((keep_pays && !strcmp(v->valuestring, "pays")) || (keep_unclear && !strcmp(v->valuestring, "unclear"))))
+            continue;
+        sum += b->valuedouble;
+        var += se->valuedouble * se->valuedouble;
+        n++;
+    }
+    double dof = cJSON_IsNumber(pairs) && pairs->valuedouble > (double)cJSON_GetArraySize(groups) + 2
+                     ? pairs->valuedouble - (double)cJSON_GetArraySize(groups) - 1
+                     : 1;
+    double t = gsl_cdf_tdist_Pinv(0.975, dof), lo = sum - t * sqrt(var), hi = sum + t * sqrt(var);
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(abl, "additivity");
+    const cJSON *gap_lo = cJSON_GetObjectItemCaseSensitive(ad, "gap_lo"), *gap_hi = cJSON_GetObjectItemCaseSensitive(ad, "gap_hi");
+    const cJSON *gap = cJSON_GetObjectItemCaseSensitive(ad, "gap_elo");
+    const char *support = !cJSON_IsObject(ad) ? "unchecked (the ablation has no whole pairs)"
+                          : !cJSON_IsNumber(gap_lo) || !cJSON_IsNumber(gap_hi) ? "unchecked"
+                          : gap_hi->valuedouble < 0 ? "not supported: the whole scored less than the sum"
+                          : gap_lo->valuedouble > 0 ? "not supported: the whole scored more than the sum"
+                                                     : "supported: the whole scored as the sum";
+    cJSON *pr = cJSON_AddObjectToObject(info, "prediction");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(abl, "tc");
+    if (!pr || !cJSON_AddNumberToObject(pr, "groups", n) || !cJSON_AddNumberToObject(pr, "elo", ablation_elo(sum)) ||
+        !cJSON_AddNumberToObject(pr, "elo_lo", ablation_elo(lo)) ||
+        !cJSON_AddNumberToObject(pr, "elo_hi", ablation_elo(hi)) ||
+        !cJSON_AddStringToObject(pr, "tc", cJSON_IsString(tc) ? tc->valuestring : "?") ||
+        !cJSON_AddStringToObject(pr, "model", "additive: the sum of the kept groups' estimates") ||
+        !cJSON_AddStringToObject(pr, "additivity", support))
+        return -1;
+    fprintf(stderr, "-ablation keep=%s: the %d kept %s %+.1f [%+.1f, %+.1f] Elo together at %s (the sum of "
+            "their estimates); the additivity check: %s", keep, n, n == 1 ? "group predicts" : "groups predict",
+            ablation_elo(sum),
+            ablation_elo(lo), ablation_elo(hi), cJSON_IsString(tc) ? tc->valuestring : "?", support);
+    if (cJSON_IsNumber(gap))
+        fprintf(stderr, " (gap %+.1f Elo)", gap->valuedouble);
+    fputc('\n', stderr);
+    return 0;
 }
 
 int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, size_t errlen)
@@ -137,6 +194,8 @@ int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, siz
     }
     fprintf(stderr, "-ablation keep=%s: %d moved parameter%s kept at the tuned value, %d at the start value\n", keep,
             cJSON_GetArraySize(kept), cJSON_GetArraySize(kept) == 1 ? "" : "s", cJSON_GetArraySize(reset));
+    if (add_prediction(info, j, keep_pays, keep_unclear, keep) < 0)
+        rc = errmsg(err, errlen, "out of memory");
 out:
     cJSON_Delete(j);
     return rc;

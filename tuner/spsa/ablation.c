@@ -222,6 +222,24 @@ void ablation_design(uint64_t seed, uint64_t k, size_t ngroups, signed char *z)
             z[g] = (signed char)-z[g];
 }
 
+int ablation_whole(uint64_t k, unsigned every)
+{
+    if (every == 0 || (k / 2) % every != every - 1)
+        return 0;
+    return k % 2 ? -1 : 1;
+}
+
+void ablation_design_of(uint64_t seed, uint64_t k, size_t ngroups, unsigned every, signed char *z)
+{
+    int w = ablation_whole(k, every);
+    if (w == 0) {
+        ablation_design(seed, k, ngroups, z);
+        return;
+    }
+    for (size_t g = 0; g < ngroups; g++)
+        z[g] = (signed char)w;
+}
+
 void ablation_design_text(const signed char *z, size_t ngroups, char *buf, size_t len)
 {
     size_t i = 0;
@@ -246,18 +264,22 @@ const char *ablation_verdict_name(int verdict)
     return verdict == ABL_PAYS ? "pays" : verdict == ABL_COSTS ? "costs" : "unclear";
 }
 
-int ablation_fit(const double *y, const signed char *z, size_t npairs, size_t ngroups, AblEffect *out, AblFit *fit,
-                 char *err, size_t errlen)
+int ablation_fit(const double *y, const signed char *z, const signed char *w, size_t npairs, size_t ngroups,
+                 AblEffect *out, AblFit *fit, char *err, size_t errlen)
 {
-    size_t p = ngroups + 1;
+    size_t nwhole = 0;
+    for (size_t i = 0; w && i < npairs; i++)
+        nwhole += w[i] != 0;
+    bool gap = nwhole > 0;
+    size_t p = ngroups + 1 + (gap ? 1 : 0);
     if (npairs < p + 1)
         return errmsg(err, errlen, "%zu pair%s for %zu group%s: the fit needs at least %zu", npairs,
                       npairs == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s", p + 1);
     gsl_matrix *X = gsl_matrix_alloc(npairs, p), *cov = gsl_matrix_alloc(p, p);
     gsl_vector *Y = gsl_vector_alloc(npairs), *c = gsl_vector_alloc(p);
-    gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(npairs, p);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(npairs, p);
     int rc = 0;
-    if (!X || !cov || !Y || !c || !w) {
+    if (!X || !cov || !Y || !c || !ws) {
         rc = errmsg(err, errlen, "out of memory (a fit of %zu pairs)", npairs);
         goto out;
     }
@@ -265,15 +287,17 @@ int ablation_fit(const double *y, const signed char *z, size_t npairs, size_t ng
         gsl_matrix_set(X, i, 0, 1.0);
         for (size_t g = 0; g < ngroups; g++)
             gsl_matrix_set(X, i, g + 1, z[i * ngroups + g]);
+        if (gap)
+            gsl_matrix_set(X, i, ngroups + 1, w[i]);
         gsl_vector_set(Y, i, y[i]);
     }
     double chisq;
-    if (gsl_multifit_linear(X, Y, c, cov, &chisq, w) != 0) {
+    if (gsl_multifit_linear(X, Y, c, cov, &chisq, ws) != 0) {
         rc = errmsg(err, errlen, "the least-squares fit failed");
         goto out;
     }
     /* A group whose column is (nearly) a combination of others cannot be told apart. */
-    if (gsl_multifit_linear_rank(1e-9, w) < p) {
+    if (gsl_multifit_linear_rank(1e-9, ws) < p) {
         rc = errmsg(err, errlen, "the design of the %zu pairs does not tell the groups apart (more pairs are needed)",
                     npairs);
         goto out;
@@ -327,9 +351,28 @@ int ablation_fit(const double *y, const signed char *z, size_t npairs, size_t ng
         e->elo_hi = ablation_elo(hi);
         e->verdict = lo > 0 ? ABL_PAYS : hi < 0 ? ABL_COSTS : ABL_UNCLEAR;
     }
+    /* The sum of the groups' estimates and its variance 1' Cov 1; with
+     * whole pairs, the gap (their coefficient) and the whole, sum + gap. */
+    double sum = 0, var_sum = 0, cov_sg = 0;
+    for (size_t a = 1; a <= ngroups; a++) {
+        sum += gsl_vector_get(c, a);
+        for (size_t b = 1; b <= ngroups; b++)
+            var_sum += gsl_matrix_get(cov, a, b);
+        if (gap)
+            cov_sg += gsl_matrix_get(cov, a, ngroups + 1);
+    }
+    fit->sum = sum;
+    fit->sum_se = sqrt(var_sum > 0 ? var_sum : 0);
+    fit->whole_pairs = nwhole;
+    fit->gap = gap ? gsl_vector_get(c, ngroups + 1) : 0;
+    fit->gap_se = gap ? sqrt(gsl_matrix_get(cov, ngroups + 1, ngroups + 1)) : 0;
+    double var_whole = var_sum + fit->gap_se * fit->gap_se + 2 * cov_sg;
+    fit->whole = sum + fit->gap;
+    fit->whole_se = sqrt(var_whole > 0 ? var_whole : 0);
+    fit->t = t;
 out:
-    if (w)
-        gsl_multifit_linear_free(w);
+    if (ws)
+        gsl_multifit_linear_free(ws);
     gsl_vector_free(c);
     gsl_vector_free(Y);
     gsl_matrix_free(cov);

@@ -68,6 +68,16 @@ int ablation_groups(const char *spec, const char *origin, const char *const *nam
 /* The design of pair k: z[0..ngroups-1] = +1 (engine 0 plays the group's
  * tuned values) or -1 (engine 1 does). */
 void ablation_design(uint64_t seed, uint64_t k, size_t ngroups, signed char *z);
+/* Whole pairs, the additivity check: with every > 0, every every-th couple
+ * (m % every == every - 1) is whole: its pair 2m plays all groups tuned on
+ * engine 0 against all at their start (w = +1), pair 2m+1 the mirror (w =
+ * -1); other pairs w = 0.  Under the additive model a whole pair is the
+ * design z = (w, ..., w), so one more regressor w estimates the gap
+ * between the whole and the sum of the groups' estimates: 0 when the
+ * effects add, negative with diminishing returns. */
+int ablation_whole(uint64_t k, unsigned every);
+/* The design of pair k with whole pairs every `every` couples (0: none). */
+void ablation_design_of(uint64_t seed, uint64_t k, size_t ngroups, unsigned every, signed char *z);
 /* The design as text, '+' or '-' per group (len > ngroups). */
 void ablation_design_text(const signed char *z, size_t ngroups, char *buf, size_t len);
 
@@ -83,14 +93,20 @@ typedef struct {
     double mu, mu_se;           /* the intercept: engine 0's edge whatever the design (0 expected) */
     double sigma;               /* the residuals' standard deviation */
     size_t pairs;
+    double sum, sum_se;         /* the sum of the groups' betas: the additive model's whole */
+    size_t whole_pairs;         /* pairs with w != 0; 0: no gap estimated */
+    double gap, gap_se;         /* the whole pairs' score difference minus the sum */
+    double whole, whole_se;     /* sum + gap: all tuned against all start, as measured */
+    double t;                   /* the t quantile of the 95% intervals */
 } AblFit;
 
-/* Least squares of y[0..npairs-1] on [1, z] (z row-major, npairs x ngroups,
- * +-1).  Needs npairs >= ngroups + 2 (-1 with a message otherwise); a design
- * whose columns are not independent (a group always opposite another) is
- * refused too. */
-int ablation_fit(const double *y, const signed char *z, size_t npairs, size_t ngroups, AblEffect *out, AblFit *fit,
-                 char *err, size_t errlen);
+/* Least squares of y[0..npairs-1] on [1, z, w] (z row-major, npairs x
+ * ngroups, +-1; w per pair +-1 for a whole pair, 0 otherwise, or NULL; the
+ * w column only when some pair is whole).  Needs npairs >= ngroups + 2 (-1
+ * with a message otherwise); a design whose columns are not independent (a
+ * group always opposite another) is refused too. */
+int ablation_fit(const double *y, const signed char *z, const signed char *w, size_t npairs, size_t ngroups,
+                 AblEffect *out, AblFit *fit, char *err, size_t errlen);
 
 /* Logistic Elo of a pair score difference d (per-game score 0.5 + d / 4). */
 double ablation_elo(double d);
