@@ -426,18 +426,19 @@ static double num_of(const cJSON *o, const char *key)
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
-/* "sum +26.0 [+18.1, +34.0]" */
-static void print_term(FILE *out, const cJSON *a, const char *name, const char *key)
+/* "the groups' sum +26.0 [+18.1, +34.0]": term's _elo, _lo and _hi. */
+static void print_term(FILE *out, const cJSON *a, const char *name, const char *term)
 {
-    char k[32];
+    char k[3][32];
+    snprintf(k[0], sizeof k[0], "%s_elo", term);
+    snprintf(k[1], sizeof k[1], "%s_lo", term);
+    snprintf(k[2], sizeof k[2], "%s_hi", term);
     fprintf(out, "%s ", name);
-    print_elo(out, num_of(a, key));
-    snprintf(k, sizeof k, "%.*s_lo", (int)(strlen(key) - 4), key);
+    print_elo(out, num_of(a, k[0]));
     fprintf(out, " [");
-    print_elo(out, num_of(a, k));
-    snprintf(k, sizeof k, "%.*s_hi", (int)(strlen(key) - 4), key);
+    print_elo(out, num_of(a, k[1]));
     fprintf(out, ", ");
-    print_elo(out, num_of(a, k));
+    print_elo(out, num_of(a, k[2]));
     fprintf(out, "]");
 }
 
@@ -448,11 +449,9 @@ static void print_additivity(FILE *out, const cJSON *a)
         return;
     const cJSON *vd = cJSON_GetObjectItemCaseSensitive(a, "verdict");
     fprintf(out, "  additivity (%.0f whole pairs, all tuned against all start): ", num_of(a, "whole_pairs"));
-    print_term(out, a, "the groups' sum", "sum_elo");
-    fprintf(out, ", the whole ");
-    print_term(out, a, "", "whole_elo");
-    fprintf(out, "; ");
-    print_term(out, a, "gap", "gap_elo");
+    print_term(out, a, "the groups' sum", "sum");
+    print_term(out, a, ", the whole", "whole");
+    print_term(out, a, "; gap", "gap");
     fprintf(out, ": %s\n", cJSON_IsString(vd) ? vd->valuestring : "?");
 }
 

@@ -4,6 +4,7 @@
 
 #include "export.h"
 #include "match_cmd.h"
+#include "night.h"
 #include "report_cmd.h"
 #include "run_cmd.h"
 #include "simulate_cmd.h"
@@ -21,7 +22,9 @@ static void usage(FILE *out)
           "  status     where a run stands: games, and every parameter's start, current, range\n"
           "  export     the value file of a run (for bin/ratchet --params and make PARAMS=)\n"
           "  report     the HTML report of a run (DIR/report.html: charts of every parameter, health)\n"
-          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n",
+          "  verify     export, bake and SPRT a run's values against its start values (DIR/verify.json)\n"
+          "  night      the whole night: SPSA, the ablation, the export of what pays, the confirmation\n"
+          "             at your limit and the morning page, sized by the hours you give it\n",
           out);
 }
 
@@ -52,6 +55,8 @@ int main(int argc, char **argv)
         return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))
         return verify_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "night"))
+        return night_main(argc - 1, argv + 1);
     fprintf(stderr, "ratchet-tune: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

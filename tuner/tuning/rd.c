@@ -68,7 +68,8 @@ int rd_dir_state(const char *dir, char *err, size_t errlen)
     int state = RD_EMPTY;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, RD_NIGHT_FILE) != 0 &&
+            strcmp(e->d_name, RD_NIGHT_SUB) != 0) {
             state = RD_NONEMPTY;
             break;
         }

@@ -17,8 +17,12 @@
 int rd_mkdir_p(const char *dir, char *err, size_t errlen);
 
 enum { RD_ABSENT, RD_EMPTY, RD_NONEMPTY };
-/* RD_ABSENT, RD_EMPTY, RD_NONEMPTY, or -1 with a message (not a directory,
- * unreadable). */
+/* A night's plan (`ratchet-tune night`, night.h), written before its run:
+ * a directory that holds only these counts as empty for a new run. */
+#define RD_NIGHT_FILE "night.json"
+#define RD_NIGHT_SUB "night"
+/* RD_ABSENT, RD_EMPTY (nothing in it but a night's plan), RD_NONEMPTY, or
+ * -1 with a message (not a directory, unreadable). */
 int rd_dir_state(const char *dir, char *err, size_t errlen);
 
 /* Take DIR/lock: an exclusive flock(2) on a file holding our pid.  A lock

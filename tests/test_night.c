@@ -1,0 +1,169 @@
+/* `ratchet-tune night` end to end on the fake engine build/fake/fakespsa:
+ * the whole pipeline to the morning page, and the same night stopped after
+ * every step (-until) and continued, which must end with the same files. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "helpers.h"
+#include "night.h"
+#include "rd.h"
+
+static void night_setup(void)
+{
+    tmp_create("/tmp/ratchet-night-XXXXXX");
+    write_book("book.epd", 2000); /* 400 held out: validation, 40 + 10 pairs */
+    write_file("far.txt", "Alpha, int, 30, 0, 100, 8, 0.05\n"
+                          "Beta, int, 70, 0, 100, 8, 0.05\n"
+                          "Gamma, int, -30, -50, 50, 8, 0.05\n");
+}
+
+TestSuite(night, .init = night_setup, .fini = tmp_remove, .timeout = 240);
+
+/* A new night of DIR (until: "" = to the end), or `night DIR` continuing it. */
+static int night(const char *dir, bool fresh, const char *until)
+{
+    Args a = { .n = 0 };
+    add(&a, "night");
+    if (!fresh)
+        add(&a, "%s/%s", tmp, dir);
+    if (until[0]) {
+        add(&a, "-until");
+        add(&a, "%s", until);
+    }
+    if (fresh) {
+        add(&a, "-out");
+        add(&a, "%s/%s", tmp, dir);
+        add(&a, "-games");
+        add(&a, "200");
+        add(&a, "-ablation-pairs");
+        add(&a, "40");
+        add(&a, "-confirm-pairs");
+        add(&a, "10");
+        add(&a, "-engine");
+        add(&a, "cmd=%s", FAKESPSA_PATH);
+        add(&a, "args=--width 60 --target 70,30,10 --seed 5 --seed-each-game"); /* a game is a function of its opening */
+        add(&a, "-params");
+        add(&a, "file=%s/far.txt", tmp);
+        add(&a, "-each");
+        add(&a, "nodes=1");
+        add(&a, "-openings");
+        add(&a, "file=%s/book.epd", tmp);
+        add(&a, "order=random");
+        add(&a, "-maxmoves");
+        add(&a, "100");
+        add(&a, "-concurrency");
+        add(&a, "1"); /* one game at a time: the run, and so every later step, is a function of the seed */
+        add(&a, "-srand");
+        add(&a, "7");
+    }
+    char log[64];
+    snprintf(log, sizeof log, "%s-%s.log", dir, until[0] ? until : "end");
+    return run_to_end(night_main, &a, log);
+}
+
+static cJSON *json_of(const char *dir, const char *name)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s/%s", tmp, dir, name);
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    return j;
+}
+
+/* The members of a and b at key are equal. */
+static void same(const cJSON *a, const cJSON *b, const char *what, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, key), *y = cJSON_GetObjectItemCaseSensitive(b, key);
+    cr_assert_not_null(x, "%s: %s is there", what, key);
+    cr_assert(cJSON_Compare(x, y, true), "%s: %s differs between the night run through and the one continued", what,
+              key);
+}
+
+/* The morning page from its second line on (the first names the night's creation time). */
+static char *morning_body(const char *dir)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s/morning.txt", dir);
+    char *text = slurp(name);
+    char *nl = strchr(text, '\n');
+    cr_assert_not_null(nl);
+    char *body = strdup(nl + 1);
+    free(text);
+    return body;
+}
+
+Test(night, runs_the_whole_night_and_continues_after_each_step)
+{
+    cr_assert_eq(night("a", true, ""), 0, "the night ran through:\n%s", slurp("a-end.log"));
+    char *log = slurp("a-end.log");
+    cr_assert(strstr(log, "== night: spsa ==") && strstr(log, "== night: ablation ==") &&
+                  strstr(log, "== night: export ==") && strstr(log, "== night: confirm ==") &&
+                  strstr(log, "== night: morning =="),
+              "every step:\n%s", log);
+    free(log);
+    cJSON *nj = json_of("a", NIGHT_FILE);
+    const cJSON *st, *steps = cJSON_GetObjectItemCaseSensitive(nj, "steps");
+    cr_assert_eq(cJSON_GetArraySize(steps), 5);
+    cJSON_ArrayForEach(st, steps)
+        cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(st, "status")->valuestring, "done");
+    cJSON_Delete(nj);
+    char *page = morning_body("a");
+    cr_assert(strstr(page, "What moved") && strstr(page, "Confirmed at") && strstr(page, "make PARAMS=") &&
+                  strstr(page, "name, value lines"),
+              "the morning page:\n%s", page);
+
+    /* The same night stopped after every step and continued. */
+    cr_assert_eq(night("b", true, "spsa"), 0, "%s", slurp("b-spsa.log"));
+    log = slurp("b-spsa.log");
+    cr_assert(strstr(log, "-until") && !strstr(log, "== night: ablation =="), "stopped after spsa:\n%s", log);
+    free(log);
+    cr_assert_eq(night("b", false, "ablation"), 0, "%s", slurp("b-ablation.log"));
+    cr_assert_eq(night("b", false, "export"), 0, "%s", slurp("b-export.log"));
+    cr_assert_eq(night("b", false, "confirm"), 0, "%s", slurp("b-confirm.log"));
+    cr_assert_eq(night("b", false, ""), 0, "%s", slurp("b-end.log"));
+    log = slurp("b-end.log");
+    cr_assert(!strstr(log, "== night: confirm ==") && strstr(log, "== night: morning =="),
+              "a finished step is not played again:\n%s", log);
+    free(log);
+
+    const char *files[][2] = { { "ablation.json", "pairs" }, { "ablation.json", "groups" },
+                               { "night/kept.json", "params" }, { "verify.json", "ptnml" },
+                               { "verify.json", "openings" }, { "openings.json", "held_out" } };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        cJSON *x = json_of("a", files[i][0]), *y = json_of("b", files[i][0]);
+        same(x, y, files[i][0], files[i][1]);
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+    }
+    char *page_b = morning_body("b");
+    /* The pages name their own directory; compare them with it taken out. */
+    for (char *p; (p = strstr(page_b, "/b/"));)
+        p[1] = 'a';
+    cr_assert_str_eq(page, page_b, "the same morning page");
+    free(page);
+    free(page_b);
+
+    /* A night in progress takes no run options; a directory with a night is
+     * not a new night's. */
+    Args a = { .n = 0 };
+    add(&a, "night");
+    add(&a, "%s/b", tmp);
+    add(&a, "-games");
+    add(&a, "10");
+    cr_assert_eq(run_to_end(night_main, &a, "bad1"), 2, "%s", slurp("bad1"));
+    a = (Args){ .n = 0 };
+    add(&a, "night");
+    add(&a, "%s/b", tmp);
+    add(&a, "-each");
+    add(&a, "nodes=2");
+    cr_assert_eq(run_to_end(night_main, &a, "bad2"), 2);
+    log = slurp("bad2");
+    cr_assert(strstr(log, "takes only -until and -force"), "%s", log);
+    free(log);
+}

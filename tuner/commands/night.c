@@ -1,0 +1,821 @@
+/* `ratchet-tune night`: SPSA, the ablation, the export of what pays, the
+ * confirmation at the user's limit and the morning page; see night.h. */
+#include "night.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "book.h"
+#include "cliutil.h"
+#include "conf.h"
+#include "errmsg.h"
+#include "export.h"
+#include "jsonget.h"
+#include "rd.h"
+#include "run_cmd.h"
+#include "setup.h"
+#include "spsa.h"
+#include "state.h"
+#include "validate.h"
+#include "verify.h"
+
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+/* The split of a night (-hours), measured rates in games per second:
+ *  1. The confirmation first: -confirm-pairs (default 1000, 2000 games: an
+ *     interval of about +-10 Elo at the user's limit) at its measured rate,
+ *     at most a third of the night.
+ *  2. The rest at the run's limit, two thirds of its games to SPSA and a
+ *     third to the ablation.  SPSA's signal grows as the square root of its
+ *     games and so does the ablation's precision per group; the ablation
+ *     needs about 6000 pairs to keep a true +8 Elo group 95% of the time
+ *     (docs/verify.md), which a third of a night on two cores buys.  The
+ *     run's validation (about 10% of its budget) comes out of SPSA's part.
+ *  3. The held-out share of the book: validation's pairs, the ablation's and
+ *     the confirmation's, one opening each, and 5% more. */
+#define NIGHT_RULE "confirmation first (at most a third); then 2/3 SPSA (validation inside), 1/3 ablation, in games"
+#define DEFAULT_HOURS 8.0
+#define DEFAULT_CONFIRM_PAIRS 1000
+#define CALIBRATION_GAMES 24
+#define MIN_SPSA_GAMES 200
+#define MIN_ABLATION_PAIRS 200
+
+static const char *const STEPS[] = { "spsa", "ablation", "export", "confirm", "morning" };
+enum { NSTEPS = sizeof STEPS / sizeof STEPS[0] };
+
+static const char NIGHT_USAGE[] =
+    "usage: ratchet-tune night -out DIR [-hours H] [-confirm tc=..|st=..|nodes=..] [-games N]\n"
+    "                          [-ablation-pairs P] [-confirm-pairs C] [-until STEP] [-force] [run options]\n"
+    "       ratchet-tune night DIR [-until STEP] [-force]\n"
+    "\n"
+    "The whole night in one command, each step resumable (Ctrl-C, a reboot: `night DIR`):\n"
+    "  spsa      the SPSA run at the run's limit (the run options: -engine, -params, -each,\n"
+    "            -openings, -draw, -resign, -spsa, -concurrency, ...; see `run -h`)\n"
+    "  ablation  verify DIR -ablate at the same limit: which groups of moves pay, and the\n"
+    "            additivity check\n"
+    "  export    export DIR -ablation keep=pays -o DIR/night/kept.json, with what the kept\n"
+    "            groups predict together\n"
+    "  confirm   verify DIR -tuned DIR/night/kept.json at the user's limit, on openings no\n"
+    "            earlier step played; bin/ratchet gets the values baked in\n"
+    "            (DIR/verify/ratchet-tuned)\n"
+    "  morning   DIR/morning.txt: what moved, what was kept and why, the prediction and the\n"
+    "            confirmation, the bake command and the name, value lines for OpenBench\n"
+    "\n"
+    "  -hours H            the night's wall time (default 8), split by a rule from rates this\n"
+    "                      machine measures first (24 games at each limit): the confirmation\n"
+    "                      first, then 2/3 of the games SPSA, 1/3 the ablation\n"
+    "  -games N            SPSA games instead (no measuring at the run's limit)\n"
+    "  -ablation-pairs P   the ablation's pairs instead\n"
+    "  -confirm LIMIT      the user's limit (default: the run's clock on the wall, nodestime=0)\n"
+    "  -confirm-pairs C    the confirmation's pairs (default 1000)\n"
+    "  -until STEP         stop after STEP (spsa, ablation, export, confirm)\n"
+    "  -force              play on an engine that changed since the run (resume -force)\n"
+    "\n"
+    "DIR may be a run started by `run`: `night DIR` takes it from where it is.  Exit codes:\n"
+    "0 done; 1 a step failed (fix it, then `night DIR`); 2 bad usage; 128+N stopped by signal N.\n";
+
+typedef struct {
+    char dir[PATH_MAX];
+    char path[PATH_MAX + 32];      /* DIR/night.json */
+    char kept[PATH_MAX + 32];      /* DIR/night/kept.json */
+    double hours;
+    uint64_t spsa_games, ablation_pairs, confirm_pairs;
+    double holdout, rate_run, rate_confirm;
+    uint64_t seed;                 /* the ablation's and the confirmation's -srand: seed + 1, seed + 2 */
+    int until;                     /* index of the last step to play */
+    bool force;
+    int nconfirm;
+    char **confirm;                /* -each words of the confirmation */
+    int nrun;
+    char **run;                    /* the run options (a new night) */
+    char status[NSTEPS][16];
+    int exit[NSTEPS];
+    char created[32];
+} Night;
+
+static void night_free(Night *n)
+{
+    conf_free_argv(n->nconfirm, n->confirm);
+    conf_free_argv(n->nrun, n->run);
+}
+
+static int step_index(const char *name)
+{
+    for (int i = 0; i < NSTEPS; i++)
+        if (!strcmp(STEPS[i], name))
+            return i;
+    return -1;
+}
+
+/* ---- DIR/night.json ------------------------------------------------------------ */
+
+static cJSON *words_json(int n, char **w)
+{
+    return n ? cJSON_CreateStringArray((const char *const *)w, n) : cJSON_CreateArray();
+}
+
+static int night_save(const Night *n, char *err, size_t errlen)
+{
+    cJSON *j = cJSON_CreateObject(), *plan = cJSON_CreateObject(), *steps = cJSON_CreateArray();
+    bool ok = j && plan && steps;
+    ok = ok && cJSON_AddNumberToObject(j, "version", 1) && cJSON_AddStringToObject(j, "created", n->created) &&
+         cJSON_AddNumberToObject(j, "seed", (double)n->seed) &&
+         cJSON_AddNumberToObject(j, "hours", n->hours) && cJSON_AddStringToObject(j, "until", STEPS[n->until]);
+    ok = ok && cJSON_AddNumberToObject(plan, "spsa_games", (double)n->spsa_games) &&
+         cJSON_AddNumberToObject(plan, "ablation_pairs", (double)n->ablation_pairs) &&
+         cJSON_AddNumberToObject(plan, "confirm_pairs", (double)n->confirm_pairs) &&
+         cJSON_AddNumberToObject(plan, "holdout", n->holdout) &&
+         cJSON_AddNumberToObject(plan, "rate_run", n->rate_run) &&
+         cJSON_AddNumberToObject(plan, "rate_confirm", n->rate_confirm) &&
+         cJSON_AddStringToObject(plan, "rule", NIGHT_RULE);
+    ok = ok && cJSON_AddItemToObject(j, "plan", plan);
+    if (!ok)
+        cJSON_Delete(plan);
+    plan = NULL;
+    cJSON *cl = words_json(n->nconfirm, n->confirm);
+    ok = ok && cl && cJSON_AddItemToObject(j, "confirm_limit", cl) && cJSON_AddBoolToObject(j, "force", n->force);
+    for (int i = 0; ok && i < NSTEPS; i++) {
+        cJSON *s = cJSON_CreateObject();
+        ok = s && cJSON_AddItemToArray(steps, s) && cJSON_AddStringToObject(s, "name", STEPS[i]) &&
+             cJSON_AddStringToObject(s, "status", n->status[i]) && cJSON_AddNumberToObject(s, "exit", n->exit[i]);
+    }
+    ok = ok && cJSON_AddItemToObject(j, "steps", steps);
+    if (!ok) {
+        cJSON_Delete(steps);
+        cJSON_Delete(j);
+        return errmsg(err, errlen, "out of memory writing %s", n->path);
+    }
+    int rc = rd_write_json(n->path, j, err, errlen);
+    cJSON_Delete(j);
+    return rc;
+}
+
+static int words_from(const cJSON *a, int *n, char ***w)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, a)
+    {
+        if (!cJSON_IsString(s) || conf_argv_push(n, w, s->valuestring) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int night_load(Night *n, char *err, size_t errlen)
+{
+    cJSON *j = rd_read_json(n->path, err, errlen);
+    if (!j)
+        return -1;
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan"), *steps = cJSON_GetObjectItemCaseSensitive(j, "steps");
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created"), *hours = cJSON_GetObjectItemCaseSensitive(j, "hours");
+    const cJSON *force = cJSON_GetObjectItemCaseSensitive(j, "force");
+    int rc = 0;
+    if (!cJSON_IsObject(plan) || !cJSON_IsArray(steps) || !cJSON_IsString(cr) || !cJSON_IsNumber(hours) ||
+        !json_get_u64(plan, "spsa_games", &n->spsa_games) || !json_get_u64(plan, "ablation_pairs", &n->ablation_pairs) ||
+        !json_get_u64(plan, "confirm_pairs", &n->confirm_pairs) || n->ablation_pairs == 0 || n->confirm_pairs == 0 ||
+        !json_get_u64(j, "seed", &n->seed) ||
+        words_from(cJSON_GetObjectItemCaseSensitive(j, "confirm_limit"), &n->nconfirm, &n->confirm) < 0) {
+        rc = errmsg(err, errlen, "%s: \"plan\", \"steps\", \"created\", \"hours\", \"seed\" or \"confirm_limit\" is "
+                    "missing or malformed", n->path);
+    } else {
+        snprintf(n->created, sizeof n->created, "%s", cr->valuestring);
+        n->hours = hours->valuedouble;
+        n->force = n->force || cJSON_IsTrue(force);
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(plan, "holdout");
+        const cJSON *rr = cJSON_GetObjectItemCaseSensitive(plan, "rate_run");
+        const cJSON *rcf = cJSON_GetObjectItemCaseSensitive(plan, "rate_confirm");
+        n->holdout = cJSON_IsNumber(h) ? h->valuedouble : 0;
+        n->rate_run = cJSON_IsNumber(rr) ? rr->valuedouble : 0;
+        n->rate_confirm = cJSON_IsNumber(rcf) ? rcf->valuedouble : 0;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, steps)
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name"), *st = cJSON_GetObjectItemCaseSensitive(s, "status");
+            const cJSON *ex = cJSON_GetObjectItemCaseSensitive(s, "exit");
+            int i = cJSON_IsString(name) ? step_index(name->valuestring) : -1;
+            if (i < 0 || !cJSON_IsString(st) || strlen(st->valuestring) >= sizeof n->status[i]) {
+                rc = errmsg(err, errlen, "%s: a malformed entry in \"steps\"", n->path);
+                break;
+            }
+            snprintf(n->status[i], sizeof n->status[i], "%s", st->valuestring);
+            n->exit[i] = cJSON_IsNumber(ex) ? ex->valueint : 0;
+        }
+    }
+    cJSON_Delete(j);
+    return rc;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+/* argv of one command: the words, then a NULL. */
+typedef struct {
+    int n;
+    char **v;
+} Words;
+
+static int push(Words *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int push(Words *w, const char *fmt, ...)
+{
+    char buf[PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return conf_argv_push(&w->n, &w->v, buf);
+}
+
+/* The run options without the sections a night sets itself. */
+static int push_run_options(Words *w, const Night *n, const char *const *skip)
+{
+    bool skipping = false;
+    for (int i = 0; i < n->nrun; i++) {
+        const char *a = n->run[i];
+        if (a[0] == '-') {
+            skipping = false;
+            for (const char *const *s = skip; *s; s++)
+                skipping = skipping || !strcmp(a + 1, *s);
+        }
+        if (!skipping && push(w, "%s", a) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The games per second of `run` at the run's limit, or with `each` at the
+ * user's: CALIBRATION_GAMES games into DIR/night/calibrate-NAME (a run of
+ * its own, removed after), timed by the run itself. */
+static int measure_rate(const Night *n, const char *name, int neach, char **each, double *rate, char *err,
+                        size_t errlen)
+{
+    static const char *const skip[] = { "out", "spsa", "validate", "pgnout", "log", NULL };
+    char out[PATH_MAX + 64];
+    snprintf(out, sizeof out, "%s/%s/calibrate-%s", n->dir, RD_NIGHT_SUB, name);
+    Words w = { 0 };
+    int rc = push(&w, "run") < 0 || push_run_options(&w, n, skip) < 0 ? -1 : 0;
+    if (rc == 0 && neach) {
+        rc = push(&w, "-each");
+        for (int i = 0; rc == 0 && i < neach; i++)
+            rc = push(&w, "%s", each[i]);
+    }
+    if (rc == 0)
+        rc = push(&w, "-spsa") < 0 || push(&w, "games=%d", CALIBRATION_GAMES) < 0 || push(&w, "-validate") < 0 ||
+                     push(&w, "off") < 0 || push(&w, "-out") < 0 || push(&w, "%s", out) < 0
+                 ? -1
+                 : 0;
+    if (rc < 0) {
+        conf_free_argv(w.n, w.v);
+        return errmsg(err, errlen, "out of memory");
+    }
+    printf("night: measuring this machine's rate at %s: %d games\n", name, CALIBRATION_GAMES);
+    fflush(stdout);
+    int r = run_main(w.n, w.v);
+    conf_free_argv(w.n, w.v);
+    if (r != 0)
+        return errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); fix "
+                      "what the run said, then run the same command again", CALIBRATION_GAMES, name, r);
+    RunState rs;
+    runstate_init(&rs);
+    rc = runstate_load(&rs, out, err, errlen);
+    if (rc == 0 && (rs.elapsed <= 0 || rs.games == 0))
+        rc = errmsg(err, errlen, "night: %s: no time measured", out);
+    if (rc == 0)
+        *rate = (double)rs.games / rs.elapsed;
+    runstate_free(&rs);
+    char cmd[PATH_MAX + 96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+    if (rc == 0 && system(cmd) != 0)
+        fprintf(stderr, "night: could not remove %s\n", out);
+    return rc;
+}
+
+/* The held-out share a new night's run needs: validation's pairs (about
+ * VALIDATE_COST_PCT% of the SPSA games), the ablation's and the
+ * confirmation's, 5% more, of a book of nbook openings. */
+static double holdout_for(const Night *n, size_t nbook)
+{
+    double need = 1.05 * ((double)n->spsa_games * VALIDATE_COST_PCT / 200.0 + (double)n->ablation_pairs +
+                          (double)n->confirm_pairs);
+    double h = nbook ? need / (double)nbook : 0.9;
+    return h < 0.2 ? 0.2 : h > 0.9 ? 0.9 : h;
+}
+
+/* The book of the run options (or the default book) and its size. */
+static size_t book_positions(const Night *n)
+{
+    char path[PATH_MAX] = "";
+    for (int i = 0; i + 1 < n->nrun; i++)
+        if (!strcmp(n->run[i], "-openings"))
+            for (int k = i + 1; k < n->nrun && n->run[k][0] != '-'; k++)
+                if (!strncmp(n->run[k], "file=", 5))
+                    snprintf(path, sizeof path, "%s", n->run[k] + 5);
+    if (!path[0] && !setup_default_book(path, sizeof path))
+        return 0;
+    char err[PATH_MAX + 256];
+    Book *b = book_load(path, NULL, 0, err, sizeof err);
+    size_t size = b ? book_size(b) : 0;
+    book_free(b);
+    return size;
+}
+
+/* The run's limit as -each words for the wall clock: its tc=/st= with
+ * nodestime=0, or its nodes=/depth= as they are. */
+static int default_confirm(Night *n)
+{
+    for (int i = 0; i < n->nrun; i++) {
+        if (strcmp(n->run[i], "-each") != 0)
+            continue;
+        for (int k = i + 1; k < n->nrun && n->run[k][0] != '-'; k++) {
+            const char *kv = n->run[k];
+            if ((!strncmp(kv, "tc=", 3) || !strncmp(kv, "st=", 3) || !strncmp(kv, "nodes=", 6) ||
+                 !strncmp(kv, "depth=", 6)) &&
+                conf_argv_push(&n->nconfirm, &n->confirm, kv) < 0)
+                return -1;
+        }
+    }
+    return conf_argv_push(&n->nconfirm, &n->confirm, "nodestime=0");
+}
+
+static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_t errlen)
+{
+    if (n->nconfirm == 0 && default_confirm(n) < 0)
+        return errmsg(err, errlen, "out of memory");
+    bool has_nodestime = false;
+    for (int i = 0; i < n->nconfirm; i++)
+        has_nodestime = has_nodestime || !strncmp(n->confirm[i], "nodestime=", 10);
+    if (!has_nodestime && conf_argv_push(&n->nconfirm, &n->confirm, "nodestime=0") < 0)
+        return errmsg(err, errlen, "out of memory");
+    double budget = n->hours * 3600;
+    if (!have_games || !have_pairs) {
+        if (measure_rate(n, "the run's limit", 0, NULL, &n->rate_run, err, errlen) < 0 ||
+            measure_rate(n, "the user's limit", n->nconfirm, n->confirm, &n->rate_confirm, err, errlen) < 0)
+            return -1;
+        double t_confirm = 2.0 * (double)n->confirm_pairs / n->rate_confirm;
+        if (t_confirm > budget / 3) {
+            n->confirm_pairs = (uint64_t)(budget / 3 * n->rate_confirm / 2);
+            if (n->confirm_pairs < 50)
+                n->confirm_pairs = 50;
+            t_confirm = 2.0 * (double)n->confirm_pairs / n->rate_confirm;
+        }
+        double games = (budget - t_confirm) * n->rate_run;
+        if (!have_games)
+            n->spsa_games = 2 * (uint64_t)(games * 2 / 3 / (1 + VALIDATE_COST_PCT / 100.0) / 2);
+        if (!have_pairs)
+            n->ablation_pairs = (uint64_t)(games / 3 / 2);
+    }
+    if (n->spsa_games < MIN_SPSA_GAMES)
+        n->spsa_games = MIN_SPSA_GAMES;
+    if (n->ablation_pairs < MIN_ABLATION_PAIRS && !have_pairs)
+        n->ablation_pairs = MIN_ABLATION_PAIRS;
+    n->holdout = holdout_for(n, book_positions(n));
+    printf("night: the plan (%s): %llu SPSA games, a %llu-pair ablation, a %llu-pair confirmation at", NIGHT_RULE,
+           (unsigned long long)n->spsa_games, (unsigned long long)n->ablation_pairs,
+           (unsigned long long)n->confirm_pairs);
+    for (int i = 0; i < n->nconfirm; i++)
+        printf(" %s", n->confirm[i]);
+    printf("; %.0f%% of the book held out", 100 * n->holdout);
+    if (n->rate_run > 0)
+        printf("; measured %.2f games/s at the run's limit, %.2f at the user's", n->rate_run, n->rate_confirm);
+    printf("\n");
+    return 0;
+}
+
+/* ---- the steps ----------------------------------------------------------------- */
+
+/* A step's exit code into its status; true when the night goes on. */
+static bool step_done(Night *n, int i, int rc)
+{
+    n->exit[i] = rc;
+    snprintf(n->status[i], sizeof n->status[i], "%s", rc == 0 ? "done" : rc >= 128 ? "stopped" : "failed");
+    return rc == 0;
+}
+
+/* fn on the words; a command may reorder its argv, so it gets a copy of
+ * the array and the words are freed from the original. */
+static int call(int (*fn)(int, char **), Words *w)
+{
+    fflush(stdout);
+    char **copy = w->v ? malloc((size_t)(w->n + 1) * sizeof *copy) : NULL;
+    if (copy)
+        memcpy(copy, w->v, (size_t)(w->n + 1) * sizeof *copy);
+    int rc = copy ? fn(w->n, copy) : 1;
+    free(copy);
+    conf_free_argv(w->n, w->v);
+    w->n = 0;
+    w->v = NULL;
+    fflush(stdout);
+    return rc;
+}
+
+static bool run_complete(const char *dir)
+{
+    RunState rs;
+    runstate_init(&rs);
+    char err[PATH_MAX + 256];
+    bool done = runstate_load(&rs, dir, err, sizeof err) == 0 && spsa_done(&rs.spsa) && !rs.val.pending;
+    runstate_free(&rs);
+    return done;
+}
+
+static int step_spsa(Night *n)
+{
+    Words w = { 0 };
+    char state[PATH_MAX + 32];
+    snprintf(state, sizeof state, "%s/%s", n->dir, STATE_FILE);
+    if (access(state, F_OK) == 0) {
+        if (run_complete(n->dir))
+            return 0;
+        push(&w, "resume");
+        push(&w, "%s", n->dir);
+        if (n->force)
+            push(&w, "-force");
+        return call(resume_main, &w);
+    }
+    static const char *const skip[] = { "out", NULL };
+    push(&w, "run");
+    push_run_options(&w, n, skip);
+    push(&w, "-spsa");
+    push(&w, "games=%llu", (unsigned long long)n->spsa_games);
+    bool has_validate = false;
+    for (int i = 0; i < n->nrun; i++)
+        has_validate = has_validate || !strcmp(n->run[i], "-validate");
+    if (!has_validate) {
+        push(&w, "-validate");
+        push(&w, "holdout=%.4f", n->holdout);
+    }
+    push(&w, "-out");
+    push(&w, "%s", n->dir);
+    return call(run_main, &w);
+}
+
+static int step_ablation(Night *n)
+{
+    Words w = { 0 };
+    push(&w, "verify");
+    push(&w, "%s", n->dir);
+    push(&w, "-ablate");
+    push(&w, "-rounds");
+    push(&w, "%llu", (unsigned long long)n->ablation_pairs);
+    push(&w, "-srand");
+    push(&w, "%llu", (unsigned long long)((n->seed + 1) % 4294967291u));
+    if (n->force)
+        push(&w, "-force");
+    return call(verify_main, &w);
+}
+
+static int step_export(Night *n)
+{
+    Words w = { 0 };
+    push(&w, "export");
+    push(&w, "%s", n->dir);
+    push(&w, "-ablation");
+    push(&w, "keep=pays");
+    push(&w, "-o");
+    push(&w, "%s", n->kept);
+    return call(export_main, &w);
+}
+
+static int step_confirm(Night *n)
+{
+    Words w = { 0 };
+    push(&w, "verify");
+    push(&w, "%s", n->dir);
+    push(&w, "-tuned");
+    push(&w, "%s", n->kept);
+    push(&w, "-each");
+    for (int i = 0; i < n->nconfirm; i++)
+        push(&w, "%s", n->confirm[i]);
+    push(&w, "-sprt");
+    push(&w, "off");
+    push(&w, "-rounds");
+    push(&w, "%llu", (unsigned long long)n->confirm_pairs);
+    push(&w, "-srand");
+    push(&w, "%llu", (unsigned long long)((n->seed + 2) % 4294967291u));
+    if (n->force)
+        push(&w, "-force");
+    return call(verify_main, &w);
+}
+
+/* ---- the morning page ---------------------------------------------------------- */
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(x) ? x->valuestring : "?";
+}
+
+static cJSON *read_in(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 64], err[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0 ? rd_read_json(path, err, sizeof err) : NULL;
+}
+
+static void morning_write(FILE *out, const Night *n)
+{
+    cJSON *abl = read_in(n->dir, "ablation.json"), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
+    cJSON *ver = read_in(n->dir, "verify.json");
+    fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
+    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
+    if (abl)
+        fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n", num(abl, "games") / 2,
+                text(abl, "tc"));
+    else
+        fprintf(out, "No ablation (%s/ablation.json is missing)\n", n->dir);
+    cJSON_ArrayForEach(g, gs)
+    {
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *p;
+        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", text(g, "name"), num(g, "elo"), num(g, "elo_lo"),
+                num(g, "elo_hi"), text(g, "verdict"));
+        cJSON_ArrayForEach(p, ps)
+        {
+            if (cJSON_IsString(p))
+                fprintf(out, " %s %g->%g", p->valuestring,
+                        num(cJSON_GetObjectItemCaseSensitive(abl, "base"), p->valuestring),
+                        num(cJSON_GetObjectItemCaseSensitive(abl, "tuned"), p->valuestring));
+        }
+        fputc('\n', out);
+    }
+    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(abl, "additivity");
+    if (cJSON_IsObject(ad))
+        fprintf(out, "  additivity: the groups' sum %+.1f, the whole %+.1f, gap %+.1f [%+.1f, %+.1f] Elo: %s\n",
+                num(ad, "sum_elo"), num(ad, "whole_elo"), num(ad, "gap_elo"), num(ad, "gap_lo"), num(ad, "gap_hi"),
+                text(ad, "verdict"));
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "prediction");
+    if (cJSON_IsObject(pr))
+        fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",
+                num(pr, "groups"), num(pr, "elo"), num(pr, "elo_lo"), num(pr, "elo_hi"), text(pr, "tc"),
+                text(pr, "additivity"));
+    if (ver) {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(ver, "openings");
+        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", text(ver, "tc"), num(ver, "elo"),
+                num(ver, "elo_err"), num(ver, "games"));
+        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(ver, "ptnml"), *x;
+        int k = 0;
+        cJSON_ArrayForEach(x, pt) fprintf(out, "%s%.0f", k++ ? ", " : "[", x->valuedouble);
+        fprintf(out, "%s), %s openings %.0f..%.0f, verdict %s\n", k ? "]" : "[]", text(op, "set"),
+                num(op, "held_out_first"), num(op, "held_out_first") + num(op, "held_out_count") - 1,
+                text(ver, "verdict"));
+        if (cJSON_IsObject(pr) && !isnan(num(ver, "elo")))
+            fprintf(out, "  against the prediction: %s its interval (the prediction is at the ablation's limit)\n",
+                    num(ver, "elo") >= num(pr, "elo_lo") && num(ver, "elo") <= num(pr, "elo_hi") ? "inside" : "outside");
+        const cJSON *eng = cJSON_GetObjectItemCaseSensitive(ver, "engines");
+        if (!strcmp(text(eng, "mode"), "baked"))
+            fprintf(out, "The baked engine: %s\n", text(eng, "tuned"));
+    }
+    fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
+    fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(kept, "params"), *p;
+    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "kept");
+    cJSON_ArrayForEach(p, kn)
+    {
+        if (cJSON_IsString(p))
+            fprintf(out, "  %s, %g\n", p->valuestring, num(params, p->valuestring));
+    }
+    cJSON_Delete(abl);
+    cJSON_Delete(kept);
+    cJSON_Delete(ver);
+}
+
+static int step_morning(Night *n)
+{
+    char path[PATH_MAX + 32], err[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/morning.txt", n->dir);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return 1;
+    morning_write(mem, n);
+    fclose(mem);
+    int rc = rd_write_atomic(path, buf, len, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "ratchet-tune: night: %s\n", err);
+    else
+        printf("\n%s(written to %s)\n", buf, path);
+    free(buf);
+    return rc < 0 ? 1 : 0;
+}
+
+/* ---- the command --------------------------------------------------------------- */
+
+/* The run's -srand when given, else one drawn now. */
+static uint64_t night_seed(const Night *n)
+{
+    for (int i = 0; i + 1 < n->nrun; i++)
+        if (!strcmp(n->run[i], "-srand")) {
+            char *end;
+            unsigned long long x = strtoull(n->run[i + 1], &end, 10);
+            if (!*end)
+                return x;
+        }
+    return (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
+}
+
+static int parse(Night *n, int argc, char **argv, bool *have_games, bool *have_pairs, bool *plan_opts,
+                 const char **out, char *err, size_t errlen)
+{
+    n->hours = DEFAULT_HOURS;
+    n->confirm_pairs = DEFAULT_CONFIRM_PAIRS;
+    n->until = NSTEPS - 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        *plan_opts = *plan_opts || !strcmp(a, "-hours") || !strcmp(a, "-games") || !strcmp(a, "-ablation-pairs") ||
+                     !strcmp(a, "-confirm-pairs") || !strcmp(a, "-confirm");
+        if (!strcmp(a, "-hours") && v) {
+            n->hours = strtod(v, &end);
+            if (*end || !(n->hours > 0 && n->hours <= 24 * 30))
+                return errmsg(err, errlen, "-hours %s: give the night's hours, more than 0 and at most 720", v);
+            i++;
+        } else if ((!strcmp(a, "-games") || !strcmp(a, "-ablation-pairs") || !strcmp(a, "-confirm-pairs")) && v) {
+            unsigned long long x = strtoull(v, &end, 10);
+            if (*end || v[0] == '-' || x < 2 || x > (1ULL << 40))
+                return errmsg(err, errlen, "%s %s: give a count from 2 to 2^40", a, v);
+            if (!strcmp(a, "-games")) {
+                n->spsa_games = x + (x & 1);
+                *have_games = true;
+            } else if (!strcmp(a, "-ablation-pairs")) {
+                n->ablation_pairs = x;
+                *have_pairs = true;
+            } else {
+                n->confirm_pairs = x;
+            }
+            i++;
+        } else if (!strcmp(a, "-confirm")) {
+            for (; i + 1 < argc && argv[i + 1][0] != '-'; i++)
+                if (conf_argv_push(&n->nconfirm, &n->confirm, argv[i + 1]) < 0)
+                    return errmsg(err, errlen, "out of memory");
+            if (n->nconfirm == 0)
+                return errmsg(err, errlen, "-confirm: give the user's limit (tc=, st=, nodes=, depth=)");
+        } else if (!strcmp(a, "-until") && v) {
+            n->until = step_index(v);
+            if (n->until < 0 || n->until == NSTEPS - 1)
+                return errmsg(err, errlen, "-until %s: one of spsa, ablation, export, confirm", v);
+            i++;
+        } else if (!strcmp(a, "-force")) {
+            n->force = true;
+        } else {
+            if (!strcmp(a, "-out") && v)
+                *out = v;
+            if (conf_argv_push(&n->nrun, &n->run, a) < 0)
+                return errmsg(err, errlen, "out of memory");
+        }
+    }
+    return 0;
+}
+
+int night_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(NIGHT_USAGE, stdout);
+            return EXIT_DONE;
+        }
+    if (argc < 2) {
+        fputs(NIGHT_USAGE, stderr);
+        return EXIT_USAGE;
+    }
+    static Night n;
+    memset(&n, 0, sizeof n);
+    char err[PATH_MAX + 2048];
+    bool have_games = false, have_pairs = false, plan_opts = false;
+    const char *out = NULL, *dir_arg = argv[1][0] != '-' ? argv[1] : NULL;
+    int rc = EXIT_USAGE;
+    if (parse(&n, dir_arg ? argc - 1 : argc, dir_arg ? argv + 1 : argv, &have_games, &have_pairs, &plan_opts, &out,
+              err, sizeof err) < 0)
+        goto fail;
+    char plan_path[PATH_MAX + 32];
+    snprintf(plan_path, sizeof plan_path, "%s/%s", dir_arg ? dir_arg : ".", NIGHT_FILE);
+    if (dir_arg && (n.nrun || (plan_opts && access(plan_path, F_OK) == 0))) {
+        errmsg(err, sizeof err, "night %s: a night in progress takes only -until and -force (its plan is in %s/%s); "
+               "the run and plan options belong to a new night (-out DIR)", dir_arg, dir_arg, NIGHT_FILE);
+        goto fail;
+    }
+    if (!dir_arg && !out) {
+        errmsg(err, sizeof err, "night: give -out DIR for a new night, or DIR to continue one");
+        goto fail;
+    }
+    rd_abs_path(dir_arg ? dir_arg : out, n.dir, sizeof n.dir);
+    snprintf(n.path, sizeof n.path, "%s/%s", n.dir, NIGHT_FILE);
+    snprintf(n.kept, sizeof n.kept, "%s/%s/kept.json", n.dir, RD_NIGHT_SUB);
+    int until = n.until;
+    bool force = n.force;
+    for (int i = 0; i < NSTEPS; i++)
+        snprintf(n.status[i], sizeof n.status[i], "todo");
+    if (access(n.path, F_OK) == 0) {
+        if (!dir_arg) {
+            errmsg(err, sizeof err, "night: %s already holds a night; continue it with: %s night %s", n.dir,
+                   setup_prog(), n.dir);
+            goto fail;
+        }
+        if (night_load(&n, err, sizeof err) < 0)
+            goto fail;
+        n.until = until;
+        n.force = n.force || force;
+    } else {
+        char state[PATH_MAX + 32];
+        snprintf(state, sizeof state, "%s/%s", n.dir, STATE_FILE);
+        bool adopt = dir_arg && access(state, F_OK) == 0;
+        if (dir_arg && !adopt) {
+            errmsg(err, sizeof err, "night: %s holds neither a night (%s) nor a run (%s): start one with -out DIR",
+                   dir_arg, NIGHT_FILE, STATE_FILE);
+            goto fail;
+        }
+        if (!adopt && access(state, F_OK) == 0) {
+            errmsg(err, sizeof err, "night: %s already holds a run; make a night of it with: %s night %s", n.dir,
+                   setup_prog(), n.dir);
+            goto fail;
+        }
+        if (adopt) {
+            /* A run of its own: its budget stands; the ablation's pairs from its own rate. */
+            RunState rs;
+            runstate_init(&rs);
+            if (runstate_load(&rs, n.dir, err, sizeof err) < 0) {
+                runstate_free(&rs);
+                goto fail;
+            }
+            n.spsa_games = rs.spsa.cfg.iterations * 2 * (uint64_t)rs.spsa.cfg.pairs_per;
+            n.rate_run = rs.elapsed > 0 && rs.games > 0 ? (double)rs.games / rs.elapsed : 0;
+            if (!have_pairs)
+                n.ablation_pairs = n.spsa_games / 4 > MIN_ABLATION_PAIRS ? n.spsa_games / 4 : MIN_ABLATION_PAIRS;
+            /* The run's clock, on the wall. */
+            static const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", NULL };
+            bool given = n.nconfirm > 0;
+            for (const char *const *k = LIMIT_KEYS; *k && !given; k++) {
+                const char *val = conf_get(&rs.conf, "each", *k);
+                char word[128];
+                snprintf(word, sizeof word, "%s=%s", *k, val ? val : "");
+                if (val && conf_argv_push(&n.nconfirm, &n.confirm, word) < 0) {
+                    runstate_free(&rs);
+                    goto oom;
+                }
+            }
+            runstate_free(&rs);
+            bool has_nodestime = false;
+            for (int i = 0; i < n.nconfirm; i++)
+                has_nodestime = has_nodestime || !strncmp(n.confirm[i], "nodestime=", 10);
+            if (!has_nodestime && conf_argv_push(&n.nconfirm, &n.confirm, "nodestime=0") < 0)
+                goto oom;
+            printf("night: %s is a run of %llu SPSA games; a %llu-pair ablation and a %llu-pair confirmation follow "
+                   "it\n", n.dir, (unsigned long long)n.spsa_games, (unsigned long long)n.ablation_pairs,
+                   (unsigned long long)n.confirm_pairs);
+        } else if (rd_mkdir_p(n.dir, err, sizeof err) < 0 || plan_new(&n, have_games, have_pairs, err, sizeof err) < 0) {
+            rc = EXIT_FAILED;
+            goto fail;
+        }
+        rd_now_iso(n.created, sizeof n.created);
+        n.seed = night_seed(&n);
+    }
+    char sub[PATH_MAX + 16];
+    snprintf(sub, sizeof sub, "%s/%s", n.dir, RD_NIGHT_SUB);
+    if (rd_mkdir_p(sub, err, sizeof err) < 0 || night_save(&n, err, sizeof err) < 0) {
+        rc = EXIT_FAILED;
+        goto fail;
+    }
+    int (*const steps[NSTEPS])(Night *) = { step_spsa, step_ablation, step_export, step_confirm, step_morning };
+    rc = EXIT_DONE;
+    for (int i = 0; i < NSTEPS && i <= n.until; i++) {
+        if (!strcmp(n.status[i], "done") && i != NSTEPS - 1)
+            continue;
+        printf("\n== night: %s ==\n", STEPS[i]);
+        fflush(stdout);
+        int r = steps[i](&n);
+        bool go_on = step_done(&n, i, r);
+        if (night_save(&n, err, sizeof err) < 0)
+            fprintf(stderr, "ratchet-tune: night: %s\n", err);
+        if (!go_on) {
+            rc = r >= 128 ? r : EXIT_FAILED;
+            printf("night: the %s step %s (exit %d); continue with: %s night %s\n", STEPS[i],
+                   r >= 128 ? "was stopped" : "failed", r, setup_prog(), n.dir);
+            break;
+        }
+    }
+    if (rc == EXIT_DONE && n.until < NSTEPS - 1)
+        printf("night: stopped after %s (-until); continue with: %s night %s\n", STEPS[n.until], setup_prog(), n.dir);
+    night_free(&n);
+    return rc;
+oom:
+    errmsg(err, sizeof err, "out of memory");
+    rc = EXIT_FAILED;
+fail:
+    fprintf(stderr, "ratchet-tune: %s\n", err);
+    night_free(&n);
+    return rc;
+}
