@@ -2,11 +2,12 @@
  * of relevant occupancy, a magic multiplier found at start-up with a fixed
  * seed (so every run builds the same tables), and a shared attack table. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "board.h"
+#include "attacks.h"
 
-/* The tables of board.h's inline lookups (rules_init fills them). */
+/* The tables of attacks.h's inline lookups (attacks_init fills them). */
 Bitboard att_pawn_table[2][64], att_knight_table[64], att_king_table[64];
 Bitboard att_between_table[64][64], att_line_table[64][64];
 Magic att_bishop_magic[64], att_rook_magic[64];
@@ -153,10 +154,9 @@ static void init_once(void)
     init_lines();
     init_magics(att_bishop_magic, bishop_table, bishop_dirs, known_bishop_magics);
     init_magics(att_rook_magic, rook_table, rook_dirs, known_rook_magics);
-    zobrist_init();
 }
 
-void rules_init(void)
+void attacks_init(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, init_once);
@@ -164,7 +164,7 @@ void rules_init(void)
 
 void attacks_magics(Bitboard bishop[64], Bitboard rook[64])
 {
-    rules_init();
+    attacks_init();
     for (int sq = 0; sq < 64; sq++) {
         bishop[sq] = att_bishop_magic[sq].magic;
         rook[sq] = att_rook_magic[sq].magic;

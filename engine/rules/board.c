@@ -1,5 +1,6 @@
 /* The position: Zobrist keys, FEN, make/unmake, attacks, draw rules. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,8 @@ static uint64_t z_piece[12][64], z_castle[16], z_ep[8], z_side;
 static uint8_t castle_mask[64]; /* rights kept when a move touches the square */
 int psq_table[12][64][2];
 
-void zobrist_init(void)
+/* The Zobrist keys and the castling masks. */
+static void zobrist_init(void)
 {
     uint64_t s = 0x2545F4914F6CDD1DULL; /* splitmix64, fixed seed */
     for (int i = 0; i < 12 * 64 + 16 + 8 + 1; i++) {
@@ -46,6 +48,18 @@ void zobrist_init(void)
     castle_mask[60] &= ~(CASTLE_BK | CASTLE_BQ);
     castle_mask[63] &= ~CASTLE_BK;
     castle_mask[56] &= ~CASTLE_BQ;
+}
+
+static void init_once(void)
+{
+    attacks_init();
+    zobrist_init();
+}
+
+void rules_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_once);
 }
 
 static inline void put_piece(Position *p, int pc, int sq)

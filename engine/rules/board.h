@@ -1,6 +1,7 @@
 /* The rules of chess: position, legal move generation, make/unmake, FEN,
- * Zobrist keys, repetition and fifty-move bookkeeping.  Linked by the engine,
- * the tuner's referee and the tools. */
+ * Zobrist keys, repetition and fifty-move bookkeeping, on the squares,
+ * bitboards and attack tables of attacks.h.  Linked by the engine, the
+ * tuner's referee and the tools. */
 #ifndef RATCHET_BOARD_H
 #define RATCHET_BOARD_H
 
@@ -8,10 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint64_t Bitboard;
+#include "attacks.h"
 
-enum { WHITE, BLACK };
-enum { PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_TYPE };
 /* A piece is type + 6 * colour; NO_PIECE marks an empty square. */
 enum { NO_PIECE = 12 };
 enum { NO_SQ = 64 };
@@ -20,15 +19,6 @@ enum { CASTLE_WK = 1, CASTLE_WQ = 2, CASTLE_BK = 4, CASTLE_BQ = 8 };
 static inline int piece_make(int color, int type) { return type + 6 * color; }
 static inline int piece_type(int piece) { return piece % 6; }
 static inline int piece_color(int piece) { return piece / 6; }
-
-/* Squares: a1 = 0, h1 = 7, a8 = 56, h8 = 63. */
-static inline int sq_file(int sq) { return sq & 7; }
-static inline int sq_rank(int sq) { return sq >> 3; }
-static inline int sq_make(int file, int rank) { return rank * 8 + file; }
-static inline Bitboard bb_sq(int sq) { return 1ULL << sq; }
-static inline int bb_lsb(Bitboard b) { return __builtin_ctzll(b); }
-static inline int bb_count(Bitboard b) { return __builtin_popcountll(b); }
-static inline int bb_pop(Bitboard *b) { int s = __builtin_ctzll(*b); *b &= *b - 1; return s; }
 
 /* A move in 16 bits: from (6), to (6), flag (4). */
 typedef uint16_t Move;
@@ -92,58 +82,9 @@ typedef struct {
  * engine.h).  All zero until then, and in programs that never evaluate. */
 extern int psq_table[12][64][2];
 
-/* Sets up attack tables and Zobrist keys; cheap and safe to call again. */
+/* Sets up the attack tables (attacks_init) and then the Zobrist keys and
+ * castling masks; cheap and safe to call again, from any thread. */
 void rules_init(void);
-
-/* Fills the Zobrist keys and the castling masks (board.c); rules_init()
- * calls it once. */
-void zobrist_init(void);
-
-/* Attack tables (magic bitboards for the sliders), filled by rules_init
- * and read inline: the lookups are on every node's hot path. */
-typedef struct {
-    Bitboard mask;
-    Bitboard magic;
-    Bitboard *table;
-    unsigned shift;
-} Magic;
-extern Bitboard att_pawn_table[2][64], att_knight_table[64], att_king_table[64];
-extern Bitboard att_between_table[64][64], att_line_table[64][64];
-extern Magic att_bishop_magic[64], att_rook_magic[64];
-
-static inline Bitboard attacks_pawn(int color, int sq) { return att_pawn_table[color][sq]; }
-static inline Bitboard attacks_knight(int sq) { return att_knight_table[sq]; }
-static inline Bitboard attacks_king(int sq) { return att_king_table[sq]; }
-static inline Bitboard attacks_bishop(int sq, Bitboard occ)
-{
-    const Magic *m = &att_bishop_magic[sq];
-    return m->table[((occ & m->mask) * m->magic) >> m->shift];
-}
-static inline Bitboard attacks_rook(int sq, Bitboard occ)
-{
-    const Magic *m = &att_rook_magic[sq];
-    return m->table[((occ & m->mask) * m->magic) >> m->shift];
-}
-static inline Bitboard attacks_queen(int sq, Bitboard occ) { return attacks_bishop(sq, occ) | attacks_rook(sq, occ); }
-/* Attacks of a piece type (not pawns) from sq with the given occupancy. */
-static inline Bitboard attacks_piece(int type, int sq, Bitboard occ)
-{
-    switch (type) {
-    case KNIGHT: return att_knight_table[sq];
-    case BISHOP: return attacks_bishop(sq, occ);
-    case ROOK: return attacks_rook(sq, occ);
-    case QUEEN: return attacks_queen(sq, occ);
-    case KING: return att_king_table[sq];
-    default: return 0;
-    }
-}
-/* The magic multipliers in use (for bin/ratchet-magics, which writes
- * engine/rules/magics.inc so that start-up need not search for them). */
-void attacks_magics(Bitboard bishop[64], Bitboard rook[64]);
-/* Squares strictly between a and b on a line, or 0. */
-static inline Bitboard bb_between(int a, int b) { return att_between_table[a][b]; }
-/* The whole line through a and b, or 0. */
-static inline Bitboard bb_line(int a, int b) { return att_line_table[a][b]; }
 
 /* Accessors. */
 static inline uint64_t pos_key(const Position *p) { return p->st[p->hist].key; }
