@@ -1,5 +1,6 @@
 /* bin/ratchet-tune-mpi: the same tuner, its game pairs played by the ranks
- * of an MPI job.  Every MPI call of the project is in this file, mpi_coord.c
+ * of an MPI job.  Every MPI call of the project is in this file (main),
+ * mpi_link.c (the sends and the receiving, for every rank), mpi_coord.c
  * (rank 0) and mpi_worker.c (a worker rank), and only
  * bin/ratchet-tune-mpi is linked with them (see docs/design.md: "MPI is a transport,
  * not a new tuner").
@@ -52,128 +53,14 @@
  * abandon their games. */
 #include <mpi.h>
 
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "board.h"
-#include "cli.h"
 #include "match.h"
-#include "msg.h"
-#include "pgn.h"
-#include "mpi_impl.h"
+#include "mpi_coord.h"
+#include "mpi_link.h"
+#include "mpi_worker.h"
 
 int ratchet_tune_main(int argc, char **argv); /* tuner/commands/main.c, compiled with -Dmain=ratchet_tune_main */
-
-int g_rank, g_size;
-char g_host[MPI_MAX_PROCESSOR_NAME];
-
-void sleep_us(long us)
-{
-    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-    nanosleep(&ts, NULL);
-}
-
-/* ---- sends that never block: MPI_Isend, the buffer kept until MPI_Test says done ---- */
-
-void mpi_die_oom(void)
-{
-    fprintf(stderr, "ratchet-tune: rank %d (%s): out of memory\n", g_rank, g_host);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-/* v (n elements used of *cap, each elem bytes) with room for one more. */
-void *grow(void *v, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap)
-        return v;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *nv = realloc(v, c * elem);
-    if (!nv)
-        mpi_die_oom();
-    *cap = c;
-    return nv;
-}
-
-/* Send b's bytes to dest; b is emptied (the outbox owns the bytes now). */
-void post(Outbox *o, int dest, int tag, Buf *b)
-{
-    if (b->oom)
-        mpi_die_oom();
-    o->v = grow(o->v, o->n, &o->cap, sizeof *o->v);
-    Pending *p = &o->v[o->n++];
-    p->buf = b->p;
-    MPI_Isend(b->p ? b->p : "", (int)b->len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
-    memset(b, 0, sizeof *b);
-}
-
-void post_empty(Outbox *o, int dest, int tag)
-{
-    Buf b = { 0 };
-    post(o, dest, tag, &b);
-}
-
-/* Free the sends that completed; true if any did. */
-bool outbox_progress(Outbox *o)
-{
-    size_t k = 0;
-    bool any = false;
-    for (size_t i = 0; i < o->n; i++) {
-        int flag = 0;
-        MPI_Test(&o->v[i].req, &flag, MPI_STATUS_IGNORE);
-        if (flag) {
-            free(o->v[i].buf);
-            any = true;
-        } else {
-            o->v[k++] = o->v[i];
-        }
-    }
-    o->n = k;
-    return any;
-}
-
-/* ---- receiving --------------------------------------------------------------------- */
-
-/* The next message from src (or any), if one is there: true with m filled. */
-bool poll_msg(int src, Msg *m)
-{
-    int flag = 0;
-    MPI_Status st;
-    MPI_Iprobe(src, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-    if (!flag)
-        return false;
-    int n = 0;
-    MPI_Get_count(&st, MPI_BYTE, &n);
-    m->src = st.MPI_SOURCE;
-    m->tag = st.MPI_TAG;
-    m->len = (size_t)n;
-    m->p = malloc(m->len + 1);
-    if (!m->p)
-        mpi_die_oom();
-    MPI_Recv(m->p, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    m->p[m->len] = '\0';
-    return true;
-}
-
-void protocol_error(const Msg *m, const char *what)
-{
-    fprintf(stderr, "ratchet-tune: rank %d (%s): bad %s message (tag %d, %zu bytes) from rank %d; aborting the job\n",
-            g_rank, g_host, what, m->tag, m->len, m->src);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-/* Credits a worker asks for: its threads plus a few pairs queued ahead, so a
- * thread that finishes a pair finds the next one without a round trip. */
-int worker_credit(int concurrency)
-{
-    return concurrency + 1 + concurrency / 4;
-}
 
 /* ---- main ---------------------------------------------------------------------------- */
 

@@ -14,10 +14,12 @@
 
 #include "board.h"
 #include "cli.h"
+#include "growarray.h"
 #include "match.h"
 #include "msg.h"
 #include "pgn.h"
-#include "mpi_impl.h"
+#include "mpi_coord.h"
+#include "mpi_link.h"
 
 typedef struct {
     bool ready;                 /* WANT seen: its engines are up */
@@ -94,7 +96,8 @@ static bool hand_out(Coord *c)
         const MatchConfig *cfg = c->cfg;
         if (!job->fen[0] && cfg->book)
             snprintf(job->fen, sizeof job->fen, "%s", book_fen(cfg->book, job->opening % book_size(cfg->book)));
-        c->out = grow(c->out, c->nout, &c->capout, sizeof *c->out);
+        if (!grow_array((void **)&c->out, &c->capout, c->nout + 1, sizeof *c->out))
+            mpi_die_oom();
         OutPair *o = &c->out[c->nout++];
         o->seq = ++c->seq;
         o->worker = w;
@@ -306,18 +309,6 @@ static void coord_free(Coord *c)
     free(c->w);
     if (c->pgn)
         pgn_close(c->pgn);
-}
-
-/* Wait until every sent message left (the workers keep receiving). */
-void outbox_flush(Outbox *o)
-{
-    long us = POLL_MIN_US;
-    while (o->n > 0) {
-        if (!outbox_progress(o)) {
-            sleep_us(us);
-            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
-        }
-    }
 }
 
 /* match_transport under MPI (see the top of mpi.c).  The configuration

@@ -14,10 +14,12 @@
 
 #include "board.h"
 #include "cli.h"
+#include "growarray.h"
 #include "match.h"
 #include "msg.h"
 #include "pgn.h"
-#include "mpi_impl.h"
+#include "mpi_worker.h"
+#include "mpi_link.h"
 
 typedef struct {
     uint64_t seq;
@@ -64,7 +66,8 @@ static void worker_on_signal(int sig)
 /* Queue a message for the main thread to send (under s->mu). */
 static void enqueue(Session *s, int tag, Buf *b)
 {
-    s->outq = grow(s->outq, s->noutq, &s->capoutq, sizeof *s->outq);
+    if (!grow_array((void **)&s->outq, &s->capoutq, s->noutq + 1, sizeof *s->outq))
+        mpi_die_oom();
     s->outq[s->noutq++] = (QMsg){ tag, *b };
     memset(b, 0, sizeof *b);
     pthread_cond_signal(&s->main_cv);
@@ -95,7 +98,8 @@ static size_t g_nmine, g_capmine;
 
 static void liar_received(uint64_t seq)
 {
-    g_mine = grow(g_mine, g_nmine, &g_capmine, sizeof *g_mine);
+    if (!grow_array((void **)&g_mine, &g_capmine, g_nmine + 1, sizeof *g_mine))
+        mpi_die_oom();
     g_mine[g_nmine++] = seq;
 }
 
@@ -135,6 +139,13 @@ static void liar_lie(uint64_t *seq, PairResult *res)
     }
 }
 #endif
+
+/* Credits a worker asks for: its threads plus a few pairs queued ahead, so a
+ * thread that finishes a pair finds the next one without a round trip. */
+static int worker_credit(int concurrency)
+{
+    return concurrency + 1 + concurrency / 4;
+}
 
 static bool w_next(void *ctx, PairJob *job)
 {
@@ -257,7 +268,8 @@ static void push_job(Session *s, uint64_t seq, PairJob *job)
         s->qend -= s->qhead;
         s->qhead = 0;
     }
-    s->q = grow(s->q, s->qend, &s->qcap, sizeof *s->q);
+    if (!grow_array((void **)&s->q, &s->qcap, s->qend + 1, sizeof *s->q))
+        mpi_die_oom();
     s->q[s->qend++] = (QJob){ seq, job };
     pthread_cond_signal(&s->jobs_cv);
     pthread_mutex_unlock(&s->mu);

@@ -1,15 +1,16 @@
-/* bin/ratchet-tune-mpi's private parts, shared by mpi.c (the sends, the
- * receiving and main), mpi_coord.c (rank 0) and mpi_worker.c (a worker
- * rank).  Compiled only by mpicc, into bin/ratchet-tune-mpi; see mpi.c. */
-#ifndef RATCHET_MPI_IMPL_H
-#define RATCHET_MPI_IMPL_H
+/* bin/ratchet-tune-mpi's link between ranks, used by rank 0 (mpi_coord.c)
+ * and the workers (mpi_worker.c): sends that never block (an outbox of
+ * MPI_Isend requests), the polled receive, and what a rank says when it
+ * must abort the job.  main (mpi.c) fills g_rank, g_size and g_host after
+ * MPI_Init_thread.  Compiled only by mpicc, into bin/ratchet-tune-mpi. */
+#ifndef RATCHET_MPI_LINK_H
+#define RATCHET_MPI_LINK_H
 
 #include <mpi.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "match.h"
 #include "msg.h"
 
 enum {
@@ -38,40 +39,28 @@ typedef struct {
     size_t len;
 } Msg;
 
+/* This rank, the job's size, this host's name. */
 extern int g_rank, g_size;
 extern char g_host[MPI_MAX_PROCESSOR_NAME];
 
 void sleep_us(long us);
 
-/* mpi.c: sends that never block. */
+/* Says this rank is out of memory and aborts the job. */
 void mpi_die_oom(void);
-/* v (n elements used of *cap, each elem bytes) with room for one more. */
-void *grow(void *v, size_t n, size_t *cap, size_t elem);
+
+/* Sends that never block. */
 /* Send b's bytes to dest; b is emptied (the outbox owns the bytes now). */
 void post(Outbox *o, int dest, int tag, Buf *b);
 void post_empty(Outbox *o, int dest, int tag);
 /* Free the sends that completed; true if any did. */
 bool outbox_progress(Outbox *o);
+/* Wait until every sent message left (the other ranks keep receiving). */
+void outbox_flush(Outbox *o);
 
-/* mpi.c: receiving. */
+/* Receiving. */
 /* The next message from src (or any), if one is there: true with m filled. */
 bool poll_msg(int src, Msg *m);
+/* A message this rank cannot take at all: says so and aborts the job. */
 void protocol_error(const Msg *m, const char *what);
-/* Credits a worker asks for: its threads plus a few pairs queued ahead, so a
- * thread that finishes a pair finds the next one without a round trip. */
-int worker_credit(int concurrency);
-
-/* mpi_coord.c: rank 0. */
-/* Wait until every sent message left (the workers keep receiving). */
-void outbox_flush(Outbox *o);
-/* match_transport under MPI (see mpi.c).  The configuration is checked by
- * each worker's match_play, which then reports a failed start. */
-int coord_play(const MatchConfig *cfg, const MatchHooks *hooks);
-/* After the command: every worker leaves its loop; its last messages are
- * received (and dropped) so that its sends complete before it finalizes. */
-void coord_shutdown(void);
-
-/* mpi_worker.c: a worker rank's loop. */
-void worker_main(void);
 
 #endif
