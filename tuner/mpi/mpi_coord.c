@@ -444,10 +444,10 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     if (c.pgn_failed) {
         rc = 2; /* as match_play: the PGN could not take a game */
     } else if (rc == 0 && !stopping) {
-        int retired = 0;
+        int lost = 0; /* workers that lost an engine or were retired */
         for (int w = 1; w < g_size; w++)
-            retired += c.w[w].rc > 0 || c.w[w].retired;
-        if (retired == g_size - 1)
+            lost += c.w[w].rc > 0 || c.w[w].retired;
+        if (lost == g_size - 1)
             rc = 1; /* every worker lost an engine: cut short, as locally */
     }
     outbox_flush(&c.ob);

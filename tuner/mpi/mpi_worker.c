@@ -368,7 +368,6 @@ static void worker_session(const Msg *cm, bool *quit)
                 if (!job)
                     mpi_die_oom();
                 uint64_t seq;
-                char why[256];
                 if (msg_decode_job(m.p, m.len, &seq, job, why, sizeof why) < 0) {
                     fprintf(stderr, "ratchet-tune: rank %d (%s): %s\n", g_rank, g_host, why);
                     protocol_error(&m, "JOB");
