@@ -210,11 +210,21 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # The layering check (tools/layers.sh): no part includes a part above it,
 # no include cycle; the stale-path check (tools/paths.sh): every dir/file.ext
 # that a comment, a script or a document names exists; every header compiles
-# on its own (tools/headers.sh).  First in `make test`: a few seconds.
+# on its own (tools/headers.sh).  First in `make test`: a few seconds.  Then
+# the call-cycle check (tools/calls.sh) over the objects it reads, built
+# first: no two modules call each other, directly or round a longer cycle.
+CALL_OBJ = $(ENGINE_OBJ) $(TUNER_OBJ) $(BUILD)/engine/main.o $(BUILD)/tuner/commands/main.o \
+           $(if $(MPI_PROG),$(MPI_SRC:tuner/mpi/%.c=$(BUILD)/mpi/%.o) $(BUILD)/mpi/main.o)
+.PHONY: call-objects
+call-objects: $(CALL_OBJ)
+	@:
+
 layers:
 	sh tools/layers.sh
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
+	$(MAKE) --no-print-directory call-objects
+	sh tools/calls.sh . $(BUILD)
 
 # Each target that needs the Debian packages runs `deps` first and then the
 # rest in a sub-make: that make reads this Makefile again after the install,
@@ -228,6 +238,7 @@ test-installed:
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
 	$(MAKE) all $(BUILD)/unit $(FAKES) $(MPI_LIAR)
+	sh tools/calls.sh . $(BUILD)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2
 	$(MAKE) fuzz-replay
