@@ -1,5 +1,6 @@
-/* The layering check, tools/layers.sh: on this tree, and on small trees
- * written for each rule it enforces. */
+/* The layering check, tools/layers.sh, and the call-cycle check,
+ * tools/calls.sh: on this tree, and on small trees written for each rule
+ * they enforce. */
 #include <criterion/criterion.h>
 
 #include <limits.h>
@@ -143,6 +144,121 @@ Test(layers, a_header_that_does_not_compile_alone_is_named)
     plant("engine/eval.h", "#ifndef E_H\n#define E_H\nBits eval_bits(void);\n#endif\n");
     cr_expect_eq(shell("sh tools/headers.sh %s", root), 1, "%s", out);
     cr_expect(strstr(out, "headers: engine/eval.h does not compile on its own"), "%s", out);
+}
+
+/* ---- no call cycle between modules, tools/calls.sh ---- */
+
+/* root/src compiled to root/obj (cc -c), its folder made first; extra: more flags. */
+static void compile(const char *src, const char *obj, const char *extra)
+{
+    cr_assert_eq(shell("cd '%s' && mkdir -p \"$(dirname '%s')\" && ${CC:-cc} -std=c11 -Wall -Werror %s -c '%s' -o '%s'",
+                       root, obj, extra, src, obj),
+                 0, "%s: %s", src, out);
+}
+
+/* The script over root's objects in root/build (dir NULL: this tree's build/). */
+static int calls(const char *dir) { return dir ? shell("sh tools/calls.sh %s build", dir) : shell("sh tools/calls.sh"); }
+
+/* How many times needle occurs in hay. */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+Test(layers, this_tree_has_no_call_cycle)
+{
+    cr_assert(access("build/engine/rules/board.o", R_OK) == 0, "run make first");
+    cr_expect_eq(calls(NULL), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+/* Two sources that call each other: the cycle is named once, with the
+ * function behind each call.  The same tree with the calls one way (board.c
+ * starts both up, attacks.c calls nothing of board.c) passes. */
+Test(layers, a_call_cycle_fails_and_the_same_calls_one_way_pass)
+{
+    plant("engine/rules/attacks.c", "void zobrist_init(void);\nvoid attacks_init(void) { zobrist_init(); }\n");
+    plant("engine/rules/board.c", "void attacks_init(void);\nvoid zobrist_init(void) {}\n"
+                                  "void rules_init(void) { attacks_init(); }\n");
+    compile("engine/rules/attacks.c", "build/engine/rules/attacks.o", "");
+    compile("engine/rules/board.c", "build/engine/rules/board.o", "");
+    cr_expect_eq(calls(root), 1, "%s", out);
+    cr_expect(strstr(out, "calls: call cycle: engine/rules/attacks -> engine/rules/board -> engine/rules/attacks\n") ||
+                  strstr(out, "calls: call cycle: engine/rules/board -> engine/rules/attacks -> engine/rules/board\n"),
+              "%s", out);
+    cr_expect(strstr(out, "engine/rules/attacks -> engine/rules/board: zobrist_init\n"), "%s", out);
+    cr_expect(strstr(out, "engine/rules/board -> engine/rules/attacks: attacks_init\n"), "%s", out);
+    cr_expect_eq(count(out, "call cycle"), 1, "%s", out);
+
+    plant("engine/rules/attacks.c", "void attacks_init(void) {}\n");
+    plant("engine/rules/board.c", "void attacks_init(void);\nstatic void zobrist_init(void) {}\n"
+                                  "void rules_init(void) { attacks_init(); zobrist_init(); }\n");
+    compile("engine/rules/attacks.c", "build/engine/rules/attacks.o", "");
+    compile("engine/rules/board.c", "build/engine/rules/board.o", "");
+    cr_expect_eq(calls(root), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+/* A cycle round three sources in two parts is found, and named once. */
+Test(layers, a_longer_call_cycle_is_named_once)
+{
+    plant("tuner/report/plot.c", "void htmlreport_run(void);\nvoid plot_svg(void) { htmlreport_run(); }\n");
+    plant("tuner/report/htmlreport.c", "void rd_now_iso(void);\nvoid htmlreport_run(void) { rd_now_iso(); }\n");
+    plant("tuner/tuning/rd.c", "void plot_svg(void);\nvoid rd_now_iso(void) { plot_svg(); }\n");
+    plant("base/errmsg.c", "void errmsg(void) {}\n");
+    plant("tuner/tuning/hist.c", "void errmsg(void);\nvoid rd_now_iso(void);\nvoid hist_scan(void) { errmsg(); rd_now_iso(); }\n");
+    compile("tuner/report/plot.c", "build/tuner/report/plot.o", "");
+    compile("tuner/report/htmlreport.c", "build/tuner/report/htmlreport.o", "");
+    compile("tuner/tuning/rd.c", "build/tuner/tuning/rd.o", "");
+    compile("base/errmsg.c", "build/base/errmsg.o", "");
+    compile("tuner/tuning/hist.c", "build/tuner/tuning/hist.o", "");
+    cr_expect_eq(calls(root), 1, "%s", out);
+    cr_expect(strstr(out, "calls: call cycle: tuner/report/htmlreport -> tuner/tuning/rd -> tuner/report/plot -> "
+                          "tuner/report/htmlreport\n") ||
+                  strstr(out, "calls: call cycle: tuner/tuning/rd -> tuner/report/plot -> tuner/report/htmlreport -> "
+                              "tuner/tuning/rd\n") ||
+                  strstr(out, "calls: call cycle: tuner/report/plot -> tuner/report/htmlreport -> tuner/tuning/rd -> "
+                              "tuner/report/plot\n"),
+              "%s", out);
+    cr_expect_eq(count(out, "call cycle"), 1, "%s", out);
+    cr_expect(!strstr(out, "errmsg") && !strstr(out, "hist"), "only the cycle's modules:\n%s", out);
+}
+
+/* The MPI build's objects (build/mpi/) are tuner/mpi/'s sources, and its
+ * main.o is tuner/commands/main.c compiled again: a cycle through them is
+ * named with the sources. */
+Test(layers, a_call_cycle_through_the_mpi_build_names_its_sources)
+{
+    plant("tuner/mpi/mpi.c", "int ratchet_tune_main(void);\nint mpi_rank(void) { return 0; }\n"
+                             "int main(void) { return ratchet_tune_main(); }\n");
+    plant("tuner/commands/main.c", "int mpi_rank(void);\nint main(void) { return mpi_rank(); }\n");
+    compile("tuner/mpi/mpi.c", "build/mpi/mpi.o", "");
+    compile("tuner/commands/main.c", "build/mpi/main.o", "-Dmain=ratchet_tune_main");
+    cr_expect_eq(calls(root), 1, "%s", out);
+    cr_expect(strstr(out, "calls: call cycle: tuner/commands/main -> tuner/mpi/mpi -> tuner/commands/main\n") ||
+                  strstr(out, "calls: call cycle: tuner/mpi/mpi -> tuner/commands/main -> tuner/mpi/mpi\n"),
+              "%s", out);
+}
+
+/* An object whose source is gone (a moved file's leftover in build/) is not
+ * read; with no objects at all the check says it was skipped. */
+Test(layers, a_leftover_object_is_not_read)
+{
+    cr_expect_eq(calls(root), 0, "%s", out);
+    cr_expect(strstr(out, "calls: no objects"), "%s", out);
+    plant("engine/search.c", "void eval(void);\nvoid search(void) { eval(); }\n");
+    plant("engine/eval.c", "void search(void);\nvoid eval(void) { search(); }\n");
+    compile("engine/search.c", "build/engine/search.o", "");
+    compile("engine/eval.c", "build/engine/eval.o", "");
+    cr_expect_eq(calls(root), 1, "%s", out);
+    char gone[PATH_MAX];
+    snprintf(gone, sizeof gone, "%s/engine/eval.c", root);
+    cr_assert_eq(unlink(gone), 0);
+    cr_expect_eq(calls(root), 0, "%s", out);
+    cr_expect_str_empty(out);
 }
 
 /* ---- the scripts of tools/: no temporary file at a name another user can guess ---- */
