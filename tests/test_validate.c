@@ -1767,3 +1767,139 @@ Test(validate, a_resume_takes_only_this_runs_games_out_of_a_shared_pgn)
     snprintf(mark, sizeof mark, "(the run created %s)\"]", RUN);
     cr_expect_eq(pgn_count(mark), 6, "this run keeps pairs 1.1, 1.2 and 2.1");
 }
+
+/* ---- what the engine is told at the user's limit (hardening: F) ---- */
+
+#define FAKEUCI "build/fake/fakeuci"
+
+/* A run of build/fake/fakeuci (spin option Alpha; with the nodestime option
+ * when `nodestime_option`), every setoption and `go` it receives logged to
+ * tmp/DIR.opt, tuning at `tuning` (-each words) with -validate every=0.5
+ * games=2 final=2 plus `limit`: a point half-way, whose pairs at the user's
+ * limit are followed by tuning pairs, and the final point.  Its exit code;
+ * the log in tmp/DIR.log. */
+static int optlog_run(const char *dir, bool nodestime_option, const char *tuning, const char *limit)
+{
+    cr_assert(access(FAKEUCI, X_OK) == 0, "%s is missing: run `make %s` first", FAKEUCI, FAKEUCI);
+    write_file("alpha.txt", "Alpha, int, 0, -100, 100, 8, 0.05\n");
+    Args a = { .n = 0 };
+    add(&a, "run");
+    add(&a, "-engine");
+    add(&a, "cmd=%s", FAKEUCI);
+    add(&a, "args=--options --nodes 10 --option-log %s/%s.opt%s", tmp, dir,
+        nodestime_option ? " --nodestime-option" : "");
+    add(&a, "-params");
+    add(&a, "file=%s/alpha.txt", tmp);
+    add(&a, "-each");
+    for (const char *p = tuning; *p;) {
+        size_t n = strcspn(p, " ");
+        add(&a, "%.*s", (int)n, p);
+        p += n + strspn(p + n, " ");
+    }
+    add(&a, "-openings");
+    add(&a, "file=%s/book.epd", tmp);
+    add(&a, "-maxmoves");
+    add(&a, "10");
+    add(&a, "-spsa");
+    add(&a, "games=8");
+    add(&a, "-concurrency");
+    add(&a, "1");
+    add(&a, "-srand");
+    add(&a, "7");
+    add(&a, "-validate");
+    add(&a, "every=0.5");
+    add(&a, "games=2");
+    add(&a, "final=2");
+    for (const char *p = limit; *p;) {
+        size_t n = strcspn(p, " ");
+        add(&a, "%.*s", (int)n, p);
+        p += n + strspn(p + n, " ");
+    }
+    add(&a, "-out");
+    add(&a, "%s/%s", tmp, dir);
+    char log[64];
+    snprintf(log, sizeof log, "%s.log", dir);
+    return run_to_end(run_main, &a, log);
+}
+
+/* The engine's nodestime at each `go` of tmp/DIR.opt (the last `set
+ * nodestime` before it, or never set: the option's default, 0; both
+ * engines of a pair are made ready before its first move): `go` lines that
+ * start with `limit_go` must see `limit_nt` set, the others `tuning_nt`.  Fails unless both kinds were
+ * played and a tuning `go` came after a limit's. */
+static void assert_nodestime_at_go(const char *dir, const char *limit_go, const char *limit_nt, const char *tuning_nt)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.opt", dir);
+    char *text = slurp(name);
+    char cur[32] = "";
+    bool set = false, after_limit = false;
+    int nlimit = 0, ntuning = 0, restored = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (sscanf(line, "set nodestime %31s", cur) == 1) {
+            set = true;
+            continue;
+        }
+        if (strncmp(line, "go", 2) != 0)
+            continue;
+        const char *now = set ? cur : NULL;
+        if (!strncmp(line, limit_go, strlen(limit_go))) {
+            cr_assert(now && !strcmp(now, limit_nt), "%s: '%s' at the user's limit with nodestime %s, not %s", dir,
+                      line, now ? now : "(never set)", limit_nt);
+            nlimit++;
+            after_limit = true;
+        } else {
+            cr_assert(!strcmp(now ? now : "0", tuning_nt), "%s: '%s' at the tuning's limit with nodestime %s, not %s",
+                      dir, line, now ? now : "(never set)", tuning_nt);
+            ntuning++;
+            restored += after_limit;
+        }
+    }
+    free(text);
+    cr_assert(nlimit > 0 && ntuning > 0 && restored > 0, "%s: %d moves at the user's limit, %d at the tuning's (%d "
+              "after the user's)", dir, nlimit, ntuning, restored);
+}
+
+/* Tuning at nodes=1 with -validate tc=10+0.1 nodestime=50: the runner
+ * charged the limit's moves in nodes while the engine kept its clock on the
+ * wall (bin/ratchet lost both of its games at that limit on time); tuning
+ * at tc=10+0.1 nodestime=10 with -validate st=0.05, the engine kept
+ * counting nodes (bin/ratchet searched 400 nodes instead of 50 ms).  The
+ * engine is set to the limit's nodestime (0 for none) before each pair at
+ * the user's limit, and back to the tuning's after.  Fails if a pair at
+ * either limit plays with the other's nodestime. */
+Test(validate, a_pair_at_the_users_limit_sets_the_engines_nodestime_and_sets_it_back)
+{
+    int rc = optlog_run("a", true, "nodes=1", "tc=10+0.1 nodestime=50");
+    cr_assert_eq(rc, 0, "run failed:\n%s", slurp("a.log"));
+    assert_nodestime_at_go("a", "go wtime", "50", "0");
+
+    rc = optlog_run("b", true, "tc=10+0.1 nodestime=10", "st=0.05");
+    cr_assert_eq(rc, 0, "run failed:\n%s", slurp("b.log"));
+    assert_nodestime_at_go("b", "go movetime", "0", "10");
+    ValidationPoint *u;
+    size_t nu;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/b", tmp);
+    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(nu, 2, "%zu points at the user's limit", nu);
+    free(u);
+}
+
+/* A limit with nodestime= for an engine that has no nodestime option:
+ * refused before any game, naming the engine; the same run without
+ * nodestime= in -validate starts. */
+Test(validate, a_users_limit_with_nodestime_is_refused_for_an_engine_without_the_option)
+{
+    int rc = optlog_run("a", false, "nodes=1", "tc=10+0.1 nodestime=50");
+    char *log = slurp("a.log");
+    cr_assert_neq(rc, 0, "the run started:\n%s", log);
+    cr_assert(strstr(log, "validate.nodestime=50: engine 'fakeuci+' (") &&
+                  strstr(log, FAKEUCI ") has no UCI option 'nodestime'"), "%s", log);
+    free(log);
+    char path[256];
+    snprintf(path, sizeof path, "%s/a/state.json", tmp);
+    cr_assert_neq(access(path, F_OK), 0, "no run directory is made");
+    rc = optlog_run("b", false, "nodes=1", "tc=10+0.1");
+    cr_assert_eq(rc, 0, "run failed:\n%s", slurp("b.log"));
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "pgn.h"
@@ -25,6 +26,7 @@ typedef struct {
     pthread_t thread;
     EngineProc eng[2];          /* by engine index */
     bool fresh[2];              /* just started: no ucinewgame needed */
+    char nodestime[2][24];      /* the nodestime option sent since the engine started ("" = none) */
     int start_failures[2];
     GameScratch scratch;
     GameRecord *rec;
@@ -75,6 +77,40 @@ static void fatal(Worker *w, const char *fmt, const char *a, const char *b)
 
 enum { READY, READY_FAILED_EOF, READY_FAILED_TIMEOUT, READY_STOPPED, READY_FATAL };
 
+/* The value of the nodestime option that engine idx's spec sends at start
+ * (nodestime=, or option.nodestime=), or NULL. */
+static const char *spec_nodestime(const EngineSpec *s)
+{
+    for (int k = 0; k < s->nopts; k++)
+        if (!strcasecmp(s->opts[k].name, "nodestime"))
+            return s->opts[k].value;
+    return NULL;
+}
+
+/* The nodestime option engine idx is to be sent before the job's game, or
+ * NULL: its clock must count as the runner charges it.  A pair at a limit of
+ * its own (has_tc) gets the limit's nodestime (0: the wall clock); the next
+ * pair at the engine's own limit sets back what its spec sent at start (0
+ * when it sent none).  Nothing when the engine holds that value already, nor
+ * to an engine without the option. */
+static const char *nodestime_to_send(const Worker *w, int idx, const PairJob *job, char *buf, size_t len)
+{
+    if (!ep_has_option(&w->eng[idx], "nodestime"))
+        return NULL;
+    const char *own = spec_nodestime(&w->run->cfg->eng[idx]);
+    const char *now = w->nodestime[idx][0] ? w->nodestime[idx] : own; /* NULL: the engine's default */
+    const char *want;
+    if (job->has_tc) {
+        snprintf(buf, len, "%lld", (long long)job->tc.nodestime);
+        want = buf;
+    } else if (w->nodestime[idx][0]) {
+        want = own ? own : "0";
+    } else {
+        return NULL;
+    }
+    return now && !strcmp(now, want) ? NULL : want;
+}
+
 /* Make engine `idx` ready for a new game with the job's options: start it if
  * it is not running, `ucinewgame` (unless fresh), the options, `isready`.
  * One more try with a new process if that fails. */
@@ -100,19 +136,34 @@ static int make_ready(Worker *w, int idx, const PairJob *job, PairResult *res, c
             w->start_failures[idx] = 0;
             res->restarts[idx]++;
             w->fresh[idx] = true;
+            w->nodestime[idx][0] = '\0';
         }
+        if (job->has_tc && job->tc.nodestime > 0 && !ep_has_option(e, "nodestime")) {
+            char tc[96];
+            tc_format(&job->tc, tc, sizeof tc);
+            fatal(w, "engine '%s' has no UCI option 'nodestime', so it cannot play a pair at %s (a clock "
+                     "charged in nodes)", cfg->eng[idx].name, tc);
+            return READY_FATAL;
+        }
+        char ntbuf[24];
+        const char *nt = nodestime_to_send(w, idx, job, ntbuf, sizeof ntbuf);
         size_t n = 0;
         if (!w->fresh[idx])
             n = appendf(w->msg, w->msgcap, n, "ucinewgame\n");
         for (int k = 0; k < job->nopts[idx] && k < MAX_JOB_OPTS; k++)
             n = appendf(w->msg, w->msgcap, n, "setoption name %s value %s\n", job->opts[idx][k].name,
                                   job->opts[idx][k].value);
+        if (nt)
+            n = appendf(w->msg, w->msgcap, n, "setoption name nodestime value %s\n", nt);
         n = appendf(w->msg, w->msgcap, n, "isready\n");
         int64_t deadline = ep_now_ms() + cfg->eng[idx].startup_ms;
         EpWait wt = ep_write(e, w->msg, n, deadline) == 0 ? ep_wait_for(e, "readyok", deadline, cfg->stop) : EP_EOF;
         w->fresh[idx] = false;
-        if (wt == EP_LINE)
+        if (wt == EP_LINE) {
+            if (nt)
+                snprintf(w->nodestime[idx], sizeof w->nodestime[idx], "%s", nt);
             return READY;
+        }
         if (wt == EP_STOPPED)
             return READY_STOPPED;
         ep_kill(e);
@@ -438,7 +489,7 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
                                .startup_ms = cfg->eng[e].startup_ms, .log = R.logging ? &R.log : NULL };
             ep_init(&w->eng[e], &l);
         }
-        w->msgcap = 64 + (size_t)MAX_JOB_OPTS * (sizeof(EngineOption) + 32);
+        w->msgcap = 128 + (size_t)MAX_JOB_OPTS * (sizeof(EngineOption) + 32);
         w->msg = malloc(w->msgcap);
         w->rec = malloc(sizeof *w->rec);
         if (!w->msg || !w->rec || game_scratch_init(&w->scratch) < 0) {

@@ -79,7 +79,10 @@ typedef struct {
     char names[2][64];
     char event[PAIR_JOB_EVENT];
     /* The limit of both engines for this pair, when has_tc (else each
-     * engine's own): a run's validation pairs at the user's limit. */
+     * engine's own): a run's validation pairs at the user's limit.  An
+     * engine with the nodestime option is set to the limit's nodestime (0:
+     * the wall clock) before the pair's games, and back to its own after;
+     * one without it cannot play a limit with nodestime (the match stops). */
     bool has_tc;
     TimeControl tc;
 } PairJob;

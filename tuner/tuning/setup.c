@@ -298,6 +298,15 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
             rc = check_user_option(it, o, spec->name, err, errlen);
         }
     }
+    /* Validation at the user's limit on a clock that counts nodes: the engine's own clock is set to count them
+     * too (match.c), so it needs the option. */
+    if (rc == 0 && rs->val.has_limit && rs->val.limit.nodestime > 0 && !probe_find(&pr, "nodestime")) {
+        errmsg(err, errlen, "validate.nodestime=%lld: engine '%s' (%s) has no UCI option 'nodestime': at %s its clock "
+               "is charged in nodes, so its own time manager must count nodes too; drop validate.nodestime= or use an "
+               "engine that has the option", (long long)rs->val.limit.nodestime, spec->name, spec->cmd,
+               rs->val.limit_text);
+        rc = -1;
+    }
     if (rc == 0)
         snprintf(rs->engine, sizeof rs->engine, "%.127s", pr.id_name[0] ? pr.id_name : spec->cmd);
     probe_free(&pr);

@@ -41,8 +41,9 @@ int setup_validation_limit(RunState *rs, const MatchConfig *mc, char *err, size_
  * it advertises; sets rs->engine to its `id name` and rs->to_spin (float
  * parameters of spin options, sent rounded: said once on stderr); a fixed
  * float parameter of a spin option gets its rounded value in mc.  A name
- * the engine lacks is refused naming the closest option it has.  0, or -1
- * with a message. */
+ * the engine lacks is refused naming the closest option it has, and so is
+ * a limit of validation (rs->val, setup_validation_limit) with nodestime=
+ * for an engine without the nodestime option.  0, or -1 with a message. */
 int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen);
 void setup_free_match(MatchConfig *mc);
 /* The setoption text of value v of tuned parameter i in batch b: an
