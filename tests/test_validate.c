@@ -1903,3 +1903,62 @@ Test(validate, a_users_limit_with_nodestime_is_refused_for_an_engine_without_the
     rc = optlog_run("b", false, "nodes=1", "tc=10+0.1");
     cr_assert_eq(rc, 0, "run failed:\n%s", slurp("b.log"));
 }
+
+/* -validate nodestime=N without a clock, -validate tc=inf and the like were
+ * taken and sent a bare `go` (bin/ratchet's games ended "stalled
+ * connection" at ply 0, counted as a drawn pair).  Refused as -each refuses
+ * them, with its words, when a run is to play; a saved state's limit still
+ * loads (status, report).  Fails if any is taken, or a limit that can be
+ * played is refused. */
+Test(validate, a_users_limit_that_is_no_limit_is_refused_as_each_refuses_it)
+{
+    static const struct { const char *words, *says; } bad[] = {
+        { "nodestime=50", "no time control: give tc=, st=, nodes= or depth=" },
+        { "tc=inf", "no time control: give tc=, st=, nodes= or depth=" },
+        { "tc=infinite nodestime=50", "no time control: give tc=, st=, nodes= or depth=" },
+        { "nodes=400 nodestime=50", "nodestime=50 needs a clock to count in nodes: give tc= or st= as well" },
+        { "tc=inf depth=3 nodestime=5", "nodestime=5 needs a clock to count in nodes: give tc= or st= as well" },
+    };
+    static const char *const good[] = { "tc=inf nodes=100", "st=0.05 nodestime=10", "tc=1+0.01 nodestime=50",
+                                        "depth=3", "tc=10+0.1", "nodestime=0 nodes=5" };
+    TimeControl base = { .nodes = 1, .watchdog_ms = 60000 };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad + sizeof good / sizeof *good; i++) {
+        bool ok = i >= sizeof bad / sizeof *bad;
+        const char *words = ok ? good[i - sizeof bad / sizeof *bad] : bad[i].words;
+        RunConf c;
+        conf_init(&c);
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", words);
+        for (char *w = strtok(buf, " "); w; w = strtok(NULL, " ")) {
+            char *eq = strchr(w, '=');
+            *eq = '\0';
+            cr_assert_eq(conf_set(&c, "validate", w, eq + 1, "test"), 0);
+        }
+        Validation v = { 0 };
+        char err[512] = "";
+        int rc = validate_limit_from_conf(&v, &c, &base, err, sizeof err);
+        if (ok) {
+            cr_expect_eq(rc, 0, "-validate %s: %s", words, err);
+            cr_expect(v.has_limit, "-validate %s", words);
+        } else {
+            cr_expect_eq(rc, -1, "-validate %s was taken (%s)", words, v.limit_text);
+            cr_expect(!strncmp(err, "validate: ", 10) && strstr(err, bad[i].says), "-validate %s: %s", words, err);
+            /* the limit of a saved state is read as it was written */
+            cr_expect_eq(validate_limit_from_conf(&v, &c, NULL, err, sizeof err), 0, "-validate %s: %s", words, err);
+        }
+        conf_free(&c);
+    }
+
+    /* A run is refused before it makes its directory. */
+    Args a = far_run("r", 40, "");
+    add(&a, "-validate");
+    add(&a, "nodestime=50");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_neq(rc, 0, "the run started:\n%s", log);
+    cr_assert(strstr(log, "validate: no time control: give tc=, st=, nodes= or depth= (in -validate)"), "%s", log);
+    free(log);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r/state.json", tmp);
+    cr_assert_neq(access(path, F_OK), 0, "no run directory is made");
+}

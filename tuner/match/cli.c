@@ -500,6 +500,16 @@ int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *er
     return 0;
 }
 
+int cli_check_limit(const TimeControl *t, const char *who, const char *where, char *err, size_t errlen)
+{
+    if (!tc_has_clock(t) && !t->movetime_ms && !t->nodes && !t->depth)
+        return errmsg(err, errlen, "%s: no time control: give tc=, st=, nodes= or depth=%s", who, where);
+    if (t->nodestime > 0 && !tc_has_clock(t) && !t->movetime_ms)
+        return errmsg(err, errlen, "%s: nodestime=%lld needs a clock to count in nodes: give tc= or st= as well", who,
+                      (long long)t->nodestime);
+    return 0;
+}
+
 static void merge_each(EngineSpec *s, const EngineSpec *each, char *err, size_t errlen)
 {
     unsigned take = each->set & ~s->set;
@@ -541,13 +551,11 @@ int match_config_finish(MatchConfig *cfg, char *err, size_t errlen)
             snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : s->cmd);
         }
         const TimeControl *t = &s->tc;
-        if (!tc_has_clock(t) && !t->movetime_ms && !t->nodes && !t->depth)
-            return errmsg(err, errlen, "engine '%s': no time control: give tc=, st=, nodes= or depth= (in -each or -engine)",
-                          s->name);
+        char who[80];
+        snprintf(who, sizeof who, "engine '%s'", s->name);
+        if (cli_check_limit(t, who, " (in -each or -engine)", err, errlen) < 0)
+            return -1;
         if (t->nodestime > 0 && (s->set & SPEC_NODESTIME)) {
-            if (!tc_has_clock(t) && !t->movetime_ms)
-                return errmsg(err, errlen, "engine '%s': nodestime=%lld needs a clock to count in nodes: give tc= or st= "
-                                           "as well", s->name, (long long)t->nodestime);
             char v[32];
             snprintf(v, sizeof v, "%lld", (long long)t->nodestime);
             for (int k = 0; k < s->nopts; k++)

@@ -27,5 +27,12 @@ void match_print_options(FILE *out);
 
 /* tc=[moves/]base[+inc] with base as seconds or minutes:seconds, or inf. */
 int cli_parse_tc(const char *s, TimeControl *tc, char *err, size_t errlen);
+/* Whether t is a limit a game can be played at, as match_config_finish
+ * checks each engine's: a clock (tc= other than inf), st=, nodes= or
+ * depth=, and under nodestime= a clock or st= to count in nodes (without,
+ * `go` would get no limit at all).  0, or -1 with a message that starts
+ * with `who` ("engine 'X'"); `where` follows the words of the first case
+ * (" (in -each or -engine)"). */
+int cli_check_limit(const TimeControl *t, const char *who, const char *where, char *err, size_t errlen);
 
 #endif

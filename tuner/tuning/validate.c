@@ -1066,6 +1066,9 @@ int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeContr
     t.depth = w->depth;
     t.nodestime = w->nodestime;
     match_config_free(&tmp);
+    /* as -each's: a limit without one (tc=inf, nodestime= alone) would send a bare `go` */
+    if (base && cli_check_limit(&t, "validate", " (in -validate)", err, errlen) < 0)
+        return -1;
     v->limit = t;
     v->has_limit = true;
     tc_format(&t, v->limit_text, sizeof v->limit_text);

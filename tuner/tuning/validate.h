@@ -236,7 +236,10 @@ int validate_trim_pgn(const Validation *v, const char *dir, const char *run, con
  * depth=, parsed as -each parses them) into v->has_limit, limit and
  * limit_text: `base` (the run's limit, or NULL) with its clock, st=, nodes=
  * and depth= replaced, its margins kept.  None given: no limit of its own.
- * 0, or -1 with a message. */
+ * With a base (a run about to play), a limit -each would refuse (no limit,
+ * as tc=inf alone; nodestime= without tc= or st=: cli_check_limit) is
+ * refused with -each's message; without one (a saved state read) it is
+ * taken as it is.  0, or -1 with a message. */
 int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeControl *base, char *err, size_t errlen);
 
 /* The pending point's pairs at the user's limit: appended to
