@@ -1772,13 +1772,13 @@ Test(validate, a_resume_takes_only_this_runs_games_out_of_a_shared_pgn)
 
 #define FAKEUCI "build/fake/fakeuci"
 
-/* A run of build/fake/fakeuci (spin option Alpha; with the nodestime option
- * when `nodestime_option`), every setoption and `go` it receives logged to
- * tmp/DIR.opt, tuning at `tuning` (-each words) with -validate every=0.5
- * games=2 final=2 plus `limit`: a point half-way, whose pairs at the user's
- * limit are followed by tuning pairs, and the final point.  Its exit code;
- * the log in tmp/DIR.log. */
-static int optlog_run(const char *dir, bool nodestime_option, const char *tuning, const char *limit)
+/* A run of build/fake/fakeuci (spin option Alpha; reporting 10 nodes a
+ * move; `engine_args` besides, e.g. --nodestime-option), every setoption
+ * and `go` it receives logged to tmp/DIR.opt, tuning at `tuning` (-each
+ * words) with -validate every=0.5 games=2 final=2 plus `limit`: a point
+ * half-way, whose pairs at the user's limit are followed by tuning pairs,
+ * and the final point.  Its exit code; the log in tmp/DIR.log. */
+static int optlog_run(const char *dir, const char *engine_args, const char *tuning, const char *limit)
 {
     cr_assert(access(FAKEUCI, X_OK) == 0, "%s is missing: run `make %s` first", FAKEUCI, FAKEUCI);
     write_file("alpha.txt", "Alpha, int, 0, -100, 100, 8, 0.05\n");
@@ -1786,8 +1786,7 @@ static int optlog_run(const char *dir, bool nodestime_option, const char *tuning
     add(&a, "run");
     add(&a, "-engine");
     add(&a, "cmd=%s", FAKEUCI);
-    add(&a, "args=--options --nodes 10 --option-log %s/%s.opt%s", tmp, dir,
-        nodestime_option ? " --nodestime-option" : "");
+    add(&a, "args=--options --nodes 10 --option-log %s/%s.opt %s", tmp, dir, engine_args);
     add(&a, "-params");
     add(&a, "file=%s/alpha.txt", tmp);
     add(&a, "-each");
@@ -1870,11 +1869,11 @@ static void assert_nodestime_at_go(const char *dir, const char *limit_go, const 
  * either limit plays with the other's nodestime. */
 Test(validate, a_pair_at_the_users_limit_sets_the_engines_nodestime_and_sets_it_back)
 {
-    int rc = optlog_run("a", true, "nodes=1", "tc=10+0.1 nodestime=50");
+    int rc = optlog_run("a", "--nodestime-option", "nodes=1", "tc=10+0.1 nodestime=50");
     cr_assert_eq(rc, 0, "run failed:\n%s", slurp("a.log"));
     assert_nodestime_at_go("a", "go wtime", "50", "0");
 
-    rc = optlog_run("b", true, "tc=10+0.1 nodestime=10", "st=0.05");
+    rc = optlog_run("b", "--nodestime-option", "tc=10+0.1 nodestime=10", "st=0.05");
     cr_assert_eq(rc, 0, "run failed:\n%s", slurp("b.log"));
     assert_nodestime_at_go("b", "go movetime", "0", "10");
     ValidationPoint *u;
@@ -1891,7 +1890,7 @@ Test(validate, a_pair_at_the_users_limit_sets_the_engines_nodestime_and_sets_it_
  * nodestime= in -validate starts. */
 Test(validate, a_users_limit_with_nodestime_is_refused_for_an_engine_without_the_option)
 {
-    int rc = optlog_run("a", false, "nodes=1", "tc=10+0.1 nodestime=50");
+    int rc = optlog_run("a", "", "nodes=1", "tc=10+0.1 nodestime=50");
     char *log = slurp("a.log");
     cr_assert_neq(rc, 0, "the run started:\n%s", log);
     cr_assert(strstr(log, "validate.nodestime=50: engine 'fakeuci+' (") &&
@@ -1900,7 +1899,7 @@ Test(validate, a_users_limit_with_nodestime_is_refused_for_an_engine_without_the
     char path[256];
     snprintf(path, sizeof path, "%s/a/state.json", tmp);
     cr_assert_neq(access(path, F_OK), 0, "no run directory is made");
-    rc = optlog_run("b", false, "nodes=1", "tc=10+0.1");
+    rc = optlog_run("b", "", "nodes=1", "tc=10+0.1");
     cr_assert_eq(rc, 0, "run failed:\n%s", slurp("b.log"));
 }
 
@@ -1961,4 +1960,170 @@ Test(validate, a_users_limit_that_is_no_limit_is_refused_as_each_refuses_it)
     char path[256];
     snprintf(path, sizeof path, "%s/r/state.json", tmp);
     cr_assert_neq(access(path, F_OK), 0, "no run directory is made");
+}
+
+/* ---- games of validation that end by forfeit (hardening: I) ---- */
+
+/* Tuning at nodes=1, validating at st=0.005 an engine that thinks 30 ms a
+ * move: every game at the user's limit is lost on time at its first move,
+ * one by each side of a pair, so each pair scores 1-1.  Eight such games
+ * showed as "score 50%" with "time losses 0": now each point's forfeits
+ * are counted by cause in its row, the run warns when the point ends, and
+ * status and the report name the point.  Fails if a forfeit goes
+ * uncounted, is counted at the other limit, or is not shown. */
+Test(validate, forfeits_at_the_users_limit_are_counted_and_shown)
+{
+    int rc = optlog_run("r", "--think 30", "nodes=1", "st=0.005");
+    char *log = slurp("r.log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    cr_assert(strstr(log, "ratchet-tune: warning: validation point 1: games ended by forfeit, not over the board: "
+                          "2 of 2 games at 0.005/move (2 time losses)"), "%s", log);
+    free(log);
+    ValidationPoint *p, *u;
+    size_t n, nu;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+    for (size_t i = 0; i < 2; i++) {
+        cr_expect_eq(validate_forfeits(&p[i].forfeits), 0, "point %zu at nodes=1", i + 1);
+        cr_expect(u[i].forfeits.time_losses == 2 && validate_forfeits(&u[i].forfeits) == 2,
+                  "point %zu at st=0.005: %llu time losses, %llu forfeits", i + 1,
+                  (unsigned long long)u[i].forfeits.time_losses, (unsigned long long)validate_forfeits(&u[i].forfeits));
+        cr_expect(u[i].wins == 1 && u[i].losses == 1, "each side loses one game on time");
+    }
+    free(p);
+    free(u);
+    char *csv = slurp("r/" VALIDATION_LIMIT_FILE);
+    static const char header[] = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws,time_losses,"
+                                 "crashes,illegal,stalls\n";
+    cr_assert(!strncmp(csv, header, sizeof header - 1) && strstr(csv, ",1,1,0,2,0,0,0\n"), "%s", csv);
+    free(csv);
+
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "  WARNING: validation games ended by forfeit, not over the board: point 1 at 0.005/move: 2 "
+                         "of 2 games (2 time losses); point 2 at 0.005/move: 2 of 2 games (2 time losses)"), "%s", st);
+    cr_assert_null(strstr(st, "point 1 at 1 nodes:"), "no forfeit at the tuning's limit:\n%s", st);
+    free(st);
+    char out[300];
+    snprintf(out, sizeof out, "%s/page.html", tmp);
+    cr_assert_eq(htmlreport_run(path, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
+    char *page = slurp("page.html");
+    cr_assert(strstr(page, "<p class=\"warn\">WARNING: validation games ended by forfeit, not over the board: point 1 "
+                           "at 0.005/move: 2 of 2 games (2 time losses)"), "the report names them");
+    free(page);
+
+    /* A run without forfeits says nothing of them. */
+    rc = optlog_run("q", "", "nodes=1", "st=5");
+    cr_assert_eq(rc, 0, "run failed:\n%s", slurp("q.log"));
+    log = slurp("q.log");
+    cr_assert_null(strstr(log, "forfeit"), "%s", log);
+    free(log);
+    st = status_of("q", "status");
+    cr_assert_null(strstr(st, "forfeit"), "%s", st);
+    free(st);
+}
+
+/* The pending point's forfeits at each limit go through state.json
+ * (pending.forfeits, pending.limit.forfeits); a state of an older build
+ * without them loads with none; more forfeits than games is refused.
+ * Fails if a resume would lose them. */
+Test(validate, a_pending_point_keeps_its_forfeits)
+{
+    SpsaParam ps[1] = { { .name = "Alpha", .start = 30, .theta = 30, .min = 0, .max = 100, .c_end = 8, .r_end = 0.05 } };
+    SpsaConfig cfg;
+    spsa_config_default(&cfg);
+    spsa_config_set_games(&cfg, 200);
+    SpsaState st;
+    char err[512];
+    cr_assert_eq(spsa_init(&st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
+    Validation v = { 0 };
+    cr_assert_eq(validate_plan(&v, 0.5, 20, 40, 200, err, sizeof err), 0);
+    v.holdout = 4;
+    v.has_limit = true;
+    double x = 41;
+    cr_assert_eq(validate_take(&v, &x, 1, 200, 200), 0);
+    v.pairs = 3;
+    v.wins = v.losses = 3;
+    v.ptnml[2] = 3;
+    v.forfeits = (ValidationForfeits){ .crashes = 1, .illegal = 2, .stalls = 1 };
+    v.lim = (ValidationLeg){ .pairs = 2, .wins = 2, .losses = 2, .ptnml = { 0, 0, 2, 0, 0 },
+                             .forfeits = { .time_losses = 4 } };
+    cJSON *j = validate_to_json(&v, &st);
+    cr_assert_not_null(j);
+    Validation w = { 0 };
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), 0, "%s", err);
+    cr_assert(w.forfeits.crashes == 1 && w.forfeits.illegal == 2 && w.forfeits.stalls == 1 &&
+              w.forfeits.time_losses == 0 && w.lim.forfeits.time_losses == 4 && validate_forfeits(&w.lim.forfeits) == 4);
+    char why[160];
+    cr_assert_str_eq(validate_forfeit_text(&w.forfeits, why, sizeof why), "1 crash, 2 illegal moves, 1 stall");
+
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pending");
+    cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "limit");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "forfeits");
+    cJSON_DeleteItemFromObjectCaseSensitive(l, "forfeits");
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), 0, "an older build's state: %s", err);
+    cr_assert(validate_forfeits(&w.forfeits) == 0 && validate_forfeits(&w.lim.forfeits) == 0);
+
+    cJSON *f = cJSON_AddObjectToObject(l, "forfeits");
+    cJSON_AddNumberToObject(f, "time_losses", 3);
+    cJSON_AddNumberToObject(f, "crashes", 2);
+    cJSON_AddNumberToObject(f, "illegal", 0);
+    cJSON_AddNumberToObject(f, "stalls", 0);
+    cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), -1, "5 forfeits in 4 games were taken");
+    cr_assert(strstr(err, "test: run.validation.pending.limit.forfeits"), "%s", err);
+    cJSON_Delete(j);
+    validate_free(&v);
+    validate_free(&w);
+    spsa_free(&st);
+}
+
+/* validation.csv rows of 17 columns, and the 13 of an older build's (no
+ * forfeits), in one reader; forfeits beyond the games are refused.  A
+ * point recorded into an older build's file rewrites it with all 17
+ * columns, its old rows with none.  Fails if either column set is refused
+ * or a forfeit is lost on the way through the file. */
+Test(validate, the_validation_files_keep_the_forfeits_and_read_an_older_builds)
+{
+    const char *old_header = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n";
+    const char *header = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws,time_losses,crashes,"
+                         "illegal,stalls\n";
+    char text[1024], err[512] = "";
+    snprintf(text, sizeof text, "%s1,40,2,0.00,inf,0,0,2,0,0,2,2,0\n2,80,2,0.00,inf,0,0,2,0,0,2,2,0,1,0,2,1\n",
+             header);
+    ValidationPoint *pts;
+    size_t n;
+    cr_assert_eq(validate_parse(text, "v.csv", &pts, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && validate_forfeits(&pts[0].forfeits) == 0 && pts[1].forfeits.time_losses == 1 &&
+              pts[1].forfeits.illegal == 2 && pts[1].forfeits.stalls == 1);
+    size_t len;
+    char *again = validate_format(pts, n, &len);
+    cr_assert(again && strstr(again, "\n1,40,2,0.00,inf,0,0,2,0,0,2,2,0,0,0,0,0\n2,80,2,0.00,inf,0,0,2,0,0,2,2,0,1,0,2,1\n"),
+              "%s", again ? again : "(null)");
+    free(again);
+    free(pts);
+    snprintf(text, sizeof text, "%s1,40,2,0.00,inf,0,0,2,0,0,2,2,0,3,0,2,0\n", header);
+    cr_assert_eq(validate_parse(text, "v.csv", &pts, &n, err, sizeof err), -1, "5 forfeits in 4 games were taken");
+    cr_assert(strstr(err, "v.csv:2: not a validation row: counts that do not agree"), "%s", err);
+    snprintf(text, sizeof text, "%s1,40,2,0.00,inf,0,0,2,0,0,2,2,0,0,0,0\n", header);
+    cr_assert_eq(validate_parse(text, "v.csv", &pts, &n, err, sizeof err), -1, "16 fields were taken");
+
+    /* point 2 recorded into an older build's file of point 1 */
+    char old[256];
+    snprintf(old, sizeof old, "%s1,40,2,0.00,inf,0,0,2,0,0,2,2,0\n", old_header);
+    write_file(VALIDATION_FILE, old);
+    Validation v = { .done = 1, .pending = true, .at_games = 80, .size = 4, .pairs = 2, .wins = 2, .losses = 2,
+                     .ptnml = { 0, 0, 2, 0, 0 }, .forfeits = { .time_losses = 3 } };
+    ValidationPoint rec;
+    cr_assert_eq(validate_record(&v, tmp, &rec, err, sizeof err), 0, "%s", err);
+    cr_assert(rec.forfeits.time_losses == 3 && validate_forfeits(&v.forfeits) == 0, "the next point starts with none");
+    char *csv = slurp(VALIDATION_FILE);
+    snprintf(text, sizeof text, "%s1,40,2,0.00,inf,0,0,2,0,0,2,2,0,0,0,0,0\n2,80,2,0.00,inf,0,0,2,0,0,2,2,0,3,0,0,0\n",
+             header);
+    cr_assert_str_eq(csv, text);
+    free(csv);
+    cr_assert_eq(validate_read(tmp, &pts, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && pts[1].forfeits.time_losses == 3);
+    free(pts);
 }

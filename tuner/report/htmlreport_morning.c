@@ -18,7 +18,8 @@
 
 /* Elo of each validation point against the tuning games, with its 95% error
  * bar (a point without a finite interval is named under the chart instead);
- * the table marks the latest and the best snapshot. */
+ * the table marks the latest and the best snapshot; a warning above names
+ * the points whose games ended by forfeit. */
 void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
 {
     const MorningRun *m = pg->m;
@@ -44,6 +45,13 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
     fprintf(f, "<p class=\"note\">Validation: %s, on %s (validation.csv); each point's values are its snapshot "
                "(snapshots/K.json, <code>export -snapshot K</code>).</p>\n",
             validate_plan_text(v, total, plan, sizeof plan), where);
+    char forfeits[1400];
+    morning_forfeit_warning(m, forfeits, sizeof forfeits);
+    if (forfeits[0]) {
+        fputs("<p class=\"warn\">", f);
+        htmlreport_esc(f, forfeits);
+        fputs("</p>\n", f);
+    }
     if (n == 0) {
         fputs("<p>No point yet.</p></section>\n", f);
         return;

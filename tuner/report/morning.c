@@ -249,6 +249,48 @@ void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *
              limit, disagree ? ": the gain does not carry over to the limit you play" : ": do not ship these values for it");
 }
 
+/* "; point P at TC[ (being played)]: K of N games (causes)" after buf[0..n) when f counts a forfeit. */
+static size_t forfeit_item(char *buf, size_t len, size_t n, uint64_t point, const char *tc, bool pending,
+                           const ValidationForfeits *f, uint64_t games)
+{
+    uint64_t k = validate_forfeits(f);
+    char why[160];
+    if (k)
+        n = appendf(buf, len, n, "%spoint %llu at %s%s: %llu of %llu games (%s)", n ? "; " : "",
+                    (unsigned long long)point, tc, pending ? " (being played)" : "", (unsigned long long)k,
+                    (unsigned long long)games, validate_forfeit_text(f, why, sizeof why));
+    return n;
+}
+
+void morning_forfeit_warning(const MorningRun *m, char *buf, size_t len)
+{
+    const RunState *rs = m->rs;
+    const Validation *v = &rs->val;
+    char items[1024];
+    size_t n = 0;
+    if (len)
+        buf[0] = '\0';
+    const ValidationPoint *lp = v->has_limit && m->limit_rc >= 0 ? m->limit_pts : NULL;
+    size_t ln = lp ? m->nlimit : 0, j = 0;
+    for (size_t i = 0; m->val_rc >= 0 && i < m->npts; i++) {
+        const ValidationPoint *p = &m->pts[i];
+        n = forfeit_item(items, sizeof items, n, p->point, rs->tc, false, &p->forfeits, 2 * p->pairs);
+        for (; j < ln && lp[j].point <= p->point; j++)
+            if (lp[j].point == p->point)
+                n = forfeit_item(items, sizeof items, n, p->point, v->limit_text, false, &lp[j].forfeits,
+                                 2 * lp[j].pairs);
+    }
+    if (v->pending) {
+        n = forfeit_item(items, sizeof items, n, v->done + 1, rs->tc, true, &v->forfeits, 2 * v->pairs);
+        if (v->has_limit)
+            n = forfeit_item(items, sizeof items, n, v->done + 1, v->limit_text, true, &v->lim.forfeits,
+                             2 * v->lim.pairs);
+    }
+    if (n)
+        snprintf(buf, len, "WARNING: validation games ended by forfeit, not over the board: %s; a forfeit is a loss "
+                 "of the side at fault, so such a point scores the forfeits, not the values", items);
+}
+
 /* Whether the last recorded point is of the final values. */
 static bool l_is_final(const ValidationPoint *pts, size_t n, uint64_t total)
 {
@@ -322,6 +364,10 @@ void morning_validation(FILE *out, const MorningRun *m)
             fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
                     (unsigned long long)(2 * v->pairs), (unsigned long long)v->size, v->has_limit ? " at the tuning's limit" : "");
     }
+    char forfeits[1400];
+    morning_forfeit_warning(m, forfeits, sizeof forfeits);
+    if (forfeits[0])
+        fprintf(out, "  %s\n", forfeits);
     /* what export writes by default: the final values, validated or not */
     if (npoints > 0 || n > 0) {
         if (validate_final_taken(v, total)) {

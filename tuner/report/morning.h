@@ -134,8 +134,15 @@ const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, s
 void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *user, const char *tc,
                            const char *limit, char *buf, size_t len);
 
-/* The validation points so far (the latest, the best, their count) and the
- * openings held out; nothing for a run without them. */
+/* When games of validation ended by forfeit (validate.h's
+ * ValidationForfeits): the warning that names each point and limit where
+ * they did, with their causes, the point in play too; buf "" when none did
+ * (what a run without forfeits prints is unchanged). */
+void morning_forfeit_warning(const MorningRun *m, char *buf, size_t len);
+
+/* The validation points so far (the latest, the best, their count), the
+ * games that ended by forfeit and the openings held out; nothing for a run
+ * without them. */
 void morning_validation(FILE *out, const MorningRun *m);
 
 #endif

@@ -239,7 +239,8 @@ static bool validation_next(Run *r, PairJob *job)
     return true;
 }
 
-static void tally_pair(const PairResult *res, uint64_t *w, uint64_t *l, uint64_t *d, uint64_t ptnml[5])
+static void tally_pair(const PairResult *res, uint64_t *w, uint64_t *l, uint64_t *d, uint64_t ptnml[5],
+                       ValidationForfeits *f)
 {
     for (int g = 0; g < res->games && g < 2; g++) {
         if (res->score2[g] == 2)
@@ -248,9 +249,38 @@ static void tally_pair(const PairResult *res, uint64_t *w, uint64_t *l, uint64_t
             (*l)++;
         else
             (*d)++;
+        if (res->term[g] == TERM_TIME)
+            f->time_losses++;
+        else if (res->term[g] == TERM_CRASH)
+            f->crashes++;
+        else if (res->term[g] == TERM_ILLEGAL)
+            f->illegal++;
+        else if (res->term[g] == TERM_STALL)
+            f->stalls++;
     }
     if (res->ptnml_index >= 0 && res->ptnml_index < 5)
         ptnml[res->ptnml_index]++;
+}
+
+/* The warning when a finished point's games (p, and pl at the user's limit when given) ended by forfeit. */
+static void warn_forfeits(const Run *r, const ValidationPoint *p, const ValidationPoint *pl)
+{
+    const ValidationPoint *legs[2] = { p, pl };
+    const char *tc[2] = { r->rs.tc, r->rs.val.limit_text };
+    char msg[640];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        uint64_t k = legs[i] ? validate_forfeits(&legs[i]->forfeits) : 0;
+        char why[160];
+        if (k)
+            n = appendf(msg, sizeof msg, n, "%s%llu of %llu games at %s (%s)", n ? "; " : "", (unsigned long long)k,
+                        (unsigned long long)(2 * legs[i]->pairs), tc[i],
+                        validate_forfeit_text(&legs[i]->forfeits, why, sizeof why));
+    }
+    if (n)
+        run_msg_err("warning: validation point %llu: games ended by forfeit, not over the board: %s; a forfeit is a "
+                    "loss of the side at fault, so the point scores the forfeits, not the values",
+                    (unsigned long long)p->point, msg);
 }
 
 static void validation_pair_done(Run *r, const PairJob *job, const PairResult *res)
@@ -262,11 +292,11 @@ static void validation_pair_done(Run *r, const PairJob *job, const PairResult *r
         return;
     if (at_limit) {
         v->lim.inflight--;
-        tally_pair(res, &v->lim.wins, &v->lim.losses, &v->lim.draws, v->lim.ptnml);
+        tally_pair(res, &v->lim.wins, &v->lim.losses, &v->lim.draws, v->lim.ptnml, &v->lim.forfeits);
         v->lim.pairs++;
     } else {
         v->inflight--;
-        tally_pair(res, &v->wins, &v->losses, &v->draws, v->ptnml);
+        tally_pair(res, &v->wins, &v->losses, &v->draws, v->ptnml, &v->forfeits);
         v->pairs++;
     }
     char err[1024];
@@ -291,6 +321,7 @@ static void validation_pair_done(Run *r, const PairJob *job, const PairResult *r
                (unsigned long long)(2 * p.pairs), v->has_limit ? " at " : "", v->has_limit ? rs->tc : "", elol,
                r->dir, SNAPSHOT_DIR, (unsigned long long)p.point);
         fflush(stdout);
+        warn_forfeits(r, &p, v->has_limit ? &pl : NULL);
         validation_check(r); /* a budget shortened on resume can make the next one due at once */
     }
     char *state = runstate_text(rs);

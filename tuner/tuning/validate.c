@@ -213,6 +213,16 @@ void validate_resolve_last(Validation *v, const char *dir, uint64_t total)
     free(pts);
 }
 
+/* "forfeits": { "time_losses", "crashes", "illegal", "stalls" } into o. */
+static bool forfeits_to_json(cJSON *o, const ValidationForfeits *f)
+{
+    cJSON *j = cJSON_AddObjectToObject(o, "forfeits");
+    return j && cJSON_AddNumberToObject(j, "time_losses", (double)f->time_losses) &&
+           cJSON_AddNumberToObject(j, "crashes", (double)f->crashes) &&
+           cJSON_AddNumberToObject(j, "illegal", (double)f->illegal) &&
+           cJSON_AddNumberToObject(j, "stalls", (double)f->stalls);
+}
+
 cJSON *validate_to_json(const Validation *v, const SpsaState *st)
 {
     if (v->holdout == 0 && v->every <= 0)
@@ -238,6 +248,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
         cJSON *pt = ok ? cJSON_AddArrayToObject(p, "ptnml") : NULL;
         for (int i = 0; pt && i < 5; i++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)v->ptnml[i]));
+        ok = ok && pt && forfeits_to_json(p, &v->forfeits);
         if (ok && pt && v->has_limit) {
             cJSON *l = cJSON_AddObjectToObject(p, "limit");
             ok = l && cJSON_AddNumberToObject(l, "pairs", (double)v->lim.pairs) &&
@@ -247,7 +258,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
             cJSON *lp = ok ? cJSON_AddArrayToObject(l, "ptnml") : NULL;
             for (int i = 0; lp && i < 5; i++)
                 ok = ok && cJSON_AddItemToArray(lp, cJSON_CreateNumber((double)v->lim.ptnml[i]));
-            ok = ok && lp;
+            ok = ok && lp && forfeits_to_json(l, &v->lim.forfeits);
         }
         cJSON *vals = ok && pt ? cJSON_AddObjectToObject(p, "values") : NULL;
         ok = ok && vals;
@@ -264,6 +275,28 @@ static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *
 {
     if (!json_get_u64(o, key, out))
         return errmsg(err, errlen, "%s: run.validation.%s is not a non-negative integer", origin, key);
+    return 0;
+}
+
+/* o's "forfeits" into *f (absent, in states of older builds: none), at most
+ * the `games` of its leg; `what` names o in messages. */
+static int forfeits_from_json(const cJSON *o, ValidationForfeits *f, uint64_t games, const char *what,
+                              const char *origin, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "forfeits");
+    if (!j)
+        return 0;
+    static const char *const KEYS[4] = { "time_losses", "crashes", "illegal", "stalls" };
+    uint64_t *dst[4] = { &f->time_losses, &f->crashes, &f->illegal, &f->stalls };
+    for (int i = 0; i < 4; i++)
+        if (!json_get_u64(j, KEYS[i], dst[i]))
+            return errmsg(err, errlen, "%s: run.validation.%s.forfeits.%s is not a non-negative integer", origin,
+                          what, KEYS[i]);
+    if (f->time_losses > games || f->crashes > games || f->illegal > games || f->stalls > games ||
+        validate_forfeits(f) > games)
+        return errmsg(err, errlen, "%s: run.validation.%s.forfeits count %llu games, more than its %llu", origin,
+                      what, (unsigned long long)validate_forfeits(f), (unsigned long long)games);
     return 0;
 }
 
@@ -348,6 +381,8 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
                (unsigned long long)sum, (unsigned long long)v->pairs);
         return -1;
     }
+    if (forfeits_from_json(p, &v->forfeits, 2 * v->pairs, "pending", origin, err, errlen) < 0)
+        return -1;
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(p, "values");
     v->values = calloc(st->nparams + 1, sizeof *v->values);
     if (!v->values) {
@@ -388,6 +423,8 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
                    (unsigned long long)v->lim.draws, (unsigned long long)lsum, (unsigned long long)v->size);
             return -1;
         }
+        if (forfeits_from_json(l, &v->lim.forfeits, 2 * v->lim.pairs, "pending.limit", origin, err, errlen) < 0)
+            return -1;
         v->lim.next = v->lim.pairs;
     }
     if (v->size > 0 && 2 * v->pairs >= v->size && (!l || 2 * v->lim.pairs >= v->size)) {
@@ -422,32 +459,65 @@ int validate_take(Validation *v, const double *values, size_t n, uint64_t games,
     v->due = games >= total ? total : validate_next_point(v, v->last_at, total, &at, &size) ? at : games;
     v->pairs = v->wins = v->losses = v->draws = 0;
     memset(v->ptnml, 0, sizeof v->ptnml);
+    memset(&v->forfeits, 0, sizeof v->forfeits);
     v->inflight = 0;
     v->next = 0;
     memset(&v->lim, 0, sizeof v->lim);
     return 0;
 }
 
-static const char HEADER[] = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n";
-
-static int format_row(char *buf, size_t len, const ValidationPoint *p)
+uint64_t validate_forfeits(const ValidationForfeits *f)
 {
-    return snprintf(buf, len, "%llu,%llu,%llu,%.2f,%.2f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-                    (unsigned long long)p->point, (unsigned long long)p->games, (unsigned long long)p->pairs,
-                    p->elo, p->elo_err, (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
-                    (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3],
-                    (unsigned long long)p->ptnml[4], (unsigned long long)p->wins, (unsigned long long)p->losses,
-                    (unsigned long long)p->draws);
+    return f->time_losses + f->crashes + f->illegal + f->stalls;
+}
+
+const char *validate_forfeit_text(const ValidationForfeits *f, char *buf, size_t len)
+{
+    const uint64_t x[4] = { f->time_losses, f->crashes, f->illegal, f->stalls };
+    static const char *const one[4] = { "time loss", "crash", "illegal move", "stall" };
+    static const char *const many[4] = { "time losses", "crashes", "illegal moves", "stalls" };
+    size_t n = 0;
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < 4; i++)
+        if (x[i])
+            n = appendf(buf, len, n, "%s%llu %s", n ? ", " : "", (unsigned long long)x[i], x[i] == 1 ? one[i] : many[i]);
+    return buf;
+}
+
+/* The header, and that of the files of older builds (its first 13 columns: no forfeits). */
+static const char HEADER[] = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws,time_losses,crashes,"
+                             "illegal,stalls\n";
+static const char OLD_HEADER[] = "point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws\n";
+
+/* p as a row: all 17 columns, or the first 13 (old: a file of an older build). */
+static int format_row(char *buf, size_t len, const ValidationPoint *p, bool old)
+{
+    int n = snprintf(buf, len, "%llu,%llu,%llu,%.2f,%.2f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
+                     (unsigned long long)p->point, (unsigned long long)p->games, (unsigned long long)p->pairs,
+                     p->elo, p->elo_err, (unsigned long long)p->ptnml[0], (unsigned long long)p->ptnml[1],
+                     (unsigned long long)p->ptnml[2], (unsigned long long)p->ptnml[3],
+                     (unsigned long long)p->ptnml[4], (unsigned long long)p->wins, (unsigned long long)p->losses,
+                     (unsigned long long)p->draws);
+    if (n < 0)
+        return n;
+    const ValidationForfeits *f = &p->forfeits;
+    size_t used = (size_t)n < len ? (size_t)n : len;
+    int m = old ? snprintf(buf ? buf + used : NULL, len - used, "\n")
+                : snprintf(buf ? buf + used : NULL, len - used, ",%llu,%llu,%llu,%llu\n",
+                           (unsigned long long)f->time_losses, (unsigned long long)f->crashes,
+                           (unsigned long long)f->illegal, (unsigned long long)f->stalls);
+    return m < 0 ? m : n + m;
 }
 
 /* A finished point's row: its counts, and its Elo from them.  Every pair in
  * one category has no interval: its error is written as inf (as is the Elo
  * of a point that scored 0 or 100%). */
 static ValidationPoint point_row(uint64_t point, uint64_t games, uint64_t pairs, uint64_t wins, uint64_t losses,
-                                 uint64_t draws, const uint64_t ptnml[5])
+                                 uint64_t draws, const uint64_t ptnml[5], const ValidationForfeits *forfeits)
 {
     ValidationPoint p = { .point = point, .games = games, .pairs = pairs, .wins = wins, .losses = losses,
-                          .draws = draws };
+                          .draws = draws, .forfeits = *forfeits };
     memcpy(p.ptnml, ptnml, sizeof p.ptnml);
     EloEstimate e;
     bool interval = stats_from_ptnml(p.ptnml, &e) == 0;
@@ -456,8 +526,47 @@ static ValidationPoint point_row(uint64_t point, uint64_t games, uint64_t pairs,
     return p;
 }
 
+static int read_rows(const char *dir, const char *name, ValidationPoint **pts, size_t *n, bool *old, char *err,
+                     size_t errlen);
+static char *format_rows(const ValidationPoint *pts, size_t n, bool old, size_t *len);
+
+/* Whether the file at path starts with the header of an older build's (13 columns). */
+static bool old_columns(const char *path)
+{
+    size_t len;
+    char err[8];
+    char *text = rd_read_file(path, &len, err, sizeof err);
+    bool old = text && !strncmp(text, OLD_HEADER, sizeof OLD_HEADER - 1);
+    free(text);
+    return old;
+}
+
+/* An older build's DIR/NAME (13 columns) with p after its rows, all of
+ * them in 17 columns (no forfeits in the old ones), replaced atomically. */
+static int append_upgrading(const char *dir, const char *name, const char *path, const ValidationPoint *p, char *err,
+                            size_t errlen)
+{
+    ValidationPoint *pts;
+    size_t n;
+    if (read_rows(dir, name, &pts, &n, NULL, err, errlen) < 0)
+        return -1;
+    ValidationPoint *np = realloc(pts, (n + 1) * sizeof *np);
+    if (!np) {
+        free(pts);
+        return errmsg(err, errlen, "%s: out of memory", path);
+    }
+    np[n++] = *p;
+    size_t len;
+    char *text = format_rows(np, n, false, &len);
+    int rc = text ? rd_write_atomic(path, text, len, err, errlen) : errmsg(err, errlen, "%s: out of memory", path);
+    free(text);
+    free(np);
+    return rc;
+}
+
 /* p appended to DIR/NAME (the header first in a new file) and synced; the
- * file opened without following a link, and only if regular. */
+ * file opened without following a link, and only if regular.  A file of an
+ * older build's columns is rewritten with all of them (append_upgrading). */
 static int append_row(const char *dir, const char *name, const ValidationPoint *p, char *err, size_t errlen)
 {
     char path[PATH_MAX + 32], row[512];
@@ -466,7 +575,11 @@ static int append_row(const char *dir, const char *name, const ValidationPoint *
     if (fd < 0)
         return -1;
     off_t end = lseek(fd, 0, SEEK_END);
-    int n = format_row(row, sizeof row, p);
+    if (end > 0 && old_columns(path)) {
+        close(fd);
+        return append_upgrading(dir, name, path, p, err, errlen);
+    }
+    int n = format_row(row, sizeof row, p, false);
     bool ok = end >= 0 && (end > 0 || write(fd, HEADER, sizeof HEADER - 1) == (ssize_t)(sizeof HEADER - 1)) &&
               n > 0 && (size_t)n < sizeof row && write(fd, row, (size_t)n) == n && fsync(fd) == 0;
     int saved = errno;
@@ -478,7 +591,8 @@ static int append_row(const char *dir, const char *name, const ValidationPoint *
 
 int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
 {
-    ValidationPoint p = point_row(v->done + 1, v->at_games, v->pairs, v->wins, v->losses, v->draws, v->ptnml);
+    ValidationPoint p = point_row(v->done + 1, v->at_games, v->pairs, v->wins, v->losses, v->draws, v->ptnml,
+                                  &v->forfeits);
     if (append_row(dir, VALIDATION_FILE, &p, err, errlen) < 0)
         return -1;
     v->done++;
@@ -486,6 +600,7 @@ int validate_record(Validation *v, const char *dir, ValidationPoint *out, char *
     v->last_known = true;
     v->used += v->pairs;
     v->pending = false;
+    memset(&v->forfeits, 0, sizeof v->forfeits);
     memset(&v->lim, 0, sizeof v->lim);
     validate_free(v);
     if (out)
@@ -518,9 +633,10 @@ static bool parse_elo(const char *f, double *out)
     return true;
 }
 
-/* One row into *p: 13 fields, counts that agree with each other (wins,
- * losses and draws make 2 * pairs games, the pentanomial counts make pairs).
- * NULL, or what is wrong with it. */
+/* One row into *p: 17 fields, or the 13 of an older build's (no
+ * forfeits), counts that agree with each other (wins, losses and draws make
+ * 2 * pairs games, the pentanomial counts make pairs, the forfeits are some
+ * of the games).  NULL, or what is wrong with it. */
 static const char *parse_row(const char *line, ValidationPoint *p)
 {
     char buf[1024];
@@ -529,9 +645,9 @@ static const char *parse_row(const char *line, ValidationPoint *p)
         return "the row is too long";
     memcpy(buf, line, n);
     buf[n] = '\0';
-    char *fld[14];
+    char *fld[18];
     int nf = 0;
-    for (char *s = buf; nf < 14;) {
+    for (char *s = buf; nf < 18;) {
         fld[nf++] = s;
         char *c = strchr(s, ',');
         if (!c)
@@ -539,23 +655,26 @@ static const char *parse_row(const char *line, ValidationPoint *p)
         *c = '\0';
         s = c + 1;
     }
-    if (nf != 13)
-        return "not 13 fields";
-    uint64_t u[11];
-    static const int count_fields[11] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12 };
-    for (int i = 0; i < 11; i++)
+    if (nf != 13 && nf != 17)
+        return "not 17 fields (nor the 13 of an older build)";
+    uint64_t u[15] = { 0 };
+    static const int count_fields[15] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    for (int i = 0; i < 15 && count_fields[i] < nf; i++)
         if (!parse_count(fld[count_fields[i]], &u[i]))
             return "a count that is not a whole number from 0 to 2^53";
     double elo, err;
     if (!parse_elo(fld[3], &elo) || !parse_elo(fld[4], &err) || err < 0)
         return "an Elo or error that is not a number within +/-1e6, inf or nan";
     *p = (ValidationPoint){ .point = u[0], .games = u[1], .pairs = u[2], .elo = elo, .elo_err = err,
-                            .ptnml = { u[3], u[4], u[5], u[6], u[7] }, .wins = u[8], .losses = u[9], .draws = u[10] };
+                            .ptnml = { u[3], u[4], u[5], u[6], u[7] }, .wins = u[8], .losses = u[9], .draws = u[10],
+                            .forfeits = { .time_losses = u[11], .crashes = u[12], .illegal = u[13], .stalls = u[14] } };
     uint64_t sum = 0;
     for (int i = 0; i < 5; i++)
         sum += p->ptnml[i];
-    if (p->point == 0 || sum != p->pairs || p->wins + p->losses + p->draws != 2 * p->pairs)
-        return "counts that do not agree (wins + losses + draws must be 2 * pairs, the pentanomial counts pairs)";
+    if (p->point == 0 || sum != p->pairs || p->wins + p->losses + p->draws != 2 * p->pairs ||
+        validate_forfeits(&p->forfeits) > 2 * p->pairs)
+        return "counts that do not agree (wins + losses + draws must be 2 * pairs, the pentanomial counts pairs, the "
+               "forfeits at most 2 * pairs)";
     return NULL;
 }
 
@@ -613,11 +732,15 @@ int validate_parse(const char *text, const char *path, ValidationPoint **pts, si
     return rc;
 }
 
-/* DIR/NAME's rows (validate_parse); no file: none. */
-static int read_rows(const char *dir, const char *name, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
+/* DIR/NAME's rows (validate_parse); no file: none.  *old (when given):
+ * whether the file has an older build's header (13 columns). */
+static int read_rows(const char *dir, const char *name, ValidationPoint **pts, size_t *n, bool *old, char *err,
+                     size_t errlen)
 {
     *pts = NULL;
     *n = 0;
+    if (old)
+        *old = false;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
@@ -626,21 +749,24 @@ static int read_rows(const char *dir, const char *name, ValidationPoint **pts, s
         return errno == ENOENT ? 0 : -1;
     int rc = strlen(text) != len ? errmsg(err, errlen, "%s: a NUL byte: not a validation file", path)
                                  : validate_parse(text, path, pts, n, err, errlen);
+    if (old)
+        *old = !strncmp(text, OLD_HEADER, sizeof OLD_HEADER - 1);
     free(text);
     return rc;
 }
 
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
 {
-    return read_rows(dir, VALIDATION_FILE, pts, n, err, errlen);
+    return read_rows(dir, VALIDATION_FILE, pts, n, NULL, err, errlen);
 }
 
-char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
+/* validate_format, or in an older build's 13 columns (old). */
+static char *format_rows(const ValidationPoint *pts, size_t n, bool old, size_t *len)
 {
     /* the buffer holds what the rows print, measured first */
     size_t cap = sizeof HEADER;
     for (size_t i = 0; i < n; i++) {
-        int w = format_row(NULL, 0, &pts[i]);
+        int w = format_row(NULL, 0, &pts[i], old);
         if (w < 0)
             return NULL;
         cap += (size_t)w;
@@ -648,9 +774,9 @@ char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
     char *text = malloc(cap);
     if (!text)
         return NULL;
-    *len = (size_t)snprintf(text, cap, "%s", HEADER);
+    *len = (size_t)snprintf(text, cap, "%s", old ? OLD_HEADER : HEADER);
     for (size_t i = 0; i < n; i++) {
-        int w = format_row(text + *len, cap - *len, &pts[i]);
+        int w = format_row(text + *len, cap - *len, &pts[i], old);
         if (w < 0 || (size_t)w >= cap - *len) {
             free(text);
             return NULL;
@@ -660,24 +786,30 @@ char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
     return text;
 }
 
+char *validate_format(const ValidationPoint *pts, size_t n, size_t *len)
+{
+    return format_rows(pts, n, false, len);
+}
+
 /* DIR/NAME cut to the rows of the points the state counts (a row beyond
  * them: a kill between its append and the state's save), replaced
- * atomically; untouched when nothing goes. */
+ * atomically in the columns it had; untouched when nothing goes. */
 static int trim_rows(const Validation *v, const char *dir, const char *name, char *err, size_t errlen)
 {
     ValidationPoint *pts;
     size_t n;
-    if (read_rows(dir, name, &pts, &n, err, errlen) < 0)
+    bool old;
+    if (read_rows(dir, name, &pts, &n, &old, err, errlen) < 0)
         return -1;
     size_t keep = 0;
     while (keep < n && pts[keep].point <= v->done)
         keep++;
     int rc = 0;
     if (keep < n) {
-        size_t len;
-        char *text = validate_format(pts, keep, &len);
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/%s", dir, name);
+        size_t len;
+        char *text = format_rows(pts, keep, old, &len);
         rc = text ? rd_write_atomic(path, text, len, err, errlen) : errmsg(err, errlen, "%s: out of memory", path);
         free(text);
     }
@@ -1003,7 +1135,7 @@ double validate_selection_bias(const ValidationPoint *pts, size_t n)
 int validate_record_limit(const Validation *v, const char *dir, ValidationPoint *out, char *err, size_t errlen)
 {
     ValidationPoint p = point_row(v->done + 1, v->at_games, v->lim.pairs, v->lim.wins, v->lim.losses, v->lim.draws,
-                                  v->lim.ptnml);
+                                  v->lim.ptnml, &v->lim.forfeits);
     if (append_row(dir, VALIDATION_LIMIT_FILE, &p, err, errlen) < 0)
         return -1;
     if (out)
@@ -1013,7 +1145,7 @@ int validate_record_limit(const Validation *v, const char *dir, ValidationPoint 
 
 int validate_read_limit(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen)
 {
-    return read_rows(dir, VALIDATION_LIMIT_FILE, pts, n, err, errlen);
+    return read_rows(dir, VALIDATION_LIMIT_FILE, pts, n, NULL, err, errlen);
 }
 
 int validate_trim_limit(const Validation *v, const char *dir, char *err, size_t errlen)

@@ -34,10 +34,14 @@
  * the final one included.  The finished point is one row of
  * DIR/validation.csv:
  *
- *   point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws
+ *   point,games,pairs,elo,elo_err,ll,ld,dd_wl,wd,ww,wins,losses,draws,time_losses,crashes,illegal,stalls
  *
  * (games: the tuning games when the snapshot was taken; elo and elo_err the
- * pentanomial estimate and the half-width of its 95% interval, stats.h).
+ * pentanomial estimate and the half-width of its 95% interval, stats.h;
+ * the last four its games that ended by forfeit, ValidationForfeits: a file
+ * of an older build has the first 13 columns, read with no forfeits, and
+ * keeps them when rewritten; the first row a run appends to it rewrites it
+ * with all 17).
  * The row is written and synced before the state that counts it (run.
  * validation.done); a row beyond `done` found when a run resumes is dropped
  * and the point played again, so a kill never loses or doubles a point.
@@ -46,10 +50,12 @@
  *
  * In state.json: run.validation = { "every", "games", "final", "holdout",
  * "done", "last", "used", "pending": { "point", "at_games", "due", "size", "pairs",
- * "wins", "losses", "draws", "ptnml": [5], "values": { NAME: value } } }
+ * "wins", "losses", "draws", "ptnml": [5], "forfeits": { "time_losses",
+ * "crashes", "illegal", "stalls" }, "values": { NAME: value } } }
  * (last: the schedule position of the last finished point; used: the
  * held-out pairs the finished points played; size and due: the pending
- * point's games and position.
+ * point's games and position; forfeits absent in states of older builds:
+ * none.
  * pending absent when no point is in play; final, last, used and size
  * absent in states of older builds, which had points of `games` each: final
  * = games, used = done games/2, last read from validation.csv by
@@ -75,6 +81,14 @@
 #define VALIDATION_LIMIT_ID (UINT64_C(1) << 61) /* with VALIDATION_ID: a pair at the user's limit */
 #define VALIDATION_LIMIT_FILE "validation-limit.csv"
 
+/* The games of a point that ended by forfeit rather than over the board, by
+ * cause (the Termination of the game: TERM_TIME, TERM_CRASH, TERM_ILLEGAL,
+ * TERM_STALL).  Each is a loss of the side at fault: a point whose games end
+ * so scores the forfeits, not the values. */
+typedef struct {
+    uint64_t time_losses, crashes, illegal, stalls;
+} ValidationForfeits;
+
 /* The pairs of a point at the user's limit (-validate tc=..., nodes=, st=,
  * depth=: validation at the limit the user plays, beside the tuning's):
  * the same openings as the point's pairs at the tuning limit, played after
@@ -82,6 +96,7 @@
  * validation.csv, written before that file's row). */
 typedef struct {
     uint64_t pairs, wins, losses, draws, ptnml[5];
+    ValidationForfeits forfeits;
     uint64_t inflight, next; /* not saved */
 } ValidationLeg;
 
@@ -100,6 +115,7 @@ typedef struct {
     uint64_t size;       /* its games */
     uint64_t pairs;      /* its pairs finished */
     uint64_t wins, losses, draws, ptnml[5];
+    ValidationForfeits forfeits; /* of its games at the tuning's limit */
     double *values;      /* its snapshot, per tuned parameter (SPSA order) */
     size_t nvalues;
     /* not saved: pairs handed out and not finished, the next pair's index */
@@ -116,7 +132,14 @@ typedef struct {
     uint64_t point, games, pairs;
     double elo, elo_err;
     uint64_t ptnml[5], wins, losses, draws;
+    ValidationForfeits forfeits;
 } ValidationPoint;
+
+/* The games of f, all causes. */
+uint64_t validate_forfeits(const ValidationForfeits *f);
+/* Its causes in words, those that happened: "8 time losses, 1 crash"
+ * ("" for none).  Returns buf. */
+const char *validate_forfeit_text(const ValidationForfeits *f, char *buf, size_t len);
 
 /* The largest finite Elo (or error) a validation.csv row may hold: a point
  * of 2^53 pairs scoring all but one half point is about 6,400 Elo. */
@@ -256,8 +279,8 @@ int validate_trim_limit(const Validation *v, const char *dir, char *err, size_t 
 int validate_read(const char *dir, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
 /* The same from the text of such a file (path for messages only). */
 int validate_parse(const char *text, const char *path, ValidationPoint **pts, size_t *n, char *err, size_t errlen);
-/* The file's text for pts[0..n): the header and a row each (malloc'd, its
- * length in *len), or NULL when out of memory. */
+/* The file's text for pts[0..n): the header and a row each, all 17
+ * columns (malloc'd, its length in *len), or NULL when out of memory. */
 char *validate_format(const ValidationPoint *pts, size_t n, size_t *len);
 
 /* The point's Elo as every display shows it: "+12.3 +/- 4.5 Elo", or, when
