@@ -10,16 +10,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int open_regular(const char *path, int flags, unsigned mode, const char **why)
+/* open_regular, and open_user_file with follow. */
+static int open_checked(const char *path, int flags, unsigned mode, bool follow, const char **why)
 {
-    int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, (mode_t)mode);
+    int fd = open(path, flags | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC, (mode_t)mode);
     if (fd < 0) {
         int e = errno;
         struct stat sb;
         /* a FIFO without a reader, opened for writing, fails with ENXIO */
-        bool other = e != ENOENT && e != ELOOP && lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+        bool other = e != ENOENT && e != ELOOP && (follow ? stat(path, &sb) : lstat(path, &sb)) == 0 &&
+                     !S_ISREG(sb.st_mode);
         if (why)
-            *why = e == ELOOP ? "a symbolic link: not followed" : other ? "not a regular file: not used" : strerror(e);
+            *why = e == ELOOP && !follow ? "a symbolic link: not followed"
+                   : other               ? "not a regular file: not used"
+                                         : strerror(e);
         errno = e;
         return -1;
     }
@@ -41,6 +45,16 @@ int open_regular(const char *path, int flags, unsigned mode, const char **why)
         return -1;
     }
     return fd;
+}
+
+int open_regular(const char *path, int flags, unsigned mode, const char **why)
+{
+    return open_checked(path, flags, mode, false, why);
+}
+
+int open_user_file(const char *path, const char **why)
+{
+    return open_checked(path, O_RDONLY, 0, true, why);
 }
 
 FILE *fopen_regular(const char *path, const char *mode, const char **why)

@@ -21,6 +21,10 @@ char *read_stream(FILE *f, size_t max, size_t *len);
  * message: "a symbolic link: not followed", "not a regular file: not used",
  * or strerror(errno). */
 int open_regular(const char *path, int flags, unsigned mode, const char **why);
+/* A file the user names (a groups file, a value file), for reading: the
+ * same checks, but a symbolic link is followed.  The descriptor, or -1 with
+ * errno and *why as open_regular's. */
+int open_user_file(const char *path, const char **why);
 /* The same as a stream: mode "r" (read) or "a" (append, created if absent). */
 FILE *fopen_regular(const char *path, const char *mode, const char **why);
 

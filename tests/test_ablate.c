@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -489,5 +490,45 @@ Test(ablate, groups_from_a_file_or_inline)
     cr_assert_eq(run_to_end(verify_main, &a, "glog4"), 2);
     log = slurp("glog4");
     cr_assert(strstr(log, "groups=, line 1: group b: 'Nope' is not a parameter of the run"), "%s", log);
+    free(log);
+}
+
+/* A groups= file the user names that is a FIFO is refused at once, not
+ * waited on while the run's lock is held; one through a symbolic link is read. */
+Test(ablate, a_groups_fifo_is_refused_without_blocking, .timeout = 60)
+{
+    make_run("r", 0, 0);
+    char fifo[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/groups.fifo", tmp);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    Args a = { .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s", fifo);
+    add(&a, "-rounds");
+    add(&a, "20");
+    int rc = run_to_end(verify_main, &a, "flog");
+    char *log = slurp("flog");
+    cr_assert_neq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "groups.fifo: not a regular file"), "%s", log);
+    free(log);
+
+    write_file("groups.txt", "lmr: LmrBase, LmrScale\n");
+    char from[PATH_MAX], to[PATH_MAX];
+    snprintf(from, sizeof from, "%s/groups.txt", tmp);
+    snprintf(to, sizeof to, "%s/groups-link.txt", tmp);
+    cr_assert_eq(symlink(from, to), 0);
+    a = (Args){ .n = 0 };
+    add(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add(&a, "-ablate");
+    add(&a, "groups=%s", to);
+    add(&a, "-rounds");
+    add(&a, "20");
+    rc = run_to_end(verify_main, &a, "llog");
+    log = slurp("llog");
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "lmr"), "%s", log);
     free(log);
 }

@@ -569,6 +569,17 @@ Test(verify, plays_a_tuned_file)
     write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
     refused_value_file("-tuned", "other.json", "-snapshot", "give one of them");
     refused_value_file("-tuned", "bad.json", NULL, "bad.json: 'Delta' is not a parameter");
+
+    /* The user's own file through a symbolic link is read (a run directory's
+     * files are not followed); a FIFO is refused without blocking. */
+    char from[256], to[256];
+    snprintf(from, sizeof from, "%s/bad.json", tmp);
+    snprintf(to, sizeof to, "%s/link.json", tmp);
+    cr_assert_eq(symlink(from, to), 0);
+    refused_value_file("-tuned", "link.json", NULL, "link.json: 'Delta' is not a parameter");
+    snprintf(to, sizeof to, "%s/fifo.json", tmp);
+    cr_assert_eq(mkfifo(to, 0600), 0);
+    refused_value_file("-tuned", "fifo.json", NULL, "not a regular file");
 }
 
 /* -base FILE: the base engine plays the file's values, the start values

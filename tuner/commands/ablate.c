@@ -18,6 +18,7 @@
 #include "jsonput.h"
 #include "match.h"
 #include "rd.h"
+#include "readfile.h"
 #include "setup.h"
 #include "stopsig.h"
 #include "verify_call.h"
@@ -188,21 +189,24 @@ static int make_groups(Ablate *A, const cJSON *tuned, const cJSON *base, char *n
     const char *spec = A->groups_spec;
     char *text = NULL;
     if (rc == 0 && strcmp(spec, "auto") != 0 && access(spec, F_OK) == 0) {
-        FILE *f = fopen(spec, "r");
+        /* A file the user names: a link is followed, a FIFO or a device is
+         * refused without blocking (the run's lock is held). */
+        const char *why = NULL;
+        int fd = open_user_file(spec, &why);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
         size_t cap = 1 << 16, len = 0;
-        text = f ? malloc(cap + 1) : NULL;
-        if (!f)
-            rc = errmsg(err, errlen, "-ablate groups=%s: %s", spec, strerror(errno));
-        else if (!text)
-            rc = errmsg(err, errlen, "out of memory");
-        else if ((len = fread(text, 1, cap, f)) == cap)
-            rc = errmsg(err, errlen, "-ablate groups=%s: larger than %zu bytes", spec, cap);
-        else if (ferror(f))
-            rc = errmsg(err, errlen, "-ablate groups=%s: cannot be read", spec);
-        if (text)
-            text[len] = '\0';
-        if (f)
+        if (fd >= 0 && !f)
+            close(fd);
+        if (!f) {
+            rc = errmsg(err, errlen, "-ablate groups=%s: %s", spec, why ? why : strerror(errno));
+        } else {
+            text = read_stream(f, cap, &len);
+            if (!text)
+                rc = errno == EFBIG ? errmsg(err, errlen, "-ablate groups=%s: larger than %zu bytes", spec, cap)
+                     : errno == ENOMEM ? errmsg(err, errlen, "out of memory")
+                                       : errmsg(err, errlen, "-ablate groups=%s: cannot be read", spec);
             fclose(f);
+        }
         if (rc == 0)
             rc = ablation_groups(text, spec, names, moved, n, &A->groups, note, notelen, err, errlen);
     } else if (rc == 0 && strcmp(spec, "auto") != 0 && !strchr(spec, ':')) {

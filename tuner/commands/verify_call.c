@@ -17,6 +17,7 @@
 #include "jsonget.h"
 #include "export.h"
 #include "rd.h"
+#include "readfile.h"
 #include "setup.h"
 #include "strlist.h"
 #include "validate.h"
@@ -155,6 +156,31 @@ static cJSON *start_values(const RunState *rs)
     return NULL;
 }
 
+/* A value file the user names: a symbolic link is followed (a run
+ * directory's own files are not), a FIFO or a device is refused. */
+static cJSON *read_user_json(const char *path, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    int fd = open_user_file(path, &why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    if (!f) {
+        errmsg(err, errlen, "cannot open '%s': %s", path, why ? why : strerror(errno));
+        return NULL;
+    }
+    char *text = read_stream(f, 1 << 24, NULL);
+    int e = errno;
+    fclose(f);
+    if (!text) {
+        errmsg(err, errlen, "cannot read '%s': %s", path, e == EFBIG ? "larger than 16 MB" : strerror(e));
+        return NULL;
+    }
+    cJSON *j = json_parse_text(text, path, err, errlen);
+    free(text);
+    return j;
+}
+
 /* -base FILE or -tuned FILE (opt): its values replace those of dst; every
  * name must be a parameter of the run and every value a number (an integer
  * for an integer parameter) in its range. */
@@ -162,7 +188,7 @@ static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt
                           size_t errlen)
 {
     char e2[PATH_MAX + 256];
-    cJSON *j = rd_read_json(file, e2, sizeof e2);
+    cJSON *j = read_user_json(file, e2, sizeof e2);
     if (!j)
         return errmsg(err, errlen, "%s: %s", opt, e2);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params"), *p;
