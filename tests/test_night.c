@@ -25,42 +25,35 @@ static void night_setup(void)
 
 TestSuite(night, .init = night_setup, .fini = tmp_remove, .timeout = 240);
 
-/* A new night of DIR (until: "" = to the end), or `night DIR` continuing it. */
+/* A new night of DIR (until: "" = to the end): the options of a fake run
+ * (fake_run_args), one game at a time so that the run, and so every later
+ * step, is a function of the seed; or `night DIR` continuing it. */
 static int night(const char *dir, bool fresh, const char *until)
 {
     Args a = { .n = 0 };
-    add(&a, "night");
-    if (!fresh)
-        add(&a, "%s/%s", tmp, dir);
-    if (until[0]) {
-        add(&a, "-until");
-        add(&a, "%s", until);
-    }
     if (fresh) {
-        add(&a, "-out");
-        add(&a, "%s/%s", tmp, dir);
+        a = fake_run_args(dir, 200, 0, 1);
+        free(a.v[0]);
+        a.v[0] = strdup("night");
+        add(&a, "-engine");
+        add(&a, "args=--width 60 --target 70,30,10 --seed 5 --seed-each-game"); /* a game is a function of its opening */
+        add(&a, "-params");
+        add(&a, "file=%s/far.txt", tmp);
+        add(&a, "-maxmoves");
+        add(&a, "100");
         add(&a, "-games");
         add(&a, "200");
         add(&a, "-ablation-pairs");
         add(&a, "40");
         add(&a, "-confirm-pairs");
         add(&a, "10");
-        add(&a, "-engine");
-        add(&a, "cmd=%s", FAKESPSA_PATH);
-        add(&a, "args=--width 60 --target 70,30,10 --seed 5 --seed-each-game"); /* a game is a function of its opening */
-        add(&a, "-params");
-        add(&a, "file=%s/far.txt", tmp);
-        add(&a, "-each");
-        add(&a, "nodes=1");
-        add(&a, "-openings");
-        add(&a, "file=%s/book.epd", tmp);
-        add(&a, "order=random");
-        add(&a, "-maxmoves");
-        add(&a, "100");
-        add(&a, "-concurrency");
-        add(&a, "1"); /* one game at a time: the run, and so every later step, is a function of the seed */
-        add(&a, "-srand");
-        add(&a, "7");
+    } else {
+        add(&a, "night");
+        add(&a, "%s/%s", tmp, dir);
+    }
+    if (until[0]) {
+        add(&a, "-until");
+        add(&a, "%s", until);
     }
     char log[64];
     snprintf(log, sizeof log, "%s-%s.log", dir, until[0] ? until : "end");

@@ -1101,24 +1101,33 @@ Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
     free(log);
 }
 
-/* A point in play keeps its pairs at the user's limit in the state
- * (pending.limit) through a save and a load; counts that do not add up are
- * refused.  Fails if a resume would lose or mistake them. */
-Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
+/* A run of one parameter and 200 games whose final point (40 games, with a
+ * user's limit) is in play: the state the pending-point tests save and load. */
+static void final_point_in_play(SpsaState *st, Validation *v)
 {
     SpsaParam ps[1] = { { .name = "Alpha", .start = 30, .theta = 30, .min = 0, .max = 100, .c_end = 8, .r_end = 0.05 } };
     SpsaConfig cfg;
     spsa_config_default(&cfg);
     spsa_config_set_games(&cfg, 200);
-    SpsaState st;
     char err[512];
-    cr_assert_eq(spsa_init(&st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
-    Validation v = { 0 };
-    cr_assert_eq(validate_plan(&v, 0.5, 20, 40, 200, err, sizeof err), 0);
-    v.holdout = 4;
-    v.has_limit = true;
+    cr_assert_eq(spsa_init(st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
+    *v = (Validation){ 0 };
+    cr_assert_eq(validate_plan(v, 0.5, 20, 40, 200, err, sizeof err), 0);
+    v->holdout = 4;
+    v->has_limit = true;
     double x = 41;
-    cr_assert_eq(validate_take(&v, &x, 1, 200, 200), 0);
+    cr_assert_eq(validate_take(v, &x, 1, 200, 200), 0);
+}
+
+/* A point in play keeps its pairs at the user's limit in the state
+ * (pending.limit) through a save and a load; counts that do not add up are
+ * refused.  Fails if a resume would lose or mistake them. */
+Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
+{
+    SpsaState st;
+    Validation v;
+    char err[512];
+    final_point_in_play(&st, &v);
     cr_assert_eq(v.size, 40, "the final point has final= games");
     v.pairs = 20;
     v.wins = v.losses = 10;
@@ -2031,19 +2040,10 @@ Test(validate, forfeits_at_the_users_limit_are_counted_and_shown)
  * Fails if a resume would lose them. */
 Test(validate, a_pending_point_keeps_its_forfeits)
 {
-    SpsaParam ps[1] = { { .name = "Alpha", .start = 30, .theta = 30, .min = 0, .max = 100, .c_end = 8, .r_end = 0.05 } };
-    SpsaConfig cfg;
-    spsa_config_default(&cfg);
-    spsa_config_set_games(&cfg, 200);
     SpsaState st;
+    Validation v;
     char err[512];
-    cr_assert_eq(spsa_init(&st, ps, 1, &cfg, 1, err, sizeof err), 0, "%s", err);
-    Validation v = { 0 };
-    cr_assert_eq(validate_plan(&v, 0.5, 20, 40, 200, err, sizeof err), 0);
-    v.holdout = 4;
-    v.has_limit = true;
-    double x = 41;
-    cr_assert_eq(validate_take(&v, &x, 1, 200, 200), 0);
+    final_point_in_play(&st, &v);
     v.pairs = 3;
     v.wins = v.losses = 3;
     v.ptnml[2] = 3;
