@@ -1430,7 +1430,9 @@ static int validation_games(const char *name, int games[3])
  * a 40-game point, a Round three times). */
 Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
 {
-    Args a = far_run("r", 80, "--think 1");
+    /* 2 ms a move: the final point stays in play long enough for the poll
+     * below to see it on a loaded machine (at 1 ms a CI run missed it). */
+    Args a = far_run("r", 80, "--think 2");
     add(&a, "-validate");
     add(&a, "every=0.5");
     add(&a, "games=20");
