@@ -83,7 +83,7 @@ static void compare(const char *name)
 Test(golden, every_help_text)
 {
     static const char *const cmds[] = { "", "match", "simulate", "run", "resume", "status",
-                                        "export", "report", "verify", NULL };
+                                        "export", "report", "verify", "night", NULL };
     for (int i = 0; cmds[i]; i++) {
         int rc = shell("%s %s --help", TUNE, cmds[i]);
         cr_assert_eq(rc, 0, "ratchet-tune %s --help: exit %d", cmds[i], rc);
