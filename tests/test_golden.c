@@ -101,4 +101,27 @@ Test(golden, status_of_a_finished_run)
     int rc = shell("%s status %s/run", TUNE, tmp);
     cr_assert_eq(rc, 0, "status: exit %d: %s", rc, out);
     compare("status.txt");
+    /* Under settle the moves table's final is what export writes (the
+     * average of the last quarter), not the last theta. */
+    char *table = strdup(out);
+    cr_assert_not_null(table);
+    cr_assert_eq(shell("%s export %s/run", TUNE, tmp), 0, "%s", out);
+    static const char *const names[] = { "Alpha", "Beta", "Gamma" };
+    for (int i = 0; i < 3; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "\"%s\":", names[i]);
+        const char *e = strstr(out, key);
+        cr_assert_not_null(e, "export writes %s: %s", names[i], out);
+        double exported = strtod(e + strlen(key), NULL);
+        const char *row = strstr(table, "which moves are real");
+        cr_assert_not_null(row);
+        snprintf(key, sizeof key, "\n%s ", names[i]);
+        row = strstr(row, key);
+        cr_assert_not_null(row, "%s's row of the moves table", names[i]);
+        double start, final;
+        char name[32];
+        cr_assert_eq(sscanf(row + 1, "%31s %lf %lf", name, &start, &final), 3);
+        cr_assert_float_eq(final, exported, 1e-9, "%s: status's final %g, export writes %g", names[i], final, exported);
+    }
+    free(table);
 }

@@ -183,8 +183,13 @@ static cJSON *export_pick(const char *dir, const RunState *rs, const char *name,
     size_t kept = 0;
     for (size_t i = 0; i < rs->spsa.nparams; i++) {
         const SpsaParam *q = &rs->spsa.params[i];
-        const MoveVerdict *v = &vs[i];
-        if (v->real || !cJSON_GetObjectItemCaseSensitive(params, q->name))
+        MoveVerdict *v = &vs[i];
+        const cJSON *now = cJSON_GetObjectItemCaseSensitive(params, q->name);
+        if (!cJSON_IsNumber(now))
+            continue;
+        /* judged at the value this export writes (an average, a snapshot's) */
+        moves_verdict_at(v, q->start, now->valuedouble);
+        if (v->real)
             continue;
         cJSON_ReplaceItemInObjectCaseSensitive(params, q->name, cJSON_CreateNumber(q->start));
         fprintf(stderr, "%s%s %g (moved to %g, z %.2f)", kept++ ? ", " : "-keep-noise=start: at the start value, its "

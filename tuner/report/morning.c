@@ -184,6 +184,9 @@ void morning_moves(FILE *out, const MorningRun *m)
     fprintf(out, "\nwhich moves are real (|z| > %.1f: the move exceeds what a random walk of the same steps would "
                  "make; interval: the final value +/- 1.96 x its steps over the last %.0f%% of the run)\n",
             MOVES_Z, 100 * MOVES_TAIL);
+    if (st->cfg.average > 0 && st->avg_count > 0)
+        fprintf(out, "(final: the value export writes, the average of the last %.0f%% of the run; the table above "
+                     "shows the last theta as current)\n", 100 * st->cfg.average);
     fprintf(out, "%-*s %8s %9s  %-21s %7s  %s\n", w, "parameter", "start", "final", "interval", "z", "move");
     size_t nreal = 0;
     for (size_t i = 0; i < st->nparams; i++) {

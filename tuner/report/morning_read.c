@@ -46,6 +46,10 @@ static void read_history(MorningRun *m)
     if (!m->verdicts)
         return;
     morning_moves_end(&moves, rc == 0, m->verdicts_err, sizeof m->verdicts_err);
+    /* The value export writes: the average under an averaging form. */
+    if (st->cfg.average > 0 && st->avg_count > 0)
+        for (size_t i = 0; i < st->nparams; i++)
+            moves_verdict_at(&m->verdicts[i], st->params[i].start, spsa_value(st, i));
     if (rc < 0)
         snprintf(m->verdicts_err, sizeof m->verdicts_err, "%s", absent ? "" : m->hist_err);
 }

@@ -88,7 +88,8 @@ void report_table(FILE *out, const RunState *rs, const HistData *h)
                 spsa_eta(st),
                 st->cfg.eta > 0 ? "" : " (from the budget)", st->v);
     if (st->cfg.average > 0)
-        fprintf(out, "averaging over the last %.0f%% of the run: export uses the average\n", 100 * st->cfg.average);
+        fprintf(out, "averaging over the last %.0f%% of the run: export writes the average (the moves table's final), "
+                     "current is the last theta\n", 100 * st->cfg.average);
 
     int w = 9;
     for (size_t i = 0; i < st->nparams; i++)

@@ -44,6 +44,17 @@ void moves_acc_verdict(const MoveAcc *a, MoveVerdict *out)
     out->max = a->max;
 }
 
+void moves_verdict_at(MoveVerdict *v, double start, double value)
+{
+    double half = (v->hi - v->lo) / 2;
+    v->final = value;
+    v->lo = value - half;
+    v->hi = value + half;
+    v->z_steps = v->travel > 0 ? (value - start) / v->travel : 0;
+    v->z = v->z_steps;
+    v->real = fabs(v->z) > MOVES_Z;
+}
+
 bool moves_wandered(const MoveVerdict *v, double lo, double hi)
 {
     return !v->real && hi > lo && v->max - v->min > MOVES_WANDER * (hi - lo);

@@ -70,6 +70,12 @@ size_t moves_tail_from(size_t n);
  * the range [lo, hi] (false for an empty range). */
 bool moves_wandered(const MoveVerdict *v, double lo, double hi);
 
+/* The verdict re-centred on value, the one that ships (under an averaging
+ * form export writes the average of the run's last part, not its last
+ * theta): final, z, real and the interval move with it; the travel and the
+ * range stay. */
+void moves_verdict_at(MoveVerdict *v, double start, double value);
+
 /* The same over an array: n values, stride apart (row-major: stride = parameters). */
 void moves_judge(double start, const double *theta, size_t n, size_t stride, MoveVerdict *out);
 
