@@ -153,6 +153,7 @@ static const PathCase PATH_CASES[] = {
                      "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
     { "snapshots/1.json", { "export CASE -snapshot 1", "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
     { "verify.json", { "verify CASE -rounds 2 -sprt off", "status CASE" } },
+    { "openings.json", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "verify", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "verify/tuned.json", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "report.html", { "report CASE" } },
@@ -181,7 +182,8 @@ static void victims_intact(const char *what)
 }
 
 /* A run with everything a run directory can hold (history, PGN and log
- * inside it, validation points and their snapshots, a verify, a report) in
+ * inside it, validation points and their snapshots, a verify, a report;
+ * 10 openings held out: validation plays 4, the verifies claim 2 each) in
  * tmp/r; then for each path of PATH_CASES and each command that touches it,
  * a copy of tmp/r with that path a symbolic link (to a file or directory
  * outside) or a FIFO: the command says which path it refused and why,
@@ -195,7 +197,7 @@ Test(rundirpaths, a_link_or_fifo_at_any_path_of_a_run_directory_is_refused)
     char run[2048];
     snprintf(run, sizeof run,
              TUNE " run -engine cmd=" FAKESPSA " -params file=%s/spec2.txt -each nodes=1 -maxmoves 20 "
-                  "-openings file=tests/data/book/first-moves.epd -spsa games=40 -validate every=0.5 games=4 "
+                  "-openings file=tests/data/book/first-moves.epd -spsa games=40 -validate every=0.5 games=4 holdout=0.5 "
                   "-concurrency 2 -pgnout file=%s/r/games.pgn -log file=%s/r/log -out %s/r",
              tmp, tmp, tmp, tmp);
     cr_assert_eq(shell("%s", run), 0, "%s", out);
