@@ -17,6 +17,7 @@
 #include "jsonget.h"
 #include "jsonput.h"
 #include "match.h"
+#include "progress.h"
 #include "rd.h"
 #include "readfile.h"
 #include "setup.h"
@@ -105,6 +106,7 @@ typedef struct {
     double *y;                    /* per finished pair: engine 0's points minus engine 1's */
     uint64_t cursor, ndone;
     int64_t last_save;
+    Progress progress;
     bool failed;
 } Ablate;
 
@@ -552,17 +554,11 @@ static bool next_pair(void *ctx, PairJob *job)
 
 static void progress(Ablate *A, bool force)
 {
-    static int64_t last;
-    int64_t now = ep_now_ms();
-    bool tty = cli_live_progress();
-    if (!force && now - last < (tty ? 500 : 10000))
+    if (!progress_due(&A->progress, ep_now_ms(), force))
         return;
-    last = now;
-    if (tty)
-        printf("\rablate: pairs %llu/%llu\033[K", (unsigned long long)A->ndone, (unsigned long long)A->rounds);
-    else
-        printf("ablate: pairs %llu/%llu\n", (unsigned long long)A->ndone, (unsigned long long)A->rounds);
-    fflush(stdout);
+    char line[96];
+    snprintf(line, sizeof line, "ablate: pairs %llu/%llu", (unsigned long long)A->ndone, (unsigned long long)A->rounds);
+    progress_show(&A->progress, line);
 }
 
 static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
@@ -682,12 +678,12 @@ static int play(Ablate *A, const char *dir)
     StopSig stop;
     stopsig_install(&stop, ABLATE_KIND.stop_note);
     v->mc.stop = &stopsig_flag;
+    progress_start(&A->progress, 500, 10000, ep_now_ms());
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
     int mrc = match_play(&v->mc, &hooks);
     stopsig_restore(&stop);
     progress(A, true);
-    if (cli_live_progress())
-        putchar('\n');
+    progress_end(&A->progress);
 
     bool done = !A->failed && !stopsig_flag && mrc == 0 && A->ndone == A->rounds;
     const char *status = done ? "done" : "stopped";

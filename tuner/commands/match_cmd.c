@@ -17,6 +17,7 @@
 #include "elotext.h"
 #include "htmlreport.h"
 #include "stats.h"
+#include "progress.h"
 #include "stopsig.h"
 
 typedef struct {
@@ -27,9 +28,8 @@ typedef struct {
     uint64_t next_round;
     MatchTally tally;
     SprtStop stop;              /* the verdict that ended the match */
-    int64_t t0, last_progress;
-    bool tty;
-    bool progress_pending;      /* a TTY line without its newline */
+    int64_t t0;
+    Progress progress;
     const char *report;         /* -report FILE: the HTML page, or NULL */
     MatchSeries series;
     int64_t last_report;
@@ -60,9 +60,8 @@ static void write_report(PlainMatch *m, bool live)
 static void progress(PlainMatch *m, bool force)
 {
     int64_t now = ep_now_ms();
-    if (!force && now - m->last_progress < (m->tty ? 100 : 1000))
+    if (!progress_due(&m->progress, now, force))
         return;
-    m->last_progress = now;
     const MatchTally *t = &m->tally;
     EloEstimate e;
     match_estimate(t, &e);
@@ -90,13 +89,7 @@ static void progress(PlainMatch *m, bool force)
         duration_format((double)(total - t->games) / rate, eta, sizeof eta);
         snprintf(line + n, sizeof line - (size_t)n, "  ETA: %s", eta);
     }
-    if (m->tty) {
-        printf("\r%s\033[K", line);
-        m->progress_pending = true;
-    } else {
-        printf("%s\n", line);
-    }
-    fflush(stdout);
+    progress_show(&m->progress, line);
 }
 
 static bool plain_next(void *ctx, PairJob *job)
@@ -105,7 +98,7 @@ static bool plain_next(void *ctx, PairJob *job)
     if (m->stop.verdict != 0 || (m->rounds && m->next_round >= m->rounds))
         return false;
     if (m->next_round == 0)
-        m->t0 = m->last_progress = ep_now_ms(); /* rates count from the first game, not from engine start-up */
+        m->t0 = m->progress.last = ep_now_ms(); /* rates count from the first game, not from engine start-up */
     job->id = m->next_round;
     job->opening = m->cfg.book ? book_pick(m->cfg.book, m->next_round) : 0;
     job->games = m->games;
@@ -121,11 +114,7 @@ static void plain_done(void *ctx, const PairJob *job, const PairResult *res)
     tally_add(&m->tally, res);
     char alarm[256];
     if (!m->time_loss_warned && time_loss_alarm(m, alarm, sizeof alarm)) {
-        if (m->progress_pending) {
-            printf("\n");
-            fflush(stdout);
-            m->progress_pending = false;
-        }
+        progress_end(&m->progress);
         fprintf(stderr, "ratchet-tune: warning: %s\n", alarm);
         m->time_loss_warned = true;
     }
@@ -293,8 +282,8 @@ int match_main(int argc, char **argv)
     printf("\n");
     fflush(stdout);
 
-    m.tty = cli_live_progress();
-    m.t0 = m.last_progress = m.last_report = ep_now_ms();
+    m.t0 = m.last_report = ep_now_ms();
+    progress_start(&m.progress, 100, 1000, m.t0);
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_transport(&m.cfg, &hooks);
     stopsig_restore(&stop);
@@ -306,8 +295,7 @@ int match_main(int argc, char **argv)
     }
     if (m.tally.games > 0)
         progress(&m, true);
-    if (m.progress_pending)
-        printf("\n");
+    progress_end(&m.progress);
     if (interrupted)
         printf("Match interrupted: report of the %llu finished games\n", (unsigned long long)m.tally.games);
     else if (rc == 2)

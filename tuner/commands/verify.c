@@ -185,8 +185,8 @@ static int play(Verify *v)
     StopSig stop;
     stopsig_install(&stop, VERIFY_KIND.stop_note);
     v->run.mc.stop = &stopsig_flag;
-    v->tty = cli_live_progress();
-    v->t0 = v->last_progress = ep_now_ms();
+    v->t0 = ep_now_ms();
+    progress_start(&v->progress, 500, 10000, v->t0);
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
                          .ctx = v };
     int mrc = match_play(&v->run.mc, &hooks);
@@ -196,8 +196,7 @@ static int play(Verify *v)
                 (v->verdict != 0 || (v->rounds && v->tally.pairs >= v->rounds));
     if (v->tally.games)
         verify_progress(v, true);
-    if (v->line_open)
-        putchar('\n');
+    progress_end(&v->progress);
     const char *status = done ? "done" : "stopped";
     if (done && verify_claim_played(&v->run, VERIFY_FILE, v->next_round, err, sizeof err) < 0)
         fprintf(stderr, "ratchet-tune: verify: %s\n", err);

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "match.h"
+#include "progress.h"
 #include "sprt.h"
 #include "state.h"
 #include "verify_call.h"
@@ -41,8 +42,8 @@ typedef struct {
     int verdict;                   /* +1 H1, -1 H0, 0 not (yet) */
     SprtStop stop;                 /* the verdict as it stood when it was reached (this session) */
     double elapsed0;
-    int64_t t0, last_progress;
-    bool tty, line_open;
+    int64_t t0;
+    Progress progress;
     bool failed;
 } Verify;
 

@@ -46,10 +46,8 @@ int verify_fresh_openings(Verify *v, char *err, size_t errlen)
 
 void verify_progress(Verify *v, bool force)
 {
-    int64_t now = ep_now_ms();
-    if (!force && now - v->last_progress < (v->tty ? 500 : 10000))
+    if (!progress_due(&v->progress, ep_now_ms(), force))
         return;
-    v->last_progress = now;
     const MatchTally *t = &v->tally;
     EloEstimate e;
     stats_from_ptnml(t->ptnml, &e);
@@ -67,13 +65,7 @@ void verify_progress(Verify *v, bool force)
     if (v->rounds && n > 0 && (size_t)n < sizeof line)
         snprintf(line + n, sizeof line - (size_t)n, "  pairs %llu/%llu", (unsigned long long)t->pairs,
                  (unsigned long long)v->rounds);
-    if (v->tty) {
-        printf("\r%s\033[K", line);
-        v->line_open = true;
-    } else {
-        printf("%s\n", line);
-    }
-    fflush(stdout);
+    progress_show(&v->progress, line);
 }
 
 bool verify_next(void *ctx, PairJob *job)

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "duration.h"
@@ -308,8 +307,7 @@ static void validation_pair_done(Run *r, const PairJob *job, const PairResult *r
             stop_failed(r);
             return;
         }
-        if (r->tty && r->progress_shown)
-            printf("\r\033[K");
+        progress_clear(&r->progress);
         char elo[200], elol[200] = "";
         if (v->has_limit) {
             char e2[160];
@@ -433,8 +431,7 @@ static void complete_batch(Run *r, Active *a)
         && time_losses_alarming(rs->time_losses, rs->games)) {
         char msg[256];
         time_losses_text(msg, sizeof msg, rs->time_losses, rs->games);
-        if (r->tty && r->progress_shown)
-            printf("\r\033[K");
+        progress_clear(&r->progress);
         fflush(stdout);
         run_msg_err("warning: %s", msg);
         r->time_loss_warned = true;
@@ -521,13 +518,11 @@ static void progress(Run *r, bool force)
     int64_t now = ep_now_ms();
     const RunState *rs = &r->rs;
     const SpsaState *st = &rs->spsa;
-    if (!force && now - r->last_progress < (r->tty ? TTY_PROGRESS_MS : LOG_PROGRESS_MS))
+    if (force && r->last_progress_k == st->completed && r->progress.shown)
         return;
-    if (force && r->last_progress_k == st->completed && r->progress_shown)
+    if (!progress_due(&r->progress, now, force))
         return;
-    r->last_progress = now;
     r->last_progress_k = st->completed;
-    r->progress_shown = true;
     double secs = r->tplay ? (double)(now - r->tplay) / 1000.0 : 0; /* engine start-up excluded */
     double gps = secs > 0 ? (double)(rs->games - r->games0) / secs : 0;
     uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
@@ -576,16 +571,7 @@ static void progress(Run *r, bool force)
         const SpsaParam *p = &st->params[top[i]];
         n = appendf(line, sizeof line, n, " %s %g>%.2f", p->name, p->start, p->theta);
     }
-    if (r->tty) {
-        struct winsize ws;
-        size_t width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col - 1 : 159;
-        if (strlen(line) > width)
-            line[width] = '\0';
-        printf("\r%s\033[K", line);
-    } else {
-        printf("%s\n", line);
-    }
-    fflush(stdout);
+    progress_show(&r->progress, line);
 }
 
 /* ---- one session of play -------------------------------------------------------- */
@@ -720,8 +706,8 @@ int run_play(Run *r, const RunObserver *obs)
     StopSig saved;
     stopsig_install(&saved, "\nratchet-tune: stopping: abandoning the games in flight and saving (again to quit at once)\n");
     r->mc->stop = &stopsig_flag;
-    r->tty = cli_live_progress();
-    r->t0 = r->last_progress = ep_now_ms();
+    r->t0 = ep_now_ms();
+    progress_start(&r->progress, TTY_PROGRESS_MS, LOG_PROGRESS_MS, r->t0);
     r->elapsed0 = rs->elapsed;
     r->games0 = rs->games;
     char path[PATH_MAX + 16];
@@ -761,8 +747,7 @@ int run_play(Run *r, const RunObserver *obs)
     }
     if (spsa_done(&rs->spsa) && !rs->val.pending && !r->failed) {
         progress(r, true);
-        if (r->tty && r->progress_shown)
-            putchar('\n');
+        progress_end(&r->progress);
         if (obs && obs->complete)
             obs->complete(obs->ctx, r);
         printf("\nreport: %s/report.html\nexport the values with: %s export %s -o params/tuned/NAME.json\n", r->dir,
@@ -771,8 +756,7 @@ int run_play(Run *r, const RunObserver *obs)
         return EXIT_DONE;
     }
     progress(r, true);
-    if (r->tty && r->progress_shown)
-        putchar('\n');
+    progress_end(&r->progress);
     print_stopped(r, saved_ok, mrc);
     printf("resume with: %s resume %s\n", setup_prog(), r->dir);
     fflush(stdout);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "progress.h"
 #include "match.h"
 #include "hist.h"
 #include "state.h"
@@ -47,8 +48,7 @@ typedef struct {
     uint64_t games0;
     uint64_t recent[RUN_RECENT][3]; /* W, L, D of the last batches (ring) */
     uint64_t nrecent;
-    bool tty, progress_shown;
-    int64_t last_progress;
+    Progress progress;
     uint64_t last_progress_k;   /* completed batches at the last progress line */
     bool time_loss_warned;      /* this session said the time losses are too many for the clock */
     bool failed;
