@@ -17,7 +17,8 @@
 # 1 with one line per cycle, each followed by the functions behind its
 # calls, otherwise.
 set -eu
-root=${1:-$(dirname "$0")/..}
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$here/..}
 build=${2:-build}
 NM=${NM:-nm}
 cd "$root"
@@ -45,7 +46,7 @@ if [ -z "$kept" ]; then
 fi
 
 # shellcheck disable=SC2086
-"$NM" -A $kept | LC_ALL=C awk -v build="$build" '
+"$NM" -A $kept | LC_ALL=C awk -v build="$build" -f "$here/cycles.awk" -f /dev/fd/3 3<<'AWK'
 function module(o) {
     if (index(o, build "/") == 1) o = substr(o, length(build) + 2)
     sub(/\.o$/, "", o)
@@ -54,31 +55,9 @@ function module(o) {
     sub(/_impl$/, "", o)
     return o
 }
-function visit(m,    i, j, n, k, c, e) {
-    state[m] = 1
-    stack[++depth] = m
-    n = nout[m]
-    for (i = 1; i <= n; i++) {
-        k = out[m, i]
-        if (state[k] == 1) {
-            c = k
-            e = "    " m " -> " k ": " why[m, k]
-            # stack[j] != k, so j > 1 and stack[j - 1] is on the cycle
-            for (j = depth; j >= 1 && stack[j] != k; j--) {
-                c = stack[j] " -> " c
-                e = "    " stack[j - 1] " -> " stack[j] ": " why[stack[j - 1], stack[j]] "\n" e
-            }
-            c = k " -> " c
-            if (!(c in seen)) {
-                seen[c] = 1
-                printf "calls: call cycle: %s\n%s\n", c, e
-                bad = 1
-            }
-        } else if (state[k] == 0)
-            visit(k)
-    }
-    depth--
-    state[m] = 2
+function cycle_found(c, path) {
+    printf "calls: call cycle: %s\n%s\n", c, path
+    bad = 1
 }
 {
     # file:address type name, or file: U name for an undefined symbol
@@ -110,8 +89,7 @@ END {
             }
         }
     }
-    for (i = 1; i <= nn; i++)
-        if (state[nodes[i]] == 0)
-            visit(nodes[i])
+    find_cycles()
     exit bad ? 1 : 0
-}'
+}
+AWK

@@ -16,7 +16,8 @@
 # folder above this script).  Exit 0 when clean, 1 with one line per
 # problem (file:line for a wrong include) otherwise.
 set -eu
-root=${1:-$(dirname "$0")/..}
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$here/..}
 cd "$root"
 
 # folder:part, bottom-up; the same folders and order as the Makefile's PARTS.
@@ -32,30 +33,13 @@ files=$( [ -z "$dirs" ] || find $dirs -type f \( -name '*.c' -o -name '*.h' -o -
 # in grep's output even when there is a single file.
 # shellcheck disable=SC2086
 grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null | LC_ALL=C awk -v parts="$parts" -v files="$files" \
-    -v order="base < rules < engine < match < spsa < tuning < report < mpi < commands" '
+    -v order="base < rules < engine < match < spsa < tuning < report < mpi < commands" \
+    -f "$here/cycles.awk" -f /dev/fd/3 3<<'AWK'
 function dirof(p) { return sub(/\/[^\/]*$/, "", p) ? p : "." }
 function module(p) { sub(/\.[^.\/]*$/, "", p); sub(/_impl$/, "", p); return p }
-function visit(m,    i, j, n, k, c) {
-    state[m] = 1
-    stack[++depth] = m
-    n = nout[m]
-    for (i = 1; i <= n; i++) {
-        k = out[m, i]
-        if (state[k] == 1) {
-            c = k
-            for (j = depth; j >= 1 && stack[j] != k; j--)
-                c = stack[j] " -> " c
-            c = k " -> " c
-            if (!(c in seen)) {
-                seen[c] = 1
-                printf "layers: include cycle: %s\n", c
-                bad = 1
-            }
-        } else if (state[k] == 0)
-            visit(k)
-    }
-    depth--
-    state[m] = 2
+function cycle_found(c, path) {
+    printf "layers: include cycle: %s\n", c
+    bad = 1
 }
 BEGIN {
     np = split(parts, pl, " ")
@@ -103,8 +87,7 @@ BEGIN {
     }
 }
 END {
-    for (i = 1; i <= nn; i++)
-        if (state[nodes[i]] == 0)
-            visit(nodes[i])
+    find_cycles()
     exit bad ? 1 : 0
-}'
+}
+AWK
