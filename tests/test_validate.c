@@ -1027,6 +1027,17 @@ Test(validate, the_power_simulator_reproduces_the_known_figures)
 
 /* ---- validation at the limit the user plays (issue 43 §3) ---- */
 
+/* tmp/DIR's validation.csv and validation-limit.csv, two points each. */
+static void two_points_at_both_limits(const char *dir, ValidationPoint **p, ValidationPoint **u)
+{
+    size_t n, nu;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, dir);
+    cr_assert_eq(validate_read(path, p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_read_limit(path, u, &nu, err, sizeof err), 0, "%s", err);
+    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+}
+
 /* The fake engine's optimum moves with the limit: at nodes=1 it is
  * 70,30,10 (where the run tunes), on a clock it is the start values
  * 30,70,-30 (--clock-target).  With -validate tc=10+0.1 every point is
@@ -1065,12 +1076,7 @@ Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
               "%s", log);
     free(log);
     ValidationPoint *p, *u;
-    size_t n, nu;
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/r", tmp);
-    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
-    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+    two_points_at_both_limits("r", &p, &u);
     for (size_t i = 0; i < 2; i++) {
         cr_assert(u[i].point == p[i].point && u[i].games == p[i].games && u[i].pairs == 50);
         cr_assert_gt(p[i].elo, 0, "point %zu at the tuning's limit: %+.1f", i + 1, p[i].elo);
@@ -1088,8 +1094,9 @@ Test(validate, validation_at_the_users_limit_warns_when_it_disagrees)
               "the games at the user's limit are named in the PGN");
     cr_assert(strstr(pgn, "[TimeControl \"10+0.1\"]"), "they are played on the clock");
     free(pgn);
-    char out[300];
+    char out[300], path[256], err[512];
     snprintf(out, sizeof out, "%s/page.html", tmp);
+    snprintf(path, sizeof path, "%s/r", tmp);
     cr_assert_eq(htmlreport_run(path, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
     char *page = slurp("page.html");
     cr_assert(strstr(page, "At your limit, 10+0.1") && strstr(page, "<p class=\"warn\">WARNING: point 2 "));
@@ -1991,12 +1998,7 @@ Test(validate, forfeits_at_the_users_limit_are_counted_and_shown)
                           "2 of 2 games at 0.005/move (2 time losses)"), "%s", log);
     free(log);
     ValidationPoint *p, *u;
-    size_t n, nu;
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/r", tmp);
-    cr_assert_eq(validate_read(path, &p, &n, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(validate_read_limit(path, &u, &nu, err, sizeof err), 0, "%s", err);
-    cr_assert(n == 2 && nu == 2, "%zu and %zu points", n, nu);
+    two_points_at_both_limits("r", &p, &u);
     for (size_t i = 0; i < 2; i++) {
         cr_expect_eq(validate_forfeits(&p[i].forfeits), 0, "point %zu at nodes=1", i + 1);
         cr_expect(u[i].forfeits.time_losses == 2 && validate_forfeits(&u[i].forfeits) == 2,
@@ -2017,8 +2019,9 @@ Test(validate, forfeits_at_the_users_limit_are_counted_and_shown)
                          "of 2 games (2 time losses); point 2 at 0.005/move: 2 of 2 games (2 time losses)"), "%s", st);
     cr_assert_null(strstr(st, "point 1 at 1 nodes:"), "no forfeit at the tuning's limit:\n%s", st);
     free(st);
-    char out[300];
+    char out[300], path[256], err[512];
     snprintf(out, sizeof out, "%s/page.html", tmp);
+    snprintf(path, sizeof path, "%s/r", tmp);
     cr_assert_eq(htmlreport_run(path, out, HTML_RUN_FINAL, err, sizeof err), 0, "%s", err);
     char *page = slurp("page.html");
     cr_assert(strstr(page, "<p class=\"warn\">WARNING: validation games ended by forfeit, not over the board: point 1 "
