@@ -19,8 +19,12 @@ int errmsg(char *err, size_t errlen, const char *fmt, ...)
 
 size_t appendf(char *buf, size_t cap, size_t n, const char *fmt, ...)
 {
-    if (!buf || cap == 0 || n + 1 >= cap)
+    if (!buf || cap == 0)
         return n;
+    if (n + 1 >= cap) {
+        buf[cap - 1] = '\0'; /* full: terminated all the same */
+        return n;
+    }
     va_list ap;
     va_start(ap, fmt);
     int w = vsnprintf(buf + n, cap - n, fmt, ap);

@@ -1,4 +1,5 @@
-/* base/: the stop on a signal (stopsig.h), the progress line (progress.h). */
+/* base/: the stop on a signal (stopsig.h), the progress line (progress.h),
+ * appending to a buffer (errmsg.h). */
 #include <criterion/criterion.h>
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "progress.h"
 #include "stopsig.h"
 
@@ -122,4 +124,21 @@ Test(progress, plain_lines_off_a_terminal_and_one_redrawn_line_on_one)
     cr_assert_str_eq(shown(false), "pairs 1/3\npairs 2/3\na message\npairs 3/3\n");
     cr_assert_str_eq(shown(true), "\rpairs 1/3\033[K\rpairs 2/3\033[K\r\033[Ka message\n\rpairs 3/3\033[K\n",
                      "one newline at the end, however often it is ended");
+}
+
+/* appendf keeps its promise of a terminated buffer also when nothing fits:
+ * a buffer of one byte, or one already full. */
+Test(appendf, the_buffer_is_terminated_even_when_nothing_fits)
+{
+    char one[1] = { 'x' };
+    cr_assert_eq(appendf(one, 1, 0, "abc"), 0);
+    cr_assert_eq(one[0], '\0');
+    char four[4] = { 'a', 'b', 'c', 'd' };
+    cr_assert_eq(appendf(four, 4, 3, "e"), 3);
+    cr_assert_eq(four[3], '\0');
+    char buf[8] = "";
+    size_t n = appendf(buf, sizeof buf, 0, "%s", "abcdef");
+    n = appendf(buf, sizeof buf, n, "%s", "ghij");
+    cr_assert_eq(n, 7);
+    cr_assert_str_eq(buf, "abcdefg");
 }
