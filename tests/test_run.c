@@ -1210,3 +1210,20 @@ Test(run, a_stop_keeps_the_per_engine_counts_of_a_half_done_batch, .init = comma
     cr_expect_gt(at(j, "run", "crashes")->valuedouble, kept);
     cJSON_Delete(j);
 }
+
+/* A directory that holds files but no state.json (what a run whose first
+ * save failed leaves) is no run to resume: run -out says so, and does not
+ * advise the resume that would refuse it. */
+Test(run, a_directory_without_a_state_is_not_advised_to_resume)
+{
+    char d[256];
+    snprintf(d, sizeof d, "%s/r", tmp);
+    cr_assert_eq(mkdir(d, 0755), 0);
+    write_file("r/history.csv", "");
+    Args a = fake_run_args("r", 4, 0, 1);
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 2, "%s", log);
+    cr_assert(strstr(log, "holds no run (no state.json") && !strstr(log, "-tune resume"), "%s", log);
+    free(log);
+}

@@ -490,8 +490,15 @@ int setup_new_run(RunState *rs, char *dir, size_t dirlen, MatchConfig **mcp, int
     if (ds < 0)
         return errmsg(err, errlen, "out: %s", e2);
     if (ds == RD_NONEMPTY) {
-        errmsg(err, errlen, "out: '%s' already exists and is not empty; to continue the run in it: %s resume %s; "
-               "otherwise choose another -out", out, setup_prog(), out);
+        char state[PATH_MAX + 32];
+        snprintf(state, sizeof state, "%s/%s", out, STATE_FILE);
+        if (access(state, F_OK) == 0)
+            errmsg(err, errlen, "out: '%s' already exists and is not empty; to continue the run in it: %s resume %s; "
+                   "otherwise choose another -out", out, setup_prog(), out);
+        else
+            errmsg(err, errlen, "out: '%s' already exists and is not empty, but holds no run (no %s: a run whose "
+                   "first save failed leaves such a directory, and resume cannot continue it); remove it or choose "
+                   "another -out", out, STATE_FILE);
         return -1;
     }
     rd_abs_path(out, dir, dirlen);
