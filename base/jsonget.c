@@ -28,6 +28,14 @@ bool json_get_u64(const cJSON *o, const char *key, uint64_t *out)
     return json_count(cJSON_GetObjectItemCaseSensitive(o, key), out);
 }
 
+int json_get_count(const cJSON *o, const char *key, uint64_t *out, const char *what, char *err, size_t errlen)
+{
+    if (json_get_u64(o, key, out))
+        return 0;
+    return errmsg(err, errlen, "%s: \"%s\" is %s", what, key,
+                  cJSON_GetObjectItemCaseSensitive(o, key) ? "not a count (a non-negative integer)" : "missing");
+}
+
 cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)
 {
     const char *end = NULL;

@@ -294,12 +294,9 @@ static int get_u64(const cJSON *o, const char *key, const char *where, uint64_t 
     double d;
     if (get_num(o, key, where, &d, err, errlen))
         return -1;
-    if (!json_u64_of(d, out)) {
-        errmsg(err, errlen, "spsa state: %s%s\"%s\" must be a non-negative integer", where,
-               *where ? " " : "", key);
-        return -1;
-    }
-    return 0;
+    char what[256];
+    snprintf(what, sizeof what, "spsa state%s%s", *where ? ": " : "", where);
+    return json_get_count(o, key, out, what, err, errlen);
 }
 
 static int get_num_array(const cJSON *o, const char *key, const char *where, size_t n,

@@ -210,11 +210,9 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
 
 static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
-    if (!json_get_u64(o, key, out)) {
-        errmsg(err, errlen, "%s: run.%s is missing or not a non-negative integer", origin, key);
-        return -1;
-    }
-    return 0;
+    char what[PATH_MAX + 16];
+    snprintf(what, sizeof what, "%s: run", origin);
+    return json_get_count(o, key, out, what, err, errlen);
 }
 
 static void get_str(const cJSON *o, const char *key, char *buf, size_t len)

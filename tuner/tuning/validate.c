@@ -273,9 +273,9 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
 
 static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
-    if (!json_get_u64(o, key, out))
-        return errmsg(err, errlen, "%s: run.validation.%s is not a non-negative integer", origin, key);
-    return 0;
+    char what[PATH_MAX + 32];
+    snprintf(what, sizeof what, "%s: run.validation", origin);
+    return json_get_count(o, key, out, what, err, errlen);
 }
 
 /* o's "forfeits" into *f (absent, in states of older builds: none), at most
