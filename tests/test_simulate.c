@@ -249,6 +249,27 @@ Test(simulate, cli_usage_errors, .init = quiet)
     cr_assert_eq(run_cli(a10, 2), 2);
 }
 
+/* The -spsa numbers run takes are taken with run's bounds (one table,
+ * SPSA_NUMBER_KEYS): alpha=50 is refused as run refuses it (simulate took
+ * any positive alpha), and a value inside the bounds is taken. */
+Test(simulate, cli_spsa_numbers_have_runs_bounds, .init = quiet)
+{
+    const char *a1[] = {"-spsa", "games=200", "alpha=50"};
+    cr_assert_eq(run_cli(a1, 3), 2);
+    const char *a2[] = {"-spsa", "games=200", "A-ratio=1000"};
+    cr_assert_eq(run_cli(a2, 3), 2);
+    const char *a3[] = {"-spsa", "games=200", "probe=0.5"};
+    cr_assert_eq(run_cli(a3, 3), 2);
+    for (const SpsaNumberKey *k = SPSA_NUMBER_KEYS; k->key; k++) {
+        char kv[64];
+        snprintf(kv, sizeof kv, "%s=%g", k->key, k->max * 2 + 1);
+        const char *a[] = {"-spsa", "games=200", kv};
+        cr_assert_eq(run_cli(a, 3), 2, "simulate takes %s", kv);
+    }
+    const char *ok[] = {"-spsa", "games=200", "alpha=0.7"};
+    cr_assert_eq(run_cli(ok, 3), 0);
+}
+
 /* -grid -landscapes takes exact names, as -suite does: an unknown one
  * (bogus, coupledX, an empty item) is a usage error, not a grid of no rows
  * that says its targets are met with exit 0 (bogus) or the landscape whose

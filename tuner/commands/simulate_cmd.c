@@ -288,6 +288,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                 size_t klen = (size_t)(v - 1 - kv);
 #define KEY(k) (klen == strlen(k) && !strncmp(kv, k, klen))
                 bool ok = true;
+                const SpsaNumberKey *nk = NULL;
                 if (!strcmp(a, "-spsa") && !KEY("games") && !KEY("pairs-per"))
                     o->custom = true;
                 if (!strcmp(a, "-params") && KEY("file"))
@@ -296,13 +297,12 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = (o->games_set = !parse_u64(v, &o->games)) && o->games > 0;
                 else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
                     ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
-                else if (!strcmp(a, "-spsa") && KEY("A-ratio"))
-                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.A_ratio) && o->cfg.A_ratio >= 0;
-                else if (!strcmp(a, "-spsa") && KEY("alpha"))
-                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.alpha) && o->cfg.alpha > 0;
-                else if (!strcmp(a, "-spsa") && KEY("gamma"))
-                    ok = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.gamma) && o->cfg.gamma >= 0;
-                else if (!strcmp(a, "-spsa") && KEY("form")) {
+                else if (!strcmp(a, "-spsa") && (nk = spsa_number_key(kv, klen))) {
+                    /* the numbers run takes, with run's bounds */
+                    ok = cli_parse_double(v, nk->min, nk->max, spsa_number_field(&o->cfg, nk));
+                    o->probe_set = o->probe_set || (ok && KEY("probe"));
+                    o->average_set = o->average_set || (ok && KEY("average"));
+                } else if (!strcmp(a, "-spsa") && KEY("form")) {
                     /* the form's own schedule, then any decay=, eta-base=, eta-pow= given */
                     SpsaForm f;
                     ok = !spsa_form_parse(v, &f);
@@ -322,9 +322,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                         if (o->average_set)
                             o->cfg.average = keep.average;
                     }
-                } else if (!strcmp(a, "-spsa") && KEY("eta"))
-                    ok = cli_parse_double(v, 0, 10, &o->cfg.eta);
-                else if (!strcmp(a, "-spsa") && KEY("decay"))
+                } else if (!strcmp(a, "-spsa") && KEY("decay"))
                     ok = (o->decay_set = cli_parse_double(v, 0, 10, &o->cfg.decay));
                 else if (!strcmp(a, "-spsa") && KEY("eta-base"))
                     ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
@@ -336,8 +334,6 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
                 else if (!strcmp(a, "-spsa") && KEY("beta2"))
                     ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
-                else if (!strcmp(a, "-spsa") && KEY("probe"))
-                    ok = (o->probe_set = cli_parse_double(v, 1, 100, &o->cfg.probe));
                 else if (!strcmp(a, "-spsa") && KEY("narrow")) {
                     int narrow = 1;
                     ok = !parse_int(v, 0, 1, &narrow);
@@ -347,9 +343,6 @@ static int parse_args(int argc, char **argv, SimOptions *o)
                     ;
                 else if (!strcmp(a, "-spsa") && KEY("r_end"))
                     ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
-                else if (!strcmp(a, "-spsa") && KEY("average"))
-                    ok = (o->average_set = cli_parse_double(v, -HUGE_VAL, HUGE_VAL, &o->cfg.average)) &&
-                         o->cfg.average >= 0 && o->cfg.average < 1;
                 else if (!strcmp(a, "-landscape") && KEY("seed")) {
                     ok = !parse_u64(v, &o->landscape_seed);
                     o->landscape_seed_set = true;

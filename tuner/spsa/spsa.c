@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "errmsg.h"
@@ -672,4 +673,28 @@ double spsa_value(const SpsaState *st, size_t p)
     const SpsaParam *q = &st->params[p];
     double v = st->cfg.average > 0 && st->avg_count > 0 ? q->avg : q->theta;
     return spsa_clip(q->is_float ? v : floor(v + 0.5), q->min, q->max);
+}
+
+const SpsaNumberKey SPSA_NUMBER_KEYS[] = {
+    { "A-ratio", offsetof(SpsaConfig, A_ratio), 0, 100 },
+    { "alpha", offsetof(SpsaConfig, alpha), 1e-6, 10 },
+    { "gamma", offsetof(SpsaConfig, gamma), 0, 10 },
+    { "average", offsetof(SpsaConfig, average), 0, 0.999999 },
+    { "eta", offsetof(SpsaConfig, eta), 0, 10 },
+    { "probe", offsetof(SpsaConfig, probe), 1, 100 },
+    { "centre", offsetof(SpsaConfig, centre), 0, 0.999999 },
+    { NULL, 0, 0, 0 },
+};
+
+const SpsaNumberKey *spsa_number_key(const char *key, size_t len)
+{
+    for (const SpsaNumberKey *k = SPSA_NUMBER_KEYS; k->key; k++)
+        if (strlen(k->key) == len && !strncmp(k->key, key, len))
+            return k;
+    return NULL;
+}
+
+double *spsa_number_field(SpsaConfig *cfg, const SpsaNumberKey *k)
+{
+    return (double *)((char *)cfg + k->offset);
 }

@@ -226,6 +226,20 @@ int spsa_batch_apply_wld(SpsaState *st, const SpsaBatch *b, uint64_t wins, uint6
                          uint64_t draws);
 
 /* All N iterations handed out and applied. */
+/* The -spsa keys that set a number of SpsaConfig, with their bounds: one
+ * table for run (and its state) and simulate. */
+typedef struct {
+    const char *key;
+    size_t offset;      /* of the double in SpsaConfig */
+    double min, max;
+} SpsaNumberKey;
+/* key[0..len) among them, or NULL. */
+const SpsaNumberKey *spsa_number_key(const char *key, size_t len);
+/* The table, ending with a NULL key. */
+extern const SpsaNumberKey SPSA_NUMBER_KEYS[];
+/* The field of cfg that k sets. */
+double *spsa_number_field(SpsaConfig *cfg, const SpsaNumberKey *k);
+
 bool spsa_done(const SpsaState *st);
 
 /* Copy of the i-th in-flight batch (0 = oldest), to re-issue it after a

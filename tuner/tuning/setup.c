@@ -358,16 +358,12 @@ static int spsa_config_from(const RunConf *c, SpsaConfig *cfg, char *err, size_t
     spsa_config_set_form(cfg, cfg->form);
     if (conf_get_u64(c, "spsa", "games", 2, 1000000000000ULL, &games, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "pairs-per", 1, 100000, &pp, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "A-ratio", 0, 100, &cfg->A_ratio, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "alpha", 1e-6, 10, &cfg->alpha, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "gamma", 0, 10, &cfg->gamma, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "average", 0, 0.999999, &cfg->average, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "eta", 0, 10, &cfg->eta, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "probe", 1, 100, &cfg->probe, err, errlen) < 0 ||
-        conf_get_double(c, "spsa", "centre", 0, 0.999999, &cfg->centre, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "narrow", 0, 1, &narrow, err, errlen) < 0 ||
         conf_get_u64(c, "spsa", "adapt", 0, 1, &adapt, err, errlen) < 0)
         return -1;
+    for (const SpsaNumberKey *k = SPSA_NUMBER_KEYS; k->key; k++)
+        if (conf_get_double(c, "spsa", k->key, k->min, k->max, spsa_number_field(cfg, k), err, errlen) < 0)
+            return -1;
     cfg->narrow = narrow != 0;
     cfg->adapt = adapt != 0;
     cfg->pairs_per = (int)pp;
