@@ -975,10 +975,11 @@ Test(validate, games_0_with_a_schedule_is_refused)
     }
 }
 
-/* The correction of the best point is the expected maximum of the points'
- * estimates at one strength: 1.16296 SE for 5 equal points, sqrt((s1^2 +
- * s2^2) / 2 pi) for two; points without an interval are left out.  Fails if
- * the integral or the standard errors (elo_err / 1.96) are wrong. */
+/* The correction of the best point is its expected estimate, given that it
+ * came out highest, at one strength: 1.16296 SE for 5 equal points; for two,
+ * s_b^2 sqrt(2 / pi) / sqrt(s1^2 + s2^2), larger when the wide one won;
+ * points without an interval are left out.  Fails if the integral, the
+ * conditioning or the standard errors (elo_err / 1.96) are wrong. */
 Test(validate, the_best_point_is_corrected_for_selection)
 {
     ValidationPoint p[6];
@@ -989,8 +990,13 @@ Test(validate, the_best_point_is_corrected_for_selection)
     cr_assert_float_eq(validate_selection_bias(p, 6), 11.6296, 1e-3, "a point without an interval is left out");
     ValidationPoint q[2] = { { .elo = 5, .elo_err = 1.959963984540054 * 14 },
                              { .elo = 1, .elo_err = 1.959963984540054 * 7 } };
-    cr_assert_float_eq(validate_selection_bias(q, 2), sqrt((14.0 * 14 + 7 * 7) / (2 * M_PI)), 1e-4, "%g",
-                       validate_selection_bias(q, 2));
+    /* the wide point won: E[X1 | X1 > X2] = s1^2 sqrt(2 / pi) / sqrt(s1^2 + s2^2) */
+    cr_assert_float_eq(validate_selection_bias(q, 2), 14.0 * 14 * sqrt(2 / M_PI) / sqrt(14.0 * 14 + 7 * 7), 1e-4,
+                       "%g", validate_selection_bias(q, 2));
+    q[1].elo = 9; /* the narrow one won: s2^2 in place of s1^2 */
+    cr_assert_float_eq(validate_selection_bias(q, 2), 7.0 * 7 * sqrt(2 / M_PI) / sqrt(14.0 * 14 + 7 * 7), 1e-4,
+                       "%g", validate_selection_bias(q, 2));
+    q[1].elo = 1;
     cr_assert_float_eq(validate_selection_bias(q, 1), 0, 1e-12, "one point: no selection");
 }
 

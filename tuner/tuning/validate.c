@@ -1085,41 +1085,53 @@ size_t validate_best(const ValidationPoint *pts, size_t n)
     return b;
 }
 
-/* The density of the maximum of independent N(0, s_i): d/dx prod_i Phi(x / s_i), times x. */
+/* Point b being the highest of independent N(0, s_i): the density of its
+ * estimate there, f_b(x) prod_{j != b} Phi(x / s_j), times x^power. */
 typedef struct {
     const double *s;
-    size_t n;
-} MaxOfNormals;
+    size_t n, b;
+    int power;
+} BestOfNormals;
 
-static double max_density_x(double x, void *ctx)
+static double best_density(double x, void *ctx)
 {
-    const MaxOfNormals *m = ctx;
-    double sum = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        double term = gsl_ran_ugaussian_pdf(x / m->s[i]) / m->s[i];
-        for (size_t j = 0; j < m->n && term > 0; j++)
-            if (j != i)
-                term *= gsl_cdf_ugaussian_P(x / m->s[j]);
-        sum += term;
-    }
-    return x * sum;
+    const BestOfNormals *m = ctx;
+    double d = gsl_ran_ugaussian_pdf(x / m->s[m->b]) / m->s[m->b];
+    for (size_t j = 0; j < m->n && d > 0; j++)
+        if (j != m->b)
+            d *= gsl_cdf_ugaussian_P(x / m->s[j]);
+    return m->power ? x * d : d;
 }
 
 double validate_selection_bias(const ValidationPoint *pts, size_t n)
 {
+    if (n == 0)
+        return 0;
+    size_t best = validate_best(pts, n);
     double *s = malloc((n + 1) * sizeof *s);
-    size_t k = 0;
+    size_t k = 0, b = n;
     for (size_t i = 0; s && i < n; i++)
-        if (elo_has_interval(pts[i].elo, pts[i].elo_err) && pts[i].elo_err > 0)
+        if (elo_has_interval(pts[i].elo, pts[i].elo_err) && pts[i].elo_err > 0) {
+            if (i == best)
+                b = k;
             s[k++] = pts[i].elo_err / 1.959963984540054;
-    double bias = 0, abserr;
-    if (k >= 2) {
-        MaxOfNormals m = { s, k };
-        gsl_function f = { max_density_x, &m };
+        }
+    double bias = 0;
+    if (!s)
+        bias = NAN;
+    else if (k >= 2 && b == n)
+        bias = NAN; /* the best point has no interval: nothing to condition on */
+    else if (k >= 2) {
+        /* E[X_b | X_b is the highest] = int x f_b prod Phi / int f_b prod Phi */
+        double num = 0, den = 0, abserr;
+        BestOfNormals m = { s, k, b, 1 };
+        gsl_function f = { best_density, &m };
         gsl_integration_workspace *w = gsl_integration_workspace_alloc(200);
         gsl_error_handler_t *old = gsl_set_error_handler_off();
-        if (!w || gsl_integration_qagi(&f, 1e-9, 1e-7, 200, w, &bias, &abserr) != 0)
-            bias = NAN;
+        int rc = !w || gsl_integration_qagi(&f, 1e-9, 1e-7, 200, w, &num, &abserr) != 0;
+        m.power = 0;
+        rc = rc || gsl_integration_qagi(&f, 1e-12, 1e-9, 200, w, &den, &abserr) != 0 || !(den > 0);
+        bias = rc ? NAN : num / den;
         gsl_set_error_handler(old);
         if (w)
             gsl_integration_workspace_free(w);

@@ -293,13 +293,16 @@ const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len);
  * says nothing yet); failing that, the last point. */
 size_t validate_best(const ValidationPoint *pts, size_t n);
 
-/* The selection bias of the best of pts[0..n): the expected maximum, in
- * Elo, of the points' estimates if all of them measured the same strength,
- * each normal with its own standard error (elo_err / 1.96; points without
- * an interval are left out).  The best point's Elo less this is its Elo
- * corrected for selection (validate_best picks the highest).  0 for fewer
- * than two points with an interval.  Checked against the simulator
- * (`simulate -validation`, docs/results/validation-power.md). */
+/* The selection bias of the best of pts[0..n) (validate_best): the
+ * expected estimate, in Elo, of that point given that it came out highest,
+ * if all the points measured the same strength, each normal with its own
+ * standard error (elo_err / 1.96; points without an interval are left
+ * out).  Conditioned on which point was best: a small point that beats a
+ * large one is more optimistic than the large one beating it.  The best
+ * point's Elo less this is its Elo corrected for selection.  0 for fewer
+ * than two points with an interval; NaN when the best has none.  Checked
+ * against the simulator (`simulate -validation`,
+ * docs/results/validation-power.md). */
 double validate_selection_bias(const ValidationPoint *pts, size_t n);
 
 #endif
