@@ -368,3 +368,34 @@ Test(state, a_start_out_of_range_or_a_moment_that_is_not_finite_is_refused)
     runstate_free(&back);
     free(good);
 }
+
+/* A state.json far larger than any run writes (a sparse 3 GB file took 6 s
+ * and 3 GB of memory to refuse) is refused at once by its size, and one
+ * with a NUL byte, which would have ended the text early and silently, is
+ * refused naming the offset. */
+Test(state, a_huge_or_nul_state_is_refused_by_name)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, STATE_FILE);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, (off_t)3 << 30), 0);
+    close(fd);
+    RunState rs;
+    runstate_init(&rs);
+    time_t t0 = time(NULL);
+    cr_assert_lt(runstate_load(&rs, tmp, err, sizeof err), 0);
+    cr_assert(strstr(err, STATE_FILE) && strstr(err, "larger than"), "%s", err);
+    cr_assert_leq(time(NULL) - t0, 2, "refused by its size, not read");
+    runstate_free(&rs);
+
+    static const char text[] = "{\"version\": 1}\0{\"junk\": 2}";
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose(f);
+    runstate_init(&rs);
+    cr_assert_lt(runstate_load(&rs, tmp, err, sizeof err), 0);
+    cr_assert(strstr(err, STATE_FILE) && strstr(err, "NUL byte at offset 14"), "%s", err);
+    runstate_free(&rs);
+}

@@ -310,9 +310,37 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 
 cJSON *rd_read_json(const char *path, char *err, size_t errlen)
 {
-    char *text = rd_read_file(path, NULL, err, errlen);
-    if (!text)
+    const char *why;
+    FILE *f = fopen_regular(path, "r", &why);
+    if (!f) {
+        int e = errno;
+        errmsg(err, errlen, "cannot open '%s': %s", path, why);
+        errno = e;
         return NULL;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (uint64_t)sb.st_size > RD_JSON_MAX) {
+        fclose(f);
+        errmsg(err, errlen, "cannot read '%s': %llu bytes, larger than " RD_JSON_MAX_TEXT
+               " (no state file of a run is near that)", path, (unsigned long long)sb.st_size);
+        errno = EFBIG;
+        return NULL;
+    }
+    size_t len = 0;
+    char *text = read_stream(f, RD_JSON_MAX, &len);
+    int e = errno;
+    fclose(f);
+    if (!text) {
+        errmsg(err, errlen, "cannot read '%s': %s", path,
+               e == EFBIG ? "larger than " RD_JSON_MAX_TEXT " (no state file of a run is near that)" : strerror(e));
+        return NULL;
+    }
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        errmsg(err, errlen, "'%s': a NUL byte at offset %zu: not a JSON text", path, (size_t)(nul - text));
+        free(text);
+        return NULL;
+    }
     cJSON *j = json_parse_text(text, path, err, errlen);
     free(text);
     return j;

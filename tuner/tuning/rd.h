@@ -67,8 +67,13 @@ int rd_write_atomic_private(const char *path, const char *data, size_t len, char
  * ENOENT when it is absent); a symbolic link, a FIFO or anything but a
  * regular file is refused, without blocking. */
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
-/* Read and parse a JSON file: json_parse_text (jsonget.h) over
- * rd_read_file. */
+/* Read and parse a JSON file of a run directory (state.json, verify.json,
+ * ...): a regular file of its own name (as rd_read_file), at most
+ * RD_JSON_MAX bytes (a larger one, a sparse file, is refused after that
+ * many), without a NUL byte (which would end the text early), then
+ * json_parse_text (jsonget.h). */
+#define RD_JSON_MAX ((size_t)256 << 20)
+#define RD_JSON_MAX_TEXT "256 MB"
 cJSON *rd_read_json(const char *path, char *err, size_t errlen);
 /* Print j (formatted) and write it atomically. */
 int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen);
