@@ -569,6 +569,8 @@ Test(verify, plays_a_tuned_file)
     write_file("bad.json", "{\"params\": {\"Delta\": 5}}\n");
     refused_value_file("-tuned", "other.json", "-snapshot", "give one of them");
     refused_value_file("-tuned", "bad.json", NULL, "bad.json: 'Delta' is not a parameter");
+    write_file("quoted.json", "{\"params\": {\"Alpha\": \"60\"}}\n");
+    refused_value_file("-tuned", "quoted.json", NULL, "Alpha is the string \"60\", not a number");
 
     /* The user's own file through a symbolic link is read (a run directory's
      * files are not followed); a FIFO is refused without blocking. */

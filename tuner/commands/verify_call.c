@@ -208,6 +208,11 @@ static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt
         double now;
         bool is_float = false;
         runstate_value(rs, p->string, &now, &is_float);
+        if (cJSON_IsString(p)) {
+            rc = errmsg(err, errlen, "%s: %s: %s is the string \"%s\", not a number (write it without quotes)", opt,
+                        file, p->string, p->valuestring);
+            break;
+        }
         if (!cJSON_IsNumber(p) || (!is_float && p->valuedouble != floor(p->valuedouble))) {
             rc = errmsg(err, errlen, "%s: %s: %s is not %s", opt, file, p->string, is_float ? "a number" : "an integer");
             break;
