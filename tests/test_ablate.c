@@ -532,3 +532,18 @@ Test(ablate, a_groups_fifo_is_refused_without_blocking, .timeout = 60)
     cr_assert(strstr(log, "lmr"), "%s", log);
     free(log);
 }
+
+/* -rounds beyond MAX_PAIRS is refused before anything is played or
+ * allocated (a pair costs memory and every save walks them all). */
+Test(ablate, rounds_beyond_the_cap_are_refused)
+{
+    make_run("r", 0, 0);
+    Args a = ablate_args("r", 0);
+    add(&a, "-rounds");
+    add(&a, "4294967296");
+    int rc = run_to_end(verify_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 2, "%s", log);
+    cr_assert(strstr(log, "-rounds needs an integer 2..4194304"), "%s", log);
+    free(log);
+}

@@ -27,6 +27,9 @@
 enum { EXIT_DONE = VERIFY_EXIT_DONE, EXIT_FAILED = VERIFY_EXIT_FAILED, EXIT_USAGE = VERIFY_EXIT_USAGE };
 enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
 #define DEFAULT_PAIRS 2000
+/* A pair costs a byte and a double of memory, and every save walks them all:
+ * 4 million pairs (8 million games) is far past any night. */
+#define MAX_PAIRS (INT64_C(1) << 22)
 #define DESIGN_NAME "mirrored-couples-mt19937"
 /* The same with whole pairs (ablation_whole) every "whole_every" couples. */
 #define DESIGN_NAME_WHOLE "mirrored-couples-mt19937+whole"
@@ -148,7 +151,7 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
             }
         } else if (!strcmp(a, "-rounds")) {
             int64_t r;
-            if (cli_int_value(v->nargs, v->args, &i, 2, INT64_C(1) << 32, &r, err, errlen) < 0)
+            if (cli_int_value(v->nargs, v->args, &i, 2, MAX_PAIRS, &r, err, errlen) < 0)
                 rc = -1;
             else
                 A->rounds_asked = (uint64_t)r;
