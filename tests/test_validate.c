@@ -2138,3 +2138,28 @@ Test(validate, the_validation_files_keep_the_forfeits_and_read_an_older_builds)
     cr_assert(n == 2 && pts[1].forfeits.time_losses == 3);
     free(pts);
 }
+
+/* validation.csv emptied or cut after the points were counted: status says
+ * how many rows the state counts and the file lacks, not "no point yet". */
+Test(validate, a_cut_validation_csv_is_named_in_status)
+{
+    Args a = far_run("r", 80, "");
+    add(&a, "-validate");
+    add(&a, "games=4");
+    int rc = run_to_end(run_main, &a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "run failed:\n%s", log);
+    free(log);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "head -n 2 %s/r/validation.csv > %s/v && mv %s/v %s/r/validation.csv", tmp, tmp, tmp, tmp);
+    cr_assert_eq(system(cmd), 0);
+    char *st = status_of("r", "status");
+    cr_assert(strstr(st, "validation.csv holds 1 of the 2 finished points the state counts"), "%s", st);
+    free(st);
+    snprintf(cmd, sizeof cmd, "head -n 1 %s/r/validation.csv > %s/v && mv %s/v %s/r/validation.csv", tmp, tmp, tmp, tmp);
+    cr_assert_eq(system(cmd), 0);
+    st = status_of("r", "status2");
+    cr_assert(strstr(st, "no point in validation.csv, but the state counts 2 finished") && !strstr(st, "no point yet"),
+              "%s", st);
+    free(st);
+}
