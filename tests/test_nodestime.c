@@ -116,6 +116,26 @@ Test(nodestime, a_side_that_reports_more_nodes_than_its_clock_holds_loses_on_tim
     cr_assert_eq(n, 4);
 }
 
+/* Under a node clock a move is waited for as long as the clock could take
+ * on the wall (4 x its ms), not only the watchdog: Black's 300 ms moves of
+ * 100 nodes are legal on a 5 s clock whatever a 200 ms watchdog says, and
+ * White, reporting 100,000 nodes a move of its 500,000, flags at its sixth.
+ * Before, Black's first move was a stall. */
+Test(nodestime, a_long_node_clock_is_waited_for_past_the_watchdog)
+{
+    for (int c = 0; c < 2; c++) {
+        tcs[c].base_ms = 5000;
+        tcs[c].nodestime = 100;
+        tcs[c].watchdog_ms = 200;
+    }
+    start(WHITE, FAKE, "--first --nodes 100000", NULL, 0);
+    start(BLACK, FAKE, "--first --nodes 100 --think 300", NULL, 0);
+    play_game();
+    cr_assert_eq(rec->term, TERM_TIME, "term %d after %d plies", (int)rec->term, rec->nply);
+    cr_assert_eq(rec->culprit, WHITE);
+    cr_assert_eq(rec->nply, 10, "White flags at its sixth move: %d plies", rec->nply);
+}
+
 /* The same with st=: a move may cost movetime x nodestime nodes. */
 Test(nodestime, a_move_over_its_movetime_in_nodes_loses_on_time)
 {

@@ -395,7 +395,12 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
             left[c] = clk[c] / unit[c];
         size_t glen = format_go(w->cmd + len, s, left, moves_by, side);
         int64_t t0 = ep_now_ms();
-        int64_t deadline = t->nodestime > 0  ? t0 + t->watchdog_ms
+        /* A node clock's ms are nodes / nodestime: an engine that searches at
+         * a quarter of that rate or more spends them in at most 4x the ms,
+         * so its move is waited for that long, or the watchdog when longer. */
+        int64_t node_ms = tc_has_clock(t) ? left[side] : t->movetime_ms;
+        int64_t node_wall = node_ms < INT64_MAX / 8 ? 4 * node_ms + t->margin_ms : INT64_MAX / 2;
+        int64_t deadline = t->nodestime > 0  ? t0 + (node_wall > t->watchdog_ms ? node_wall : t->watchdog_ms)
                            : tc_has_clock(t) ? t0 + left[side] + t->margin_ms
                            : t->movetime_ms ? t0 + t->movetime_ms + t->margin_ms
                                             : t0 + t->watchdog_ms;
