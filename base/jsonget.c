@@ -32,7 +32,7 @@ int json_get_count(const cJSON *o, const char *key, uint64_t *out, const char *w
 {
     if (json_get_u64(o, key, out))
         return 0;
-    return errmsg(err, errlen, "%s: \"%s\" is %s", what, key,
+    return errmsg(err, errlen, "%s%s is %s", what, key,
                   cJSON_GetObjectItemCaseSensitive(o, key) ? "not a count (a non-negative integer)" : "missing");
 }
 

@@ -21,8 +21,9 @@ bool json_count(const cJSON *v, uint64_t *out);
 /* The number o[key] as a count (json_count); false when it is missing,
  * not a number or not a count. */
 bool json_get_u64(const cJSON *o, const char *key, uint64_t *out);
-/* The same, or -1 with "WHAT: "KEY" is missing or not a count (a
- * non-negative integer)" in err: the one way the state readers name it. */
+/* The same, or -1 with "WHATKEY is missing" or "WHATKEY is not a count (a
+ * non-negative integer)" in err (what: "state.json: run.", say): the one
+ * way the state readers name it. */
 int json_get_count(const cJSON *o, const char *key, uint64_t *out, const char *what, char *err, size_t errlen);
 /* The array o[key] of exactly n counts (json_count) into out; false when
  * it is missing, not an array of n or an element is not a count. */

@@ -295,7 +295,7 @@ static int get_u64(const cJSON *o, const char *key, const char *where, uint64_t 
     if (get_num(o, key, where, &d, err, errlen))
         return -1;
     char what[256];
-    snprintf(what, sizeof what, "spsa state%s%s", *where ? ": " : "", where);
+    snprintf(what, sizeof what, "spsa state: %s%s", where, *where ? "." : "");
     return json_get_count(o, key, out, what, err, errlen);
 }
 

@@ -211,7 +211,7 @@ static int partial_from_json(RunState *rs, const cJSON *arr, const char *origin,
 static int get_u64(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
     char what[PATH_MAX + 16];
-    snprintf(what, sizeof what, "%s: run", origin);
+    snprintf(what, sizeof what, "%s: run.", origin);
     return json_get_count(o, key, out, what, err, errlen);
 }
 

@@ -274,7 +274,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
 static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *origin, char *err, size_t errlen)
 {
     char what[PATH_MAX + 32];
-    snprintf(what, sizeof what, "%s: run.validation", origin);
+    snprintf(what, sizeof what, "%s: run.validation.", origin);
     return json_get_count(o, key, out, what, err, errlen);
 }
 
