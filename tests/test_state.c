@@ -362,6 +362,22 @@ Test(state, a_start_out_of_range_or_a_moment_that_is_not_finite_is_refused)
         cr_expect_eq(rc, -1, "%s %s was taken", bad[i].key, bad[i].value);
         cr_expect(strstr(err, "state.json") && strstr(err, field), "%s %s: %s", bad[i].key, bad[i].value, err);
     }
+    /* A budget that wraps the counts: 2^53 iterations of 1999999999 pairs. */
+    cJSON *j = cJSON_Parse(good);
+    cJSON *cfgj = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "spsa"), "config");
+    cr_assert_not_null(cfgj);
+    cJSON_ReplaceItemInObjectCaseSensitive(cfgj, "iterations", cJSON_CreateNumber(9007199254740992.0));
+    cJSON_ReplaceItemInObjectCaseSensitive(cfgj, "pairs_per", cJSON_CreateNumber(1999999999));
+    char *wrapped = cJSON_Print(j);
+    cJSON_Delete(j);
+    write_file("state.json", wrapped);
+    free(wrapped);
+    {
+        RunState back;
+        cr_expect_eq(runstate_load(&back, tmp, err, sizeof err), -1, "a wrapping budget was taken");
+        cr_expect(strstr(err, "state.json") && strstr(err, "beyond any run's budget"), "%s", err);
+        runstate_free(&back);
+    }
     write_file("state.json", good);
     RunState back;
     cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);

@@ -578,6 +578,22 @@ static int pairs_per_is_integer(const Reader *r)
     return 0;
 }
 
+/* The budget, iterations x 2 x pairs_per games, within what a run can be
+ * given (-spsa games up to SPSA_STATE_MAX_GAMES): larger ones wrap the
+ * counts that everything after reads. */
+#define SPSA_STATE_MAX_GAMES 1000000000000ULL
+static int budget_in_range(const Reader *r)
+{
+    const ConfigDraft *d = r->dest;
+    const SpsaConfig *c = &d->cfg;
+    if (c->pairs_per < 1 || c->iterations > SPSA_STATE_MAX_GAMES / 2 / (uint64_t)c->pairs_per) {
+        errmsg(r->err, r->errlen, "spsa state: config \"iterations\" %" PRIu64 " x 2 x \"pairs_per\" %d games is "
+               "beyond any run's budget (at most %llu games)", c->iterations, c->pairs_per, SPSA_STATE_MAX_GAMES);
+        return -1;
+    }
+    return 0;
+}
+
 #define CFG(f) offsetof(ConfigDraft, cfg.f)
 /* "config", into an SpsaConfig that starts as spsa_config_default's. */
 static const Field CONFIG_FIELDS[] = {
@@ -620,6 +636,7 @@ static const Field CONFIG_FIELDS[] = {
     FIELD("scale_max",     NUM,  CFG(scale_max),                   V_SCALE,   REQUIRED),
     FIELD("scale_start",   NUM,  CFG(scale_start),                 V_SCALE,   REQUIRED),
     CHECK(pairs_per_is_integer),
+    CHECK(budget_in_range),
 };
 #undef CFG
 
