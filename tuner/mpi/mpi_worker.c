@@ -92,7 +92,8 @@ static Slot *slot_of(Session *s, const PairJob *job)
  *   steal     its result under the sequence number of a pair it was not
  *             given (rank 0 numbers the pairs of all ranks in one series,
  *             so a number below its highest that it never received was
- *             another rank's) */
+ *             another rank's)
+ * and RATCHET_TEST_FREEZE (below) freezes a rank. */
 static uint64_t *g_mine;        /* the sequence numbers this rank received, under s->mu */
 static size_t g_nmine, g_capmine;
 
@@ -137,6 +138,29 @@ static void liar_lie(uint64_t *seq, PairResult *res)
         }
         *seq += 1000000; /* every number so far was its own: none of another rank's to take */
     }
+}
+
+/* RATCHET_TEST_FREEZE=RANK:AFTER: the worker rank RANK, once it has sent
+ * AFTER results (over the job's sessions), stops answering: its main thread
+ * sleeps for an hour at a time and never polls or sends again, while the
+ * process stays alive (a frozen node, for tests/test_mpi.c).  Called by the
+ * main thread after each message it posts. */
+static void liar_maybe_freeze(int tag)
+{
+    static long results;
+    const char *f = getenv("RATCHET_TEST_FREEZE");
+    int rank = 0;
+    long after = 0;
+    if (!f || sscanf(f, "%d:%ld", &rank, &after) != 2 || rank != g_rank)
+        return;
+    if (tag == T_RESULT)
+        results++;
+    if (results < after)
+        return;
+    fprintf(stderr, "ratchet-tune: rank %d (%s): RATCHET_TEST_FREEZE: frozen after %ld results\n", g_rank, g_host,
+            results);
+    for (;;)
+        sleep_us(3600L * 1000000L);
 }
 #endif
 
@@ -356,8 +380,15 @@ static void worker_session(const Msg *cm, bool *quit)
         done = s.match_done;
         pthread_mutex_unlock(&s.mu);
         bool any = n > 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+#ifdef RATCHET_TEST_LIAR
+            int tag = q[i].tag;
             post(&ob, 0, q[i].tag, &q[i].b);
+            liar_maybe_freeze(tag);
+#else
+            post(&ob, 0, q[i].tag, &q[i].b);
+#endif
+        }
         free(q);
         any |= outbox_progress(&ob);
         Msg m;
