@@ -37,6 +37,7 @@ void post(Outbox *o, int dest, int tag, Buf *b)
         mpi_die_oom();
     Pending *p = &o->v[o->n++];
     p->buf = b->p;
+    p->dest = dest;
     MPI_Isend(b->p ? b->p : "", (int)b->len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
     memset(b, 0, sizeof *b);
 }
@@ -76,6 +77,20 @@ void outbox_flush(Outbox *o)
             us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
         }
     }
+}
+
+/* Give up the sends to dest that have not completed (see mpi_link.h). */
+void outbox_forget(Outbox *o, int dest)
+{
+    outbox_progress(o);
+    size_t k = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->v[i].dest == dest)
+            MPI_Request_free(&o->v[i].req); /* o->v[i].buf is not freed: the send may still read it */
+        else
+            o->v[k++] = o->v[i];
+    }
+    o->n = k;
 }
 
 /* ---- receiving --------------------------------------------------------------------- */

@@ -26,6 +26,7 @@ enum {
 typedef struct {
     MPI_Request req;
     char *buf;
+    int dest;
 } Pending;
 
 typedef struct {
@@ -56,6 +57,10 @@ void post_empty(Outbox *o, int dest, int tag);
 bool outbox_progress(Outbox *o);
 /* Wait until every sent message left (the other ranks keep receiving). */
 void outbox_flush(Outbox *o);
+/* Give up the sends to dest that have not completed (a rank that no longer
+ * receives): their requests are freed, their bytes left allocated for good
+ * (MPI may still read them), so that outbox_flush does not wait for them. */
+void outbox_forget(Outbox *o, int dest);
 
 /* Receiving. */
 /* The next message from src (or any), if one is there: true with m filled. */
