@@ -48,7 +48,11 @@
  * job goes on with the others.  A rank that dies aborts the job (Open MPI's
  * default, MPI_ERRORS_ARE_FATAL): rank 0 has then counted only finished
  * pairs and saved after each batch, so `resume` replays the batches that
- * were in flight.  SIGINT/SIGTERM (mpirun sends SIGTERM to every rank, then
+ * were in flight.  A rank that stays alive but stops answering (stopped,
+ * frozen, cut off) is retired by rank 0 past a per-pair deadline derived
+ * from the limit and the watchdog (mpi_coord.c, check_deadlines), its pairs
+ * played by the others; at the end rank 0 ends the job with MPI_Abort if
+ * such a rank never left.  SIGINT/SIGTERM (mpirun sends SIGTERM to every rank, then
  * SIGKILL about a second later): rank 0 stops as locally, the workers
  * abandon their games. */
 #include <mpi.h>
@@ -97,8 +101,13 @@ int main(int argc, char **argv)
     }
     int rc = ratchet_tune_main(argc, argv);
     fflush(NULL);
-    if (g_size > 1)
-        coord_shutdown();
+    if (g_size > 1 && !coord_shutdown()) {
+        /* A rank that does not leave would hold MPI_Finalize for ever: end the
+         * job (mpirun exits with rc; the command's files are written). */
+        fprintf(stderr, "ratchet-tune-mpi: ending the job with MPI_Abort (exit code %d): a worker rank did not leave\n", rc);
+        fflush(NULL);
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    }
     MPI_Finalize();
     return rc;
 }

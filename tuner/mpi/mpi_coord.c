@@ -26,8 +26,11 @@ typedef struct {
     bool ended;                 /* END sent */
     bool stopped;               /* STOP sent */
     bool done;                  /* DONE seen */
-    bool retired;               /* stopped for results that cannot be counted (retire_liar) */
+    bool retired;               /* stopped for results that cannot be counted (retire_liar),
+                                 * or for silence (retire_silent) */
     int rc;
+    int64_t heard_ms;           /* its last message, or the start of play (ep_now_ms) */
+    int64_t end_ms;             /* when END or STOP was sent: its DONE is owed from then */
     int credit;                 /* pairs it has room for */
     int held;                   /* pairs it has (playing or queued) */
     char host[MPI_MAX_PROCESSOR_NAME];
@@ -69,8 +72,8 @@ static bool wants_pairs(const Worker *wk)
 /* Give pairs to the workers with room, one at a time to the one that holds
  * the fewest (so that an idle worker is served before another queues ahead);
  * END to a worker with room when the hooks have no pair (a worker waiting
- * for a pair must not wait for ever: its runner holds its lock meanwhile).
- * True if anything was sent. */
+ * for a pair must not wait for ever: its runner holds its lock meanwhile,
+ * and with it the results of its other threads).  True if anything was sent. */
 static bool hand_out(Coord *c)
 {
     bool any = false;
@@ -87,10 +90,11 @@ static bool hand_out(Coord *c)
             mpi_die_oom();
         c->spare = job;
         pair_job_clear(job);
-        any = true;
         if (!c->hooks->next_pair(c->hooks->ctx, job)) {
             post_empty(&c->ob, w, T_END);
+            any = true;
             wk->ended = true;
+            wk->end_ms = ep_now_ms();
             continue;
         }
         const MatchConfig *cfg = c->cfg;
@@ -102,10 +106,12 @@ static bool hand_out(Coord *c)
         o->seq = ++c->seq;
         o->worker = w;
         o->job = job;
+        o->sent_ms = ep_now_ms();
         c->spare = NULL;
         Buf b = { 0 };
         msg_pack_job(&b, o->seq, job);
         post(&c->ob, w, T_JOB, &b);
+        any = true;
         wk->credit--;
         wk->held++;
     }
@@ -117,6 +123,7 @@ static void stop_all(Coord *c)
         if (!c->w[w].done && !c->w[w].stopped) {
             post_empty(&c->ob, w, T_STOP);
             c->w[w].stopped = true;
+            c->w[w].end_ms = ep_now_ms();
         }
 }
 
@@ -287,12 +294,120 @@ static void coord_msg(Coord *c, Msg *m, bool stopping)
     }
 }
 
+/* Per rank, over the sessions of the job: retired for silence
+ * (retire_silent).  Such a rank is not sent another session: it is counted
+ * retired at the start of every later one, without waiting for it. */
+static bool *g_silent;
+
+enum {
+    PLY_BOUND = 400,            /* plies of a game without -maxmoves, for its deadline */
+    PAIR_SLACK_MS = 10000       /* added to every pair's bound: messages, a loaded host */
+};
+
+/* The longest engine e can take over one game of job at a limit that the
+ * worker enforces, as game.c waits for a move: under a clock on the wall,
+ * all of its clock (base per period, an increment and the margin per
+ * move); under a movetime, movetime and margin per move; otherwise
+ * (nodes=, depth=, or a clock counted in nodes) the watchdog per move.
+ * Plus uciok and readyok for a restart before the game (2 x startup). */
+static int64_t engine_game_bound_ms(const MatchConfig *cfg, const PairJob *job, int e)
+{
+    const TimeControl *t = job->has_tc ? &job->tc : &cfg->eng[e].tc;
+    int64_t plies = cfg->adj.maxmoves > 0 ? 2 * (int64_t)cfg->adj.maxmoves : PLY_BOUND;
+    int64_t moves = (plies + 1) / 2, ms;
+    if (t->nodestime > 0 || (!tc_has_clock(t) && t->movetime_ms <= 0))
+        ms = moves * t->watchdog_ms;
+    else if (tc_has_clock(t))
+        ms = t->base_ms * (t->moves > 0 ? (moves + t->moves - 1) / t->moves : 1) + moves * (t->inc_ms + t->margin_ms);
+    else
+        ms = moves * (t->movetime_ms + t->margin_ms);
+    return ms + 2 * cfg->eng[e].startup_ms;
+}
+
+/* The longest a living worker takes over pair job from the moment a thread
+ * of it takes the pair to its result: its games at both engines' bounds,
+ * plus PAIR_SLACK_MS. */
+static int64_t pair_bound_ms(const MatchConfig *cfg, const PairJob *job)
+{
+    int games = job->games == 1 ? 1 : 2;
+    return games * (engine_game_bound_ms(cfg, job, 0) + engine_game_bound_ms(cfg, job, 1)) + PAIR_SLACK_MS;
+}
+
+/* Rank w has not answered in time: every pair it holds is given back to be
+ * played by the others, it is sent STOP (should it wake, it abandons what
+ * it plays and ends its session; nothing it sends is counted: its pairs are
+ * no longer out) and it counts as ended, as a rank whose engines could not
+ * be restarted (worker_done), and is not waited for again. */
+static void retire_silent(Coord *c, int w, int64_t silent_ms)
+{
+    Worker *wk = &c->w[w];
+    int k = wk->held;
+    fprintf(stderr,
+            "ratchet-tune: worker rank %d (%s) has not answered for %lld s with %d pair%s in hand: retired, "
+            "its pairs go to the other ranks\n",
+            w, wk->host[0] ? wk->host : "?", (long long)(silent_ms / 1000), k, k == 1 ? "" : "s");
+    if (!wk->stopped) {
+        post_empty(&c->ob, w, T_STOP);
+        wk->stopped = true;
+    }
+    outbox_forget(&c->ob, w); /* it may never receive them: the end of the session must not wait */
+    wk->retired = true;
+    g_silent[w] = true;
+    worker_done(c, w, 1, true);
+    int left = 0; /* ranks neither retired nor out of engines, this session or a later one */
+    for (int i = 1; i < g_size; i++)
+        left += !c->w[i].retired && c->w[i].rc <= 0;
+    if (left == 0)
+        fprintf(stderr, "ratchet-tune: every worker rank is retired or out of engines: the session stops here\n");
+    else if (c->live > 0)
+        fprintf(stderr, "ratchet-tune: %d worker%s go%s on\n", c->live, c->live == 1 ? "" : "s",
+                c->live == 1 ? "es" : "");
+}
+
+/* Deadlines: a worker that holds pairs sends a result at least every
+ * pair_bound_ms of its oldest pair, counted from when that pair was sent or
+ * from its last message, whichever is later (its threads take the pairs in
+ * the order they were sent, each as soon as it finished the one before, and
+ * every finish is a message).  A worker sent END or STOP owes its DONE as
+ * long after the later of that and its last message.  One silent past its
+ * deadline is retired (retire_silent).  True if any was. */
+static bool check_deadlines(Coord *c)
+{
+    bool any = false;
+    int64_t now = ep_now_ms();
+    for (int w = 1; w < g_size; w++) {
+        Worker *wk = &c->w[w];
+        if (wk->done || (wk->held == 0 && !wk->ended && !wk->stopped))
+            continue;
+        int64_t since = wk->heard_ms, bound = 0, oldest = INT64_MAX;
+        for (size_t i = 0; i < c->nout; i++)
+            if (c->out[i].worker == w) {
+                int64_t b = pair_bound_ms(c->cfg, c->out[i].job);
+                bound = b > bound ? b : bound;
+                oldest = c->out[i].sent_ms < oldest ? c->out[i].sent_ms : oldest;
+            }
+        if (oldest != INT64_MAX && oldest > since)
+            since = oldest;
+        if ((wk->ended || wk->stopped) && wk->end_ms > since)
+            since = wk->end_ms;
+        if (bound == 0)
+            bound = PAIR_SLACK_MS; /* no pair in hand, only its DONE owed */
+        if (now - since > bound) {
+            retire_silent(c, w, now - wk->heard_ms);
+            any = true;
+        }
+    }
+    return any;
+}
+
 /* Poll: every waiting message handled, sends progressed.  True if anything happened. */
 static bool coord_poll(Coord *c, bool stopping)
 {
     bool any = outbox_progress(&c->ob);
     Msg m;
     while (poll_msg(MPI_ANY_SOURCE, &m)) {
+        if (m.src > 0 && m.src < g_size)
+            c->w[m.src].heard_ms = ep_now_ms();
         coord_msg(c, &m, stopping);
         free(m.p);
         any = true;
@@ -326,13 +441,26 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     if (!g_refusals) {
         g_refusals = calloc((size_t)g_size, sizeof *g_refusals);
         g_liar = calloc((size_t)g_size, sizeof *g_liar);
-        if (!g_refusals || !g_liar)
+        g_silent = calloc((size_t)g_size, sizeof *g_silent);
+        if (!g_refusals || !g_liar || !g_silent)
             mpi_die_oom();
     }
+
+    /* A rank retired for silence in an earlier session is not sent this one. */
+    int ready = 0, failed = 0, retired = 0;
+    for (int w = 1; w < g_size; w++)
+        if (g_silent[w]) {
+            c.w[w].done = c.w[w].retired = true;
+            c.w[w].rc = 1;
+            c.live--;
+            retired++;
+        }
 
     ConfigHead h;
     msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
     for (int w = 1; w < g_size; w++) {
+        if (g_silent[w])
+            continue;
         Buf b = { 0 };
         msg_put(&b, &h, sizeof h);
         msg_put(&b, cfg, sizeof *cfg);
@@ -341,7 +469,6 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
 
     /* All workers' engines up, or nobody plays (as match_play does locally).
      * A worker whose WANT is refused is retired: the others play. */
-    int ready = 0, failed = 0, retired = 0;
     long us = POLL_MIN_US;
     while (ready + failed + retired < g_size - 1) {
         if (cfg->stop && *cfg->stop)
@@ -408,8 +535,8 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         rc = -1;
     }
     if (rc == 0 && !stopped) {
-        printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", g_size - 1,
-               g_size == 2 ? "" : "s", cfg->concurrency, (g_size - 1) * cfg->concurrency);
+        printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", ready,
+               ready == 1 ? "" : "s", cfg->concurrency, ready * cfg->concurrency);
         fflush(stdout);
     }
 
@@ -418,6 +545,8 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     if (stopping)
         stop_all(&c);
     int64_t stop_deadline = stopping ? ep_now_ms() + STOP_WAIT_MS : 0;
+    for (int w = 1; w < g_size; w++)
+        c.w[w].heard_ms = ep_now_ms();
     us = POLL_MIN_US;
     while (c.live > 0) {
         if (!stopping && ((cfg->stop && *cfg->stop) || c.pgn_failed)) {
@@ -426,6 +555,8 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
             stop_all(&c);
         }
         bool any = coord_poll(&c, stopping);
+        if (!stopping)
+            any |= check_deadlines(&c);
         if (!stopping)
             any |= hand_out(&c);
         /* After a stop the state is whole without the workers' last words;
@@ -457,12 +588,16 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
 }
 
 /* After the command: every worker leaves its loop; its last messages are
- * received (and dropped) so that its sends complete before it finalizes. */
-void coord_shutdown(void)
+ * received (and dropped) so that its sends complete before it finalizes.
+ * False if some rank did not leave in time (see mpi_coord.h). */
+bool coord_shutdown(void)
 {
     Outbox ob = { 0 };
     for (int w = 1; w < g_size; w++)
         post_empty(&ob, w, T_QUIT);
+    bool *bye = calloc((size_t)g_size, sizeof *bye);
+    if (!bye)
+        mpi_die_oom();
     int byes = 0;
     int64_t deadline = ep_now_ms() + BYE_WAIT_MS;
     long us = POLL_MIN_US;
@@ -470,7 +605,10 @@ void coord_shutdown(void)
         Msg m;
         bool any = outbox_progress(&ob);
         while (poll_msg(MPI_ANY_SOURCE, &m)) {
-            byes += m.tag == T_BYE;
+            if (m.tag == T_BYE && m.src > 0 && m.src < g_size && !bye[m.src]) {
+                bye[m.src] = true;
+                byes++;
+            }
             free(m.p);
             any = true;
         }
@@ -484,6 +622,11 @@ void coord_shutdown(void)
     if (byes < g_size - 1)
         fprintf(stderr, "ratchet-tune: %d worker rank%s did not leave within %d s\n", g_size - 1 - byes,
                 g_size - 1 - byes == 1 ? "" : "s", BYE_WAIT_MS / 1000);
+    for (int w = 1; w < g_size; w++)
+        if (!bye[w])
+            outbox_forget(&ob, w); /* its QUIT may never be received */
     outbox_flush(&ob);
     free(ob.v);
+    free(bye);
+    return byes == g_size - 1;
 }

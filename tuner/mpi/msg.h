@@ -102,6 +102,7 @@ typedef struct {
     uint64_t seq;
     int worker;                 /* the rank that was given the pair */
     PairJob *job;
+    int64_t sent_ms;            /* when it was sent (ep_now_ms): its deadline counts from then */
 } OutPair;
 
 enum { OUT_NONE = -1, OUT_NOT_YOURS = -2 };
