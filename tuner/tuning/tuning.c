@@ -720,11 +720,20 @@ int run_play(Run *r, const RunObserver *obs)
     if (obs && obs->started)
         obs->started(obs->ctx, r);
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
+    uint64_t played = rs->games;
     int mrc = match_transport(r->mc, &hooks);
     /* The runner ends when no pair is left to hand out, so a point taken by
-     * the last batches (the final values) is played in a session of its own. */
-    while (mrc == 0 && !stopsig_flag && !r->failed && spsa_done(&rs->spsa) && rs->val.pending)
+     * the last batches (the final values) is played in a session of its own;
+     * so are pairs given back after the hand-out ended, with no thread left
+     * to take them (the distributed runner retired a worker rank: coord_play),
+     * as long as the session before played something. */
+    for (;;) {
+        bool again = spsa_done(&rs->spsa) ? rs->val.pending : rs->games > played;
+        if (mrc != 0 || stopsig_flag || r->failed || !again)
+            break;
+        played = rs->games;
         mrc = match_transport(r->mc, &hooks);
+    }
     if (saver_finish(r->saver, err, sizeof err) < 0) {
         run_msg_err("%s; the last saved state is whole", err);
         r->failed = true;
