@@ -4,7 +4,8 @@
  * resume with the MPI-free bin/ratchet-tune (and the reverse); SIGTERM to
  * mpirun; a worker rank killed; a distributed SPRT match whose report is the tally that decided;
  * engine crashes on the workers counted per engine; a worker that lies
- * (build/ratchet-tune-mpi-liar, a test build that misreports its results).
+ * (build/ratchet-tune-mpi-liar, a test build that misreports its results);
+ * a worker that stops answering (the same test build, frozen).
  *
  * Needs mpirun and bin/ratchet-tune-mpi: `make test` installs Open MPI and
  * builds both, and sets RATCHET_MPI=1 so that a missing one fails; elsewhere
@@ -692,4 +693,54 @@ Test(mpi, a_result_for_another_ranks_pair_retires_the_rank)
 Test(mpi, a_result_with_a_negative_count_is_refused_and_the_pair_played_again)
 {
     run_with_a_liar("negative", "time_losses[0] = -1");
+}
+
+/* ---- a worker that stops answering (RATCHET_TEST_FREEZE in the test build) ----------- */
+
+/* Rank 2 of the test build freezes after its 5th result (it stays alive but
+ * never polls or sends again: a stopped or cut-off node).  At nodes=1 with
+ * -each watchdog=0.05 startup=1 a pair's deadline is 24 s (mpi_coord.c,
+ * pair_bound_ms: 2 games x 2 engines x (30 moves x 0.05 s + 2 x 1 s) +
+ * 10 s).  Rank 0 must retire rank 2 naming it, play its pairs on rank 1,
+ * (in another session when rank 1 had already been sent END) and end the
+ * job (a rank that never leaves would hold MPI_Finalize): exit 0 within
+ * 110 s (about 40 s here: 24 s of deadline, 10 s waiting for rank 2 to
+ * leave), every game counted once.  Before: rank 0 waited for rank 2's
+ * pairs for ever, without a word. */
+Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_others)
+{
+    if (access(liar_bin(), X_OK) != 0) {
+        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
+        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
+        cr_skip_test("no %s", liar_bin());
+    }
+    Args a = { .n = 0 };
+    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                   "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_FREEZE=2:5 -np 3");
+    add(&a, "%s", liar_bin());
+    run_opts_at(&a, "r", 60, 0, "nodes=1 watchdog=0.05 startup=1");
+    time_t t0 = time(NULL);
+    pid_t pid = start(&a, "log");
+    args_free(&a);
+    int st = 0, waited = 0;
+    pid_t got = 0;
+    for (; waited < 11000 && (got = waitpid(pid, &st, WNOHANG)) == 0; waited++)
+        usleep(10000);
+    if (got == 0) {
+        kill_job(pid);
+        wait_child(pid);
+        char *log = slurp("log");
+        cr_assert_fail("the run with a frozen worker hung for 110 s:\n%s", log);
+    }
+    long took = (long)(time(NULL) - t0);
+    char *log = slurp("log");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run with a frozen worker failed (after %ld s):\n%s", took,
+              log);
+    cr_assert(strstr(log, "RATCHET_TEST_FREEZE: frozen after 5 results"), "rank 2 did not freeze:\n%s", log);
+    cr_assert(strstr(log, "worker rank 2 ("), "the frozen rank is not named:\n%s", log);
+    cr_assert(strstr(log, "has not answered for "), "no word of the silence:\n%s", log);
+    cr_assert(strstr(log, "retired, its pairs go to the other ranks"), "%s", log);
+    cr_assert_null(strstr(log, "worker rank 1 ("), "the answering rank was blamed:\n%s", log);
+    free(log);
+    assert_complete("r", 60, 1);
 }
