@@ -301,7 +301,11 @@ static bool *g_silent;
 
 enum {
     PLY_BOUND = 400,            /* plies of a game without -maxmoves, for its deadline */
-    PAIR_SLACK_MS = 10000       /* added to every pair's bound: messages, a loaded host */
+    PAIR_SLACK_MS = 10000,      /* added to every pair's bound: messages, a loaded host */
+    /* From END or STOP, or the last result after it, to DONE: each thread of
+     * a worker quits its two engines (match.c), each a `quit` written within
+     * 5 s and 1 s of grace (engine_proc.c), the threads at once; plus slack. */
+    DONE_BOUND_MS = 2 * (5000 + 1000) + PAIR_SLACK_MS
 };
 
 /* The longest engine e can take over one game of job at a limit that the
@@ -368,8 +372,9 @@ static void retire_silent(Coord *c, int w, int64_t silent_ms)
  * pair_bound_ms of its oldest pair, counted from when that pair was sent or
  * from its last message, whichever is later (its threads take the pairs in
  * the order they were sent, each as soon as it finished the one before, and
- * every finish is a message).  A worker sent END or STOP owes its DONE as
- * long after the later of that and its last message.  One silent past its
+ * every finish is a message).  A worker sent END or STOP that holds no
+ * pair owes its DONE within DONE_BOUND_MS of the later of that and its
+ * last message.  One silent past its
  * deadline is retired (retire_silent).  True if any was. */
 static bool check_deadlines(Coord *c)
 {
@@ -391,7 +396,7 @@ static bool check_deadlines(Coord *c)
         if ((wk->ended || wk->stopped) && wk->end_ms > since)
             since = wk->end_ms;
         if (bound == 0)
-            bound = PAIR_SLACK_MS; /* no pair in hand, only its DONE owed */
+            bound = DONE_BOUND_MS; /* no pair in hand, only its DONE owed */
         if (now - since > bound) {
             retire_silent(c, w, now - wk->heard_ms);
             any = true;
