@@ -734,8 +734,13 @@ Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_o
     }
     long took = (long)(time(NULL) - t0);
     char *log = slurp("log");
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run with a frozen worker failed (after %ld s):\n%s", took,
-              log);
+    /* The job ends by MPI_Abort(0) while the frozen rank never leaves;
+     * Open MPI 4.1.4's mpirun then exits 0, but about one time in five
+     * crashes itself (exit 139) after rank 0 has saved and said all: that is
+     * accepted, the run's own outcome is what is checked below. */
+    bool mpirun_crashed = WIFEXITED(st) && WEXITSTATUS(st) == 139;
+    cr_assert(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || mpirun_crashed),
+              "the run with a frozen worker failed (after %ld s):\n%s", took, log);
     cr_assert(strstr(log, "RATCHET_TEST_FREEZE: frozen after 5 results"), "rank 2 did not freeze:\n%s", log);
     cr_assert(strstr(log, "worker rank 2 ("), "the frozen rank is not named:\n%s", log);
     cr_assert(strstr(log, "has not answered for "), "no word of the silence:\n%s", log);
