@@ -335,6 +335,42 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     free(log);
 }
 
+/* verify and verify -ablate under mpirun are played by the worker ranks, as
+ * run is: their games are counted, their files written by rank 0.  Before,
+ * rank 0 played them alone while the workers idled in silence. */
+Test(mpi, verify_and_the_ablation_are_played_by_the_workers)
+{
+    write_book("book.epd", 400); /* 80 held out: fresh openings for both */
+    write_file("t.json", "{\"params\": {\"Alpha\": 60, \"Beta\": 40}}\n");
+    Args a = local_cmd();
+    run_opts(&a, "r", 20, 0);
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert_eq(rc, 0, "the run failed:\n%s", log);
+    free(log);
+    a = mpi_cmd();
+    add_words(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add_words(&a, "-sprt off -rounds 6 -bake no -tuned");
+    add(&a, "%s/t.json", tmp);
+    rc = finish(&a, "vlog");
+    log = slurp("vlog");
+    cr_assert_eq(rc, 0, "the MPI verify failed:\n%s", log);
+    cr_assert(strstr(log, "distributed: 2 worker ranks"), "verify was not played by the workers:\n%s", log);
+    free(log);
+    a = mpi_cmd();
+    add_words(&a, "verify");
+    add(&a, "%s/r", tmp);
+    add_words(&a, "-ablate -rounds 8 -tuned");
+    add(&a, "%s/t.json", tmp);
+    rc = finish(&a, "alog");
+    log = slurp("alog");
+    cr_assert_eq(rc, 0, "the MPI ablation failed:\n%s", log);
+    cr_assert(strstr(log, "distributed: 2 worker ranks") && strstr(log, "pairs 8/8"),
+              "the ablation was not played by the workers:\n%s", log);
+    free(log);
+}
+
 /* A distributed run at a clock counted in nodes (-each tc= nodestime=),
  * validated at the user's clock (-validate tc=): the workers play every
  * tuning game at the clock in nodes and every validation pair at both

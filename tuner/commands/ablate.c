@@ -683,7 +683,7 @@ static int play(Ablate *A, const char *dir)
     v->mc.stop = &stopsig_flag;
     progress_start(&A->progress, 500, 10000, ep_now_ms());
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
-    int mrc = match_play(&v->mc, &hooks);
+    int mrc = match_transport(&v->mc, &hooks); /* under MPI: played by the worker ranks */
     stopsig_restore(&stop);
     progress(A, true);
     progress_end(&A->progress);

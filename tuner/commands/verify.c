@@ -189,7 +189,7 @@ static int play(Verify *v)
     progress_start(&v->progress, 500, 10000, v->t0);
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,
                          .ctx = v };
-    int mrc = match_play(&v->run.mc, &hooks);
+    int mrc = match_transport(&v->run.mc, &hooks); /* under MPI: played by the worker ranks */
     stopsig_restore(&stop);
 
     bool done = !v->failed && !stopsig_flag && mrc == 0 && v->ninflight == 0 &&
