@@ -1,7 +1,6 @@
-/* What the tests that run whole subcommands share (test_run.c, test_mpi.c,
- * test_match.c, test_engine_proc.c): a temporary directory per test with the
- * fake SPSA engine's spec and a small book in it, argument lists, child
- * processes, their logs and their output. */
+/* What the tests that run whole subcommands share: a temporary directory
+ * per test with the fake SPSA engine's spec and a small book in it,
+ * argument lists, child processes, their logs and their output. */
 #ifndef RATCHET_TEST_HELPERS_H
 #define RATCHET_TEST_HELPERS_H
 

@@ -1,16 +1,24 @@
 /* base/: the stop on a signal (stopsig.h), the progress line (progress.h),
- * appending to a buffer (errmsg.h). */
+ * messages (errmsg.h: appendf, name distance, line and column), JSON counts
+ * (jsonget.h), the object builder (jsonput.h) and durations (duration.h). */
 #include <criterion/criterion.h>
 
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "duration.h"
 #include "errmsg.h"
+#include "jsonget.h"
+#include "jsonput.h"
 #include "progress.h"
 #include "stopsig.h"
 
@@ -141,4 +149,93 @@ Test(appendf, the_buffer_is_terminated_even_when_nothing_fits)
     n = appendf(buf, sizeof buf, n, "%s", "ghij");
     cr_assert_eq(n, 7);
     cr_assert_str_eq(buf, "abcdefg");
+}
+
+/* name_distance: Levenshtein, ignoring case, for "did you mean". */
+Test(errmsg, name_distance_is_an_edit_distance_ignoring_case)
+{
+    cr_assert_eq(name_distance("LmrQuietBase", "lmrquietbase"), 0);
+    cr_assert_eq(name_distance("LmpBase", "LmrBase"), 1);
+    cr_assert_eq(name_distance("Alpha", "Alpa"), 1);
+    cr_assert_eq(name_distance("kitten", "sitting"), 3);
+    cr_assert_eq(name_distance("", "abc"), 3);
+}
+
+/* text_line_col: 1-based, a newline ends a line, just past the end is allowed. */
+Test(errmsg, line_and_column_of_a_character)
+{
+    const char *t = "ab\ncde\n\nf";
+    size_t line, col;
+    text_line_col(t, t, &line, &col);
+    cr_assert(line == 1 && col == 1);
+    text_line_col(t, t + 4, &line, &col); /* 'd' */
+    cr_assert(line == 2 && col == 2, "%zu:%zu", line, col);
+    text_line_col(t, t + 8, &line, &col); /* 'f' after an empty line */
+    cr_assert(line == 4 && col == 1, "%zu:%zu", line, col);
+    text_line_col(t, t + strlen(t), &line, &col);
+    cr_assert(line == 4 && col == 2, "%zu:%zu", line, col);
+}
+
+/* A JSON count: a whole number from 0 to 2^53 (the last a double counts
+ * exactly); a fraction, a negative, NaN and anything past 2^53 are not. */
+Test(jsonget, a_count_is_a_whole_number_up_to_2_to_the_53)
+{
+    uint64_t x = 7;
+    cr_assert(json_u64_of(0, &x) && x == 0);
+    cr_assert(json_u64_of(9007199254740992.0, &x) && x == 9007199254740992ULL);
+    cr_assert_not(json_u64_of(9007199254740994.0, &x), "past 2^53");
+    cr_assert_not(json_u64_of(-1, &x));
+    cr_assert_not(json_u64_of(2.5, &x));
+    cr_assert_not(json_u64_of(NAN, &x));
+    cJSON *o = cJSON_Parse("{\"n\": 12, \"f\": 1.5, \"s\": \"3\"}");
+    char err[128];
+    cr_assert_eq(json_get_count(o, "n", &x, "state.json: run.", err, sizeof err), 0);
+    cr_assert_eq(x, 12);
+    cr_assert_eq(json_get_count(o, "f", &x, "state.json: run.", err, sizeof err), -1);
+    cr_assert_str_eq(err, "state.json: run.f is not a count (a non-negative integer)");
+    cr_assert_eq(json_get_count(o, "s", &x, "state.json: run.", err, sizeof err), -1, "a string is not a count");
+    cr_assert_eq(json_get_count(o, "m", &x, "state.json: run.", err, sizeof err), -1);
+    cr_assert_str_eq(err, "state.json: run.m is missing");
+    cJSON_Delete(o);
+}
+
+/* jsonput: members in order; a NULL item fails the object for good. */
+Test(jsonput, the_first_failure_sticks_and_every_item_is_owned)
+{
+    JsonPut w = jput_new();
+    jput_num(&w, "a", 1);
+    jput_str(&w, "b", "x");
+    jput_bool(&w, "c", true);
+    jput_item(&w, "d", cJSON_CreateArray());
+    cJSON *o = jput_done(&w);
+    cr_assert_not_null(o);
+    char *text = cJSON_PrintUnformatted(o);
+    cr_assert_str_eq(text, "{\"a\":1,\"b\":\"x\",\"c\":true,\"d\":[]}");
+    free(text);
+    cJSON_Delete(o);
+    w = jput_new();
+    jput_num(&w, "a", 1);
+    jput_item(&w, "b", NULL); /* a failed allocation */
+    jput_item(&w, "c", cJSON_CreateArray()); /* deleted, not leaked (ASan checks) */
+    cr_assert_null(jput_done(&w));
+}
+
+/* Durations as the progress lines and the report write them. */
+Test(duration, as_people_read_them)
+{
+    char b[32];
+    duration_format(7.4, b, sizeof b);
+    cr_assert_str_eq(b, "7s");
+    duration_format(185, b, sizeof b);
+    cr_assert_str_eq(b, "3m05s");
+    duration_format(7800, b, sizeof b);
+    cr_assert_str_eq(b, "2h10m");
+    duration_format_as(7, DURATION_MINUTES, b, sizeof b);
+    cr_assert_str_eq(b, "0m07s");
+    duration_format_as(7, DURATION_FULL, b, sizeof b);
+    cr_assert_str_eq(b, "0h00m07s");
+    duration_format(-1, b, sizeof b);
+    cr_assert_str_eq(b, "?");
+    duration_format(2e8, b, sizeof b);
+    cr_assert_str_eq(b, "?", "beyond 1e8 s: an ETA that cannot be estimated");
 }

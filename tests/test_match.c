@@ -422,6 +422,17 @@ static void tag_value(const char *game, const char *name, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)(q - p), p);
 }
 
+/* Whether fen begins a line of the EPD text (the rest of the line: its
+ * operations, if any). */
+static bool epd_has_line(const char *epd, const char *fen)
+{
+    size_t n = strlen(fen);
+    for (const char *p = strstr(epd, fen); p; p = strstr(p + 1, fen))
+        if ((p == epd || p[-1] == '\n') && (p[n] == '\n' || p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* Replay one PGN game's movetext with parse_san; returns the plies. */
 static int replay_san(const char *text, Position *pos)
 {
@@ -493,7 +504,7 @@ Test(match, pgn_replays_move_by_move_to_the_same_result)
         cr_assert_str_eq(event, "Test");
         cr_assert_str_eq(tc, "-");
         cr_assert_str_eq(setup, "1");
-        cr_assert(strstr(book_epd, fen) == book_epd || strstr(book_epd, fen), "FEN %s is from the book", fen);
+        cr_assert(epd_has_line(book_epd, fen), "FEN %s is a line of the book", fen);
         cr_assert((!strcmp(white, "Alpha") && !strcmp(black, "Beta")) ||
                   (!strcmp(white, "Beta") && !strcmp(black, "Alpha")));
         cr_assert_eq(pos_from_fen(pos, fen, NULL, 0), 0);

@@ -9,12 +9,13 @@
  *     value must rise.
  *
  * The figures: 400 games (about 45 s on 2 cores) from Skill Level 1 with
- * c_end 2, r_end 0.02 reach 20 (the maximum) in the default rms form; the
+ * c_end 2, r_end 0.02 reached 20 (the maximum) in the form then the default
+ * (rms, now far); the
  * classic form ended between 7.8 and 9.1 in five runs (tools/bench/stockfish.sh,
  * docs/other-engines.md).  The test asks for 5 or more: far below what a
  * working tuner reaches in either form, while a tuner that moves theta the
  * wrong way ends at 0 (tried, in both forms).  With no signal at all the
- * classic form would stay within about 1 of the start; the rms form's steps
+ * classic form would stay within about 1 of the start; far's steps
  * are a fraction of c_end whatever the result, so its walk without signal is
  * wider (not measured).
  */

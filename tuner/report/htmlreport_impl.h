@@ -2,10 +2,8 @@
  * and the match's page), htmlreport_page.c (escaping, head, footer, charts),
  * htmlreport_params.c (the parameter table and charts), htmlreport_health.c
  * (health, configuration, commands) and htmlreport_morning.c (validation
- * points, real moves).  Not for other modules: see htmlreport.h.
- * Include htmlreport.h first: this header does not, so that htmlreport and
- * htmlreport_impl do not include each other (a circle tools/layers.sh
- * refuses). */
+ * points, real moves).  Not for other modules: see htmlreport.h, which
+ * its users include first. */
 #ifndef RATCHET_HTMLREPORT_IMPL_H
 #define RATCHET_HTMLREPORT_IMPL_H
 
