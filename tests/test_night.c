@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "night.h"
 #include "rd.h"
+#include "status.h"
 
 static void night_setup(void)
 {
@@ -106,6 +107,15 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cJSON_ArrayForEach(st, steps)
         cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(st, "status")->valuestring, "done");
     cJSON_Delete(nj);
+    Args sa = { .n = 0 };
+    add(&sa, "status");
+    add(&sa, "%s/a", tmp);
+    cr_assert_eq(run_to_end(status_main, &sa, "status"), 0);
+    log = slurp("status");
+    cr_assert(strstr(log, "night (night.json): spsa done, ablation done, export done, confirm done, morning done") &&
+                  strstr(log, "the morning page: "),
+              "status shows the night's steps:\n%s", log);
+    free(log);
     char *page = morning_body("a");
     cr_assert(strstr(page, "What moved") && strstr(page, "Confirmed at") && strstr(page, "make PARAMS=") &&
                   strstr(page, "name, value lines"),

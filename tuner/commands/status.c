@@ -1,10 +1,44 @@
 /* `ratchet-tune status DIR`; see status.h. */
 #include "status.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "cliutil.h"
 #include "morning.h"
+#include "night.h"
+#include "rd.h"
+
+/* A night's steps (night.h) and its morning page, when DIR holds a night. */
+static void night_steps(FILE *out, const char *dir)
+{
+    char path[PATH_MAX + 32], err[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, NIGHT_FILE);
+    if (access(path, F_OK) != 0)
+        return;
+    cJSON *j = rd_read_json(path, err, sizeof err);
+    if (!j) {
+        fprintf(out, "\nnight: %s\n", err);
+        return;
+    }
+    fprintf(out, "\nnight (%s):", NIGHT_FILE);
+    const cJSON *s;
+    int k = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "steps"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name"), *st = cJSON_GetObjectItemCaseSensitive(s, "status");
+        fprintf(out, "%s %s %s", k++ ? "," : "", cJSON_IsString(name) ? name->valuestring : "?",
+                cJSON_IsString(st) ? st->valuestring : "?");
+    }
+    fputc('\n', out);
+    snprintf(path, sizeof path, "%s/morning.txt", dir);
+    if (access(path, F_OK) == 0)
+        fprintf(out, "  the morning page: %s\n", path);
+    cJSON_Delete(j);
+}
 
 static const char STATUS_USAGE[] =
     "usage: ratchet-tune status DIR\n"
@@ -19,7 +53,8 @@ static const char STATUS_USAGE[] =
     "before them by at least half of c_end).  Then which moves are real (per parameter an\n"
     "interval for its final value, z and real or noise: see docs/morning-after.md), the\n"
     "latest and the best validation point (DIR/validation.csv).  After `ratchet-tune verify\n"
-    "DIR`: its verdict, Elo and pentanomial counts (DIR/verify.json).\n";
+    "DIR`: its verdict, Elo and pentanomial counts (DIR/verify.json).  In a night's directory\n"
+    "(`ratchet-tune night`): each step's status and the morning page.\n";
 
 int status_main(int argc, char **argv)
 {
@@ -42,5 +77,6 @@ int status_main(int argc, char **argv)
         fprintf(stderr, "ratchet-tune: status: warning: %s\n", m.hist_err);
     morning_status(stdout, &m);
     morning_free(&m);
+    night_steps(stdout, argv[1]);
     return 0;
 }
