@@ -1153,6 +1153,19 @@ Test(validate, a_pending_point_keeps_its_pairs_at_the_users_limit)
     cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), 0, "%s", err);
     cr_assert(w.pending && w.size == 40 && w.pairs == 20 && w.lim.pairs == 3 && w.lim.losses == 3 &&
               w.lim.ptnml[0] == 1 && w.lim.next == 3);
+    /* pairs at a user's limit in a run whose settings name none: refused
+     * when the settings are read, with what is wrong (the next save used to
+     * fail with no word of it) */
+    RunConf none;
+    conf_init(&none);
+    cr_assert_eq(validate_limit_from_conf(&w, &none, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "pending.limit") && strstr(err, "settings name none"), "%s", err);
+    RunConf tc;
+    conf_init(&tc);
+    conf_set(&tc, "validate", "tc", "10+0.1", "test");
+    cr_assert_eq(validate_limit_from_conf(&w, &tc, NULL, err, sizeof err), 0, "%s", err);
+    conf_free(&none);
+    conf_free(&tc);
     cJSON *l = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "pending"), "limit");
     cJSON_ReplaceItemInObjectCaseSensitive(l, "wins", cJSON_CreateNumber(2));
     cr_assert_eq(validate_from_json(&w, j, &st, "test", err, sizeof err), -1);

@@ -400,6 +400,7 @@ int validate_from_json(Validation *v, const cJSON *j, const SpsaState *st, const
         v->values[i] = x->valuedouble;
     }
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(p, "limit");
+    v->lim_in_state = l != NULL;
     if (l) {
         const cJSON *lp = cJSON_GetObjectItemCaseSensitive(l, "ptnml");
         uint64_t lsum = 0;
@@ -1184,8 +1185,13 @@ int validate_limit_from_conf(Validation *v, const RunConf *conf, const TimeContr
             return errmsg(err, errlen, "out of memory");
         }
     }
-    if (argc == 0)
+    if (argc == 0) {
+        if (v->pending && v->lim_in_state)
+            return errmsg(err, errlen, "run.validation.pending.limit: the pending point has pairs at a user's limit, "
+                          "but the run's settings name none (validate.tc=, st=, nodes=, depth=): the state was "
+                          "edited or belongs to another run");
         return 0;
+    }
     MatchConfig tmp;
     match_config_init(&tmp);
     char e2[512] = "";

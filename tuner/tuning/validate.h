@@ -125,6 +125,7 @@ typedef struct {
     TimeControl limit;
     char limit_text[64];   /* tc_format of it */
     ValidationLeg lim;     /* the pending point's pairs at it (pending.limit in state.json) */
+    bool lim_in_state;     /* not saved: pending.limit was in state.json (a run with a limit wrote it) */
 } Validation;
 
 /* One row of validation.csv. */
