@@ -153,7 +153,6 @@ static const PathCase PATH_CASES[] = {
                      "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
     { "snapshots/1.json", { "export CASE -snapshot 1", "verify CASE -snapshot 1 -rounds 2 -sprt off -restart" } },
     { "verify.json", { "verify CASE -rounds 2 -sprt off", "status CASE" } },
-    { "openings.json", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "verify", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "verify/tuned.json", { "verify CASE -rounds 2 -sprt off -restart" } },
     { "report.html", { "report CASE" } },
