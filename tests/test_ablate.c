@@ -547,3 +547,39 @@ Test(ablate, rounds_beyond_the_cap_are_refused)
     cr_assert(strstr(log, "-rounds needs an integer 2..4194304"), "%s", log);
     free(log);
 }
+
+/* export -ablation writes ablation.json's start values for the groups it
+ * does not keep: a start value the run cannot play (out of its range, not a
+ * number, missing) is refused with the file and the parameter, not
+ * written. */
+Test(ablate, export_refuses_start_values_the_run_cannot_play)
+{
+    make_run("r", 0, 0);
+    static const char *const bad[][2] = { { "1000000", "LmrBase = 1e+06 is outside its range [0, 200]" },
+                                          { "null", "LmrBase is not a number" },
+                                          { "100.5", "LmrBase = 100.5 is not an integer" } };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        put("r/ablation.json",
+            "{\"status\": \"done\", \"tc\": \"nodes=1\", \"pairs\": [],\n"
+            " \"tuned\": {\"LmrBase\": 150, \"LmrScale\": 140, \"NmpDepth\": 130, \"RfpMargin\": 160, \"SeeMargin\": 100},\n"
+            " \"base\": {\"LmrBase\": %s, \"LmrScale\": 100, \"NmpDepth\": 100, \"RfpMargin\": 100, \"SeeMargin\": 100},\n"
+            " \"groups\": [{\"name\": \"Lmr\", \"params\": [\"LmrBase\", \"LmrScale\"], \"verdict\": \"costs\",\n"
+            "              \"beta\": -0.1, \"se\": 0.02}]}\n",
+            bad[c][0]);
+        Args e = { .n = 0 };
+        add(&e, "export");
+        add(&e, "%s/r", tmp);
+        add(&e, "-ablation");
+        add(&e, "keep=pays");
+        add(&e, "-o");
+        add(&e, "%s/kept.json", tmp);
+        int rc = run_to_end(export_main, &e, "elog");
+        char *log = slurp("elog");
+        cr_assert_eq(rc, 1, "base LmrBase %s is refused:\n%s", bad[c][0], log);
+        cr_assert(strstr(log, "ablation.json: base: ") && strstr(log, bad[c][1]), "%s", log);
+        free(log);
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/kept.json", tmp);
+        cr_assert_neq(access(path, F_OK), 0, "nothing written");
+    }
+}

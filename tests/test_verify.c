@@ -602,3 +602,40 @@ Test(verify, plays_against_a_base_file)
     refused_value_file("-base", "far.json", NULL, "far.json: Beta = 500 is outside its range");
 }
 
+
+/* A value file may also set a parameter the run did not tune: it is held
+ * to the range the run's params file gives it, and a number that is not
+ * finite is refused for any parameter. */
+Test(verify, a_value_for_a_parameter_not_tuned_is_range_checked)
+{
+    write_file("three.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n"
+                            "Gamma, int, 0, -50, 50, 8, 0.5\n");
+    Args a = fake_run_args("r", 8, 0, 2);
+    add(&a, "-params");
+    add(&a, "file=%s/three.txt", tmp);
+    add(&a, "only=Alpha,Beta");
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0, "%s", slurp("runlog"));
+    static const char *const bad[][2] = { { "{\"params\": {\"Gamma\": 1000000}}", "Gamma = 1e+06 is outside its range [-50, 50]" },
+                                          { "{\"params\": {\"Gamma\": 1e999}}", "Gamma is not a finite number" },
+                                          { "{\"params\": {\"Alpha\": -1e999}}", "Alpha is not a finite number" },
+                                          { "{\"params\": {\"Gamma\": 2.5}}", "Gamma = 2.5 is not an integer" } };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        write_file("g.json", bad[c][0]);
+        refused_value_file("-tuned", "g.json", NULL, bad[c][1]);
+        refused_value_file("-base", "g.json", NULL, bad[c][1]);
+        cr_assert_null(verify_json("r"), "nothing played");
+    }
+    write_file("g.json", "{\"params\": {\"Gamma\": -50}}");
+    a = verify_args("r");
+    add(&a, "-tuned");
+    add(&a, "%s/g.json", tmp);
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "1");
+    cr_assert_eq(run_to_end(verify_main, &a, "vlog"), 0, "%s", slurp("vlog"));
+    cJSON *j = verify_json("r");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "tuned"), "Gamma")->valueint, -50);
+    cJSON_Delete(j);
+}
+

@@ -99,7 +99,7 @@ static int add_prediction(cJSON *info, const cJSON *abl, bool keep_pays, bool ke
     return 0;
 }
 
-int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, size_t errlen)
+int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *keep, char *err, size_t errlen)
 {
     bool keep_pays, keep_unclear;
     if (parse_keep(keep, &keep_pays, &keep_unclear, err, errlen) < 0)
@@ -157,7 +157,18 @@ int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, siz
     cJSON_ArrayForEach(p, params)
     {
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(base, p->string);
-        if (!cJSON_IsNumber(b) || b->valuedouble == p->valuedouble)
+        char why[256];
+        if (!cJSON_IsNumber(b)) {
+            rc = errmsg(err, errlen, "-ablation: %s: base: %s is %s; play the ablation again with ratchet-tune verify "
+                        "%s -ablate -restart", path, p->string, b ? "not a number" : "missing", dir);
+            goto out;
+        }
+        if (runstate_check_value(rs, p->string, b->valuedouble, why, sizeof why) < 0) {
+            rc = errmsg(err, errlen, "-ablation: %s: base: %s; play the ablation again with ratchet-tune verify %s "
+                        "-ablate -restart", path, why, dir);
+            goto out;
+        }
+        if (b->valuedouble == p->valuedouble)
             continue;
         const char *in = NULL, *verdict = NULL;
         cJSON_ArrayForEach(g, groups)

@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "state.h"
+
 #define ABLATION_FILE "ablation.json"
 
 /* keep: the verdicts whose groups keep their tuned values, "pays" or
@@ -17,7 +19,9 @@
  * is in no group, goes back to its start value.  The groups kept and reset
  * go to stderr and to values' "ablation" member.  -1 with a message when
  * DIR/ablation.json is missing, unfinished, malformed, or was played on
- * other values than the run's current ones (the run moved on since). */
-int ablate_keep(const char *dir, cJSON *values, const char *keep, char *err, size_t errlen);
+ * other values than the run's current ones (the run moved on since), or
+ * when a start value it would write is not one rs can play
+ * (runstate_check_value). */
+int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *keep, char *err, size_t errlen);
 
 #endif

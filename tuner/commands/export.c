@@ -287,7 +287,7 @@ int export_main(int argc, char **argv)
     cJSON *j = NULL;
     if (export_snapshot_number(dir, &rs, snapshot, &k, err, sizeof err) == 0)
         j = export_pick(dir, &rs, name, k, keep_noise, err, sizeof err);
-    if (j && ablation && ablate_keep(dir, j, ablation, err, sizeof err) < 0) {
+    if (j && ablation && ablate_keep(dir, &rs, j, ablation, err, sizeof err) < 0) {
         cJSON_Delete(j);
         j = NULL;
     }

@@ -205,24 +205,14 @@ static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt
             rc = errmsg(err, errlen, "%s: %s: '%s' is not a parameter of the run", opt, file, p->string);
             break;
         }
-        double now;
-        bool is_float = false;
-        runstate_value(rs, p->string, &now, &is_float);
-        if (cJSON_IsString(p)) {
+        char why[256];
+        if (cJSON_IsString(p))
             rc = errmsg(err, errlen, "%s: %s: %s is the string \"%s\", not a number (write it without quotes)", opt,
                         file, p->string, p->valuestring);
-            break;
-        }
-        if (!cJSON_IsNumber(p) || (!is_float && p->valuedouble != floor(p->valuedouble))) {
-            rc = errmsg(err, errlen, "%s: %s: %s is not %s", opt, file, p->string, is_float ? "a number" : "an integer");
-            break;
-        }
-        for (size_t k = 0; k < rs->spsa.nparams; k++) {
-            const SpsaParam *q = &rs->spsa.params[k];
-            if (!strcmp(q->name, p->string) && (p->valuedouble < q->min || p->valuedouble > q->max))
-                rc = errmsg(err, errlen, "%s: %s: %s = %g is outside its range [%g, %g]", opt, file, p->string,
-                            p->valuedouble, q->min, q->max);
-        }
+        else if (!cJSON_IsNumber(p))
+            rc = errmsg(err, errlen, "%s: %s: %s is not a number", opt, file, p->string);
+        else if (runstate_check_value(rs, p->string, p->valuedouble, why, sizeof why) < 0)
+            rc = errmsg(err, errlen, "%s: %s: %s", opt, file, why);
         if (rc < 0 || !cJSON_ReplaceItemInObjectCaseSensitive(dst, p->string, cJSON_CreateNumber(p->valuedouble))) {
             rc = rc < 0 ? rc : errmsg(err, errlen, "out of memory");
             break;

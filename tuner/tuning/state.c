@@ -2,6 +2,7 @@
 #include "state.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "rd.h"
+#include "spec.h"
 #include "spsa_state_json.h"
 
 #define STATE_VERSION 1
@@ -446,6 +448,52 @@ int runstate_value(const RunState *rs, const char *name, double *value, bool *is
             return 0;
         }
     return -1;
+}
+
+int runstate_check_value(const RunState *rs, const char *name, double v, char *why, size_t len)
+{
+    double now;
+    bool is_float = false;
+    if (runstate_value(rs, name, &now, &is_float) < 0)
+        return errmsg(why, len, "'%s' is not a parameter of the run", name);
+    if (!isfinite(v))
+        return errmsg(why, len, "%s is not a finite number", name);
+    if (!is_float && v != floor(v))
+        return errmsg(why, len, "%s = %g is not an integer", name, v);
+    if (v == now)
+        return 0; /* what the run plays already */
+    double lo = 0, hi = 0;
+    bool found = false;
+    for (size_t i = 0; i < rs->spsa.nparams && !found; i++)
+        if (strcmp(rs->spsa.params[i].name, name) == 0) {
+            lo = rs->spsa.params[i].min;
+            hi = rs->spsa.params[i].max;
+            found = true;
+        }
+    if (!found) {
+        /* Not tuned: the state keeps its value, the params file its range. */
+        const char *spec_file = conf_get(&rs->conf, "params", "file");
+        SpsaParam *all = NULL;
+        size_t nall = 0;
+        char e2[512];
+        if (!spec_file)
+            return errmsg(why, len, "%s is not tuned and the run names no params file for its range", name);
+        if (spec_load(spec_file, &all, &nall, e2, sizeof e2) < 0)
+            return errmsg(why, len, "%s is not tuned, and its range is in the params file: %s", name, e2);
+        for (size_t i = 0; i < nall && !found; i++)
+            if (strcmp(all[i].name, name) == 0) {
+                lo = all[i].min;
+                hi = all[i].max;
+                found = true;
+            }
+        free(all);
+        if (!found)
+            return errmsg(why, len, "%s is not tuned, and the params file %s no longer has it (for its range)",
+                          name, spec_file);
+    }
+    if (v < lo || v > hi)
+        return errmsg(why, len, "%s = %g is outside its range [%g, %g]", name, v, lo, hi);
+    return 0;
 }
 
 cJSON *runstate_values_json(const RunState *rs)

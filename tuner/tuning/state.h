@@ -123,6 +123,13 @@ int runstate_write_text(const char *path, const char *text, char *err, size_t er
  * *is_float (if not NULL) says whether it is a float parameter.  -1 if the
  * name is unknown. */
 int runstate_value(const RunState *rs, const char *name, double *value, bool *is_float);
+/* Whether v may be played as the run's parameter name: a finite number, an
+ * integer for an integer parameter, inside the parameter's range (a tuned
+ * parameter's own; for one the run holds fixed, the range its params file
+ * gives; the value the run plays now is always in it).  Returns 0, or -1
+ * with why ("Gamma = 1e+06 is outside its range
+ * [-50, 50]"). */
+int runstate_check_value(const RunState *rs, const char *name, double v, char *why, size_t len);
 /* Every spec parameter's value (runstate_value), in the spec's order, as
  * the JSON object {"NAME": value, ...} that a value file's "params" holds;
  * NULL when out of memory. */
