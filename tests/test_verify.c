@@ -639,3 +639,54 @@ Test(verify, a_value_for_a_parameter_not_tuned_is_range_checked)
     cJSON_Delete(j);
 }
 
+/* verify.json edited between sessions: counts that disagree, a round
+ * pending twice, a pending round past those handed out.  Each is refused
+ * when the verify continues, nothing played, with -restart named. */
+Test(verify, a_verify_json_whose_counts_disagree_is_refused)
+{
+    short_run("r", 40);
+    Args a = verify_args("r");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "4");
+    cr_assert_eq(run_to_end(verify_main, &a, "v1"), 0, "%s", slurp("v1"));
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/r/verify.json", tmp);
+    /* Each case over a consistent base: 4 pairs, all 1-1 draws, 6 rounds handed out. */
+    static const char *const edits[][2] = {
+        { "{\"losses\": 8, \"draws\": 0}", "the ptnml counts score 8 of 16 half-points" },
+        { "{\"wins\": 1}", "is not the games 8" },
+        { "{\"ptnml\": [0,0,3,0,0], \"penta_dd\": 3}", "add up to 3 pairs, not the pairs 4" },
+        { "{\"penta_dd\": 3}", "penta_wl 0 + penta_dd 3 is not ptnml[2] 4" },
+        { "{\"time_losses\": [9, 0]}", "engine 0 has more time losses" },
+        { "{\"pending\": [4,4]}", "round 4 is listed twice" },
+        { "{\"pending\": [1e300]}", "a round that was never handed out" },
+        { "{\"pending\": [0,1,2]}", "more than the 6 rounds handed out" } };
+    cJSON *done = verify_json("r");
+    for (size_t c = 0; c < sizeof edits / sizeof *edits; c++) {
+        cJSON *j = cJSON_Duplicate(done, true);
+        cJSON *base = cJSON_Parse("{\"status\": \"stopped\", \"next_round\": 6, \"ptnml\": [0,0,4,0,0], \"wins\": 0,"
+                                  " \"losses\": 0, \"draws\": 8, \"penta_wl\": 0, \"penta_dd\": 4}");
+        cJSON *edit = cJSON_Parse(edits[c][0]), *x;
+        cr_assert(base && edit);
+        cJSON_ArrayForEach(x, base)
+            cJSON_ReplaceItemInObjectCaseSensitive(j, x->string, cJSON_Duplicate(x, true));
+        cJSON_ArrayForEach(x, edit)
+            cJSON_ReplaceItemInObjectCaseSensitive(j, x->string, cJSON_Duplicate(x, true));
+        cJSON_Delete(base);
+        cJSON_Delete(edit);
+        cr_assert_eq(rd_write_json(path, j, err, sizeof err), 0, "%s", err);
+        cJSON_Delete(j);
+        a = verify_args("r");
+        int rc = run_to_end(verify_main, &a, "v2");
+        char *log = slurp("v2");
+        cr_assert_neq(rc, 0, "%s is refused:\n%s", edits[c][0], log);
+        cr_assert(strstr(log, edits[c][1]) && strstr(log, "-restart"), "%s", log);
+        free(log);
+        j = verify_json("r");
+        cr_assert_eq(jnum(j, "sessions"), 1, "nothing played");
+        cJSON_Delete(j);
+    }
+    cJSON_Delete(done);
+}

@@ -132,6 +132,12 @@ int verify_save(Verify *v, const char *status, const char *verdict, char *err, s
     return rc;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The progress of an unfinished verify from its file. */
 int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
 {
@@ -152,6 +158,9 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
     ok = ok && cJSON_IsNumber(el) && cJSON_IsArray(pend) && cJSON_IsString(cr);
     if (!ok)
         return errmsg(err, errlen, "%s: a field is missing or malformed; start over with -restart", v->path);
+    char why[256];
+    if (tally_check(t, why, sizeof why) < 0)
+        return errmsg(err, errlen, "%s: the counts disagree: %s; start over with -restart", v->path, why);
     v->run.seed = seed;
     v->elapsed0 = el->valuedouble;
     snprintf(v->run.created, sizeof v->run.created, "%s", cr->valuestring);
@@ -159,13 +168,32 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
     v->pending = calloc(n + 1, sizeof *v->pending);
     if (!v->pending)
         return errmsg(err, errlen, "out of memory");
+    /* Every round handed out is counted or pending, once. */
+    if (n > v->next_round || t->pairs > v->next_round - n)
+        return errmsg(err, errlen, "%s: %llu pairs counted and %zu pending are more than the %llu rounds handed out; "
+                      "start over with -restart", v->path, (unsigned long long)t->pairs, n,
+                      (unsigned long long)v->next_round);
     for (size_t i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(pend, (int)i);
-        if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (uint64_t)x->valuedouble >= v->next_round)
+        uint64_t r;
+        if (!json_count(cJSON_GetArrayItem(pend, (int)i), &r) || r >= v->next_round)
             return errmsg(err, errlen, "%s: pending: a round that was never handed out; start over with -restart",
                           v->path);
-        v->pending[i] = (uint64_t)x->valuedouble;
+        v->pending[i] = r;
     }
     v->npending = n;
+    uint64_t *sorted = malloc((n + 1) * sizeof *sorted);
+    if (!sorted)
+        return errmsg(err, errlen, "out of memory");
+    memcpy(sorted, v->pending, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_u64);
+    size_t twice = n;
+    for (size_t i = 1; i < n && twice == n; i++)
+        if (sorted[i] == sorted[i - 1])
+            twice = i;
+    uint64_t r = twice < n ? sorted[twice] : 0;
+    free(sorted);
+    if (twice < n)
+        return errmsg(err, errlen, "%s: pending: round %llu is listed twice; start over with -restart", v->path,
+                      (unsigned long long)r);
     return 0;
 }

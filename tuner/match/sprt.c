@@ -36,6 +36,39 @@ void tally_add(MatchTally *t, const PairResult *r)
     }
 }
 
+int tally_check(const MatchTally *t, char *why, size_t len)
+{
+    /* Each count is at most 2^53 (json_get_u64), so the sums do not wrap. */
+    uint64_t in_pairs = 0, half_points = 0;
+    for (int k = 0; k < 5; k++) {
+        in_pairs += t->ptnml[k];
+        half_points += (uint64_t)k * t->ptnml[k];
+    }
+    if (t->wins + t->draws + t->losses != t->games)
+        return errmsg(why, len, "wins %llu + draws %llu + losses %llu is not the games %llu",
+                      (unsigned long long)t->wins, (unsigned long long)t->draws, (unsigned long long)t->losses,
+                      (unsigned long long)t->games);
+    if (in_pairs != t->pairs)
+        return errmsg(why, len, "the ptnml counts add up to %llu pairs, not the pairs %llu",
+                      (unsigned long long)in_pairs, (unsigned long long)t->pairs);
+    if (2 * t->pairs > t->games)
+        return errmsg(why, len, "%llu pairs are more games than the games %llu", (unsigned long long)t->pairs,
+                      (unsigned long long)t->games);
+    if (t->penta_wl + t->penta_dd != t->ptnml[2])
+        return errmsg(why, len, "penta_wl %llu + penta_dd %llu is not ptnml[2] %llu", (unsigned long long)t->penta_wl,
+                      (unsigned long long)t->penta_dd, (unsigned long long)t->ptnml[2]);
+    /* The pairs' points are some of the games' points, from either side. */
+    if (half_points > 2 * t->wins + t->draws || 4 * t->pairs - half_points > 2 * t->losses + t->draws)
+        return errmsg(why, len, "the ptnml counts score %llu of %llu half-points, which wins %llu, draws %llu and "
+                      "losses %llu do not hold", (unsigned long long)half_points, (unsigned long long)(4 * t->pairs),
+                      (unsigned long long)t->wins, (unsigned long long)t->draws, (unsigned long long)t->losses);
+    for (int e = 0; e < 2; e++)
+        if (t->time_losses[e] > t->games || t->crashes[e] > t->games || t->illegal[e] > t->games)
+            return errmsg(why, len, "engine %d has more time losses, crashes or illegal moves than there are games "
+                          "(%llu)", e, (unsigned long long)t->games);
+    return 0;
+}
+
 int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper)
 {
     stats_sprt_bounds(s->alpha, s->beta, lower, upper);

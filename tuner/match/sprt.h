@@ -27,6 +27,11 @@ typedef struct {
 } MatchTally;
 
 void tally_add(MatchTally *t, const PairResult *r);
+/* Whether a tally read back from a file could have been counted by
+ * tally_add: W+D+L is the games, the pentanomial pairs add up to the pairs
+ * and hold no more points than the games, a failure count is at most the
+ * games.  Returns 0, or -1 with the first disagreement in why. */
+int tally_check(const MatchTally *t, char *why, size_t len);
 /* LLR of the tally (pentanomial when it holds pairs, else trinomial) and
  * the verdict: +1 H1 accepted, -1 H0 accepted, 0 continue. */
 int sprt_check(const MatchTally *t, const SprtSpec *s, double *llr, double *lower, double *upper);
