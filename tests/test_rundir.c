@@ -108,6 +108,35 @@ Test(rundir, a_planted_temporary_file_link_is_replaced_not_followed)
     free(s);
 }
 
+/* A file written into a checked subdirectory (snapshots/K.json) lands in
+ * the directory that was checked, even when its path is swapped for a
+ * symbolic link to somewhere else between the check and the write. */
+Test(rundir, a_subdirectory_swapped_for_a_link_after_its_check_is_not_followed)
+{
+    char sub[256], old[256], elsewhere[256], err[512] = "";
+    snprintf(sub, sizeof sub, "%s/snapshots", tmp);
+    snprintf(old, sizeof old, "%s/snapshots.old", tmp);
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", tmp);
+    cr_assert_eq(mkdir(elsewhere, 0755), 0);
+    int dfd = rd_open_sub(sub, err, sizeof err);
+    cr_assert_geq(dfd, 0, "%s", err);
+    cr_assert_eq(rename(sub, old), 0);
+    cr_assert_eq(symlink(elsewhere, sub), 0);
+    cJSON *j = cJSON_Parse("{\"snapshot\": 1}");
+    cr_assert_eq(rd_write_json_at(dfd, sub, "1.json", j, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+    close(dfd);
+    char path[300];
+    snprintf(path, sizeof path, "%s/1.json", elsewhere);
+    cr_assert_neq(access(path, F_OK), 0, "nothing written through the link");
+    char *s = slurp("snapshots.old/1.json");
+    cr_assert(strstr(s, "\"snapshot\":\t1"), "%s", s);
+    free(s);
+    /* The checked path that is a link now is refused, not followed. */
+    cr_assert_lt(rd_open_sub(sub, err, sizeof err), 0);
+    cr_assert(strstr(err, "a symbolic link: not followed"), "%s", err);
+}
+
 Test(rundir, a_history_that_is_a_symbolic_link_is_refused)
 {
     SpsaParam p[1] = { { .name = "A", .start = 5, .theta = 5, .min = 0, .max = 10, .c_end = 1, .r_end = 0.002 } };

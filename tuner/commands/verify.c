@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "cli.h"
@@ -257,13 +258,12 @@ static int continue_earlier(VerifyCall *c)
 static int write_values(VerifyCall *c)
 {
     Verify *v = verify_of(c);
-    char tp[PATH_MAX + 64], bp[PATH_MAX + 64];
-    snprintf(tp, sizeof tp, "%s/tuned.json", v->sub);
-    snprintf(bp, sizeof bp, "%s/base.json", v->sub);
-    if (rd_mkdir_sub(v->sub, c->err, sizeof c->err) < 0 || rd_write_json(tp, v->run.tuned, c->err, sizeof c->err) < 0 ||
-        rd_write_json(bp, v->run.base, c->err, sizeof c->err) < 0)
-        return verify_fail(c, EXIT_FAILED);
-    return STEP_GO;
+    int dfd = rd_open_sub(v->sub, c->err, sizeof c->err);
+    bool ok = dfd >= 0 && rd_write_json_at(dfd, v->sub, "tuned.json", v->run.tuned, c->err, sizeof c->err) == 0 &&
+              rd_write_json_at(dfd, v->sub, "base.json", v->run.base, c->err, sizeof c->err) == 0;
+    if (dfd >= 0)
+        close(dfd);
+    return ok ? STEP_GO : verify_fail(c, EXIT_FAILED);
 }
 
 /* Tuned values equal to the base values: "nothing to verify" ends the call. */

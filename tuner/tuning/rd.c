@@ -159,25 +159,6 @@ pid_t rd_lock_holder(const char *dir)
     return pid;
 }
 
-static int fsync_dir_of(const char *path)
-{
-    char d[PATH_MAX];
-    snprintf(d, sizeof d, "%s", path);
-    char *slash = strrchr(d, '/');
-    if (slash == d)
-        d[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(d, sizeof d, ".");
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 int rd_create_temp(const char *tmp, char *err, size_t errlen)
 {
     if (unlink(tmp) < 0 && errno != ENOENT) {
@@ -216,7 +197,7 @@ int rd_sub_check(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
+int rd_open_sub(const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)
         return errmsg(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
@@ -229,66 +210,99 @@ int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
         return errmsg(err, errlen, "cannot use directory '%s': %s", dir,
                       link ? "a symbolic link: not followed" : errno == ENOTDIR ? "not a directory" : strerror(errno));
     }
+    return fd;
+}
+
+int rd_mkdir_sub(const char *dir, char *err, size_t errlen)
+{
+    int fd = rd_open_sub(dir, err, errlen);
+    if (fd < 0)
+        return -1;
     close(fd);
     return 0;
 }
 
-static int write_atomic_via(const char *path, const char *tmp, const char *data, size_t len, char *err,
-                            size_t errlen)
+/* name in the directory dfd replaced by data through tmpname in the same
+ * directory; shown is the directory's path, for messages. */
+static int write_atomic_at(int dfd, const char *shown, const char *name, const char *tmpname, const char *data,
+                           size_t len, char *err, size_t errlen)
 {
     struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return errmsg(err, errlen, "cannot replace '%s': %s", path,
+    if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(sb.st_mode))
+        return errmsg(err, errlen, "cannot replace '%s/%s': %s", shown, name,
                       S_ISLNK(sb.st_mode) ? "a symbolic link: not followed" : "not a regular file: not used");
-    int fd = rd_create_temp(tmp, err, errlen);
+    if (unlinkat(dfd, tmpname, 0) < 0 && errno != ENOENT)
+        return errmsg(err, errlen, "cannot remove the stale temporary file '%s/%s': %s", shown, tmpname,
+                      strerror(errno));
+    int fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return -1;
+        return errmsg(err, errlen, "cannot create '%s/%s': %s", shown, tmpname,
+                      errno == EEXIST ? "another process created it meanwhile" : strerror(errno));
     size_t off = 0;
     while (off < len) {
         ssize_t n = write(fd, data + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            errmsg(err, errlen, "cannot write '%s': %s", tmp, n < 0 ? strerror(errno) : "short write");
+            errmsg(err, errlen, "cannot write '%s/%s': %s", shown, tmpname, n < 0 ? strerror(errno) : "short write");
             close(fd);
-            unlink(tmp);
+            unlinkat(dfd, tmpname, 0);
             return -1;
         }
         off += (size_t)n;
     }
     if (fsync(fd) < 0) {
-        errmsg(err, errlen, "cannot sync '%s': %s", tmp, strerror(errno));
+        errmsg(err, errlen, "cannot sync '%s/%s': %s", shown, tmpname, strerror(errno));
         close(fd);
-        unlink(tmp);
+        unlinkat(dfd, tmpname, 0);
         return -1;
     }
     close(fd);
-    if (rename(tmp, path) < 0) {
-        errmsg(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        unlink(tmp);
+    if (renameat(dfd, tmpname, dfd, name) < 0) {
+        errmsg(err, errlen, "cannot rename '%s/%s' to '%s/%s': %s", shown, tmpname, shown, name, strerror(errno));
+        unlinkat(dfd, tmpname, 0);
         return -1;
     }
-    if (fsync_dir_of(path) < 0) {
-        errmsg(err, errlen, "cannot sync the directory of '%s': %s", path, strerror(errno));
-        return -1;
-    }
+    if (fsync(dfd) < 0)
+        return errmsg(err, errlen, "cannot sync the directory '%s': %s", shown, strerror(errno));
     return 0;
+}
+
+/* path replaced through its basename plus suffix, in path's directory. */
+static int write_atomic_via(const char *path, const char *suffix, const char *data, size_t len, char *err,
+                            size_t errlen)
+{
+    char d[PATH_MAX], tmpname[NAME_MAX + 1];
+    if (snprintf(d, sizeof d, "%s", path) >= (int)sizeof d)
+        return errmsg(err, errlen, "path too long: '%s'", path);
+    char *slash = strrchr(d, '/');
+    const char *name = slash ? path + (slash - d) + 1 : path;
+    if (slash == d)
+        d[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(d, sizeof d, ".");
+    if (!name[0] || snprintf(tmpname, sizeof tmpname, "%s%s", name, suffix) >= (int)sizeof tmpname)
+        return errmsg(err, errlen, "not a file name: '%s'", path);
+    int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return errmsg(err, errlen, "cannot open the directory of '%s': %s", path, strerror(errno));
+    int rc = write_atomic_at(dfd, d, name, tmpname, data, len, err, errlen);
+    close(dfd);
+    return rc;
 }
 
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return errmsg(err, errlen, "path too long: '%s'", path);
-    return write_atomic_via(path, tmp, data, len, err, errlen);
+    return write_atomic_via(path, ".tmp", data, len, err, errlen);
 }
 
 int rd_write_atomic_private(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return errmsg(err, errlen, "path too long: '%s'", path);
-    return write_atomic_via(path, tmp, data, len, err, errlen);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    return write_atomic_via(path, suffix, data, len, err, errlen);
 }
 
 char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
@@ -346,23 +360,43 @@ cJSON *rd_read_json(const char *path, char *err, size_t errlen)
     return j;
 }
 
-int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen)
+/* j printed (formatted) with a final newline, or NULL when out of memory. */
+static char *json_text(const cJSON *j, size_t *len)
 {
     char *s = cJSON_Print(j);
-    if (!s) {
-        errmsg(err, errlen, "out of memory writing '%s'", path);
-        return -1;
-    }
-    size_t n = strlen(s);
-    char *t = realloc(s, n + 2);
+    size_t n = s ? strlen(s) : 0;
+    char *t = s ? realloc(s, n + 2) : NULL;
     if (!t) {
         free(s);
-        errmsg(err, errlen, "out of memory writing '%s'", path);
-        return -1;
+        return NULL;
     }
     t[n] = '\n';
     t[n + 1] = '\0';
-    int rc = rd_write_atomic(path, t, n + 1, err, errlen);
+    *len = n + 1;
+    return t;
+}
+
+int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen)
+{
+    size_t n;
+    char *t = json_text(j, &n);
+    if (!t)
+        return errmsg(err, errlen, "out of memory writing '%s'", path);
+    int rc = rd_write_atomic(path, t, n, err, errlen);
+    free(t);
+    return rc;
+}
+
+int rd_write_json_at(int dfd, const char *shown, const char *name, const cJSON *j, char *err, size_t errlen)
+{
+    char tmpname[NAME_MAX + 1];
+    if (snprintf(tmpname, sizeof tmpname, "%s.tmp", name) >= (int)sizeof tmpname || strchr(name, '/'))
+        return errmsg(err, errlen, "not a file name: '%s'", name);
+    size_t n;
+    char *t = json_text(j, &n);
+    if (!t)
+        return errmsg(err, errlen, "out of memory writing '%s/%s'", shown, name);
+    int rc = write_atomic_at(dfd, shown, name, tmpname, t, n, err, errlen);
     free(t);
     return rc;
 }

@@ -52,12 +52,18 @@ int rd_open_append(const char *path, bool create, char *err, size_t errlen);
  * absent; it must be a directory, not a symbolic link to one.  0, or -1
  * with a message naming it. */
 int rd_mkdir_sub(const char *dir, char *err, size_t errlen);
+/* The same, and the directory opened (O_DIRECTORY | O_NOFOLLOW): files
+ * written through the descriptor (rd_write_json_at) land in the directory
+ * that was checked, whatever replaces its path meanwhile.  The descriptor
+ * (close it), or -1 with a message. */
+int rd_open_sub(const char *dir, char *err, size_t errlen);
 /* The same check without creating it: 0 when dir is absent or a directory,
  * -1 with a message when it is a symbolic link or anything else. */
 int rd_sub_check(const char *dir, char *err, size_t errlen);
 
 /* Replace path with data atomically (path.tmp, fsync, rename, fsync dir);
- * the temporary file as rd_create_temp makes it.  A path that is a symbolic
+ * the temporary file created as rd_create_temp does, in the directory
+ * opened once, so the rename cannot land elsewhere.  A path that is a symbolic
  * link, a FIFO or anything but a regular file is refused, not replaced. */
 int rd_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen);
 /* The same through path.tmp.PID, for a file that two processes may replace
@@ -77,6 +83,9 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen);
 cJSON *rd_read_json(const char *path, char *err, size_t errlen);
 /* Print j (formatted) and write it atomically. */
 int rd_write_json(const char *path, const cJSON *j, char *err, size_t errlen);
+/* The same as the file name in the directory dfd (rd_open_sub); shown is
+ * the directory's path, for messages. */
+int rd_write_json_at(int dfd, const char *shown, const char *name, const cJSON *j, char *err, size_t errlen);
 
 /* "2024-05-01T21:30:00Z" for now, UTC. */
 void rd_now_iso(char *buf, size_t len);

@@ -159,10 +159,14 @@ static int write_snapshot(Run *r, char *err, size_t errlen)
     if (!ok) {
         errmsg(err, errlen, "out of memory");
     } else {
+        /* Written through the checked directory's descriptor, not its path. */
         snprintf(path, sizeof path, "%s/%s", r->dir, SNAPSHOT_DIR);
-        if (rd_mkdir_sub(path, err, errlen) == 0) {
-            snprintf(path, sizeof path, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(v->done + 1));
-            rc = rd_write_json(path, o, err, errlen);
+        int dfd = rd_open_sub(path, err, errlen);
+        if (dfd >= 0) {
+            char name[32];
+            snprintf(name, sizeof name, "%llu.json", (unsigned long long)(v->done + 1));
+            rc = rd_write_json_at(dfd, path, name, o, err, errlen);
+            close(dfd);
         }
     }
     cJSON_Delete(o);
