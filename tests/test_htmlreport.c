@@ -116,6 +116,7 @@ static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
         rs->spsa.params[1].theta = 100 + 0.01 * (double)r;
         rs->spsa.params[2].theta = 100;
         rs->games += 2;
+        rs->pairs_issued++;
         rs->ptnml[r % 5]++;
         HistRow row = { .row = r, .k = b.k, .games = rs->games, .wins = w, .losses = l, .draws = 2 - w - l,
                         .elapsed = 0.5 * (double)r };
@@ -671,6 +672,7 @@ Test(htmlreport, a_page_of_30_parameters_stays_small)
         rs.spsa.params[i].theta = theta[i];
     rs.spsa.completed = rs.spsa.k = ROWS;
     rs.games = 2 * ROWS;
+    rs.pairs_issued = ROWS;
     cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
     runstate_free(&rs);
     char out[256];

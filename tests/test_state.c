@@ -181,6 +181,7 @@ Test(state, a_state_its_reader_would_refuse_is_not_written)
     rs.spsa = small_state();
     conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
     rs.games = 12;
+    rs.pairs_issued = 7;
     char err[1024];
     cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
     char *before = slurp("state.json");
@@ -382,6 +383,49 @@ Test(state, a_start_out_of_range_or_a_moment_that_is_not_finite_is_refused)
     write_file("state.json", good);
     RunState back;
     cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&back);
+    free(good);
+}
+
+/* Run counters no run could have counted (games 1e15, more games than
+ * pairs handed out, more pentanomial pairs or failures than games) are
+ * refused by name, not shown as they are. */
+Test(state, run_counters_that_disagree_are_refused)
+{
+    RunState rs;
+    runstate_init(&rs);
+    rs.spsa = small_state();
+    conf_set(&rs.conf, "engine", "cmd", "/bin/engine", "test");
+    rs.games = 40;
+    rs.pairs_issued = 22;
+    rs.ptnml[2] = 20;
+    rs.crashes = 1;
+    char err[1024];
+    cr_assert_eq(runstate_save(&rs, tmp, err, sizeof err), 0, "%s", err);
+    runstate_free(&rs);
+    char *good = slurp("state.json");
+    static const char *const bad[][2] = { { "games", "1e15" }, { "games", "46" }, { "ptnml", "[0,0,21,0,0]" },
+                                          { "time_losses", "41" }, { "crashes", "41" }, { "illegal", "41" } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *j = cJSON_Parse(good);
+        cJSON *run = cJSON_GetObjectItemCaseSensitive(j, "run");
+        cr_assert(cJSON_ReplaceItemInObjectCaseSensitive(run, bad[i][0], cJSON_Parse(bad[i][1])));
+        char *text = cJSON_Print(j);
+        cJSON_Delete(j);
+        write_file("state.json", text);
+        free(text);
+        RunState back;
+        err[0] = '\0';
+        int rc = runstate_load(&back, tmp, err, sizeof err);
+        runstate_free(&back);
+        cr_expect_eq(rc, -1, "run.%s %s was taken", bad[i][0], bad[i][1]);
+        cr_expect(strstr(err, "state.json") && strstr(err, "the counters disagree"), "%s %s: %s", bad[i][0],
+                  bad[i][1], err);
+    }
+    write_file("state.json", good);
+    RunState back;
+    cr_assert_eq(runstate_load(&back, tmp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.games, 40u);
     runstate_free(&back);
     free(good);
 }

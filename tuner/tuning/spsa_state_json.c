@@ -581,7 +581,6 @@ static int pairs_per_is_integer(const Reader *r)
 /* The budget, iterations x 2 x pairs_per games, within what a run can be
  * given (-spsa games up to SPSA_STATE_MAX_GAMES): larger ones wrap the
  * counts that everything after reads. */
-#define SPSA_STATE_MAX_GAMES 1000000000000ULL
 static int budget_in_range(const Reader *r)
 {
     const ConfigDraft *d = r->dest;

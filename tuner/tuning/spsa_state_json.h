@@ -20,6 +20,10 @@
 
 #include "spsa.h"
 
+/* No run plays more games than this; a state that counts or plans more is
+ * refused as corrupt. */
+#define SPSA_STATE_MAX_GAMES 1000000000000ULL
+
 cJSON *spsa_state_to_json(const SpsaState *st);
 int spsa_state_from_json(SpsaState *st, const cJSON *json, char *err, size_t errlen);
 

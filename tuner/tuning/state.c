@@ -285,6 +285,20 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
             goto fail;
         }
     }
+    /* The counters of a run that played them: each game was handed out in a
+     * pair (a replayed batch hands its pairs out again), each pair's count
+     * stands for two games, each failure ended a game. */
+    uint64_t in_pairs = 0;
+    for (int i = 0; i < 5; i++)
+        in_pairs += rs->ptnml[i];
+    if (rs->games > SPSA_STATE_MAX_GAMES || rs->games / 2 > rs->pairs_issued || 2 * in_pairs > rs->games ||
+        rs->time_losses > rs->games || rs->crashes > rs->games || rs->illegal > rs->games) {
+        errmsg(err, errlen, "%s: run: the counters disagree (games %llu, pairs_issued %llu, ptnml pairs %llu, time "
+               "losses %llu, crashes %llu, illegal %llu): no run counts these; the file is damaged", origin,
+               (unsigned long long)rs->games, (unsigned long long)rs->pairs_issued, (unsigned long long)in_pairs,
+               (unsigned long long)rs->time_losses, (unsigned long long)rs->crashes, (unsigned long long)rs->illegal);
+        goto fail;
+    }
     if (check_batches(&rs->spsa, origin, err, errlen) < 0 ||
         engcheck_from_json(&rs->engine_id, cJSON_GetObjectItemCaseSensitive(run, "engine_check"), origin, err,
                            errlen) < 0 ||
