@@ -1,6 +1,7 @@
-/* The search.  Read top to bottom: tables, helpers, quiescence search, the
- * alpha-beta search with its selectivity (each step a block named after
- * the idea), and iterative deepening with aspiration windows. */
+/* The search.  Read top to bottom: tables, helpers, making and unmaking
+ * moves, quiescence search, the alpha-beta search with its selectivity
+ * (each step a block named after the idea), and iterative deepening with
+ * aspiration windows. */
 #include "errmsg.h"
 #include "search.h"
 
@@ -181,6 +182,46 @@ static void update_pv(Searcher *s, int ply, Move m)
     s->pv_len[ply] = s->pv_len[ply + 1] + 1;
 }
 
+/* ---- Making and unmaking moves ------------------------------------------ */
+
+/* Plays m and prefetches the table entry of the position it leads to. */
+static void make_move(Searcher *s, Move m)
+{
+    pos_make(&s->pos, m);
+    tt_prefetch(pos_key(&s->pos));
+}
+
+/* Plays m from the alpha-beta node at `ply`: records it in the node's
+ * frame (the move, its moving piece and the continuation table that the
+ * children's move ordering reads) and makes it.  The quiescence search
+ * plays its moves with make_move alone: its nodes read no frame. */
+static void do_move(Searcher *s, int ply, Move m)
+{
+    Frame *f = &s->stack[ply];
+    f->move = m;
+    f->piece = pos_piece_on(&s->pos, move_from(m));
+    f->cont = history_cont_table(&s->hist, &s->pos, m);
+    make_move(s, m);
+}
+
+/* Takes back the move made by do_move or make_move.  The frame is left as
+ * it is: the next move made from the node overwrites it. */
+static void undo_move(Searcher *s) { pos_unmake(&s->pos); }
+
+/* Passes the move at the alpha-beta node at `ply` (null move pruning): the
+ * frame records a null move, which no continuation table follows. */
+static void do_null_move(Searcher *s, int ply)
+{
+    Frame *f = &s->stack[ply];
+    f->move = MOVE_NULL;
+    f->piece = NO_PIECE;
+    f->cont = NULL;
+    pos_make_null(&s->pos);
+    tt_prefetch(pos_key(&s->pos));
+}
+
+static void undo_null_move(Searcher *s) { pos_unmake_null(&s->pos); }
+
 /* ---- Quiescence search -------------------------------------------------- */
 
 static int qsearch(Searcher *s, int alpha, int beta, int ply)
@@ -235,11 +276,9 @@ static int qsearch(Searcher *s, int alpha, int beta, int ply)
                 continue;
         }
 
-        pos_make(p, m);
-
-        tt_prefetch(pos_key(p));
+        make_move(s, m);
         int score = -qsearch(s, -beta, -alpha, ply + 1);
-        pos_unmake(p);
+        undo_move(s);
         if (s->stopped)
             return 0;
         played++;
@@ -375,13 +414,9 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             && has_non_pawn_material(p, p->side)) {
             int eval_r = (eval - beta) / NmpEvalScale;
             int r = NmpBase + depth / NmpDepthDivisor + (eval_r < NmpEvalCap ? eval_r : NmpEvalCap);
-            f->move = MOVE_NULL;
-            f->piece = NO_PIECE;
-            f->cont = NULL;
-            pos_make_null(p);
-            tt_prefetch(pos_key(p));
+            do_null_move(s, ply);
             int score = -search(s, -beta, -beta + 1, depth - r, ply + 1, NODE_ALL);
-            pos_unmake_null(p);
+            undo_null_move(s);
             if (s->stopped)
                 return 0;
             if (score >= beta)
@@ -401,15 +436,11 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             while ((m = mp_next(&pc)) != MOVE_NONE) {
                 if (!see_ge(p, m, pbeta - eval))
                     continue;
-                f->move = m;
-                f->piece = pos_piece_on(p, move_from(m));
-                f->cont = history_cont_table(&s->hist, p, m);
-                pos_make(p, m);
-                tt_prefetch(pos_key(p));
+                do_move(s, ply, m);
                 int score = -qsearch(s, -pbeta, -pbeta + 1, ply + 1);
                 if (score >= pbeta && !s->stopped)
                     score = -search(s, -pbeta, -pbeta + 1, depth - ProbcutReduction, ply + 1, node == NODE_CUT ? NODE_ALL : NODE_CUT);
-                pos_unmake(p);
+                undo_move(s);
                 if (s->stopped)
                     return 0;
                 if (score >= pbeta) {
@@ -527,11 +558,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             r = clampi(c / 100, 0, new_depth - 1);
         }
 
-        f->move = m;
-        f->piece = pos_piece_on(p, move_from(m));
-        f->cont = history_cont_table(&s->hist, p, m);
-        pos_make(p, m);
-        tt_prefetch(pos_key(p));
+        do_move(s, ply, m);
         const uint64_t nodes_before = s->nodes;
         int score = -SCORE_INF;
         const Move root_best_before = s->root_best;
@@ -553,7 +580,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
             if (root && !s->stopped)
                 s->root_best = score > alpha ? m : root_best_before;
         }
-        pos_unmake(p);
+        undo_move(s);
         if (root)
             s->root_nodes[m & 4095] += s->nodes - nodes_before;
 
