@@ -316,7 +316,7 @@ static void start_unlimited(Searcher *s, const Position *p, int root_depth)
     s->nodes = 0;
     s->seldepth = 0;
     s->root_depth = root_depth;
-    tm_init(&s->tm, tm_now(), -1, 0, 0, 0, 0, 0);
+    tm_init(&s->tm, &(TmLimits){.start = tm_now(), .time_left = -1});
 }
 
 int search_static_eval(Searcher *s, const Position *p) { return search_eval(s, p, evaluate(p)); }
@@ -714,11 +714,16 @@ void search_run(Searcher *s, const Position *root, const SearchLimits *lim,
     s->wall_start = lim->start > 0 ? lim->start : tm_now();
     s->info_nodes = 0;
     int64_t clock_start = lim->nodestime > 0 ? 0 : lim->clock ? lim->clock(0, lim->clock_ctx) : s->wall_start;
-    if (lim->infinite)
-        tm_init(&s->tm, clock_start, -1, 0, 0, 0, 0, lim->nodestime);
-    else
-        tm_init(&s->tm, clock_start, lim->time[us], lim->inc[us] > 0 ? lim->inc[us] : 0, lim->movestogo,
-                lim->movetime, lim->overhead, lim->nodestime);
+    /* go infinite: no time limit, only the clock's units. */
+    TmLimits tlim = {.start = clock_start, .time_left = -1, .nodes_per_ms = lim->nodestime};
+    if (!lim->infinite) {
+        tlim.time_left = lim->time[us];
+        tlim.inc = lim->inc[us] > 0 ? lim->inc[us] : 0;
+        tlim.movestogo = lim->movestogo;
+        tlim.movetime = lim->movetime;
+        tlim.overhead = lim->overhead;
+    }
+    tm_init(&s->tm, &tlim);
     s->tm.clock = lim->clock;
     s->tm.clock_ctx = lim->clock_ctx;
 

@@ -18,22 +18,20 @@ int64_t tm_now(void)
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int movestogo,
-             int64_t movetime, int overhead, int64_t nodes_per_ms)
+void tm_init(TimeManager *tm, const TmLimits *lim)
 {
-    tm->start = start;
+    tm->start = lim->start;
     tm->soft = tm->hard = -1;
-    tm->nodes_per_ms = nodes_per_ms > 0 ? min64(nodes_per_ms, TM_MAX_NODES_PER_MS) : 0;
+    tm->nodes_per_ms = lim->nodes_per_ms > 0 ? min64(lim->nodes_per_ms, TM_MAX_NODES_PER_MS) : 0;
     tm->clock = NULL;
     tm->clock_ctx = NULL;
 
     /* From here on every time is in the clock's units. */
     int64_t unit = tm->nodes_per_ms ? tm->nodes_per_ms : 1;
-    if (time_left > 0)
-        time_left *= unit;
-    inc *= unit;
-    movetime *= unit;
-    int64_t keep = (int64_t)overhead * unit;
+    int64_t time_left = lim->time_left > 0 ? lim->time_left * unit : lim->time_left;
+    int64_t inc = lim->inc * unit;
+    int64_t movetime = lim->movetime * unit;
+    int64_t keep = (int64_t)lim->overhead * unit;
 
     if (movetime > 0) {
         tm->soft = tm->hard = max64(1, movetime - keep);
@@ -51,7 +49,7 @@ void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int
      * limit by the best move's stability. */
     int64_t left = max64(0, time_left - keep);
     int moves_left = inc > 0 ? TM_MOVES_LEFT : TM_MOVES_LEFT_NO_INC;
-    int mtg = movestogo > 0 ? (movestogo < moves_left ? movestogo : moves_left) : moves_left;
+    int mtg = lim->movestogo > 0 ? (lim->movestogo < moves_left ? lim->movestogo : moves_left) : moves_left;
     if (inc > left)
         inc = left;
 

@@ -41,15 +41,26 @@ typedef struct {
 /* Monotonic milliseconds. */
 int64_t tm_now(void);
 
-/* time_left < 0 means no clock; movetime > 0 means exactly that long (less
- * the overhead); with neither, the search has no time limit.  All times are
- * in ms; with nodes_per_ms > 0 they become node budgets (start is then the
- * node count at the start, normally 0).  The clock is tm_now() (set
+/* What tm_init allocates from: the side to move's clock as `go` gives it.
+ * All times are in ms; with nodes_per_ms > 0 they become node budgets.
+ * time_left < 0 means no clock (0 is a clock that has run out); movetime
+ * > 0 means exactly that long (less the overhead); with neither, the search
+ * has no time limit. */
+typedef struct {
+    int64_t start;        /* the clock's reading at the start; with nodes_per_ms > 0 the node count, normally 0 */
+    int64_t time_left;    /* ms on the clock; < 0: no clock */
+    int64_t inc;          /* ms added per move */
+    int movestogo;        /* moves to the next time control; 0: not given */
+    int64_t movetime;     /* ms for this move; 0: none */
+    int overhead;         /* ms kept back per move for latency */
+    int64_t nodes_per_ms; /* > 0: the clock counts nodes, this many per ms (at most TM_MAX_NODES_PER_MS); 0: ms */
+} TmLimits;
+
+/* Sets the limits for a search from *lim.  The clock is tm_now() (set
  * tm->clock after this for another).  The hard limit plus the overhead
  * never passes the movetime, nor the clock when the clock holds more than
  * the overhead. */
-void tm_init(TimeManager *tm, int64_t start, int64_t time_left, int64_t inc, int movestogo,
-             int64_t movetime, int overhead, int64_t nodes_per_ms);
+void tm_init(TimeManager *tm, const TmLimits *lim);
 
 /* The clock's reading now: `nodes` (the search's node count) when the clock
  * counts nodes, else tm->clock or tm_now(). */

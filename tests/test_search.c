@@ -510,7 +510,7 @@ Test(search, a_clock_that_counts_nodes_stops_on_nodes)
     lim.time[WHITE] = lim.time[BLACK] = 2000;
     lim.inc[WHITE] = lim.inc[BLACK] = 20;
     TimeManager tm;
-    tm_init(&tm, 0, 2000, 20, 0, 0, 10, 20);
+    tm_init(&tm, &(TmLimits){.time_left = 2000, .inc = 20, .overhead = 10, .nodes_per_ms = 20});
     a = search_with(&lim);
     b = search_with(&lim);
     cr_expect(a.nodes > 0 && a.nodes <= (uint64_t)tm.hard, "%llu nodes, hard limit %lld",
@@ -553,7 +553,7 @@ Test(search, a_starved_engine_still_stops_inside_its_movetime)
     lim.inc[WHITE] = lim.inc[BLACK] = 20;
     lim.clock = starved_clock;
     TimeManager tm;
-    tm_init(&tm, 0, 300, 20, 0, 0, 10, 0);
+    tm_init(&tm, &(TmLimits){.time_left = 300, .inc = 20, .overhead = 10});
     r = search_with(&lim);
     ms = starved_clock(r.nodes, NULL);
     cr_expect(ms <= tm.hard + 5, "%lld ms on the starved clock, hard limit %lld", (long long)ms, (long long)tm.hard);

@@ -12,7 +12,7 @@ static int64_t play(int64_t bank, int64_t inc, int overhead, int moves, int64_t 
 {
     for (int m = 0; m < moves; m++) {
         TimeManager tm;
-        tm_init(&tm, 0, bank, inc, 0, 0, overhead, 0);
+        tm_init(&tm, &(TmLimits){.time_left = bank, .inc = inc, .overhead = overhead});
         cr_assert(tm.soft >= 1 && tm.soft <= tm.hard, "move %d: soft %lld, hard %lld", m, (long long)tm.soft,
                   (long long)tm.hard);
         int64_t t = spend(&tm) + overhead;
@@ -54,7 +54,7 @@ Test(timeman, the_soft_limit_follows_the_best_moves_stability)
 {
     TimeManager tm;
     int64_t now;
-    tm_init(&tm, 0, 10000, 100, 0, 0, 0, 0);
+    tm_init(&tm, &(TmLimits){.time_left = 10000, .inc = 100});
     int64_t soft = tm.soft;
     cr_assert(soft > 100 && tm.hard >= 2 * soft, "soft %lld hard %lld", (long long)soft, (long long)tm.hard);
     now = soft * 9 / 10; /* 90% of the soft limit has passed */
@@ -72,7 +72,7 @@ Test(timeman, movetime_is_spent_as_given)
 {
     TimeManager tm;
     int64_t now;
-    tm_init(&tm, 0, 10000, 100, 0, 1000, 20, 0);
+    tm_init(&tm, &(TmLimits){.time_left = 10000, .inc = 100, .movetime = 1000, .overhead = 20});
     cr_assert_eq(tm.soft, 980);
     cr_assert_eq(tm.hard, 980);
     now = 900;
@@ -84,7 +84,7 @@ Test(timeman, movetime_is_spent_as_given)
 Test(timeman, no_clock_no_limit)
 {
     TimeManager tm;
-    tm_init(&tm, 0, -1, 0, 0, 0, 0, 0);
+    tm_init(&tm, &(TmLimits){.time_left = -1});
     int64_t now = 1000000;
     cr_assert_not(tm_soft_done(&tm, tm_scale_percent(4, -1, 0), now));
     cr_assert_not(tm_hard_done(&tm, now));
@@ -109,8 +109,8 @@ Test(timeman, the_soft_limit_follows_the_best_moves_node_share_and_the_score)
 Test(timeman, a_clock_that_counts_nodes_sets_its_limits_in_nodes)
 {
     TimeManager ms, nd;
-    tm_init(&ms, 0, 2000, 20, 0, 0, 10, 0);
-    tm_init(&nd, 0, 2000, 20, 0, 0, 10, 700);
+    tm_init(&ms, &(TmLimits){.time_left = 2000, .inc = 20, .overhead = 10});
+    tm_init(&nd, &(TmLimits){.time_left = 2000, .inc = 20, .overhead = 10, .nodes_per_ms = 700});
     cr_assert(nd.hard >= ms.hard * 700 && nd.hard < (ms.hard + 1) * 700, "hard %lld nodes for %lld ms",
               (long long)nd.hard, (long long)ms.hard);
     cr_assert(nd.soft >= ms.soft * 700 && nd.soft < (ms.soft + 1) * 700, "soft %lld nodes for %lld ms",
@@ -121,11 +121,11 @@ Test(timeman, a_clock_that_counts_nodes_sets_its_limits_in_nodes)
     cr_assert(tm_soft_done(&nd, 100, nd.hard));
 
     /* go movetime: (movetime - overhead) x nodes_per_ms nodes. */
-    tm_init(&nd, 0, -1, 0, 0, 1000, 10, 50);
+    tm_init(&nd, &(TmLimits){.time_left = -1, .movetime = 1000, .overhead = 10, .nodes_per_ms = 50});
     cr_assert_eq(nd.hard, 990 * 50);
     cr_assert_eq(nd.soft, 990 * 50);
     /* Without a clock there is no limit, in nodes as in ms. */
-    tm_init(&nd, 0, -1, 0, 0, 0, 10, 50);
+    tm_init(&nd, &(TmLimits){.time_left = -1, .overhead = 10, .nodes_per_ms = 50});
     cr_assert_not(tm_hard_done(&nd, INT64_MAX / 2));
 }
 
@@ -136,7 +136,7 @@ Test(timeman, the_hard_limit_leaves_the_overhead_inside_the_movetime_and_the_clo
 {
     TimeManager tm;
     for (int64_t mt = 1; mt <= 2000; mt += 7) {
-        tm_init(&tm, 0, -1, 0, 0, mt, 10, 0);
+        tm_init(&tm, &(TmLimits){.time_left = -1, .movetime = mt, .overhead = 10});
         cr_assert(tm.hard >= 1 && (mt <= 10 || tm.hard + 10 <= mt), "movetime %lld: hard %lld", (long long)mt,
                   (long long)tm.hard);
     }
@@ -145,7 +145,7 @@ Test(timeman, the_hard_limit_leaves_the_overhead_inside_the_movetime_and_the_clo
     for (int64_t bank = 11; bank <= 20000; bank += bank / 10 + 1)
         for (size_t i = 0; i < sizeof incs / sizeof incs[0]; i++)
             for (size_t j = 0; j < sizeof mtgs / sizeof mtgs[0]; j++) {
-                tm_init(&tm, 0, bank, incs[i], mtgs[j], 0, 10, 0);
+                tm_init(&tm, &(TmLimits){.time_left = bank, .inc = incs[i], .movestogo = mtgs[j], .overhead = 10});
                 cr_assert(tm.hard >= 1 && tm.hard + 10 <= bank && tm.soft <= tm.hard,
                           "bank %lld inc %lld movestogo %d: soft %lld hard %lld", (long long)bank,
                           (long long)incs[i], mtgs[j], (long long)tm.soft, (long long)tm.hard);
@@ -167,7 +167,8 @@ Test(timeman, the_scaled_soft_limit_does_not_overflow_on_the_largest_node_clock)
     for (size_t i = 0; i < sizeof mtgs / sizeof mtgs[0]; i++)
         for (size_t j = 0; j < sizeof incs / sizeof incs[0]; j++) {
             TimeManager tm;
-            tm_init(&tm, 0, GO_MAX, incs[j], mtgs[i], 0, 10, TM_MAX_NODES_PER_MS);
+            tm_init(&tm, &(TmLimits){.time_left = GO_MAX, .inc = incs[j], .movestogo = mtgs[i], .overhead = 10,
+                                      .nodes_per_ms = TM_MAX_NODES_PER_MS});
             cr_assert(tm.soft >= 1 && tm.soft <= tm.hard, "soft %lld hard %lld", (long long)tm.soft,
                       (long long)tm.hard);
             for (int pct = 1; pct <= 1000; pct++) {
