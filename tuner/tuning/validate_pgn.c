@@ -61,9 +61,14 @@ static void game_round(const Validation *v, const char *run, const char *text, s
         size_t len = nl ? (size_t)(nl - line) : n - i;
         if (len == 0)
             break; /* the movetext */
-        char close;
+        char close, round[48];
         if (len > 8 && !strncmp(line, "[Round \"", 8)) {
-            if (sscanf(line + 8, "%llu.%llu%c", &p, &j, &close) != 3 || close != '"')
+            /* sscanf measures the string it reads: the line alone, not the
+             * rest of the file (which made a trim quadratic in the PGN). */
+            size_t rl = len - 8 < sizeof round - 1 ? len - 8 : sizeof round - 1;
+            memcpy(round, line + 8, rl);
+            round[rl] = '\0';
+            if (sscanf(round, "%llu.%llu%c", &p, &j, &close) != 3 || close != '"')
                 p = 0;
         } else if (!strncmp(line, "[Event ", 7)) {
             event = line;
