@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "night.h"
 #include "rd.h"
+#include "report_cmd.h"
 #include "status.h"
 
 static void night_setup(void)
@@ -112,9 +113,41 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     add(&sa, "%s/a", tmp);
     cr_assert_eq(run_to_end(status_main, &sa, "status"), 0);
     log = slurp("status");
-    cr_assert(strstr(log, "night (night.json): spsa done, ablation done, export done, confirm done, morning done") &&
-                  strstr(log, "the morning page: "),
-              "status shows the night's steps:\n%s", log);
+    /* Each step with its figure, from the file it wrote. */
+    cr_assert(strstr(log, "night (night.json):\n  spsa      done        200 of 200 games at 1 nodes\n") &&
+                  strstr(log, "\n  ablation  done        40 of 40 pairs at 1 nodes; ") &&
+                  strstr(log, "; additivity gap ") &&
+                  strstr(log, "\n  export    done        ") && strstr(log, " kept at the tuned value, ") &&
+                  strstr(log, "\n  confirm   done        10 of 10 pairs at ") && strstr(log, " Elo (Ptnml [") &&
+                  strstr(log, "\n  morning   done\n") && strstr(log, "the morning page: "),
+              "status shows the night's steps and their figures:\n%s", log);
+    free(log);
+    /* The report shows the same steps. */
+    Args ra = { .n = 0 };
+    add(&ra, "report");
+    add(&ra, "%s/a", tmp);
+    add(&ra, "-o");
+    add(&ra, "%s/a.html", tmp);
+    cr_assert_eq(run_to_end(report_main, &ra, "report"), 0, "%s", slurp("report"));
+    char *html = slurp("a.html");
+    cr_assert(strstr(html, "<a href=\"#night\">Night</a>") && strstr(html, "<section id=\"night\">") &&
+                  strstr(html, "<td>ablation</td><td>done</td><td>40 of 40 pairs at 1 nodes; "),
+              "the report's night section");
+    free(html);
+    /* A step left "running" by a process that is gone is shown interrupted. */
+    cJSON *nj2 = json_of("a", NIGHT_FILE);
+    cJSON *c3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj2, "steps"), 3);
+    cJSON_ReplaceItemInObjectCaseSensitive(c3, "status", cJSON_CreateString("running"));
+    char np[512], err[512];
+    snprintf(np, sizeof np, "%s/a/%s", tmp, NIGHT_FILE);
+    cr_assert_eq(rd_write_json(np, nj2, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(nj2);
+    sa = (Args){ .n = 0 };
+    add(&sa, "status");
+    add(&sa, "%s/a", tmp);
+    cr_assert_eq(run_to_end(status_main, &sa, "status2"), 0);
+    log = slurp("status2");
+    cr_assert(strstr(log, "\n  confirm   interrupted 10 of 10 pairs"), "%s", log);
     free(log);
     char *page = morning_body("a");
     cr_assert(strstr(page, "What moved") && strstr(page, "Confirmed at") && strstr(page, "make PARAMS=") &&

@@ -796,6 +796,9 @@ int night_main(int argc, char **argv)
             continue;
         printf("\n== night: %s ==\n", STEPS[i]);
         fflush(stdout);
+        snprintf(n.status[i], sizeof n.status[i], "running");
+        if (night_save(&n, err, sizeof err) < 0)
+            fprintf(stderr, "ratchet-tune: night: %s\n", err);
         int r = steps[i](&n);
         bool go_on = step_done(&n, i, r);
         if (night_save(&n, err, sizeof err) < 0)

@@ -22,7 +22,9 @@
  *               "rate_run", "rate_confirm" (games per second, 0 = not measured),
  *               "rule" },
  *     "confirm_limit": [words of -each], "force": bool,
- *     "steps": [{ "name", "status": "todo"|"done"|"stopped"|"failed", "exit" }] } */
+ *     "steps": [{ "name", "status": "todo"|"running"|"done"|"stopped"|"failed", "exit" }] }
+ * ("running" while the step plays, and after a process that was killed:
+ * `status` then says "interrupted", as no process holds the run). */
 #ifndef RATCHET_NIGHT_H
 #define RATCHET_NIGHT_H
 

@@ -9,35 +9,20 @@
 
 #include "cliutil.h"
 #include "morning.h"
-#include "night.h"
+#include "nightsteps.h"
 #include "rd.h"
 
-/* A night's steps (night.h) and its morning page, when DIR holds a night. */
+/* A night's steps (nightsteps.h), each with its figure, and its morning
+ * page, when DIR holds a night. */
 static void night_steps(FILE *out, const char *dir)
 {
-    char path[PATH_MAX + 32], err[PATH_MAX + 256];
-    snprintf(path, sizeof path, "%s/%s", dir, NIGHT_FILE);
-    if (access(path, F_OK) != 0)
-        return;
-    cJSON *j = rd_read_json(path, err, sizeof err);
-    if (!j) {
+    NightSteps s;
+    char err[PATH_MAX + 256];
+    int rc = night_steps_read(dir, &s, err, sizeof err);
+    if (rc < 0)
         fprintf(out, "\nnight: %s\n", err);
-        return;
-    }
-    fprintf(out, "\nnight (%s):", NIGHT_FILE);
-    const cJSON *s;
-    int k = 0;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "steps"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name"), *st = cJSON_GetObjectItemCaseSensitive(s, "status");
-        fprintf(out, "%s %s %s", k++ ? "," : "", cJSON_IsString(name) ? name->valuestring : "?",
-                cJSON_IsString(st) ? st->valuestring : "?");
-    }
-    fputc('\n', out);
-    snprintf(path, sizeof path, "%s/morning.txt", dir);
-    if (access(path, F_OK) == 0)
-        fprintf(out, "  the morning page: %s\n", path);
-    cJSON_Delete(j);
+    else if (rc > 0)
+        night_steps_print(out, &s);
 }
 
 static const char STATUS_USAGE[] =

@@ -81,7 +81,12 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     htmlreport_esc(f, rs->tc);
     fputs(" &middot; state saved ", f);
     htmlreport_esc(f, rs->updated);
-    fputs("</p></header>\n<nav><a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a><a href=\"#charts\">Each parameter</a>"
+    NightSteps night;
+    bool has_night = htmlreport_has_night(abs, &night);
+    fputs("</p></header>\n<nav>", f);
+    if (has_night)
+        fputs("<a href=\"#night\">Night</a>", f);
+    fputs("<a href=\"#params\">Parameters</a><a href=\"#overview\">Overview</a><a href=\"#charts\">Each parameter</a>"
           "<a href=\"#validation\">Validation</a><a href=\"#moves\">Real moves</a><a href=\"#health\">Health</a><a href=\"#config\">Configuration</a><a href=\"#commands\">Export</a></nav>"
           "\n<main>\n",
           f);
@@ -95,6 +100,8 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
                 (unsigned long long)h->rows, (h->nb + TRACK_GROUP - 1) / TRACK_GROUP,
                 (unsigned long long)h->per * TRACK_GROUP);
     }
+    if (has_night)
+        htmlreport_night_section(f, &night);
     fputs("<section id=\"params\"><h2>Parameters</h2>\n<p class=\"note\">Flags as <code>ratchet-tune status</code>: "
           "<i>never moved</i>, <i>at min/max</i> (theta sits on a bound), <i>drifting up/down</i> (the mean of "
           "the last 10% of the batches differs from the 10% before by at least half of c_end).</p>\n",

@@ -14,6 +14,7 @@
 
 #include "histscan.h"
 #include "morning.h"
+#include "nightsteps.h"
 #include "plot.h"
 #include "state.h"
 
@@ -63,5 +64,12 @@ void htmlreport_commands(FILE *f, const RunState *rs, const char *dir);
 
 void htmlreport_validation_section(FILE *f, HtmlRunPage *pg);
 void htmlreport_moves_section(FILE *f, HtmlRunPage *pg);
+
+/* ---- htmlreport_morning.c: a night's steps ---- */
+
+/* Whether DIR holds a night (s filled; an unreadable night.json is one row
+ * saying why). */
+bool htmlreport_has_night(const char *dir, NightSteps *s);
+void htmlreport_night_section(FILE *f, const NightSteps *s);
 
 #endif

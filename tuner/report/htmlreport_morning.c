@@ -6,10 +6,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elotext.h"
 #include "morning.h"
 #include "moves.h"
+#include "nightsteps.h"
 #include "plot.h"
 #include "state.h"
 #include "validate.h"
@@ -208,3 +210,44 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg)
     fputs("</section>\n", f);
 }
 
+
+/* ---- a night's steps ---- */
+
+bool htmlreport_has_night(const char *dir, NightSteps *s)
+{
+    char err[PATH_MAX + 256];
+    int rc = night_steps_read(dir, s, err, sizeof err);
+    if (rc < 0) {
+        memset(s, 0, sizeof *s);
+        s->n = 1;
+        snprintf(s->steps[0].name, sizeof s->steps[0].name, "night");
+        snprintf(s->steps[0].status, sizeof s->steps[0].status, "unreadable");
+        snprintf(s->steps[0].figure, sizeof s->steps[0].figure, "%.700s", err);
+    }
+    return rc != 0;
+}
+
+/* The night's steps, each with its status and figure (nightsteps.h). */
+void htmlreport_night_section(FILE *f, const NightSteps *s)
+{
+    fputs("<section id=\"night\"><h2>The night</h2>\n<p class=\"note\">The steps of <code>ratchet-tune "
+          "night</code> (night.json), each with what it measured.</p>\n<table><tr><th>step</th><th>status</th>"
+          "<th>figure</th></tr>\n",
+          f);
+    for (size_t i = 0; i < s->n; i++) {
+        fputs("<tr><td>", f);
+        htmlreport_esc(f, s->steps[i].name);
+        fputs("</td><td>", f);
+        htmlreport_esc(f, s->steps[i].status);
+        fputs("</td><td>", f);
+        htmlreport_esc(f, s->steps[i].figure);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (s->morning[0]) {
+        fputs("<p>The morning page: <code>", f);
+        htmlreport_esc(f, s->morning);
+        fputs("</code></p>\n", f);
+    }
+    fputs("</section>\n", f);
+}

@@ -1,0 +1,185 @@
+/* A night's steps and their figures; see nightsteps.h. */
+#include "nightsteps.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "errmsg.h"
+#include "rd.h"
+#include "state.h"
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(x) ? x->valuestring : "?";
+}
+
+/* DIR/name parsed, or NULL when absent (why "") or unreadable (why says so). */
+static cJSON *read_in(const char *dir, const char *name, char *why, size_t len)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    why[0] = '\0';
+    return access(path, F_OK) == 0 ? rd_read_json(path, why, len) : NULL;
+}
+
+static void spsa_figure(const char *dir, char *buf, size_t len)
+{
+    RunState rs;
+    runstate_init(&rs);
+    char err[PATH_MAX + 256];
+    if (runstate_load(&rs, dir, err, sizeof err) < 0) {
+        snprintf(buf, len, "%.700s", err);
+    } else {
+        uint64_t total = rs.spsa.cfg.iterations * 2 * (uint64_t)rs.spsa.cfg.pairs_per;
+        snprintf(buf, len, "%llu of %llu games at %s", (unsigned long long)rs.games, (unsigned long long)total,
+                 rs.tc);
+    }
+    runstate_free(&rs);
+}
+
+/* "pays: Lmr, Qs; costs: Lmp; unclear: Rfp": the groups by verdict, from buf[at]. */
+static size_t verdict_list(const cJSON *groups, char *buf, size_t len, size_t at)
+{
+    static const char *const VERDICTS[] = { "pays", "costs", "unclear" };
+    size_t start = at;
+    for (size_t v = 0; v < sizeof VERDICTS / sizeof *VERDICTS; v++) {
+        const cJSON *g;
+        int k = 0;
+        cJSON_ArrayForEach(g, groups)
+        {
+            if (strcmp(text(g, "verdict"), VERDICTS[v]) != 0)
+                continue;
+            if (k++)
+                at = appendf(buf, len, at, ", %s", text(g, "name"));
+            else
+                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], text(g, "name"));
+        }
+    }
+    return at;
+}
+
+static void ablation_figure(const char *dir, char *buf, size_t len)
+{
+    char why[PATH_MAX + 256];
+    cJSON *a = read_in(dir, "ablation.json", why, sizeof why);
+    if (!a) {
+        snprintf(buf, len, "%s", why);
+        return;
+    }
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(a, "pairs");
+    size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", cJSON_GetArraySize(pairs), num(a, "rounds"),
+                        text(a, "tc"));
+    if (!strcmp(text(a, "status"), "done")) {
+        at = appendf(buf, len, at, "; ");
+        size_t before = at;
+        at = verdict_list(cJSON_GetObjectItemCaseSensitive(a, "groups"), buf, len, at);
+        if (at == before)
+            at = appendf(buf, len, at, "no group judged");
+        const cJSON *ad = cJSON_GetObjectItemCaseSensitive(a, "additivity");
+        if (cJSON_IsObject(ad))
+            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", num(ad, "gap_elo"),
+                    num(ad, "gap_lo"), num(ad, "gap_hi"), text(ad, "verdict"));
+    }
+    cJSON_Delete(a);
+}
+
+static void export_figure(const char *dir, char *buf, size_t len)
+{
+    char why[PATH_MAX + 256], name[64];
+    snprintf(name, sizeof name, "%s/kept.json", RD_NIGHT_SUB);
+    cJSON *k = read_in(dir, name, why, sizeof why);
+    if (!k) {
+        snprintf(buf, len, "%s", why);
+        return;
+    }
+    const cJSON *abl = cJSON_GetObjectItemCaseSensitive(k, "ablation");
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(abl, "prediction");
+    size_t at = appendf(buf, len, 0, "%d parameter(s) kept at the tuned value, %d at the start",
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "kept")),
+                        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "start")));
+    if (cJSON_IsObject(pr))
+        appendf(buf, len, at, "; predicted %+.1f [%+.1f, %+.1f] Elo together at %s", num(pr, "elo"),
+                num(pr, "elo_lo"), num(pr, "elo_hi"), text(pr, "tc"));
+    cJSON_Delete(k);
+}
+
+static void confirm_figure(const char *dir, char *buf, size_t len)
+{
+    char why[PATH_MAX + 256];
+    cJSON *v = read_in(dir, "verify.json", why, sizeof why);
+    if (!v) {
+        snprintf(buf, len, "%s", why);
+        return;
+    }
+    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", num(v, "pairs"), num(v, "rounds"), text(v, "tc"));
+    if (isfinite(num(v, "elo")) && isfinite(num(v, "elo_err")))
+        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", num(v, "elo"), num(v, "elo_err"));
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(v, "ptnml"), *x;
+    int k = 0;
+    cJSON_ArrayForEach(x, pt) at = appendf(buf, len, at, "%s%.0f", k++ ? ", " : " (Ptnml [", x->valuedouble);
+    if (k)
+        at = appendf(buf, len, at, "])");
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(v, "time_losses");
+    if (cJSON_GetArraySize(tl) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(tl, 0)) &&
+        cJSON_IsNumber(cJSON_GetArrayItem(tl, 1)))
+        appendf(buf, len, at, ", %.0f time losses",
+                cJSON_GetArrayItem(tl, 0)->valuedouble + cJSON_GetArrayItem(tl, 1)->valuedouble);
+    cJSON_Delete(v);
+}
+
+int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char why[PATH_MAX + 256];
+    cJSON *j = read_in(dir, RD_NIGHT_FILE, why, sizeof why);
+    if (!j)
+        return why[0] ? errmsg(err, errlen, "%s", why) : 0;
+    bool held = rd_lock_holder(dir) > 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "steps"))
+    {
+        if (out->n == NIGHT_STEPS_MAX)
+            break;
+        NightStep *st = &out->steps[out->n++];
+        snprintf(st->name, sizeof st->name, "%s", text(s, "name"));
+        const char *status = text(s, "status");
+        snprintf(st->status, sizeof st->status, "%s",
+                 !strcmp(status, "running") && !held ? "interrupted" : status);
+        if (!strcmp(status, "todo"))
+            continue;
+        if (!strcmp(st->name, "spsa"))
+            spsa_figure(dir, st->figure, sizeof st->figure);
+        else if (!strcmp(st->name, "ablation"))
+            ablation_figure(dir, st->figure, sizeof st->figure);
+        else if (!strcmp(st->name, "export"))
+            export_figure(dir, st->figure, sizeof st->figure);
+        else if (!strcmp(st->name, "confirm"))
+            confirm_figure(dir, st->figure, sizeof st->figure);
+    }
+    cJSON_Delete(j);
+    snprintf(out->morning, sizeof out->morning, "%s/morning.txt", dir);
+    if (access(out->morning, F_OK) != 0)
+        out->morning[0] = '\0';
+    return 1;
+}
+
+void night_steps_print(FILE *out, const NightSteps *s)
+{
+    fprintf(out, "\nnight (%s):\n", RD_NIGHT_FILE);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(out, "  %-9s %s%*s%s\n", s->steps[i].name, s->steps[i].status,
+                s->steps[i].figure[0] ? 12 - (int)strlen(s->steps[i].status) : 0, "", s->steps[i].figure);
+    if (s->morning[0])
+        fprintf(out, "  the morning page: %s\n", s->morning);
+}
