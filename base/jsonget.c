@@ -36,6 +36,18 @@ int json_get_count(const cJSON *o, const char *key, uint64_t *out, const char *w
                   cJSON_GetObjectItemCaseSensitive(o, key) ? "not a count (a non-negative integer)" : "missing");
 }
 
+double json_num_shown(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+const char *json_text_shown(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(x) ? x->valuestring : "?";
+}
+
 cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)
 {
     const char *end = NULL;

@@ -29,6 +29,12 @@ int json_get_count(const cJSON *o, const char *key, uint64_t *out, const char *w
  * it is missing, not an array of n or an element is not a count. */
 bool json_get_counts(const cJSON *o, const char *key, uint64_t *out, int n);
 
+/* For the texts shown from a file already checked (or shown as they are):
+ * o[key] as a number, NAN when it is missing or not one; o[key] as a
+ * string, "?" when it is missing or not one. */
+double json_num_shown(const cJSON *o, const char *key);
+const char *json_text_shown(const cJSON *o, const char *key);
+
 /* Parses text read from the file `name` (named in messages): the whole
  * text must be one JSON value.  NULL, with "NAME:LINE:COL: malformed JSON"
  * in err, when it is not. */

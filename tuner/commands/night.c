@@ -507,18 +507,6 @@ static int step_confirm(Night *n)
 
 /* ---- the morning page ---------------------------------------------------------- */
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-static const char *text(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(x) ? x->valuestring : "?";
-}
-
 static cJSON *read_in(const char *dir, const char *name)
 {
     char path[PATH_MAX + 64], err[PATH_MAX + 256];
@@ -533,50 +521,50 @@ static void morning_write(FILE *out, const Night *n)
     fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
     const cJSON *gs = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
     if (abl)
-        fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n", num(abl, "games") / 2,
-                text(abl, "tc"));
+        fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n", json_num_shown(abl, "games") / 2,
+                json_text_shown(abl, "tc"));
     else
         fprintf(out, "No ablation (%s/ablation.json is missing)\n", n->dir);
     cJSON_ArrayForEach(g, gs)
     {
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *p;
-        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", text(g, "name"), num(g, "elo"), num(g, "elo_lo"),
-                num(g, "elo_hi"), text(g, "verdict"));
+        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", json_text_shown(g, "name"), json_num_shown(g, "elo"), json_num_shown(g, "elo_lo"),
+                json_num_shown(g, "elo_hi"), json_text_shown(g, "verdict"));
         cJSON_ArrayForEach(p, ps)
         {
             if (cJSON_IsString(p))
                 fprintf(out, " %s %g->%g", p->valuestring,
-                        num(cJSON_GetObjectItemCaseSensitive(abl, "base"), p->valuestring),
-                        num(cJSON_GetObjectItemCaseSensitive(abl, "tuned"), p->valuestring));
+                        json_num_shown(cJSON_GetObjectItemCaseSensitive(abl, "base"), p->valuestring),
+                        json_num_shown(cJSON_GetObjectItemCaseSensitive(abl, "tuned"), p->valuestring));
         }
         fputc('\n', out);
     }
     const cJSON *ad = cJSON_GetObjectItemCaseSensitive(abl, "additivity");
     if (cJSON_IsObject(ad))
         fprintf(out, "  additivity: the groups' sum %+.1f, the whole %+.1f, gap %+.1f [%+.1f, %+.1f] Elo: %s\n",
-                num(ad, "sum_elo"), num(ad, "whole_elo"), num(ad, "gap_elo"), num(ad, "gap_lo"), num(ad, "gap_hi"),
-                text(ad, "verdict"));
+                json_num_shown(ad, "sum_elo"), json_num_shown(ad, "whole_elo"), json_num_shown(ad, "gap_elo"), json_num_shown(ad, "gap_lo"), json_num_shown(ad, "gap_hi"),
+                json_text_shown(ad, "verdict"));
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "prediction");
     if (cJSON_IsObject(pr))
         fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",
-                num(pr, "groups"), num(pr, "elo"), num(pr, "elo_lo"), num(pr, "elo_hi"), text(pr, "tc"),
-                text(pr, "additivity"));
+                json_num_shown(pr, "groups"), json_num_shown(pr, "elo"), json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"),
+                json_text_shown(pr, "additivity"));
     if (ver) {
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(ver, "openings");
-        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", text(ver, "tc"), num(ver, "elo"),
-                num(ver, "elo_err"), num(ver, "games"));
+        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_text_shown(ver, "tc"), json_num_shown(ver, "elo"),
+                json_num_shown(ver, "elo_err"), json_num_shown(ver, "games"));
         const cJSON *pt = cJSON_GetObjectItemCaseSensitive(ver, "ptnml"), *x;
         int k = 0;
         cJSON_ArrayForEach(x, pt) fprintf(out, "%s%.0f", k++ ? ", " : "[", x->valuedouble);
-        fprintf(out, "%s), %s openings %.0f..%.0f, verdict %s\n", k ? "]" : "[]", text(op, "set"),
-                num(op, "held_out_first"), num(op, "held_out_first") + num(op, "held_out_count") - 1,
-                text(ver, "verdict"));
-        if (cJSON_IsObject(pr) && !isnan(num(ver, "elo")))
+        fprintf(out, "%s), %s openings %.0f..%.0f, verdict %s\n", k ? "]" : "[]", json_text_shown(op, "set"),
+                json_num_shown(op, "held_out_first"), json_num_shown(op, "held_out_first") + json_num_shown(op, "held_out_count") - 1,
+                json_text_shown(ver, "verdict"));
+        if (cJSON_IsObject(pr) && !isnan(json_num_shown(ver, "elo")))
             fprintf(out, "  against the prediction: %s its interval (the prediction is at the ablation's limit)\n",
-                    num(ver, "elo") >= num(pr, "elo_lo") && num(ver, "elo") <= num(pr, "elo_hi") ? "inside" : "outside");
+                    json_num_shown(ver, "elo") >= json_num_shown(pr, "elo_lo") && json_num_shown(ver, "elo") <= json_num_shown(pr, "elo_hi") ? "inside" : "outside");
         const cJSON *eng = cJSON_GetObjectItemCaseSensitive(ver, "engines");
-        if (!strcmp(text(eng, "mode"), "baked"))
-            fprintf(out, "The baked engine: %s\n", text(eng, "tuned"));
+        if (!strcmp(json_text_shown(eng, "mode"), "baked"))
+            fprintf(out, "The baked engine: %s\n", json_text_shown(eng, "tuned"));
     }
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
     fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);
@@ -585,7 +573,7 @@ static void morning_write(FILE *out, const Night *n)
     cJSON_ArrayForEach(p, kn)
     {
         if (cJSON_IsString(p))
-            fprintf(out, "  %s, %g\n", p->valuestring, num(params, p->valuestring));
+            fprintf(out, "  %s, %g\n", p->valuestring, json_num_shown(params, p->valuestring));
     }
     cJSON_Delete(abl);
     cJSON_Delete(kept);

@@ -9,22 +9,10 @@
 #include <cjson/cJSON.h>
 
 #include "errmsg.h"
+#include "jsonget.h"
 #include "rd.h"
 #include "state.h"
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-static const char *text(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(x) ? x->valuestring : "?";
-}
-
-/* DIR/name parsed, or NULL when absent (why "") or unreadable (why says so). */
 static cJSON *read_in(const char *dir, const char *name, char *why, size_t len)
 {
     char path[PATH_MAX + 64];
@@ -58,12 +46,12 @@ static size_t verdict_list(const cJSON *groups, char *buf, size_t len, size_t at
         int k = 0;
         cJSON_ArrayForEach(g, groups)
         {
-            if (strcmp(text(g, "verdict"), VERDICTS[v]) != 0)
+            if (strcmp(json_text_shown(g, "verdict"), VERDICTS[v]) != 0)
                 continue;
             if (k++)
-                at = appendf(buf, len, at, ", %s", text(g, "name"));
+                at = appendf(buf, len, at, ", %s", json_text_shown(g, "name"));
             else
-                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], text(g, "name"));
+                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], json_text_shown(g, "name"));
         }
     }
     return at;
@@ -71,16 +59,13 @@ static size_t verdict_list(const cJSON *groups, char *buf, size_t len, size_t at
 
 static void ablation_figure(const char *dir, char *buf, size_t len)
 {
-    char why[PATH_MAX + 256];
-    cJSON *a = read_in(dir, "ablation.json", why, sizeof why);
-    if (!a) {
-        snprintf(buf, len, "%s", why);
-        return;
-    }
+    cJSON *a = read_in(dir, "ablation.json", buf, len);
+    if (!a)
+        return; /* buf says why, or "" */
     const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(a, "pairs");
-    size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", cJSON_GetArraySize(pairs), num(a, "rounds"),
-                        text(a, "tc"));
-    if (!strcmp(text(a, "status"), "done")) {
+    size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", cJSON_GetArraySize(pairs), json_num_shown(a, "rounds"),
+                        json_text_shown(a, "tc"));
+    if (!strcmp(json_text_shown(a, "status"), "done")) {
         at = appendf(buf, len, at, "; ");
         size_t before = at;
         at = verdict_list(cJSON_GetObjectItemCaseSensitive(a, "groups"), buf, len, at);
@@ -88,43 +73,38 @@ static void ablation_figure(const char *dir, char *buf, size_t len)
             at = appendf(buf, len, at, "no group judged");
         const cJSON *ad = cJSON_GetObjectItemCaseSensitive(a, "additivity");
         if (cJSON_IsObject(ad))
-            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", num(ad, "gap_elo"),
-                    num(ad, "gap_lo"), num(ad, "gap_hi"), text(ad, "verdict"));
+            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", json_num_shown(ad, "gap_elo"),
+                    json_num_shown(ad, "gap_lo"), json_num_shown(ad, "gap_hi"), json_text_shown(ad, "verdict"));
     }
     cJSON_Delete(a);
 }
 
 static void export_figure(const char *dir, char *buf, size_t len)
 {
-    char why[PATH_MAX + 256], name[64];
+    char name[64];
     snprintf(name, sizeof name, "%s/kept.json", RD_NIGHT_SUB);
-    cJSON *k = read_in(dir, name, why, sizeof why);
-    if (!k) {
-        snprintf(buf, len, "%s", why);
-        return;
-    }
+    cJSON *k = read_in(dir, name, buf, len);
+    if (!k)
+        return; /* buf says why, or "" */
     const cJSON *abl = cJSON_GetObjectItemCaseSensitive(k, "ablation");
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(abl, "prediction");
     size_t at = appendf(buf, len, 0, "%d parameter(s) kept at the tuned value, %d at the start",
                         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "kept")),
                         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "start")));
     if (cJSON_IsObject(pr))
-        appendf(buf, len, at, "; predicted %+.1f [%+.1f, %+.1f] Elo together at %s", num(pr, "elo"),
-                num(pr, "elo_lo"), num(pr, "elo_hi"), text(pr, "tc"));
+        appendf(buf, len, at, "; predicted %+.1f [%+.1f, %+.1f] Elo together at %s", json_num_shown(pr, "elo"),
+                json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"));
     cJSON_Delete(k);
 }
 
 static void confirm_figure(const char *dir, char *buf, size_t len)
 {
-    char why[PATH_MAX + 256];
-    cJSON *v = read_in(dir, "verify.json", why, sizeof why);
-    if (!v) {
-        snprintf(buf, len, "%s", why);
-        return;
-    }
-    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", num(v, "pairs"), num(v, "rounds"), text(v, "tc"));
-    if (isfinite(num(v, "elo")) && isfinite(num(v, "elo_err")))
-        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", num(v, "elo"), num(v, "elo_err"));
+    cJSON *v = read_in(dir, "verify.json", buf, len);
+    if (!v)
+        return; /* buf says why, or "" */
+    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", json_num_shown(v, "pairs"), json_num_shown(v, "rounds"), json_text_shown(v, "tc"));
+    if (isfinite(json_num_shown(v, "elo")) && isfinite(json_num_shown(v, "elo_err")))
+        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", json_num_shown(v, "elo"), json_num_shown(v, "elo_err"));
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(v, "ptnml"), *x;
     int k = 0;
     cJSON_ArrayForEach(x, pt) at = appendf(buf, len, at, "%s%.0f", k++ ? ", " : " (Ptnml [", x->valuedouble);
@@ -152,8 +132,8 @@ int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen)
         if (out->n == NIGHT_STEPS_MAX)
             break;
         NightStep *st = &out->steps[out->n++];
-        snprintf(st->name, sizeof st->name, "%s", text(s, "name"));
-        const char *status = text(s, "status");
+        snprintf(st->name, sizeof st->name, "%s", json_text_shown(s, "name"));
+        const char *status = json_text_shown(s, "status");
         snprintf(st->status, sizeof st->status, "%s",
                  !strcmp(status, "running") && !held ? "interrupted" : status);
         if (!strcmp(status, "todo"))
