@@ -90,6 +90,23 @@ bool cli_is_help(const char *arg)
     return !strcmp(arg, "--help") || !strcmp(arg, "-help") || !strcmp(arg, "-h");
 }
 
+int cli_preamble(int argc, char **argv, const char *usage, void (*more)(FILE *), CliFirst first)
+{
+    for (int i = 1; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            if (more)
+                more(stdout);
+            return 0;
+        }
+    bool ok = first == CLI_ANY || (argc >= 2 && (first == CLI_ARGS || argv[1][0] != '-') &&
+                                   (first != CLI_DIR_ONLY || argc == 2));
+    if (ok)
+        return -1;
+    fputs(usage, stderr);
+    return 2;
+}
+
 int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -104,12 +121,11 @@ int cli_usage_error(const char *who, const char *cmd, const char *fmt, ...)
 int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, const char **out)
 {
     *dir = *out = NULL;
+    int rc = cli_preamble(argc, argv, usage, NULL, CLI_ANY);
+    if (rc >= 0)
+        return rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(usage, stdout);
-            return 0;
-        }
         if (!strcmp(a, "-o") && i + 1 < argc)
             *out = argv[++i];
         else if (a[0] != '-' && !*dir)

@@ -5,6 +5,7 @@
 #define RATCHET_CLIUTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,18 @@ bool cli_live_progress(void);
 
 /* "--help", "-help" or "-h": every subcommand answers these with its usage. */
 bool cli_is_help(const char *arg);
+/* What a subcommand's arguments must start with, for cli_preamble. */
+typedef enum {
+    CLI_ANY,       /* anything: the command parses them */
+    CLI_ARGS,      /* at least one argument */
+    CLI_DIR_FIRST, /* a directory (not an option) first */
+    CLI_DIR_ONLY,  /* a directory and nothing else */
+} CliFirst;
+/* The preamble every subcommand starts with: any --help among the
+ * arguments prints usage (then more(stdout), if more) to stdout and returns
+ * 0; arguments that do not start as `first` says print usage to stderr and
+ * return 2, the exit code of a usage error; else -1: go on. */
+int cli_preamble(int argc, char **argv, const char *usage, void (*more)(FILE *), CliFirst first);
 /* A usage error of a subcommand: "WHO: " and the message, then "(see
  * ratchet-tune CMD --help)", on stderr.  Returns 2, the exit code of a
  * usage error. */

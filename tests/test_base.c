@@ -2,6 +2,7 @@
  * messages (errmsg.h: appendf, name distance, line and column), JSON counts
  * (jsonget.h), the object builder (jsonput.h) and durations (duration.h). */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include <fcntl.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cliutil.h"
 #include "duration.h"
 #include "errmsg.h"
 #include "jsonget.h"
@@ -238,4 +240,33 @@ Test(duration, as_people_read_them)
     cr_assert_str_eq(b, "?");
     duration_format(2e8, b, sizeof b);
     cr_assert_str_eq(b, "?", "beyond 1e8 s: an ETA that cannot be estimated");
+}
+
+static int more_lines;
+static void more(FILE *out)
+{
+    (void)out;
+    more_lines++;
+}
+
+/* The one preamble of the subcommands: --help anywhere prints the usage
+ * (and the extra text) and is exit 0; arguments that do not start as the
+ * command needs are a usage error, exit 2; else the command goes on. */
+Test(cliutil, the_preamble_answers_help_and_a_wrong_start, .init = cr_redirect_stdout)
+{
+    char *help[] = { "cmd", "dir", "-x", "--help", NULL }, *none[] = { "cmd", NULL }, *opt[] = { "cmd", "-x", NULL };
+    char *dir[] = { "cmd", "dir", NULL }, *two[] = { "cmd", "dir", "more", NULL };
+    more_lines = 0;
+    cr_assert_eq(cli_preamble(4, help, "usage: cmd\n", more, CLI_DIR_ONLY), 0);
+    cr_assert_eq(more_lines, 1);
+    cr_assert_eq(cli_preamble(1, none, "usage: cmd\n", NULL, CLI_ANY), -1);
+    cr_assert_eq(cli_preamble(1, none, "usage: cmd\n", NULL, CLI_ARGS), 2);
+    cr_assert_eq(cli_preamble(2, opt, "usage: cmd\n", NULL, CLI_ARGS), -1);
+    cr_assert_eq(cli_preamble(2, opt, "usage: cmd\n", NULL, CLI_DIR_FIRST), 2);
+    cr_assert_eq(cli_preamble(2, dir, "usage: cmd\n", NULL, CLI_DIR_FIRST), -1);
+    cr_assert_eq(cli_preamble(3, two, "usage: cmd\n", NULL, CLI_DIR_FIRST), -1);
+    cr_assert_eq(cli_preamble(3, two, "usage: cmd\n", NULL, CLI_DIR_ONLY), 2);
+    cr_assert_eq(cli_preamble(2, dir, "usage: cmd\n", NULL, CLI_DIR_ONLY), -1);
+    fflush(stdout);
+    cr_assert_stdout_eq_str("usage: cmd\n");
 }

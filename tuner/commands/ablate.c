@@ -827,15 +827,9 @@ static int prepare(Ablate *A, VerifyCall *c, int argc, char **argv)
 
 int ablate_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(ABLATE_USAGE, stdout);
-            return EXIT_DONE;
-        }
-    if (argc < 2 || argv[1][0] == '-') {
-        fputs(ABLATE_USAGE, stderr);
-        return EXIT_USAGE;
-    }
+    int pre = cli_preamble(argc, argv, ABLATE_USAGE, NULL, CLI_DIR_FIRST);
+    if (pre >= 0)
+        return pre;
     rules_init();
     static Ablate A; /* large (the match configuration); one per process */
     static VerifyCall c;

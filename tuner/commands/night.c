@@ -671,15 +671,9 @@ static int parse(Night *n, int argc, char **argv, bool *have_games, bool *have_p
 
 int night_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(NIGHT_USAGE, stdout);
-            return EXIT_DONE;
-        }
-    if (argc < 2) {
-        fputs(NIGHT_USAGE, stderr);
-        return EXIT_USAGE;
-    }
+    int pre = cli_preamble(argc, argv, NIGHT_USAGE, NULL, CLI_ARGS);
+    if (pre >= 0)
+        return pre;
     static Night n;
     memset(&n, 0, sizeof n);
     char err[PATH_MAX + 2048];

@@ -189,12 +189,9 @@ static int play(Run *r)
 
 int run_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(RUN_USAGE, stdout);
-            match_print_options(stdout);
-            return EXIT_DONE;
-        }
+    int pre = cli_preamble(argc, argv, RUN_USAGE, match_print_options, CLI_ANY);
+    if (pre >= 0)
+        return pre;
     rules_init();
     Run r;
     memset(&r, 0, sizeof r);
@@ -227,15 +224,9 @@ int run_main(int argc, char **argv)
 
 int resume_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(RESUME_USAGE, stdout);
-            return EXIT_DONE;
-        }
-    if (argc < 2 || argv[1][0] == '-') {
-        fputs(RESUME_USAGE, stderr);
-        return EXIT_USAGE;
-    }
+    int pre = cli_preamble(argc, argv, RESUME_USAGE, NULL, CLI_DIR_FIRST);
+    if (pre >= 0)
+        return pre;
     rules_init();
     Run r;
     memset(&r, 0, sizeof r);

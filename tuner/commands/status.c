@@ -43,15 +43,9 @@ static const char STATUS_USAGE[] =
 
 int status_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(STATUS_USAGE, stdout);
-            return 0;
-        }
-    if (argc != 2 || argv[1][0] == '-') {
-        fputs(STATUS_USAGE, stderr);
-        return 2;
-    }
+    int pre = cli_preamble(argc, argv, STATUS_USAGE, NULL, CLI_DIR_ONLY);
+    if (pre >= 0)
+        return pre;
     MorningRun m;
     char err[1024];
     if (morning_load(&m, argv[1], MORNING_TABLE, err, sizeof err) < 0) {

@@ -369,16 +369,9 @@ int verify_main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "-ablate"))
             return ablate_main(argc, argv);
-    for (int i = 1; i < argc; i++)
-        if (cli_is_help(argv[i])) {
-            fputs(VERIFY_USAGE, stdout);
-            match_print_options(stdout);
-            return EXIT_DONE;
-        }
-    if (argc < 2 || argv[1][0] == '-') {
-        fputs(VERIFY_USAGE, stderr);
-        return EXIT_USAGE;
-    }
+    int pre = cli_preamble(argc, argv, VERIFY_USAGE, match_print_options, CLI_DIR_FIRST);
+    if (pre >= 0)
+        return pre;
     rules_init();
     static Verify v; /* large (the match configuration); one per process */
     static VerifyCall c; /* holds the path buffers; one per process */
