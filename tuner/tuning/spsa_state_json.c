@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,101 +158,6 @@ static int rng_from_hex(gsl_rng *r, const char *hex)
     return 0;
 }
 
-cJSON *spsa_state_to_json(const SpsaState *st)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    bool classic = st->cfg.form == SPSA_FORM_CLASSIC;
-    bool ok = cJSON_AddNumberToObject(o, "version", json_version(&st->cfg)) != NULL;
-    bool centre = spsa_centre_on(st);
-
-    cJSON *cfg = cJSON_AddObjectToObject(o, "config");
-    ok = ok && cfg && add_u64(cfg, "games", st->cfg.games) &&
-         add_u64(cfg, "iterations", st->cfg.iterations) &&
-         cJSON_AddNumberToObject(cfg, "pairs_per", st->cfg.pairs_per) &&
-         add_num(cfg, "A_ratio", st->cfg.A_ratio) &&
-         add_num(cfg, "alpha", st->cfg.alpha) &&
-         add_num(cfg, "gamma", st->cfg.gamma) &&
-         add_num(cfg, "average", st->cfg.average) &&
-         cJSON_AddStringToObject(cfg, "form", spsa_form_name(st->cfg.form));
-    if (ok && !classic)
-        ok = add_num(cfg, "eta", st->cfg.eta) && add_num(cfg, "decay", st->cfg.decay) &&
-             add_num(cfg, "beta1", st->cfg.beta1) && add_num(cfg, "beta2", st->cfg.beta2) &&
-             add_num(cfg, "probe", st->cfg.probe) &&
-             cJSON_AddBoolToObject(cfg, "narrow", st->cfg.narrow) &&
-             add_num(cfg, "eta_base", st->cfg.eta_base) && add_num(cfg, "eta_pow", st->cfg.eta_pow) &&
-             add_num(cfg, "eta_npow", st->cfg.eta_npow);
-    if (ok && st->cfg.form == SPSA_FORM_ADAM)
-        ok = cJSON_AddBoolToObject(cfg, "unbiased", st->cfg.unbiased) != NULL;
-    if (ok && !classic && st->cfg.adapt)
-        ok = cJSON_AddBoolToObject(cfg, "adapt", true) &&
-             add_num(cfg, "adapt_rate", st->cfg.adapt_rate) &&
-             add_num(cfg, "adapt_bias", st->cfg.adapt_bias) &&
-             add_num(cfg, "adapt_window", st->cfg.adapt_window) &&
-             add_num(cfg, "scale_min", st->cfg.scale_min) &&
-             add_num(cfg, "scale_max", st->cfg.scale_max) &&
-             add_num(cfg, "scale_start", st->cfg.scale_start);
-    if (ok && centre)
-        ok = add_num(cfg, "centre", st->cfg.centre) &&
-             add_num(cfg, "centre_elo", st->cfg.centre_elo) &&
-             add_num(cfg, "centre_rate", st->cfg.centre_rate) &&
-             add_num(cfg, "centre_window", st->cfg.centre_window) &&
-             add_num(cfg, "centre_min", st->cfg.centre_min);
-
-    cJSON *params = cJSON_AddArrayToObject(o, "params");
-    ok = ok && params;
-    for (size_t i = 0; ok && i < st->nparams; i++) {
-        const SpsaParam *p = &st->params[i];
-        cJSON *q = cJSON_CreateObject();
-        ok = q && cJSON_AddItemToArray(params, q) &&
-             cJSON_AddStringToObject(q, "name", p->name) &&
-             add_num(q, "start", p->start) &&
-             add_num(q, "theta", p->theta) &&
-             add_num(q, "min", p->min) &&
-             add_num(q, "max", p->max) &&
-             add_num(q, "c_end", p->c_end) &&
-             add_num(q, "r_end", p->r_end) &&
-             add_num(q, "avg", p->avg) &&
-             (!p->is_float || cJSON_AddStringToObject(q, "type", "float")) &&
-             (classic || add_num(q, "m", p->m)) &&
-             (classic || !st->cfg.adapt ||
-              (add_num(q, "scale", p->scale) && add_num(q, "e", p->e))) &&
-             (!centre || (add_num(q, "pm", p->pm) && add_num(q, "cm", p->cm) &&
-                          add_num(q, "cq", p->cq)));
-        if (!q)
-            ok = false;
-    }
-
-    ok = ok && add_u64(o, "k", st->k) && add_u64(o, "completed", st->completed) &&
-         add_u64(o, "wins", st->wins) && add_u64(o, "losses", st->losses) &&
-         add_u64(o, "draws", st->draws) && add_u64(o, "avg_count", st->avg_count) &&
-         (classic || add_num(o, "v", st->v)) &&
-         (!centre || add_u64(o, "centre_count", st->centre_count));
-
-    if (ok) {
-        cJSON *rng = cJSON_AddObjectToObject(o, "rng");
-        char *hex = rng_to_hex(st->rng);
-        ok = rng && hex && cJSON_AddStringToObject(rng, "type", gsl_rng_name(st->rng)) &&
-             cJSON_AddStringToObject(rng, "state", hex);
-        free(hex);
-    }
-
-    cJSON *inflight = ok ? cJSON_AddArrayToObject(o, "inflight") : NULL;
-    ok = ok && inflight;
-    for (size_t i = 0; ok && i < st->ninflight; i++) {
-        cJSON *b = batch_to_json(&st->inflight[i]);
-        ok = b && cJSON_AddItemToArray(inflight, b);
-        if (!b)
-            ok = false;
-    }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
 /* A finite number: a number item, or a raw item holding a number (as
  * spsa_state_to_json makes them, before the object is printed and parsed
  * again).  JSON has no infinity, but cJSON reads 1e400 as one; the writer
@@ -401,6 +307,7 @@ out:
 typedef enum {
     NUM,  /* a number (or a raw one, item_number) into a double */
     U64,  /* a count (json_u64_of) into a uint64_t */
+    INT,  /* a whole number of an int's range into an int */
     BOOL, /* true or false into a bool; wherever it appears, even in a state
            * without its feature, it must be one of them */
     FORM, /* a form's name (spsa_form_parse) into an SpsaForm */
@@ -454,6 +361,17 @@ static int read_field(const Reader *r, const Field *f, const cJSON *v)
         return get_num(r->obj, f->key, r->where, (double *)dest, r->err, r->errlen);
     case U64:
         return get_u64(r->obj, f->key, r->where, (uint64_t *)dest, r->err, r->errlen);
+    case INT: {
+        double d;
+        if (get_num(r->obj, f->key, r->where, &d, r->err, r->errlen))
+            return -1;
+        if (!spsa_is_integer(d) || d < INT_MIN || d > INT_MAX) {
+            errmsg(r->err, r->errlen, "spsa state: %s%s\"%s\" must be an integer", r->where, sep, f->key);
+            return -1;
+        }
+        *(int *)dest = (int)d;
+        return 0;
+    }
     case BOOL: /* its type is checked in read_fields */
         *(bool *)dest = cJSON_IsTrue(v);
         return 0;
@@ -560,31 +478,12 @@ static int switches_go_with_version(const Reader *r)
     return 0;
 }
 
-/* "config" is read into a ConfigDraft: pairs_per, an int, is read as a
- * number and checked once the rest is read. */
-typedef struct {
-    SpsaConfig cfg;
-    double pairs_per;
-} ConfigDraft;
-
-static int pairs_per_is_integer(const Reader *r)
-{
-    ConfigDraft *d = r->dest;
-    if (!spsa_is_integer(d->pairs_per)) {
-        errmsg(r->err, r->errlen, "spsa state: config \"pairs_per\" must be an integer");
-        return -1;
-    }
-    d->cfg.pairs_per = (int)d->pairs_per;
-    return 0;
-}
-
 /* The budget, iterations x 2 x pairs_per games, within what a run can be
  * given (-spsa games up to SPSA_STATE_MAX_GAMES): larger ones wrap the
  * counts that everything after reads. */
 static int budget_in_range(const Reader *r)
 {
-    const ConfigDraft *d = r->dest;
-    const SpsaConfig *c = &d->cfg;
+    const SpsaConfig *c = r->dest;
     if (c->pairs_per < 1 || c->iterations > SPSA_STATE_MAX_GAMES / 2 / (uint64_t)c->pairs_per) {
         errmsg(r->err, r->errlen, "spsa state: config \"iterations\" %" PRIu64 " x 2 x \"pairs_per\" %d games is "
                "beyond any run's budget (at most %llu games)", c->iterations, c->pairs_per, SPSA_STATE_MAX_GAMES);
@@ -593,13 +492,13 @@ static int budget_in_range(const Reader *r)
     return 0;
 }
 
-#define CFG(f) offsetof(ConfigDraft, cfg.f)
+#define CFG(f) offsetof(SpsaConfig, f)
 /* "config", into an SpsaConfig that starts as spsa_config_default's. */
 static const Field CONFIG_FIELDS[] = {
     /*    key              kind  destination                       since      rule */
     FIELD("games",         U64,  CFG(games),                       V_CLASSIC, REQUIRED),
     FIELD("iterations",    U64,  CFG(iterations),                  V_CLASSIC, REQUIRED),
-    FIELD("pairs_per",     NUM,  offsetof(ConfigDraft, pairs_per), V_CLASSIC, REQUIRED),
+    FIELD("pairs_per",     INT,  CFG(pairs_per),                   V_CLASSIC, REQUIRED),
     FIELD("A_ratio",       NUM,  CFG(A_ratio),                     V_CLASSIC, REQUIRED),
     FIELD("alpha",         NUM,  CFG(alpha),                       V_CLASSIC, REQUIRED),
     FIELD("gamma",         NUM,  CFG(gamma),                       V_CLASSIC, REQUIRED),
@@ -634,7 +533,6 @@ static const Field CONFIG_FIELDS[] = {
     FIELD("scale_min",     NUM,  CFG(scale_min),                   V_SCALE,   REQUIRED),
     FIELD("scale_max",     NUM,  CFG(scale_max),                   V_SCALE,   REQUIRED),
     FIELD("scale_start",   NUM,  CFG(scale_start),                 V_SCALE,   REQUIRED),
-    CHECK(pairs_per_is_integer),
     CHECK(budget_in_range),
 };
 #undef CFG
@@ -703,18 +601,94 @@ static const Field STATE_FIELDS[] = {
 
 #define NROWS(t) (sizeof t / sizeof t[0])
 
+/* Writes the rows of a table that a state of cfg's features holds (the
+ * reader's has_version; "form" always), from the struct src: what is
+ * written is what is read back. */
+static bool write_fields(cJSON *o, const Field *rows, size_t nrows, const void *src, const SpsaConfig *cfg)
+{
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < nrows; i++) {
+        const Field *f = &rows[i];
+        if (f->check || (f->kind != FORM && !has_version(cfg, f->since)))
+            continue;
+        const char *p = (const char *)src + f->offset;
+        switch (f->kind) {
+        case NUM:
+            ok = add_num(o, f->key, *(const double *)p) != NULL;
+            break;
+        case U64:
+            ok = add_u64(o, f->key, *(const uint64_t *)p) != NULL;
+            break;
+        case INT:
+            ok = cJSON_AddNumberToObject(o, f->key, *(const int *)p) != NULL;
+            break;
+        case BOOL:
+            ok = cJSON_AddBoolToObject(o, f->key, *(const bool *)p) != NULL;
+            break;
+        case FORM:
+            ok = cJSON_AddStringToObject(o, f->key, spsa_form_name(*(const SpsaForm *)p)) != NULL;
+            break;
+        case NAME:
+            ok = cJSON_AddStringToObject(o, f->key, p) != NULL;
+            break;
+        case TYPE: /* absent: an integer parameter */
+            ok = !*(const bool *)p || cJSON_AddStringToObject(o, f->key, "float") != NULL;
+            break;
+        }
+    }
+    return ok;
+}
+
+cJSON *spsa_state_to_json(const SpsaState *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && cJSON_AddNumberToObject(o, "version", json_version(&st->cfg)) != NULL &&
+              write_fields(cJSON_AddObjectToObject(o, "config"), CONFIG_FIELDS, NROWS(CONFIG_FIELDS), &st->cfg,
+                           &st->cfg);
+    cJSON *params = ok ? cJSON_AddArrayToObject(o, "params") : NULL;
+    ok = ok && params;
+    for (size_t i = 0; ok && i < st->nparams; i++) {
+        cJSON *q = cJSON_CreateObject();
+        ok = q && cJSON_AddItemToArray(params, q) &&
+             write_fields(q, PARAM_FIELDS, NROWS(PARAM_FIELDS), &st->params[i], &st->cfg);
+        if (!q)
+            ok = false;
+    }
+    ok = ok && write_fields(o, STATE_FIELDS, NROWS(STATE_FIELDS), st, &st->cfg);
+    if (ok) {
+        cJSON *rng = cJSON_AddObjectToObject(o, "rng");
+        char *hex = rng_to_hex(st->rng);
+        ok = rng && hex && cJSON_AddStringToObject(rng, "type", gsl_rng_name(st->rng)) &&
+             cJSON_AddStringToObject(rng, "state", hex);
+        free(hex);
+    }
+    cJSON *inflight = ok ? cJSON_AddArrayToObject(o, "inflight") : NULL;
+    ok = ok && inflight;
+    for (size_t i = 0; ok && i < st->ninflight; i++) {
+        cJSON *b = batch_to_json(&st->inflight[i]);
+        ok = b && cJSON_AddItemToArray(inflight, b);
+        if (!b)
+            ok = false;
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 static int config_from_json(SpsaConfig *cfg, const cJSON *c, double version, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(c)) {
         errmsg(err, errlen, "spsa state: \"config\" missing or not an object");
         return -1;
     }
-    ConfigDraft d = { .pairs_per = 0 };
-    spsa_config_default(&d.cfg);
-    Reader r = { c, "config", &d, &d.cfg, version, err, errlen };
+    SpsaConfig d;
+    spsa_config_default(&d);
+    Reader r = { c, "config", &d, &d, version, err, errlen };
     if (read_fields(&r, CONFIG_FIELDS, NROWS(CONFIG_FIELDS)))
         return -1;
-    *cfg = d.cfg;
+    *cfg = d;
     return 0;
 }
 
