@@ -1312,3 +1312,16 @@ Test(spsa_forms, centre_batches_use_the_probe_centre)
     cr_assert_gt(centres, 30);
     spsa_free(&st);
 }
+
+/* The -spsa keys that conf accepts hold every key of the number table, so
+ * a number key added to the table is accepted by run without a second
+ * list to change. */
+Test(spsa, every_number_key_is_an_spsa_key)
+{
+    for (const SpsaNumberKey *k = SPSA_NUMBER_KEYS; k->key; k++) {
+        bool found = false;
+        for (const char *const *s = SPSA_KEYS; *s && !found; s++)
+            found = !strcmp(*s, k->key);
+        cr_assert(found, "-spsa %s= is in SPSA_NUMBER_KEYS but not in SPSA_KEYS", k->key);
+    }
+}

@@ -686,6 +686,9 @@ const SpsaNumberKey SPSA_NUMBER_KEYS[] = {
     { NULL, 0, 0, 0 },
 };
 
+const char *const SPSA_KEYS[] = { "games", "pairs-per", "A-ratio", "alpha", "gamma", "average", "form", "eta",
+                                   "probe", "narrow", "adapt", "centre", NULL };
+
 const SpsaNumberKey *spsa_number_key(const char *key, size_t len)
 {
     for (const SpsaNumberKey *k = SPSA_NUMBER_KEYS; k->key; k++)

@@ -237,6 +237,9 @@ typedef struct {
 const SpsaNumberKey *spsa_number_key(const char *key, size_t len);
 /* The table, ending with a NULL key. */
 extern const SpsaNumberKey SPSA_NUMBER_KEYS[];
+/* Every -spsa key: those of SPSA_NUMBER_KEYS and the others (games,
+ * pairs-per, form, narrow, adapt), ending with NULL. */
+extern const char *const SPSA_KEYS[];
 /* The field of cfg that k sets. */
 double *spsa_number_field(SpsaConfig *cfg, const SpsaNumberKey *k);
 

@@ -11,6 +11,7 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "rd.h"
+#include "spsa.h"
 #include "strlist.h"
 
 enum { KV, KV_FILE, SCALAR };
@@ -32,8 +33,7 @@ static const struct {
     { "concurrency", SCALAR, true, NULL },
     { "srand", SCALAR, true, NULL },
     { "params", KV, false, (const char *const[]){ "file", "only", NULL } },
-    { "spsa", KV, false,
-      (const char *const[]){ "games", "pairs-per", "A-ratio", "alpha", "gamma", "average", "form", "eta", "probe", "narrow", "adapt", "centre", NULL } },
+    { "spsa", KV, false, SPSA_KEYS },
     { "validate", KV, false, (const char *const[]){ "every", "games", "final", "holdout", "tc", "st", "nodes", "depth", "nodestime", NULL } },
     { "out", SCALAR, false, NULL },
     { "config", KV_FILE, false, (const char *const[]){ "file", NULL } },
