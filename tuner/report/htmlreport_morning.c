@@ -73,21 +73,21 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
     PlotSeries *s = calloc(n + 3, sizeof *s);
     if (x && y && s) {
         double *bx = x + n, *by = y + n;
-        size_t ns = 0, m = 0;
+        size_t ns = 0, nb = 0;
         s[ns++] = (PlotSeries){ .kind = PLOT_HLINE, .value = 0, .x0 = NAN, .x1 = NAN, .rgb = 0x9e9e9e };
         for (size_t i = 0; i < n; i++) {
             if (!elo_has_interval(pts[i].elo, pts[i].elo_err))
                 continue;
-            x[m] = (double)pts[i].games;
-            y[m] = pts[i].elo;
-            bx[2 * m] = bx[2 * m + 1] = x[m];
-            by[2 * m] = pts[i].elo - pts[i].elo_err;
-            by[2 * m + 1] = pts[i].elo + pts[i].elo_err;
-            s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = bx + 2 * m, .y = by + 2 * m, .n = 2,
+            x[nb] = (double)pts[i].games;
+            y[nb] = pts[i].elo;
+            bx[2 * nb] = bx[2 * nb + 1] = x[nb];
+            by[2 * nb] = pts[i].elo - pts[i].elo_err;
+            by[2 * nb + 1] = pts[i].elo + pts[i].elo_err;
+            s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = bx + 2 * nb, .y = by + 2 * nb, .n = 2,
                                     .rgb = i == best ? 0xc62828 : 0x5e35b1, .width = 2 };
-            m++;
+            nb++;
         }
-        s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = x, .y = y, .n = m, .rgb = 0x5e35b1, .width = 1.5,
+        s[ns++] = (PlotSeries){ .kind = PLOT_LINE, .x = x, .y = y, .n = nb, .rgb = 0x5e35b1, .width = 1.5,
                                 .style = PLOT_DASHED };
         plot_pad_range(&lo, &hi, 0.08, 10);
         PlotChart c = { .xlabel = "games", .ylabel = "Elo against the start values", .width = 640, .height = 300,

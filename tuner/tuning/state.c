@@ -109,13 +109,13 @@ cJSON *runstate_to_json(const RunState *rs)
     ok = ok && (!rs->npartial || partial);
     for (size_t i = 0; ok && i < rs->npartial; i++) {
         const PartialBatch *pb = &rs->partial[i];
-        cJSON *o = cJSON_CreateObject();
+        cJSON *entry = cJSON_CreateObject();
         const uint64_t vals[] = { pb->k, pb->pairs, pb->wins, pb->losses, pb->draws, pb->time_losses, pb->crashes,
                                   pb->illegal };
-        for (size_t f = 0; o && f < sizeof vals / sizeof vals[0]; f++)
-            if (!cJSON_AddNumberToObject(o, PARTIAL_FIELDS[f], (double)vals[f]))
+        for (size_t f = 0; entry && f < sizeof vals / sizeof vals[0]; f++)
+            if (!cJSON_AddNumberToObject(entry, PARTIAL_FIELDS[f], (double)vals[f]))
                 ok = false;
-        cJSON *pt = o ? cJSON_AddArrayToObject(o, "ptnml") : NULL;
+        cJSON *pt = entry ? cJSON_AddArrayToObject(entry, "ptnml") : NULL;
         for (int t = 0; pt && t < 5; t++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)pb->ptnml[t]));
         /* Per-engine counts that do not cover all the entry's pairs (an
@@ -123,10 +123,10 @@ cJSON *runstate_to_json(const RunState *rs)
          * ended) are left out, as that build wrote them: the reader would
          * refuse counts that do not add up. */
         if (ok && pt && partial_counts_whole(pb))
-            ok = add_per_engine(o, pb->per_engine) != NULL;
-        ok = ok && pt && cJSON_AddItemToArray(partial, o);
+            ok = add_per_engine(entry, pb->per_engine) != NULL;
+        ok = ok && pt && cJSON_AddItemToArray(partial, entry);
         if (!ok)
-            cJSON_Delete(o);
+            cJSON_Delete(entry);
     }
     cJSON *val = ok ? validate_to_json(&rs->val, &rs->spsa) : NULL;
     ok = ok && (!val || cJSON_AddItemToObject(run, "validation", val));
@@ -317,13 +317,13 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
     for (int c = 0; c < ENG_NCOUNTS; c++) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(pe, runstate_engine_counts[c]);
         for (int e = 0; e < 2 && cJSON_IsNumber(since); e++) {
-            const cJSON *v = cJSON_GetArrayItem(a, e);
-            if (cJSON_IsNumber(v) && !json_count(v, NULL)) {
+            const cJSON *count = cJSON_GetArrayItem(a, e);
+            if (cJSON_IsNumber(count) && !json_count(count, NULL)) {
                 errmsg(err, errlen, "%s: run.per_engine.%s[%d] is not a non-negative integer", origin,
                        runstate_engine_counts[c], e);
                 goto fail;
             }
-            rs->per_engine[c][e] = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+            rs->per_engine[c][e] = cJSON_IsNumber(count) ? (uint64_t)count->valuedouble : 0;
         }
     }
     get_str(run, "engine", rs->engine, sizeof rs->engine);
