@@ -622,39 +622,51 @@ static void print_stopped(Run *r, bool saved_ok, int mrc)
     runstate_free(&disk);
 }
 
-int run_play(Run *r, const RunObserver *obs)
+/* The batches in flight when the previous session ended, into r->reissue:
+ * they are played again.  0, or -1 (out of memory) with the message printed. */
+static int load_reissue(Run *r)
 {
     RunState *rs = &r->rs;
-    char err[1024];
-    /* Batches in flight when the previous session ended are played again. */
     r->nreissue = rs->spsa.ninflight;
     r->reissue = calloc(r->nreissue + 1, sizeof *r->reissue);
     if (!r->reissue) {
         run_msg_err("out of memory");
-        return EXIT_FAILED;
+        return -1;
     }
     for (size_t i = 0; i < r->nreissue; i++)
         if (spsa_inflight_get(&rs->spsa, i, &r->reissue[i]) < 0) {
             run_msg_err("out of memory");
-            return EXIT_FAILED;
+            return -1;
         }
     if (r->nreissue > 0)
         printf("replaying %zu batch%s that %s in flight when the run stopped\n", r->nreissue,
                r->nreissue == 1 ? "" : "es", r->nreissue == 1 ? "was" : "were");
+    return 0;
+}
+
+/* The run's files made to agree with the state before play: the history
+ * and the validation CSVs cut back to the rows the state counts, the
+ * snapshot directory checked, on a resume the PGN's validation games
+ * trimmed; a validation in progress is announced and its snapshot written
+ * if missing.  0, or -1 with the message printed. */
+static int prepare_files(Run *r)
+{
+    RunState *rs = &r->rs;
+    char err[1024];
     char snapdir[PATH_MAX + 16];
     snprintf(snapdir, sizeof snapdir, "%s/%s", r->dir, SNAPSHOT_DIR);
     if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
         validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || validate_trim_limit(&rs->val, r->dir, err, sizeof err) < 0 ||
         rd_sub_check(snapdir, err, sizeof err) < 0) {
         run_msg_err("%s", err);
-        return EXIT_FAILED;
+        return -1;
     }
     /* A resume: this run's validation games in the PGN as the state counts them (every other game is left as
      * it is). */
     PgnTrim trim = { 0 };
     if (rs->sessions > 0 && validate_trim_pgn(&rs->val, r->dir, rs->created, r->mc->pgnout, &trim, err, sizeof err) < 0) {
         run_msg_err("%s", err);
-        return EXIT_FAILED;
+        return -1;
     }
     /* the next pair's Round follows the kept ones, at each limit */
     if (rs->val.pending && trim.last_pair > rs->val.next)
@@ -673,19 +685,17 @@ int run_play(Run *r, const RunObserver *obs)
         snprintf(snap, sizeof snap, "%s/%s/%llu.json", r->dir, SNAPSHOT_DIR, (unsigned long long)(rs->val.done + 1));
         if (access(snap, F_OK) != 0 && write_snapshot(r, err, sizeof err) < 0) {
             run_msg_err("validation: %s", err);
-            return EXIT_FAILED;
+            return -1;
         }
     }
-    /* A point due now: the budget was extended past the last point, or the final values of a run of an
-     * older build were never validated. */
-    validation_check(r);
-    if (r->failed)
-        return EXIT_FAILED;
-    rs->sessions++;
-    if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
-        run_msg_err("%s", err);
-        return EXIT_FAILED;
-    }
+    return 0;
+}
+
+/* What the session will do: the parameters, engine, clock and budget, the
+ * openings for tuning and for validation, the validation plan. */
+static void print_banner(const Run *r)
+{
+    const RunState *rs = &r->rs;
     printf("tuning %zu parameter%s of %s (%s) at %s, %llu games in %llu iterations, concurrency %d, into %s\n",
            rs->spsa.nparams, rs->spsa.nparams == 1 ? "" : "s", rs->engine, r->mc->eng[0].cmd, rs->tc,
            (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
@@ -706,7 +716,15 @@ int run_play(Run *r, const RunObserver *obs)
                (unsigned long long)rs->val.done, (unsigned long long)npoints);
     }
     fflush(stdout);
+}
 
+/* The games of the session, under the stop signal and with the saver
+ * running; the runner's return (match_transport) in *mrc.  False, with the
+ * message printed, if the saver could not start: nothing was played. */
+static bool play_games(Run *r, const RunObserver *obs, int *mrc)
+{
+    RunState *rs = &r->rs;
+    char err[1024];
     StopSig saved;
     stopsig_install(&saved, "\nratchet-tune: stopping: abandoning the games in flight and saving (again to quit at once)\n");
     r->mc->stop = &stopsig_flag;
@@ -719,13 +737,13 @@ int run_play(Run *r, const RunObserver *obs)
     if (!(r->saver = saver_start(&r->hist, path, err, sizeof err))) {
         stopsig_restore(&saved);
         run_msg_err("%s", err);
-        return EXIT_FAILED;
+        return false;
     }
     if (obs && obs->started)
         obs->started(obs->ctx, r);
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
     uint64_t played = rs->games;
-    int mrc = match_transport(r->mc, &hooks);
+    *mrc = match_transport(r->mc, &hooks);
     /* The runner ends when no pair is left to hand out, so a point taken by
      * the last batches (the final values) is played in a session of its own;
      * so are pairs given back after the hand-out ended, with no thread left
@@ -733,10 +751,10 @@ int run_play(Run *r, const RunObserver *obs)
      * as long as the session before played something. */
     for (;;) {
         bool again = spsa_done(&rs->spsa) ? rs->val.pending : rs->games > played;
-        if (mrc != 0 || stopsig_flag || r->failed || !again)
+        if (*mrc != 0 || stopsig_flag || r->failed || !again)
             break;
         played = rs->games;
-        mrc = match_transport(r->mc, &hooks);
+        *mrc = match_transport(r->mc, &hooks);
     }
     if (saver_finish(r->saver, err, sizeof err) < 0) {
         run_msg_err("%s; the last saved state is whole", err);
@@ -744,7 +762,16 @@ int run_play(Run *r, const RunObserver *obs)
     }
     r->saver = NULL;
     stopsig_restore(&saved);
+    return true;
+}
 
+/* After play: the state saved, the observer told, and the closing lines
+ * (where the report is when the run is complete, how to resume when it is
+ * not).  The command's exit status. */
+static int finish_session(Run *r, const RunObserver *obs, int mrc)
+{
+    RunState *rs = &r->rs;
+    char err[1024];
     /* After a failed write the last saved state is the consistent one: keep it. */
     rs->elapsed = now_elapsed(r);
     keep_partials(r);
@@ -776,4 +803,28 @@ int run_play(Run *r, const RunObserver *obs)
     if (stopsig_signal() && !r->failed && mrc == 0)
         return 128 + stopsig_signal();
     return EXIT_FAILED;
+}
+
+int run_play(Run *r, const RunObserver *obs)
+{
+    RunState *rs = &r->rs;
+    char err[1024];
+    if (load_reissue(r) < 0 || prepare_files(r) < 0)
+        return EXIT_FAILED;
+    /* A point due now: the budget was extended past the last point, or the final values of a run of an
+     * older build were never validated. */
+    validation_check(r);
+    if (r->failed)
+        return EXIT_FAILED;
+    /* The session counted in the state on disk before its first game. */
+    rs->sessions++;
+    if (runstate_save(rs, r->dir, err, sizeof err) < 0) {
+        run_msg_err("%s", err);
+        return EXIT_FAILED;
+    }
+    print_banner(r);
+    int mrc;
+    if (!play_games(r, obs, &mrc))
+        return EXIT_FAILED;
+    return finish_session(r, obs, mrc);
 }
