@@ -343,7 +343,159 @@ static bool adjudicate(const Adjudication *a, AdjState *st, int side, int32_t sc
     return false;
 }
 
-void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
+/* The game's clocks in each side's units: ms, or with nodestime nodes (the
+ * engine is sent the whole ms they are worth). */
+typedef struct {
+    int64_t unit[2];         /* units per ms: 1, or the side's nodestime */
+    int64_t clk[2];          /* what is left on each clock */
+    int moves_by[2];         /* moves each side has made on its clock (for movestogo) */
+} GameClock;
+
+static void clock_start(GameClock *gc, const GameSetup *s)
+{
+    for (int c = 0; c < 2; c++) {
+        gc->unit[c] = s->tc[c]->nodestime > 0 ? s->tc[c]->nodestime : 1;
+        gc->clk[c] = s->tc[c]->base_ms * gc->unit[c];
+        gc->moves_by[c] = 0;
+    }
+}
+
+/* The clock after a move of `side` (as fastchess's TimeControl::updateTime):
+ * the move costs its wall time, or with nodestime the nodes it reported
+ * (its wall time when it reported none, counted in *unmetered); *spent is
+ * that cost in the side's units.  False when it is over the clock or the
+ * movetime (plus margin): a loss on time, the clock left as it was.
+ * Otherwise the clock is charged, given its increment, and its base again
+ * when a period of moves ends. */
+static bool clock_update(GameClock *gc, const TimeControl *t, int side, int64_t elapsed, int64_t nodes,
+                         int64_t *spent, int *unmetered)
+{
+    const int64_t u = gc->unit[side];
+    *spent = elapsed;
+    if (t->nodestime > 0) {
+        if (nodes >= 0) {
+            *spent = nodes;
+        } else {
+            *spent = elapsed * u;
+            (*unmetered)++;
+        }
+    }
+    if (tc_has_clock(t)) {
+        if (*spent > gc->clk[side] + t->margin_ms * u)
+            return false;
+        gc->clk[side] = (gc->clk[side] > *spent ? gc->clk[side] - *spent : 0) + t->inc_ms * u;
+        gc->moves_by[side]++;
+        if (t->moves > 0 && gc->moves_by[side] % t->moves == 0)
+            gc->clk[side] += t->base_ms * u;
+    } else if (t->movetime_ms > 0 && *spent > (t->movetime_ms + t->margin_ms) * u) {
+        return false;
+    }
+    return true;
+}
+
+/* The end of the wait for the move asked for at t0; `left` is the mover's
+ * clock in ms. */
+static int64_t turn_deadline(const TimeControl *t, int64_t left, int64_t t0)
+{
+    /* A node clock's ms are nodes / nodestime: an engine that searches at
+     * a quarter of that rate or more spends them in at most 4x the ms,
+     * so its move is waited for that long, or the watchdog when longer. */
+    int64_t node_ms = tc_has_clock(t) ? left : t->movetime_ms;
+    int64_t node_wall = node_ms < INT64_MAX / 8 ? 4 * node_ms + t->margin_ms : INT64_MAX / 2;
+    return t->nodestime > 0  ? t0 + (node_wall > t->watchdog_ms ? node_wall : t->watchdog_ms)
+           : tc_has_clock(t) ? t0 + left + t->margin_ms
+           : t->movetime_ms ? t0 + t->movetime_ms + t->margin_ms
+                            : t0 + t->watchdog_ms;
+}
+
+/* One move of the side to move, as the referee takes it. */
+typedef struct {
+    Move m;
+    size_t mlen;             /* its length in UCI notation */
+    int32_t score;           /* the mover's last reported score, or GAME_SCORE_NONE */
+    int16_t depth;
+    int64_t spent;           /* its cost on the clock, in the side's units */
+} Turn;
+
+/* One turn of the side to move (as fastchess's playMove): the position
+ * (w->cmd, len bytes) and `go` sent, the engine's lines read up to its
+ * bestmove, the move checked for legality and charged to the clock.  The
+ * move in *tn, not yet made; false when the game ended in the turn (a
+ * crash, a loss on time, a stall, an illegal move, or the stop flag): r
+ * says how. */
+static bool play_turn(const GameSetup *s, GameScratch *w, size_t len, GameClock *gc, GameRecord *r, Turn *tn)
+{
+    const Position *pos = w->pos;
+    int side = pos->side;
+    EngineProc *e = s->eng[side];
+    const TimeControl *t = s->tc[side];
+
+    int64_t left[2];
+    for (int c = 0; c < 2; c++)
+        left[c] = gc->clk[c] / gc->unit[c];
+    size_t glen = format_go(w->cmd + len, s, left, gc->moves_by, side);
+    int64_t t0 = ep_now_ms();
+    int64_t deadline = turn_deadline(t, left[side], t0);
+    if (ep_write(e, w->cmd, len + glen, deadline) < 0) {
+        ep_kill(e);
+        ep_describe_exit(e, r->detail, sizeof r->detail);
+        forfeit(r, side, TERM_CRASH);
+        r->dead[side] = true;
+        return false;
+    }
+
+    tn->score = GAME_SCORE_NONE;
+    tn->depth = 0;
+    int64_t nodes = -1;
+    const char *line, *bm;
+    for (;;) {
+        EpWait wt = ep_read_line(e, deadline, s->stop, &line);
+        if (wt == EP_LINE) {
+            if (game_engine_line(line, &tn->score, &tn->depth, &nodes, &bm))
+                break;
+            continue;
+        }
+        if (wt == EP_STOPPED) {
+            r->term = TERM_STOPPED;
+            r->dead[side] = true; /* still thinking: not fit for another game */
+            return false;
+        }
+        if (wt == EP_EOF) {
+            ep_kill(e);
+            ep_describe_exit(e, r->detail, sizeof r->detail);
+            forfeit(r, side, TERM_CRASH);
+            r->dead[side] = true;
+            return false;
+        }
+        if ((tc_has_clock(t) || t->movetime_ms) && !t->nodestime)
+            time_forfeit(r, pos, side);
+        else
+            forfeit(r, side, TERM_STALL);
+        recover(e, r, side);
+        return false;
+    }
+    int64_t elapsed = ep_now_ms() - t0;
+
+    /* The move must be a legal move in UCI notation. */
+    tn->m = game_bestmove(pos, &bm, &tn->mlen);
+    if (tn->m == MOVE_NONE) {
+        snprintf(r->detail, sizeof r->detail, "%.*s", tn->mlen ? (int)(tn->mlen < 40 ? tn->mlen : 40) : 6,
+                 tn->mlen ? bm : "(none)");
+        forfeit(r, side, TERM_ILLEGAL);
+        return false;
+    }
+
+    if (!clock_update(gc, t, side, elapsed, nodes, &tn->spent, &r->unmetered[side])) {
+        time_forfeit(r, pos, side);
+        return false;
+    }
+    return true;
+}
+
+/* The record cleared and the start position set up, w->cmd holding its
+ * "position ..." command (*len bytes).  False if the FEN is not a legal
+ * position (TERM_BAD_START). */
+static bool game_start(const GameSetup *s, GameScratch *w, GameRecord *r, size_t *len)
 {
     Position *pos = w->pos;
     r->nply = 0;
@@ -354,149 +506,63 @@ void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
     r->detail[0] = '\0';
     r->unmetered[0] = r->unmetered[1] = 0;
 
-    size_t len;
     if (!s->fen || strcmp(s->fen, START_FEN) == 0) {
         pos_from_fen(pos, START_FEN, NULL, 0);
         r->startpos = true;
-        len = (size_t)snprintf(w->cmd, w->cap, "position startpos");
+        *len = (size_t)snprintf(w->cmd, w->cap, "position startpos");
     } else {
         if (pos_from_fen(pos, s->fen, r->detail, sizeof r->detail) < 0) {
             r->term = TERM_BAD_START;
             snprintf(r->fen, sizeof r->fen, "%s", s->fen);
-            return;
+            return false;
         }
         r->startpos = false;
-        len = (size_t)snprintf(w->cmd, w->cap, "position fen %s", s->fen);
+        *len = (size_t)snprintf(w->cmd, w->cap, "position fen %s", s->fen);
     }
     pos_to_fen(pos, r->fen, sizeof r->fen);
+    return true;
+}
 
-    /* The clocks in each side's units: ms, or with nodestime nodes (the
-     * engine is sent the whole ms they are worth). */
-    int64_t unit[2], clk[2], left[2];
-    for (int c = 0; c < 2; c++) {
-        unit[c] = s->tc[c]->nodestime > 0 ? s->tc[c]->nodestime : 1;
-        clk[c] = s->tc[c]->base_ms * unit[c];
-    }
-    int moves_by[2] = { 0, 0 };
+void game_play(const GameSetup *s, GameScratch *w, GameRecord *r)
+{
+    Position *pos = w->pos;
+    size_t len;
+    if (!game_start(s, w, r, &len))
+        return;
+    GameClock gc;
+    clock_start(&gc, s);
     AdjState adj = { 0, { 0, 0 }, { 0, 0 } };
 
     if (game_rules_end(pos, &r->result, &r->term))
         return;
     for (;;) {
         int side = pos->side;
-        EngineProc *e = s->eng[side];
-        const TimeControl *t = s->tc[side];
         if (s->stop && *s->stop) {
             r->term = TERM_STOPPED;
             return;
         }
-
-        for (int c = 0; c < 2; c++)
-            left[c] = clk[c] / unit[c];
-        size_t glen = format_go(w->cmd + len, s, left, moves_by, side);
-        int64_t t0 = ep_now_ms();
-        /* A node clock's ms are nodes / nodestime: an engine that searches at
-         * a quarter of that rate or more spends them in at most 4x the ms,
-         * so its move is waited for that long, or the watchdog when longer. */
-        int64_t node_ms = tc_has_clock(t) ? left[side] : t->movetime_ms;
-        int64_t node_wall = node_ms < INT64_MAX / 8 ? 4 * node_ms + t->margin_ms : INT64_MAX / 2;
-        int64_t deadline = t->nodestime > 0  ? t0 + (node_wall > t->watchdog_ms ? node_wall : t->watchdog_ms)
-                           : tc_has_clock(t) ? t0 + left[side] + t->margin_ms
-                           : t->movetime_ms ? t0 + t->movetime_ms + t->margin_ms
-                                            : t0 + t->watchdog_ms;
-        if (ep_write(e, w->cmd, len + glen, deadline) < 0) {
-            ep_kill(e);
-            ep_describe_exit(e, r->detail, sizeof r->detail);
-            forfeit(r, side, TERM_CRASH);
-            r->dead[side] = true;
+        Turn tn;
+        if (!play_turn(s, w, len, &gc, r, &tn))
             return;
-        }
-
-        int32_t score = GAME_SCORE_NONE;
-        int16_t depth = 0;
-        int64_t nodes = -1;
-        const char *line, *bm;
-        for (;;) {
-            EpWait wt = ep_read_line(e, deadline, s->stop, &line);
-            if (wt == EP_LINE) {
-                if (game_engine_line(line, &score, &depth, &nodes, &bm))
-                    break;
-                continue;
-            }
-            if (wt == EP_STOPPED) {
-                r->term = TERM_STOPPED;
-                r->dead[side] = true; /* still thinking: not fit for another game */
-                return;
-            }
-            if (wt == EP_EOF) {
-                ep_kill(e);
-                ep_describe_exit(e, r->detail, sizeof r->detail);
-                forfeit(r, side, TERM_CRASH);
-                r->dead[side] = true;
-                return;
-            }
-            if ((tc_has_clock(t) || t->movetime_ms) && !t->nodestime)
-                time_forfeit(r, pos, side);
-            else
-                forfeit(r, side, TERM_STALL);
-            recover(e, r, side);
-            return;
-        }
-        int64_t elapsed = ep_now_ms() - t0;
-
-        /* The move must be a legal move in UCI notation. */
-        size_t mlen;
-        Move m = game_bestmove(pos, &bm, &mlen);
-        if (m == MOVE_NONE) {
-            snprintf(r->detail, sizeof r->detail, "%.*s", mlen ? (int)(mlen < 40 ? mlen : 40) : 6,
-                     mlen ? bm : "(none)");
-            forfeit(r, side, TERM_ILLEGAL);
-            return;
-        }
-
-        /* The clock: the move costs its wall time, or with nodestime the
-         * nodes it reported (its wall time when it reported none). */
-        const int64_t u = unit[side];
-        int64_t spent = elapsed;
-        if (t->nodestime > 0) {
-            if (nodes >= 0) {
-                spent = nodes;
-            } else {
-                spent = elapsed * u;
-                r->unmetered[side]++;
-            }
-        }
-        if (tc_has_clock(t)) {
-            if (spent > clk[side] + t->margin_ms * u) {
-                time_forfeit(r, pos, side);
-                return;
-            }
-            clk[side] = (clk[side] > spent ? clk[side] - spent : 0) + t->inc_ms * u;
-            moves_by[side]++;
-            if (t->moves > 0 && moves_by[side] % t->moves == 0)
-                clk[side] += t->base_ms * u;
-        } else if (t->movetime_ms > 0 && spent > (t->movetime_ms + t->margin_ms) * u) {
-            time_forfeit(r, pos, side);
-            return;
-        }
 
         int k = r->nply++;
-        r->moves[k] = m;
-        r->score[k] = score;
-        r->depth[k] = depth;
-        r->ms[k] = (int32_t)(spent / u < INT32_MAX ? spent / u : INT32_MAX);
+        const int64_t u = gc.unit[side];
+        r->moves[k] = tn.m;
+        r->score[k] = tn.score;
+        r->depth[k] = tn.depth;
+        r->ms[k] = (int32_t)(tn.spent / u < INT32_MAX ? tn.spent / u : INT32_MAX);
         if (k == 0) {
             memcpy(w->cmd + len, " moves", 6);
             len += 6;
         }
         w->cmd[len++] = ' ';
-        move_to_uci(m, w->cmd + len);
-        len += mlen;
-        pos_make(pos, m);
+        move_to_uci(tn.m, w->cmd + len);
+        len += tn.mlen;
+        pos_make(pos, tn.m);
 
         if (game_rules_end(pos, &r->result, &r->term))
             return;
-        if (adjudicate(s->adj, &adj, side, score, r->nply, pos_halfmove(pos) == 0, r))
+        if (adjudicate(s->adj, &adj, side, tn.score, r->nply, pos_halfmove(pos) == 0, r))
             return;
         if (r->nply >= GAME_MAX_PLIES || !pos_has_room(pos)) {
             r->result = RESULT_DRAW;
