@@ -431,18 +431,79 @@ static void coord_free(Coord *c)
         pgn_close(c->pgn);
 }
 
-/* match_transport under MPI (see the top of mpi.c).  The configuration
- * is checked by each worker's match_play, which then reports a failed start. */
-int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
+/* The start-up's count of the workers' answers. */
+typedef struct {
+    int ready;                  /* WANT accepted: its engines are up */
+    int failed;                 /* DONE before WANT: it could not start its engines */
+    int retired;                /* retired before play: silent in an earlier session, a liar, a WANT refused */
+} StartCount;
+
+/* One message during the start-up: a worker's WANT (its engines are up;
+ * a rank retired as a liar is sent STOP instead, one whose WANT does not
+ * decode is retired), its DONE (it could not start its engines, or it
+ * answers such a STOP), or a retired rank's last words; anything else is a
+ * protocol error. */
+static void start_msg(Coord *c, const Msg *m, StartCount *n)
 {
-    Coord c;
-    memset(&c, 0, sizeof c);
-    c.cfg = cfg;
-    c.hooks = hooks;
-    c.w = calloc((size_t)g_size, sizeof *c.w);
-    if (!c.w)
+    Worker *wk = m->src > 0 && m->src < g_size ? &c->w[m->src] : NULL;
+    CoordMsg d;
+    char why[256];
+    bool ok = wk && msg_decode_coord(m->tag, m->p, m->len, &d, why, sizeof why) == 0;
+    if (ok)
+        snprintf(wk->host, sizeof wk->host, "%s", d.host);
+    if (wk && m->tag == T_WANT && !wk->ready && !wk->done && g_liar[m->src]) {
+        fprintf(stderr, "ratchet-tune: worker rank %d (%s) was retired for results that could not be counted: "
+                        "it plays no pair\n", m->src, wk->host[0] ? wk->host : "?");
+        post_empty(&c->ob, m->src, T_STOP);
+        wk->stopped = wk->retired = true;
+        n->retired++;
+    } else if (wk && m->tag == T_WANT && !wk->ready && !wk->done) {
+        if (ok) {
+            wk->ready = true;
+            wk->credit = d.n;
+            n->ready++;
+        } else {
+            refused(c, m->src, why, "the rank is retired");
+            post_empty(&c->ob, m->src, T_STOP);
+            wk->stopped = wk->done = true;
+            wk->rc = 1;
+            c->live--;
+            n->retired++;
+        }
+    } else if (wk && m->tag == T_DONE && !wk->done && wk->retired) {
+        wk->done = true; /* the STOP above answered: counted as retired already */
+        c->live--;
+    } else if (wk && m->tag == T_DONE && !wk->done) {
+        if (!ok)
+            refused(c, m->src, why, "taken as a failed start");
+        fprintf(stderr, "ratchet-tune: worker rank %d (%s) could not start its engines (its message is above)\n",
+                m->src, wk->host[0] ? wk->host : "?");
+        wk->done = true;
+        wk->rc = ok ? d.n : 1;
+        c->live--;
+        n->failed++;
+    } else if (wk && wk->done) {
+        /* a retired rank's last words */
+    } else {
+        protocol_error(m, "start-up");
+    }
+}
+
+/* The start-up of a session: c set up, the configuration sent to every
+ * rank not retired for silence, the workers' answers awaited, then the PGN
+ * opened and the line that says how many games are played at a time.  0,
+ * or -1 when a worker could not start its engines or the PGN cannot be
+ * opened; *stopped when a signal came during the start-up (nothing is
+ * played). */
+static int coord_start(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks, bool *stopped)
+{
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->hooks = hooks;
+    c->w = calloc((size_t)g_size, sizeof *c->w);
+    if (!c->w)
         mpi_die_oom();
-    c.live = g_size - 1;
+    c->live = g_size - 1;
     if (!g_refusals) {
         g_refusals = calloc((size_t)g_size, sizeof *g_refusals);
         g_liar = calloc((size_t)g_size, sizeof *g_liar);
@@ -452,13 +513,13 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
     }
 
     /* A rank retired for silence in an earlier session is not sent this one. */
-    int ready = 0, failed = 0, retired = 0;
+    StartCount n = { 0, 0, 0 };
     for (int w = 1; w < g_size; w++)
         if (g_silent[w]) {
-            c.w[w].done = c.w[w].retired = true;
-            c.w[w].rc = 1;
-            c.live--;
-            retired++;
+            c->w[w].done = c->w[w].retired = true;
+            c->w[w].rc = 1;
+            c->live--;
+            n.retired++;
         }
 
     ConfigHead h;
@@ -469,104 +530,71 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
         Buf b = { 0 };
         msg_put(&b, &h, sizeof h);
         msg_put(&b, cfg, sizeof *cfg);
-        post(&c.ob, w, T_CONFIG, &b);
+        post(&c->ob, w, T_CONFIG, &b);
     }
 
     /* All workers' engines up, or nobody plays (as match_play does locally).
      * A worker whose WANT is refused is retired: the others play. */
     long us = POLL_MIN_US;
-    while (ready + failed + retired < g_size - 1) {
+    while (n.ready + n.failed + n.retired < g_size - 1) {
         if (cfg->stop && *cfg->stop)
             break;
         Msg m;
         if (!poll_msg(MPI_ANY_SOURCE, &m)) {
-            outbox_progress(&c.ob);
+            outbox_progress(&c->ob);
             sleep_us(us);
             us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
             continue;
         }
         us = POLL_MIN_US;
-        Worker *wk = m.src > 0 && m.src < g_size ? &c.w[m.src] : NULL;
-        CoordMsg d;
-        char why[256];
-        bool ok = wk && msg_decode_coord(m.tag, m.p, m.len, &d, why, sizeof why) == 0;
-        if (ok)
-            snprintf(wk->host, sizeof wk->host, "%s", d.host);
-        if (wk && m.tag == T_WANT && !wk->ready && !wk->done && g_liar[m.src]) {
-            fprintf(stderr, "ratchet-tune: worker rank %d (%s) was retired for results that could not be counted: "
-                            "it plays no pair\n", m.src, wk->host[0] ? wk->host : "?");
-            post_empty(&c.ob, m.src, T_STOP);
-            wk->stopped = wk->retired = true;
-            retired++;
-        } else if (wk && m.tag == T_WANT && !wk->ready && !wk->done) {
-            if (ok) {
-                wk->ready = true;
-                wk->credit = d.n;
-                ready++;
-            } else {
-                refused(&c, m.src, why, "the rank is retired");
-                post_empty(&c.ob, m.src, T_STOP);
-                wk->stopped = wk->done = true;
-                wk->rc = 1;
-                c.live--;
-                retired++;
-            }
-        } else if (wk && m.tag == T_DONE && !wk->done && wk->retired) {
-            wk->done = true; /* the STOP above answered: counted as retired already */
-            c.live--;
-        } else if (wk && m.tag == T_DONE && !wk->done) {
-            if (!ok)
-                refused(&c, m.src, why, "taken as a failed start");
-            fprintf(stderr, "ratchet-tune: worker rank %d (%s) could not start its engines (its message is above)\n",
-                    m.src, wk->host[0] ? wk->host : "?");
-            wk->done = true;
-            wk->rc = ok ? d.n : 1;
-            c.live--;
-            failed++;
-        } else if (wk && wk->done) {
-            /* a retired rank's last words */
-        } else {
-            protocol_error(&m, "start-up");
-        }
+        start_msg(c, &m, &n);
         free(m.p);
     }
     int rc = 0;
     char err[512];
-    bool stopped = cfg->stop && *cfg->stop; /* a signal during the start-up: nothing played */
-    if (failed > 0) {
+    *stopped = cfg->stop && *cfg->stop;
+    if (n.failed > 0) {
         rc = -1;
-    } else if (!stopped && cfg->pgnout[0] && !(c.pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
+    } else if (!*stopped && cfg->pgnout[0] && !(c->pgn = pgn_open(cfg->pgnout, err, sizeof err))) {
         fprintf(stderr, "ratchet-tune: %s\n", err);
         rc = -1;
     }
-    if (rc == 0 && !stopped) {
-        printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", ready,
-               ready == 1 ? "" : "s", cfg->concurrency, ready * cfg->concurrency);
+    if (rc == 0 && !*stopped) {
+        printf("distributed: %d worker rank%s x concurrency %d = %d games at a time\n", n.ready,
+               n.ready == 1 ? "" : "s", cfg->concurrency, n.ready * cfg->concurrency);
         fflush(stdout);
     }
+    return rc;
+}
 
-    /* Play: hand out while workers have room, collect, until every worker is done. */
-    bool stopping = rc < 0 || stopped;
+/* Play: hand out while workers have room, collect, until every worker is
+ * done; after a stop (`stopping` from the start, or a signal or a failed
+ * PGN write during play) only until the pairs out are answered or
+ * STOP_WAIT_MS has passed.  The pairs still out are then given back.  True
+ * if play was stopped. */
+static bool coord_run(Coord *c, bool stopping)
+{
+    const MatchConfig *cfg = c->cfg;
     if (stopping)
-        stop_all(&c);
+        stop_all(c);
     int64_t stop_deadline = stopping ? ep_now_ms() + STOP_WAIT_MS : 0;
     for (int w = 1; w < g_size; w++)
-        c.w[w].heard_ms = ep_now_ms();
-    us = POLL_MIN_US;
-    while (c.live > 0) {
-        if (!stopping && ((cfg->stop && *cfg->stop) || c.pgn_failed)) {
+        c->w[w].heard_ms = ep_now_ms();
+    long us = POLL_MIN_US;
+    while (c->live > 0) {
+        if (!stopping && ((cfg->stop && *cfg->stop) || c->pgn_failed)) {
             stopping = true;
             stop_deadline = ep_now_ms() + STOP_WAIT_MS;
-            stop_all(&c);
+            stop_all(c);
         }
-        bool any = coord_poll(&c, stopping);
+        bool any = coord_poll(c, stopping);
         if (!stopping)
-            any |= check_deadlines(&c);
+            any |= check_deadlines(c);
         if (!stopping)
-            any |= hand_out(&c);
+            any |= hand_out(c);
         /* After a stop the state is whole without the workers' last words;
          * results and abandons that come in time are still counted. */
-        if (stopping && (c.nout == 0 || ep_now_ms() > stop_deadline))
+        if (stopping && (c->nout == 0 || ep_now_ms() > stop_deadline))
             break;
         if (any) {
             us = POLL_MIN_US;
@@ -575,8 +603,19 @@ int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
             us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
         }
     }
-    while (c.nout > 0)
-        abandon_out(&c, &c.out[0]);
+    while (c->nout > 0)
+        abandon_out(c, &c->out[0]);
+    return stopping;
+}
+
+/* match_transport under MPI (see the top of mpi.c).  The configuration
+ * is checked by each worker's match_play, which then reports a failed start. */
+int coord_play(const MatchConfig *cfg, const MatchHooks *hooks)
+{
+    Coord c;
+    bool stopped; /* a signal during the start-up: nothing played */
+    int rc = coord_start(&c, cfg, hooks, &stopped);
+    bool stopping = coord_run(&c, rc < 0 || stopped);
     if (c.pgn_failed) {
         rc = 2; /* as match_play: the PGN could not take a game */
     } else if (rc == 0 && !stopping) {
