@@ -50,7 +50,7 @@ int export_snapshot_number(const char *dir, const RunState *rs, const char *whic
     if (!strcmp(which, "best")) {
         if (n == 0) {
             rc = errmsg(err, errlen, "-snapshot best: the run in %s has no validation point yet (%s)", dir,
-                        validate_points(&rs->val, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per) ? "the first comes at a fraction of the budget" : "validation is off");
+                        validate_points(&rs->val, spsa_budget_games(&rs->spsa.cfg)) ? "the first comes at a fraction of the budget" : "validation is off");
         } else {
             size_t b = validate_best(pts, n);
             *k = pts[b].point;

@@ -733,7 +733,7 @@ int night_main(int argc, char **argv)
                 runstate_free(&rs);
                 goto fail;
             }
-            n.spsa_games = rs.spsa.cfg.iterations * 2 * (uint64_t)rs.spsa.cfg.pairs_per;
+            n.spsa_games = spsa_budget_games(&rs.spsa.cfg);
             n.rate_run = rs.elapsed > 0 && rs.games > 0 ? (double)rs.games / rs.elapsed : 0;
             if (!have_pairs)
                 n.ablation_pairs = n.spsa_games / 4 > MIN_ABLATION_PAIRS ? n.spsa_games / 4 : MIN_ABLATION_PAIRS;

@@ -294,7 +294,7 @@ int resume_main(int argc, char **argv)
         goto fail;
     conf_free(&over);
     if (spsa_done(&rs->spsa) && !rs->val.pending &&
-        !validate_due(&rs->val, rs->games, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per)) {
+        !validate_due(&rs->val, rs->games, spsa_budget_games(&rs->spsa.cfg))) {
         printf("the run in %s is complete (%llu games); to play more: %s resume %s -spsa games=N\n\n", r.dir,
                (unsigned long long)rs->games, setup_prog(), argv[1]);
         print_final(&r);

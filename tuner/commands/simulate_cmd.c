@@ -621,7 +621,7 @@ int simulate_main(int argc, char **argv)
         double mi = gsl_stats_median(losses_int, 1, (size_t)o.seeds);
         printf("median over %d seeds: Elo loss %.3f (exported integers %.3f) after %" PRIu64
                " games\n",
-               o.seeds, ml, mi, o.cfg.iterations * 2 * (uint64_t)o.cfg.pairs_per);
+               o.seeds, ml, mi, spsa_budget_games(&o.cfg));
     }
     rc = 0;
 done:

@@ -491,7 +491,7 @@ static int build_match(VerifyRun *r, const RunConf *settings, bool limit_over, c
 static uint64_t validation_reserve(const RunState *rs)
 {
     const SpsaConfig *cfg = &rs->spsa.cfg;
-    return validate_pairs_planned(&rs->val, cfg->iterations * 2 * (uint64_t)cfg->pairs_per);
+    return validate_pairs_planned(&rs->val, spsa_budget_games(cfg));
 }
 
 /* A call of an older build's file (no claim in it): the held-out openings

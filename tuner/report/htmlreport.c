@@ -55,7 +55,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     snprintf(title, sizeof title, "%s: SPSA run", name);
     htmlreport_page_head(f, title, live);
 
-    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&st->cfg);
     HtmlRunPage pg = { .rs = rs, .h = h, .m = &m };
     pg.games_max = (double)(rs->games > 0 ? rs->games : 1);
     if (h->nb > 0)

@@ -175,7 +175,7 @@ void htmlreport_config(FILE *f, const HtmlRunPage *pg, const char *dir)
     row(f, "openings", buf);
     row(f, "seed (-srand)", conf_get(&rs->conf, "srand", ""));
     snprintf(buf, sizeof buf, "%llu games = %llu iterations of %d pair%s; A-ratio %g, alpha %g, gamma %g%s",
-             (unsigned long long)(sc->iterations * 2 * (uint64_t)sc->pairs_per), (unsigned long long)sc->iterations,
+             (unsigned long long)spsa_budget_games(sc), (unsigned long long)sc->iterations,
              sc->pairs_per, sc->pairs_per == 1 ? "" : "s", sc->A_ratio, sc->alpha, sc->gamma,
              sc->average > 0 ? ", averaging" : "");
     row(f, "SPSA", buf);

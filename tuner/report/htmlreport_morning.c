@@ -27,7 +27,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
     const MorningRun *m = pg->m;
     const Validation *v = &pg->rs->val;
     const SpsaState *st = &pg->rs->spsa;
-    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&st->cfg);
     if (validate_points(v, total) == 0)
         return;
     fputs("<section id=\"validation\"><h2>Validation: the values export would write, against the start values</h2>\n", f);

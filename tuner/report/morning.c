@@ -312,7 +312,7 @@ void morning_validation(FILE *out, const MorningRun *m)
     }
     const ValidationPoint *pts = m->pts;
     size_t n = m->npts;
-    uint64_t total = rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&rs->spsa.cfg);
     uint64_t npoints = validate_points(v, total);
     char plan[256];
     if (v->holdout)

@@ -29,7 +29,7 @@ static void spsa_figure(const char *dir, char *buf, size_t len)
     if (runstate_load(&rs, dir, err, sizeof err) < 0) {
         snprintf(buf, len, "%.700s", err);
     } else {
-        uint64_t total = rs.spsa.cfg.iterations * 2 * (uint64_t)rs.spsa.cfg.pairs_per;
+        uint64_t total = spsa_budget_games(&rs.spsa.cfg);
         snprintf(buf, len, "%llu of %llu games at %s", (unsigned long long)rs.games, (unsigned long long)total,
                  rs.tc);
     }

@@ -58,7 +58,7 @@ static bool at_wall_clock(const RunState *rs)
 void report_table(FILE *out, const RunState *rs, const HistData *h)
 {
     const SpsaState *st = &rs->spsa;
-    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&st->cfg);
     char el[32];
     duration_format_as(rs->elapsed, DURATION_FULL, el, sizeof el);
     fprintf(out, "engine %s, %s, %llu of %llu games (%llu of %llu iterations), %s of play in %llu session%s\n",

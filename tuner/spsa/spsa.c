@@ -686,6 +686,11 @@ const SpsaNumberKey SPSA_NUMBER_KEYS[] = {
     { NULL, 0, 0, 0 },
 };
 
+uint64_t spsa_budget_games(const SpsaConfig *c)
+{
+    return c->iterations * 2 * (uint64_t)c->pairs_per;
+}
+
 const char *const SPSA_KEYS[] = { "games", "pairs-per", "A-ratio", "alpha", "gamma", "average", "form", "eta",
                                    "probe", "narrow", "adapt", "centre", NULL };
 

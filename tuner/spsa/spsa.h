@@ -243,6 +243,9 @@ extern const char *const SPSA_KEYS[];
 /* The field of cfg that k sets. */
 double *spsa_number_field(SpsaConfig *cfg, const SpsaNumberKey *k);
 
+/* The run's budget in games: iterations x 2 games x pairs_per pairs. */
+uint64_t spsa_budget_games(const SpsaConfig *c);
+
 bool spsa_done(const SpsaState *st);
 
 /* Copy of the i-th in-flight batch (0 = oldest), to re-issue it after a

@@ -374,7 +374,7 @@ fail:
 
 int runstate_resolve(RunState *rs, const char *dir, char *err, size_t errlen)
 {
-    validate_resolve_last(&rs->val, dir, rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per);
+    validate_resolve_last(&rs->val, dir, spsa_budget_games(&rs->spsa.cfg));
     return validate_limit_from_conf(&rs->val, &rs->conf, NULL, err, errlen);
 }
 

@@ -124,11 +124,6 @@ static void keep_partials(Run *r)
 
 /* ---- validation points (validate.h) ------------------------------------------------ */
 
-static uint64_t budget_games(const SpsaState *st)
-{
-    return st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
-}
-
 /* The value file of snapshot K: the export format, the tuned parameters at
  * the snapshot's values. */
 static int write_snapshot(Run *r, char *err, size_t errlen)
@@ -177,13 +172,13 @@ static int write_snapshot(Run *r, char *err, size_t errlen)
 static void validation_check(Run *r)
 {
     RunState *rs = &r->rs;
-    if (!validate_due(&rs->val, rs->games, budget_games(&rs->spsa)))
+    if (!validate_due(&rs->val, rs->games, spsa_budget_games(&rs->spsa.cfg)))
         return;
     size_t n = rs->spsa.nparams;
     double *vals = malloc((n + 1) * sizeof *vals);
     for (size_t i = 0; vals && i < n; i++)
         vals[i] = spsa_value(&rs->spsa, i);
-    int rc = vals ? validate_take(&rs->val, vals, n, rs->games, budget_games(&rs->spsa)) : -1;
+    int rc = vals ? validate_take(&rs->val, vals, n, rs->games, spsa_budget_games(&rs->spsa.cfg)) : -1;
     free(vals);
     char err[1024];
     if (rc < 0) {
@@ -529,7 +524,7 @@ static void progress(Run *r, bool force)
     r->last_progress_k = st->completed;
     double secs = r->tplay ? (double)(now - r->tplay) / 1000.0 : 0; /* engine start-up excluded */
     double gps = secs > 0 ? (double)(rs->games - r->games0) / secs : 0;
-    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&st->cfg);
     double eta = gps > 0 ? (double)(total > rs->games ? total - rs->games : 0) / gps : -1;
     char etas[32];
     duration_format(eta, etas, sizeof etas);
@@ -600,7 +595,7 @@ void run_free(Run *r)
 static void print_stopped(Run *r, bool saved_ok, int mrc)
 {
     const RunState *rs = &r->rs;
-    unsigned long long total = (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per);
+    unsigned long long total = (unsigned long long)spsa_budget_games(&rs->spsa.cfg);
     const char *pgn = mrc == 2 ? "; the PGN file could not be written (it holds the whole games before the failure)"
                                : "";
     if (saved_ok) {
@@ -698,7 +693,7 @@ static void print_banner(const Run *r)
     const RunState *rs = &r->rs;
     printf("tuning %zu parameter%s of %s (%s) at %s, %llu games in %llu iterations, concurrency %d, into %s\n",
            rs->spsa.nparams, rs->spsa.nparams == 1 ? "" : "s", rs->engine, r->mc->eng[0].cmd, rs->tc,
-           (unsigned long long)(rs->spsa.cfg.iterations * 2 * (uint64_t)rs->spsa.cfg.pairs_per),
+           (unsigned long long)spsa_budget_games(&rs->spsa.cfg),
            (unsigned long long)rs->spsa.cfg.iterations, r->mc->concurrency, r->dir);
     size_t nbook = book_size(r->mc->book);
     if (rs->val.holdout && rs->val.holdout < nbook)
@@ -707,7 +702,7 @@ static void print_banner(const Run *r)
     else
         printf("openings: the whole book (%zu) for tuning, none held out%s\n", nbook,
                rs->val.every > 0 ? "" : " (a run started by an older build, or a book of one position)");
-    uint64_t total = budget_games(&rs->spsa), npoints = validate_points(&rs->val, total);
+    uint64_t total = spsa_budget_games(&rs->spsa.cfg), npoints = validate_points(&rs->val, total);
     if (npoints) {
         char plan[256];
         printf("validation: %s, the values export would write against the start values%s; %llu of %llu done\n",

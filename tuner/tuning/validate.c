@@ -67,7 +67,7 @@ int validate_setup(Validation *v, const RunConf *conf, const SpsaState *st, size
     if (conf_get(conf, "validate", "holdout") &&
         conf_get_double(conf, "validate", "holdout", 0.0, 0.9, &holdout, err, errlen) < 0)
         return -1;
-    uint64_t total = st->cfg.iterations * 2 * (uint64_t)st->cfg.pairs_per;
+    uint64_t total = spsa_budget_games(&st->cfg);
     int64_t count[2] = { -1, -1 };
     static const char *const KEYS[2] = { "games", "final" };
     for (int k = 0; k < 2; k++) {
