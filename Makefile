@@ -210,7 +210,10 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # The layering check (tools/layers.sh): no part includes a part above it,
 # no include cycle; the stale-path check (tools/paths.sh): every dir/file.ext
 # that a comment, a script or a document names exists; every header compiles
-# on its own (tools/headers.sh).  First in `make test`: a few seconds.  Then
+# on its own (tools/headers.sh); every #include "x.h" of a .c file is used
+# (tools/includes.sh: the file names something x.h declares; Universal
+# Ctags; the exceptions for now in tools/includes.allow).  First in
+# `make test`: a few seconds.  Then
 # the call-cycle check (tools/calls.sh) over the objects it reads, built
 # first: no two modules call each other, directly or round a longer cycle.
 CALL_OBJ = $(ENGINE_OBJ) $(TUNER_OBJ) $(BUILD)/engine/main.o $(BUILD)/tuner/commands/main.o \
@@ -223,6 +226,7 @@ layers:
 	sh tools/layers.sh
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
+	sh tools/includes.sh
 	$(MAKE) --no-print-directory call-objects
 	sh tools/calls.sh . $(BUILD)
 
@@ -237,6 +241,7 @@ test-installed:
 	sh tools/layers.sh
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
+	sh tools/includes.sh
 	$(MAKE) all $(BUILD)/unit $(FAKES) $(MPI_LIAR)
 	sh tools/calls.sh . $(BUILD)
 	$(MAKE) baked-test-engines

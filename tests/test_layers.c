@@ -1,6 +1,7 @@
-/* The layering check, tools/layers.sh, and the call-cycle check,
- * tools/calls.sh: on this tree, and on small trees written for each rule
- * they enforce. */
+/* The layering check, tools/layers.sh, the stale-path, header and
+ * unused-include checks (tools/paths.sh, headers.sh, includes.sh) and the
+ * call-cycle check, tools/calls.sh: on this tree, and on small trees
+ * written for each rule they enforce. */
 #include <criterion/criterion.h>
 
 #include <limits.h>
@@ -146,6 +147,88 @@ Test(layers, a_header_that_does_not_compile_alone_is_named)
     cr_expect(strstr(out, "headers: engine/eval.h does not compile on its own"), "%s", out);
 }
 
+/* How many times needle occurs in hay. */
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* ---- every #include "x.h" of a .c file is used, tools/includes.sh ---- */
+
+static int includes(const char *dir) { return shell("sh tools/includes.sh %s", dir ? dir : ""); }
+
+Test(layers, this_tree_includes_only_headers_it_uses)
+{
+    cr_expect_eq(includes(NULL), 0, "%s", out);
+    cr_expect_str_empty(out);
+}
+
+/* board.h declares a type, an enum constant, a macro and a function; eval.h
+ * a function and includes board.h.  Each of board.h's names, used, is a use;
+ * a name in a comment or a string is none.  An include none of whose names
+ * the file uses is named with the file, its line and the header, and so is
+ * eval.h included only for the board.h it includes; system headers are not
+ * checked. */
+Test(layers, an_unused_include_is_named_with_its_file_and_header)
+{
+    plant("engine/rules/board.h", "#ifndef B_H\n#define B_H\n#include <stdint.h>\ntypedef uint64_t Bits;\n"
+                                  "enum { WHITE, BLACK };\n#define MAX_PLY 128\nvoid board_init(void);\n#endif\n");
+    plant("engine/eval.h", "#include \"board.h\"\nint evaluate(const char *fen);\n");
+    plant("engine/eval.c",
+          "#include \"eval.h\"\n#include <stdio.h>\nint evaluate(const char *fen) { return fen[0]; }\n");
+    const char *uses[] = {"Bits b;\n", "int side = BLACK;\n", "int plies[MAX_PLY];\n",
+                          "void start(void) { board_init(); }\n"};
+    for (size_t i = 0; i < sizeof uses / sizeof *uses; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "#include <stdint.h>\n#include \"board.h\"\n%s", uses[i]);
+        plant("engine/search.c", text);
+        cr_expect_eq(includes(root), 0, "%s:\n%s", uses[i], out);
+        cr_expect_str_empty(out);
+    }
+
+    plant("engine/search.c", "#include <stdint.h>\n#include \"eval.h\"\n/* board_init() first */\n"
+                             "const char *s = \"MAX_PLY\";\nint search(void) { return evaluate(s); }\n"
+                             "#include \"board.h\"\n");
+    cr_expect_eq(includes(root), 1, "%s", out);
+    cr_expect(strstr(out, "engine/search.c:6: includes: \"board.h\" is unused: engine/search.c names nothing "
+                          "engine/rules/board.h declares\n"),
+              "%s", out);
+    cr_expect_eq(count(out, "includes:"), 1, "only board.h, once:\n%s", out);
+
+    plant("engine/search.c", "#include \"eval.h\"\nBits b;\n");
+    cr_expect_eq(includes(root), 1, "%s", out);
+    cr_expect(strstr(out, "engine/search.c:1: includes: \"eval.h\" is unused: engine/search.c names nothing "
+                          "engine/eval.h declares\n"),
+              "%s", out);
+}
+
+/* tools/includes.allow allows an unused include, one "file.c header.h" a
+ * line; a line whose include is used, or gone, fails, so the list only
+ * shrinks. */
+Test(layers, the_allowlist_allows_an_unused_include_and_only_shrinks)
+{
+    plant("tuner/match/stats.h", "double elo(double score);\n");
+    plant("tuner/match/match.c", "#include \"stats.h\"\nint match(void) { return 0; }\n");
+    cr_expect_eq(includes(root), 1, "%s", out);
+    cr_expect(strstr(out, "tuner/match/match.c:1: includes: \"stats.h\" is unused"), "%s", out);
+
+    plant("tools/includes.allow", "# being changed\ntuner/match/match.c stats.h # stats.h: unused for now\n");
+    cr_expect_eq(includes(root), 0, "%s", out);
+    cr_expect_str_empty(out);
+
+    plant("tuner/match/match.c", "#include \"stats.h\"\ndouble match(void) { return elo(0.5); }\n");
+    cr_expect_eq(includes(root), 1, "%s", out);
+    cr_expect(strstr(out, "tools/includes.allow:2: includes: tuner/match/match.c uses \"stats.h\""), "%s", out);
+
+    plant("tuner/match/match.c", "int match(void) { return 0; }\n");
+    cr_expect_eq(includes(root), 1, "%s", out);
+    cr_expect(strstr(out, "tools/includes.allow:2: includes: tuner/match/match.c no longer includes \"stats.h\""),
+              "%s", out);
+}
+
 /* ---- no call cycle between modules, tools/calls.sh ---- */
 
 /* root/src compiled to root/obj (cc -c), its folder made first; extra: more flags. */
@@ -158,15 +241,6 @@ static void compile(const char *src, const char *obj, const char *extra)
 
 /* The script over root's objects in root/build (dir NULL: this tree's build/). */
 static int calls(const char *dir) { return dir ? shell("sh tools/calls.sh %s build", dir) : shell("sh tools/calls.sh"); }
-
-/* How many times needle occurs in hay. */
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
 
 Test(layers, this_tree_has_no_call_cycle)
 {

@@ -19,12 +19,12 @@
 #include <unistd.h>
 
 #include "board.h"
-#include "book.h"
 #include "cli.h"
 #include "elotext.h"
-#include "match_cmd.h"
 #include "helpers.h"
 #include "match.h"
+#include "matchreport.h"
+#include "sprt.h"
 #include "stats.h"
 
 #define FAKE "build/fake/fakeuci"

@@ -22,11 +22,11 @@
 #include "export.h"
 #include "helpers.h"
 #include "helpers_state.h"
+#include "hist.h"
 #include "rd.h"
 #include "run_cmd.h"
 #include "setup.h"
 #include "status.h"
-#include "tuning.h"
 
 #define FAKE "build/fake/fakespsa"
 

@@ -30,8 +30,6 @@
 #include "engcheck.h"
 #include "export.h"
 #include "helpers.h"
-#include "report.h"
-#include "tuning.h"
 #include "run_cmd.h"
 #include "rd.h"
 #include "state.h"

@@ -16,7 +16,6 @@
 #include "helpers.h"
 #include "htmlreport.h"
 #include "morning.h"
-#include "tuning.h"
 #include "run_cmd.h"
 #include "state.h"
 #include "status.h"

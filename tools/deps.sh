@@ -12,7 +12,8 @@ fi
 # report's browser test (headless rendering, reading its screenshot).
 # libopenmpi-dev and openmpi-bin: bin/ratchet-tune-mpi and its tests.
 # stockfish: the third-party engine of tests/test_thirdparty.c and tools/bench/stockfish.sh.
-PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin stockfish $*"
+# universal-ctags: the names each header declares, for tools/includes.sh.
+PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin stockfish universal-ctags $*"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -16,7 +16,6 @@
 
 #include "board.h"
 #include "book.h"
-#include "params.h"
 #include "rd.h"
 #include "score.h"
 #include "search.h"

@@ -36,7 +36,6 @@
 #include "growarray.h"
 #include "board.h"
 #include "engine_proc.h"
-#include "eval.h"
 #include "pgnscan.h"
 #include "rd.h"
 #include "search.h"

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "board.h"
+#include "attacks.h"
 
 static void print_table(const char *name, const Bitboard *m)
 {

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "eval.h"
 #include "growarray.h"
 #include "pgnscan.h"
 #include "search.h"

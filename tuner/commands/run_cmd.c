@@ -14,7 +14,6 @@
 #include "cliutil.h"
 #include "engcheck.h"
 #include "errmsg.h"
-#include "match.h"
 #include "morning.h"
 #include "reporter.h"
 #include "conf.h"

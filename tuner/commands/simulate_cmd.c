@@ -15,7 +15,6 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "cliutil.h"
-#include "errmsg.h"
 #include "landscape.h"
 #include "simulate_grid.h"
 #include "simulate_suite.h"

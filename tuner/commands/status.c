@@ -10,7 +10,6 @@
 #include "cliutil.h"
 #include "morning.h"
 #include "nightsteps.h"
-#include "rd.h"
 
 /* A night's steps (nightsteps.h), each with its figure, and its morning
  * page, when DIR holds a night. */

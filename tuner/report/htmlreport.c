@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "cli.h"
 #include "duration.h"
 #include "elotext.h"
 #include "errmsg.h"

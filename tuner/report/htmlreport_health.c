@@ -1,6 +1,5 @@
 /* A run's page: its health, its configuration and provenance, and the
  * export, bake and verify commands; see htmlreport_impl.h. */
-#include "htmlreport.h"
 #include "htmlreport_impl.h"
 
 #include <math.h>

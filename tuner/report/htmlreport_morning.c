@@ -1,6 +1,5 @@
 /* A run's page: the morning's questions, its validation points and which
  * moves are real; see htmlreport_impl.h. */
-#include "htmlreport.h"
 #include "htmlreport_impl.h"
 
 #include <math.h>

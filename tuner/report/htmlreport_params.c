@@ -1,6 +1,5 @@
 /* A run's page: the parameter table, a chart per parameter and the overview
  * of all of them in units of c_end; see htmlreport_impl.h. */
-#include "htmlreport.h"
 #include "htmlreport_impl.h"
 
 #include <math.h>
