@@ -30,7 +30,6 @@
 #include "report_cmd.h"
 #include "plot.h"
 #include "report.h"
-#include "tuning.h"
 #include "hist.h"
 #include "rd.h"
 #include "state.h"

@@ -24,7 +24,6 @@
 #include "run_cmd.h"
 #include "rd.h"
 #include "state.h"
-#include "tuning.h"
 
 static void setup(void)
 {

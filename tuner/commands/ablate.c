@@ -11,7 +11,6 @@
 
 #include "ablation.h"
 #include "board.h"
-#include "cli.h"
 #include "cliutil.h"
 #include "errmsg.h"
 #include "jsonget.h"

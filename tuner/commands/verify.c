@@ -12,7 +12,7 @@
 #include "cliutil.h"
 #include "errmsg.h"
 #include "jsonget.h"
-#include "match_cmd.h"
+#include "matchreport.h"
 #include "rd.h"
 #include "setup.h"
 #include "stopsig.h"

@@ -9,7 +9,6 @@
 #include "jsonget.h"
 #include "jsonput.h"
 #include "rd.h"
-#include "verdict.h"
 
 static cJSON *u64_array(const uint64_t *v, size_t n)
 {

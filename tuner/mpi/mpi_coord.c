@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "board.h"
-#include "cli.h"
 #include "growarray.h"
 #include "match.h"
 #include "msg.h"

@@ -4,7 +4,6 @@
  * and `resume` commands in commands/run_cmd.c.  See tuning.h. */
 #include <stdatomic.h>
 #include "errmsg.h"
-#include "cliutil.h"
 #include "tuning.h"
 
 #include <limits.h>
