@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "board.h"
+#include "engine_proc.h"
 #include "rd.h"
 #include "run_cmd.h"
 
@@ -177,6 +178,22 @@ void add(Args *a, const char *fmt, ...)
     cr_assert_lt(a->n, (int)(sizeof a->v / sizeof *a->v) - 1);
     a->v[a->n++] = strdup(buf);
     a->v[a->n] = NULL;
+}
+
+void add_line(Args *a, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    cr_assert(n >= 0 && (size_t)n < sizeof line, "add_line: a line of %d bytes", n);
+    char err[256];
+    char **w = ep_split_args(line, err, sizeof err);
+    cr_assert_not_null(w, "add_line: %s: %s", line, err);
+    for (int i = 0; w[i]; i++)
+        add(a, "%s", w[i]);
+    ep_free_argv(w);
 }
 
 void args_free(Args *a)
@@ -388,28 +405,11 @@ Args fake_run_args(const char *dir, int games, int think_ms, int concurrency)
 {
     cr_assert(access(FAKESPSA_PATH, X_OK) == 0, "%s is missing: run `make %s` first", FAKESPSA_PATH, FAKESPSA_PATH);
     Args a = { .n = 0 };
-    add(&a, "run");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKESPSA_PATH);
+    add_line(&a, "run -engine cmd=%s", FAKESPSA_PATH);
     if (think_ms > 0)
         add(&a, "args=--think %d", think_ms);
-    add(&a, "-params");
-    add(&a, "file=%s/spec.txt", tmp);
-    add(&a, "-each");
-    add(&a, "nodes=1");
-    add(&a, "-openings");
-    add(&a, "file=%s/book.epd", tmp);
-    add(&a, "order=random");
-    add(&a, "-maxmoves");
-    add(&a, "30");
-    add(&a, "-spsa");
-    add(&a, "games=%d", games);
-    add(&a, "-concurrency");
-    add(&a, "%d", concurrency);
-    add(&a, "-srand");
-    add(&a, "7");
-    add(&a, "-out");
-    add(&a, "%s/%s", tmp, dir);
+    add_line(&a, "-params file=%s/spec.txt -each nodes=1 -openings file=%s/book.epd order=random", tmp, tmp);
+    add_line(&a, "-maxmoves 30 -spsa games=%d -concurrency %d -srand 7 -out %s/%s", games, concurrency, tmp, dir);
     return a;
 }
 
@@ -421,14 +421,9 @@ void assert_moves_toward_the_optimum(const char *form)
     Args a = fake_run_args("r", 400, 0, 2);
     add(&a, "-engine");
     add(&a, "args=--width 60 --target 70,30,10");
-    add(&a, "-params");
-    add(&a, "file=%s/far.txt", tmp);
-    add(&a, "-maxmoves");
-    add(&a, "100");
-    if (form) {
-        add(&a, "-spsa");
-        add(&a, "form=%s", form);
-    }
+    add_line(&a, "-params file=%s/far.txt -maxmoves 100", tmp);
+    if (form)
+        add_line(&a, "-spsa form=%s", form);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);

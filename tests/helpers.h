@@ -28,6 +28,16 @@ typedef struct {
     int n;
 } Args;
 void add(Args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The formatted line's words, each appended as add does:
+ * add_line(&a, "-spsa games=%d -srand 7", 40) adds "-spsa", "games=40",
+ * "-srand" and "7".  The line is split by ep_split_args, the splitter of an
+ * engine's args= (and the tests' one splitter): blanks separate the words.
+ * The tests' lines need no quoting, so a word that holds a space is added
+ * with add, and so is a value from a variable that could hold a blank, a
+ * quote or a backslash (which ep_split_args would take as a separator, a
+ * grouping or an escape).  test_match.c's configure() is the exception:
+ * its fastchess lines quote args="--seed 1" as a user's shell would. */
+void add_line(Args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void args_free(Args *a);
 
 /* The run directory tmp/dir: the rows of its history.csv (0 when there is

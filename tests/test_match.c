@@ -100,16 +100,13 @@ static void teardown(void) { match_config_free(&cfg); }
 static void configure(const char *line)
 {
     char err[512];
-    char **av = ep_split_args(line, err, sizeof err);
-    cr_assert_not_null(av, "%s", err);
-    int n = 0;
-    while (av[n])
-        n++;
-    for (int i = 0; i < n;) {
-        int rc = match_parse_option(&cfg, n, av, &i, err, sizeof err);
-        cr_assert_eq(rc, 1, "option '%s' not taken: %s", av[i], err);
+    Args a = { .n = 0 };
+    add_line(&a, "%s", line);
+    for (int i = 0; i < a.n;) {
+        int rc = match_parse_option(&cfg, a.n, a.v, &i, err, sizeof err);
+        cr_assert_eq(rc, 1, "option '%s' not taken: %s", a.v[i], err);
     }
-    ep_free_argv(av);
+    args_free(&a);
     cr_assert_eq(match_config_finish(&cfg, err, sizeof err), 0, "%s", err);
     cfg.stop = &stop_flag;
 }
@@ -771,9 +768,11 @@ Test(match, cli_log_records_the_engine_traffic)
 /* Ctrl-C: the match stops, the report of the finished games is printed, exit 0. */
 Test(match, cli_sigint_stops_cleanly_with_a_report)
 {
-    char *argv[] = { TUNE, "match", "-engine", "cmd=" FAKE, "name=A", "-engine", "cmd=" FAKE, "name=B",
-                     "-each", "nodes=10", "-rounds", "100000", "-concurrency", "2", NULL };
-    Child c = child_start(argv, false);
+    Args a = { .n = 0 };
+    add_line(&a, TUNE " match -engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -rounds 100000 "
+                 "-concurrency 2");
+    Child c = child_start(a.v, false);
+    args_free(&a);
     /* Wait for the first progress line: games are being played. */
     cr_assert(child_read_until(&c, "Games: ", 60000), "runner ended early:\n%s", out);
     kill(c.pid, SIGINT);
@@ -883,9 +882,11 @@ static void command_setup(void)
 
 Test(match, match_reports_on_sigterm, .init = command_setup, .fini = tmp_remove, .timeout = 120)
 {
-    char *argv[] = { TUNE, "match", "-engine", "cmd=" FAKEUCI, "name=A", "-engine", "cmd=" FAKEUCI, "name=B",
-                     "-each", "nodes=10", "-rounds", "100000", "-concurrency", "2", NULL };
-    Child c = child_start(argv, false);
+    Args a = { .n = 0 };
+    add_line(&a, TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=B -each nodes=10 "
+                 "-rounds 100000 -concurrency 2");
+    Child c = child_start(a.v, false);
+    args_free(&a);
     cr_assert(child_read_until(&c, "Games: ", 20000), "no progress:\n%s", out);
     kill(c.pid, SIGTERM);
     int rc = child_finish(&c, 20000);

@@ -70,16 +70,6 @@ TestSuite(mpi, .init = setup, .fini = tmp_remove, .timeout = 180);
 
 /* ---- starting jobs ---------------------------------------------------------------- */
 
-/* Each blank-separated word of words as one argument. */
-static void add_words(Args *a, const char *words)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", words);
-    char *save = NULL;
-    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
-        add(a, "%s", w);
-}
-
 /* `mpirun ... -np 3 bin/ratchet-tune-mpi`, as CI runs it: as root, more ranks
  * than cores, shared memory between the ranks (no network probing), copied
  * through the shared segment (containers may forbid the cross-process
@@ -87,8 +77,8 @@ static void add_words(Args *a, const char *words)
 static Args mpi_cmd(void)
 {
     Args a = { .n = 0 };
-    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                   "--mca btl_vader_single_copy_mechanism none -np 3");
+    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                  "--mca btl_vader_single_copy_mechanism none -np 3");
     add(&a, "%s", mpi_bin());
     return a;
 }
@@ -104,32 +94,14 @@ static Args local_cmd(void)
  * limit LIMIT (-each's words; with nodestime= the engine has the option). */
 static void run_opts_at(Args *a, const char *dir, int games, int think_ms, const char *limit)
 {
-    add(a, "run");
-    add(a, "-engine");
-    add(a, "cmd=%s", FAKESPSA);
+    add_line(a, "run -engine cmd=%s", FAKESPSA);
     if (think_ms > 0)
         add(a, "args=--think %d", think_ms);
     else if (strstr(limit, "nodestime="))
         add(a, "args=--nodestime");
-    add(a, "-params");
-    add(a, "file=%s/spec.txt", tmp);
-    add(a, "-each");
-    add_words(a, limit);
-    add(a, "-openings");
-    add(a, "file=%s/book.epd", tmp);
-    add(a, "order=random");
-    add(a, "-maxmoves");
-    add(a, "30");
-    add(a, "-spsa");
-    add(a, "games=%d", games);
-    add(a, "-concurrency");
-    add(a, "2");
-    add(a, "-srand");
-    add(a, "11");
-    add(a, "-pgnout");
-    add(a, "file=%s/%s.pgn", tmp, dir);
-    add(a, "-out");
-    add(a, "%s/%s", tmp, dir);
+    add_line(a, "-params file=%s/spec.txt -each %s -openings file=%s/book.epd order=random -maxmoves 30", tmp, limit,
+             tmp);
+    add_line(a, "-spsa games=%d -concurrency 2 -srand 11 -pgnout file=%s/%s.pgn -out %s/%s", games, tmp, dir, tmp, dir);
 }
 
 /* The same at nodes=1. */
@@ -327,8 +299,7 @@ Test(mpi, a_distributed_run_plays_exactly_its_games)
     assert_complete("r", 60, 1);
     /* rank 0 ran the ordinary run: the MPI-free build reads the directory */
     Args s = local_cmd();
-    add(&s, "status");
-    add(&s, "%s/r", tmp);
+    add_line(&s, "status %s/r", tmp);
     cr_assert_eq(finish(&s, "status"), 0);
     log = slurp("status");
     cr_assert(strstr(log, "60 of 60 games"), "%s", log);
@@ -349,20 +320,14 @@ Test(mpi, verify_and_the_ablation_are_played_by_the_workers)
     cr_assert_eq(rc, 0, "the run failed:\n%s", log);
     free(log);
     a = mpi_cmd();
-    add_words(&a, "verify");
-    add(&a, "%s/r", tmp);
-    add_words(&a, "-sprt off -rounds 6 -bake no -tuned");
-    add(&a, "%s/t.json", tmp);
+    add_line(&a, "verify %s/r -sprt off -rounds 6 -bake no -tuned %s/t.json", tmp, tmp);
     rc = finish(&a, "vlog");
     log = slurp("vlog");
     cr_assert_eq(rc, 0, "the MPI verify failed:\n%s", log);
     cr_assert(strstr(log, "distributed: 2 worker ranks"), "verify was not played by the workers:\n%s", log);
     free(log);
     a = mpi_cmd();
-    add_words(&a, "verify");
-    add(&a, "%s/r", tmp);
-    add_words(&a, "-ablate -rounds 8 -tuned");
-    add(&a, "%s/t.json", tmp);
+    add_line(&a, "verify %s/r -ablate -rounds 8 -tuned %s/t.json", tmp, tmp);
     rc = finish(&a, "alog");
     log = slurp("alog");
     cr_assert_eq(rc, 0, "the MPI ablation failed:\n%s", log);
@@ -381,7 +346,7 @@ Test(mpi, a_distributed_run_at_a_clock_in_nodes_validates_at_the_users_clock)
 {
     Args a = mpi_cmd();
     run_opts_at(&a, "c", 60, 0, "tc=10+0.1 nodestime=100");
-    add_words(&a, "-validate every=0.5 games=8 tc=10+0.1");
+    add_line(&a, "-validate every=0.5 games=8 tc=10+0.1");
     int rc = finish(&a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "the MPI run failed:\n%s", log);
@@ -434,9 +399,7 @@ Test(mpi, results_update_the_batch_they_were_played_for)
     run_opts(&a, "r", 400, 0);
     add(&a, "-engine");
     add(&a, "args=--width 60 --target 70,30,10");
-    add_words(&a, "-maxmoves 100");
-    add(&a, "-params");
-    add(&a, "file=%s/far.txt", tmp);
+    add_line(&a, "-maxmoves 100 -params file=%s/far.txt", tmp);
     int rc = finish(&a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "%s", log);
@@ -454,8 +417,7 @@ Test(mpi, results_update_the_batch_they_were_played_for)
 
 static void resume(Args *a, const char *dir)
 {
-    add(a, "resume");
-    add(a, "%s/%s", tmp, dir);
+    add_line(a, "resume %s/%s", tmp, dir);
     int rc = finish(a, "log2");
     char *log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -531,13 +493,11 @@ static Args mpi_match(const char *args_a, const char *args_b)
     add(&a, "match");
     const char *args[2] = { args_a, args_b };
     for (int e = 0; e < 2; e++) {
-        add(&a, "-engine");
-        add(&a, "cmd=%s", FAKEUCI);
-        add(&a, "name=%c", "AB"[e]);
+        add_line(&a, "-engine cmd=%s name=%c", FAKEUCI, "AB"[e]);
         if (args[e])
             add(&a, "args=%s", args[e]);
     }
-    add_words(&a, "-each nodes=10");
+    add_line(&a, "-each nodes=10");
     return a;
 }
 
@@ -597,12 +557,9 @@ static int progress_lines(const char *log, Progress *out, int max)
 Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
 {
     Args a = mpi_match("--seed 3", "--seed 4 --illegal-after 2");
-    add_words(&a, "-rounds 5000 -concurrency 3 -sprt elo0=0 elo1=10");
+    add_line(&a, "-rounds 5000 -concurrency 3 -sprt elo0=0 elo1=10");
     write_book("big.epd", 400); /* at nodes= an SPRT plays each opening once at most */
-    add(&a, "-openings");
-    add(&a, "file=%s/big.epd", tmp);
-    add(&a, "-pgnout");
-    add(&a, "file=%s/m.pgn", tmp);
+    add_line(&a, "-openings file=%s/big.epd -pgnout file=%s/m.pgn", tmp, tmp);
     int rc = finish(&a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "%s", log);
@@ -638,7 +595,7 @@ Test(mpi, a_distributed_sprt_match_reports_the_verdict_it_stopped_on)
 Test(mpi, engine_crashes_on_the_workers_are_counted_per_engine)
 {
     Args a = mpi_match(NULL, "--crash-after 3");
-    add_words(&a, "-maxmoves 20 -rounds 12 -concurrency 2");
+    add_line(&a, "-maxmoves 20 -rounds 12 -concurrency 2");
     int rc = finish(&a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "%s", log);
@@ -680,11 +637,9 @@ static void run_with_a_liar(const char *lie, const char *says)
         cr_skip_test("no %s", liar_bin());
     }
     Args a = { .n = 0 };
-    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                   "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LIE_RANK=1");
-    add(&a, "-x");
-    add(&a, "RATCHET_TEST_LIE=%s", lie);
-    add_words(&a, "-np 3");
+    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LIE_RANK=1");
+    add_line(&a, "-x RATCHET_TEST_LIE=%s -np 3", lie);
     add(&a, "%s", liar_bin());
     run_opts(&a, "r", 60, 0);
     pid_t pid = start(&a, "log");
@@ -751,8 +706,8 @@ Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_o
         cr_skip_test("no %s", liar_bin());
     }
     Args a = { .n = 0 };
-    add_words(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                   "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_FREEZE=2:5 -np 3");
+    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_FREEZE=2:5 -np 3");
     add(&a, "%s", liar_bin());
     run_opts_at(&a, "r", 60, 0, "nodes=1 watchdog=0.05 startup=1");
     time_t t0 = time(NULL);

@@ -218,18 +218,15 @@ Test(nodestime, the_same_game_twice_is_the_same_game)
 
 static int configure(MatchConfig *cfg, const char *line, char *err, size_t errlen)
 {
-    char **av = ep_split_args(line, err, errlen);
-    cr_assert_not_null(av, "%s", err);
-    int n = 0;
-    while (av[n])
-        n++;
+    Args a = { .n = 0 };
+    add_line(&a, "%s", line);
     int rc = 0;
-    for (int i = 0; i < n && rc == 0;) {
-        int r = match_parse_option(cfg, n, av, &i, err, errlen);
+    for (int i = 0; i < a.n && rc == 0;) {
+        int r = match_parse_option(cfg, a.n, a.v, &i, err, errlen);
         if (r != 1)
             rc = -1;
     }
-    ep_free_argv(av);
+    args_free(&a);
     return rc < 0 ? -1 : match_config_finish(cfg, err, errlen);
 }
 

@@ -176,21 +176,10 @@ Test(pgnfile, a_match_stops_on_a_failed_pgn_write_with_exit_1)
 {
     cr_assert(access(FAKEUCI, X_OK) == 0, "%s is missing", FAKEUCI);
     Args a = { .n = 0 };
-    add(&a, TUNE);
-    add(&a, "match");
-    for (int e = 0; e < 2; e++) {
-        add(&a, "-engine");
-        add(&a, "cmd=%s", FAKEUCI);
-        add(&a, "name=%c", 'A' + e);
-    }
-    add(&a, "-each");
-    add(&a, "nodes=10");
-    add(&a, "-rounds");
-    add(&a, "40");
-    add(&a, "-maxmoves");
-    add(&a, "30");
-    add(&a, "-pgnout");
-    add(&a, "%s/m.pgn", tmp);
+    add_line(&a, TUNE " match");
+    for (int e = 0; e < 2; e++)
+        add_line(&a, "-engine cmd=%s name=%c", FAKEUCI, 'A' + e);
+    add_line(&a, "-each nodes=10 -rounds 40 -maxmoves 30 -pgnout %s/m.pgn", tmp);
     char *log;
     int rc = tune(&a, 16384, &log);
     cr_assert_eq(rc, 1, "exit %d: %s", rc, log);
@@ -204,34 +193,16 @@ Test(pgnfile, a_match_stops_on_a_failed_pgn_write_with_exit_1)
 static void run_words(Args *a, const char *cmd, const char *dir, int games)
 {
     cr_assert(access(FAKESPSA, X_OK) == 0, "%s is missing", FAKESPSA);
-    add(a, TUNE);
-    add(a, "%s", cmd);
+    add_line(a, TUNE " %s", cmd);
     if (!strcmp(cmd, "resume")) {
         add(a, "%s/%s", tmp, dir);
         return;
     }
-    add(a, "-engine");
-    add(a, "cmd=%s", FAKESPSA);
+    add_line(a, "-engine cmd=%s", FAKESPSA);
     if (games > 200)
         add(a, "args=--think 5");
-    add(a, "-params");
-    add(a, "file=%s/spec.txt", tmp);
-    add(a, "-each");
-    add(a, "nodes=1");
-    add(a, "-openings");
-    add(a, "file=%s/book.epd", tmp);
-    add(a, "-maxmoves");
-    add(a, "30");
-    add(a, "-spsa");
-    add(a, "games=%d", games);
-    add(a, "-concurrency");
-    add(a, "2");
-    add(a, "-srand");
-    add(a, "7");
-    add(a, "-out");
-    add(a, "%s/%s", tmp, dir);
-    add(a, "-pgnout");
-    add(a, "file=%s/%s.pgn", tmp, dir);
+    add_line(a, "-params file=%s/spec.txt -each nodes=1 -openings file=%s/book.epd -maxmoves 30", tmp, tmp);
+    add_line(a, "-spsa games=%d -concurrency 2 -srand 7 -out %s/%s -pgnout file=%s/%s.pgn", games, tmp, dir, tmp, dir);
 }
 
 /* A run whose PGN cannot grow stops with exit 1 and says why; its PGN holds

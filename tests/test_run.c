@@ -160,8 +160,7 @@ Test(run, sigkill_then_resume_loses_and_repeats_nothing)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s", dir);
+    add_line(&b, "resume %s", dir);
     int rc = run_to_end(resume_main, &b, "log2");
     char *log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -176,8 +175,7 @@ Test(run, sigterm_leaves_a_resumable_run)
 {
     Args a = fake_run_args("r", 80, 1, 2);
     /* Two pairs per batch: a batch is spread over both workers. */
-    add(&a, "-spsa");
-    add(&a, "pairs-per=2");
+    add_line(&a, "-spsa pairs-per=2");
     pid_t pid = spawn(run_main, &a, "log1");
     wait_rows("r", 3, pid);
     kill(pid, SIGTERM);
@@ -198,8 +196,7 @@ Test(run, sigterm_leaves_a_resumable_run)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s", dir);
+    add_line(&b, "resume %s", dir);
     rc = run_to_end(resume_main, &b, "log2");
     log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -214,16 +211,12 @@ Test(run, resume_extends_the_run)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s", dir);
+    add_line(&b, "resume %s", dir);
     cr_assert_eq(run_to_end(resume_main, &b, "log2"), 0);
     char *log = slurp("log2");
     cr_assert(strstr(log, "complete"), "a complete run says so:\n%s", log);
     free(log);
-    add(&b, "resume");
-    add(&b, "%s", dir);
-    add(&b, "-spsa");
-    add(&b, "games=40");
+    add_line(&b, "resume %s -spsa games=40", dir);
     int rc = run_to_end(resume_main, &b, "log3");
     log = slurp("log3");
     cr_assert_eq(rc, 0, "%s", log);
@@ -279,15 +272,13 @@ static void assert_resume_is_exact(const char *form)
     Args a = fake_run_args("a", 60, 0, 1);
     add(&a, "-engine");
     add(&a, "args=--seed 5 --seed-each-game");
-    add(&a, "-spsa");
-    add(&a, "form=%s", form);
+    add_line(&a, "-spsa form=%s", form);
     cr_assert_eq(run_to_end(run_main, &a, "log_a"), 0);
 
     Args b = fake_run_args("b", 60, 0, 1);
     add(&b, "-engine");
     add(&b, "args=--seed 5 --seed-each-game --think 2");
-    add(&b, "-spsa");
-    add(&b, "form=%s", form);
+    add_line(&b, "-spsa form=%s", form);
     pid_t pid = spawn(run_main, &b, "log_b1");
     wait_rows("b", 4, pid);
     kill(pid, SIGTERM);
@@ -297,8 +288,7 @@ static void assert_resume_is_exact(const char *form)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/b", tmp);
     Args c = { .n = 0 };
-    add(&c, "resume");
-    add(&c, "%s", dir);
+    add_line(&c, "resume %s", dir);
     cr_assert_eq(run_to_end(resume_main, &c, "log_b2"), 0);
 
     RunState ra, rb;
@@ -366,8 +356,7 @@ static void refused(Args *a, const char *field, const char *also)
 Test(run, refuses_an_unknown_key)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-spsa");
-    add(&a, "gamez=4");
+    add_line(&a, "-spsa gamez=4");
     refused(&a, "spsa.gamez", NULL);
 }
 
@@ -375,8 +364,7 @@ Test(run, refuses_an_unknown_key_in_the_config_file)
 {
     write_file("run.json", "{\"spsa\": {\"games\": 20}, \"colour\": \"blue\"}\n");
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-config");
-    add(&a, "file=%s/run.json", tmp);
+    add_line(&a, "-config file=%s/run.json", tmp);
     refused(&a, "colour", "run.json");
 }
 
@@ -384,16 +372,14 @@ Test(run, refuses_a_game_option_the_runner_does_not_know)
 {
     write_file("run.json", "{\"each\": {\"nodez\": 5}}\n");
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-config");
-    add(&a, "file=%s/run.json", tmp);
+    add_line(&a, "-config file=%s/run.json", tmp);
     refused(&a, "nodez", "run.json");
 }
 
 Test(run, refuses_a_parameter_the_engine_lacks)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-engine");
-    add(&a, "args=--no-gamma");
+    add_line(&a, "-engine args=--no-gamma");
     refused(&a, "Gamma", "params.file");
 }
 
@@ -421,8 +407,7 @@ Test(run, refuses_a_range_wider_than_the_engines)
 Test(run, refuses_a_missing_book)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-openings");
-    add(&a, "file=%s/nothere.epd", tmp);
+    add_line(&a, "-openings file=%s/nothere.epd", tmp);
     refused(&a, "openings.file", "nothere.epd");
 }
 
@@ -449,8 +434,7 @@ Test(run, without_openings_uses_the_default_book)
 Test(run, refuses_an_unknown_name_in_only)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-params");
-    add(&a, "only=Alpha,Delta");
+    add_line(&a, "-params only=Alpha,Delta");
     refused(&a, "params.only", "Delta");
 }
 
@@ -483,10 +467,7 @@ Test(run, the_lock_keeps_a_second_process_out)
     cr_assert_geq(fd, 0, "%s", err);
     cr_assert_eq(rd_lock_holder(dir), getpid());
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s", dir);
-    add(&b, "-spsa");
-    add(&b, "games=40");
+    add_line(&b, "resume %s -spsa games=40", dir);
     int rc = run_to_end(resume_main, &b, "log2");
     char *log = slurp("log2");
     cr_assert_eq(rc, 2, "%s", log);
@@ -506,17 +487,13 @@ Test(run, the_lock_keeps_a_second_process_out)
 Test(run, export_writes_the_value_file)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-params");
-    add(&a, "only=Gamma,Alpha");
+    add_line(&a, "-params only=Gamma,Alpha");
     cr_assert_eq(run_to_end(run_main, &a, "log"), 0);
     char dir[256], out[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     snprintf(out, sizeof out, "%s/tuned/values.json", tmp);
     Args b = { .n = 0 };
-    add(&b, "export");
-    add(&b, "%s", dir);
-    add(&b, "-o");
-    add(&b, "%s", out);
+    add_line(&b, "export %s -o %s", dir, out);
     cr_assert_eq(run_to_end(export_main, &b, "log2"), 0);
 
     char err[256];
@@ -557,8 +534,7 @@ Test(run, export_writes_the_value_file)
     runstate_free(&rs);
 
     /* Without -o: the same file on stdout. */
-    add(&b, "export");
-    add(&b, "%s", dir);
+    add_line(&b, "export %s", dir);
     cr_assert_eq(run_to_end(export_main, &b, "stdout"), 0);
     char *text = slurp("stdout");
     j = cJSON_Parse(text);
@@ -575,8 +551,7 @@ Test(run, status_prints_the_table)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/r", tmp);
     Args b = { .n = 0 };
-    add(&b, "status");
-    add(&b, "%s", dir);
+    add_line(&b, "status %s", dir);
     cr_assert_eq(run_to_end(status_main, &b, "out"), 0);
     char *text = slurp("out");
     cr_assert(strstr(text, "complete"), "%s", text);
@@ -624,10 +599,7 @@ static bool is_true(const char *v) { return strcmp(v, "true") == 0; }
 static void resume_to_the_end(const char *dir, int games)
 {
     Args r = { .n = 0 };
-    add(&r, "resume");
-    add(&r, "%s/%s", tmp, dir);
-    add(&r, "-spsa");
-    add(&r, "games=%d", games);
+    add_line(&r, "resume %s/%s -spsa games=%d", tmp, dir, games);
     int rc = run_to_end(resume_main, &r, "resume.log");
     char *log = slurp("resume.log");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -640,8 +612,7 @@ Test(run, names_with_spaces_and_floats_end_to_end)
     Args a = run_args_more("r", 20);
     add(&a, "-params");
     add(&a, "only=Skill Level, slow mover");
-    add(&a, "-engine");
-    add(&a, "option.Ponder=true");
+    add_line(&a, "-engine option.Ponder=true");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -692,8 +663,7 @@ Test(run, names_with_spaces_and_floats_end_to_end)
 
     /* status prints both rows; resume reads the header back and goes on. */
     Args s = { .n = 0 };
-    add(&s, "status");
-    add(&s, "%s/r", tmp);
+    add_line(&s, "status %s/r", tmp);
     cr_assert_eq(run_to_end(status_main, &s, "status"), 0);
     char *st = slurp("status");
     cr_assert(strstr(st, "\nSkill Level ") && strstr(st, "\nSlow Mover "), "status:\n%s", st);
@@ -731,28 +701,24 @@ Test(run, refuses_a_name_the_engine_lacks_naming_the_closest)
 {
     write_file("spec.txt", "Skill Levle, int, 5, 0, 20, 1, 0.002\n");
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-engine");
-    add(&a, "args=--more-options");
+    add_line(&a, "-engine args=--more-options");
     refused(&a, "'Skill Levle'", "the closest option it has is 'Skill Level'");
 }
 
 Test(run, refuses_a_bad_check_or_spin_value)
 {
     Args a = fake_run_args("r", 20, 0, 1);
-    add(&a, "-engine");
-    add(&a, "option.Ponder=yes");
+    add_line(&a, "-engine option.Ponder=yes");
     refused(&a, "engine.option.Ponder", "true or false");
     a = fake_run_args("r", 20, 0, 1);
     add(&a, "-each");
     add(&a, "option.Move Overhead=9000");
-    add(&a, "-engine");
-    add(&a, "args=--more-options");
+    add_line(&a, "-engine args=--more-options");
     refused(&a, "each.option.Move Overhead", "from 0 to 5000");
     a = fake_run_args("r", 20, 0, 1);
     add(&a, "-each");
     add(&a, "option.Slow Movr=1.0");
-    add(&a, "-engine");
-    add(&a, "args=--more-options");
+    add_line(&a, "-engine args=--more-options");
     refused(&a, "Slow Movr", "the closest option it has is 'Slow Mover'");
 }
 
@@ -801,8 +767,7 @@ Test(run, a_state_from_before_floats_reads_as_integers)
      * "type" in its SPSA parameters and no run.fixed_float: every parameter
      * is an integer, and it resumes. */
     Args a = fake_run_args("r", 8, 0, 1);
-    add(&a, "-params");
-    add(&a, "only=Alpha");
+    add_line(&a, "-params only=Alpha");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "%s", log);

@@ -45,27 +45,10 @@ static Args far_run(const char *dir, int games, const char *engine_args)
     snprintf(cmd, sizeof cmd, "cp tests/data/book/first-moves.epd %s/book20.epd", tmp);
     cr_assert_eq(system(cmd), 0);
     Args a = { .n = 0 };
-    add(&a, "run");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKE);
+    add_line(&a, "run -engine cmd=%s", FAKE);
     add(&a, "args=--width 60 --target 70,30,10 %s", engine_args);
-    add(&a, "-params");
-    add(&a, "file=%s/far.txt", tmp);
-    add(&a, "-each");
-    add(&a, "nodes=1");
-    add(&a, "-openings");
-    add(&a, "file=%s/book20.epd", tmp);
-    add(&a, "order=random");
-    add(&a, "-maxmoves");
-    add(&a, "100");
-    add(&a, "-spsa");
-    add(&a, "games=%d", games);
-    add(&a, "-concurrency");
-    add(&a, "2");
-    add(&a, "-srand");
-    add(&a, "7");
-    add(&a, "-out");
-    add(&a, "%s/%s", tmp, dir);
+    add_line(&a, "-params file=%s/far.txt -each nodes=1 -openings file=%s/book20.epd order=random", tmp, tmp);
+    add_line(&a, "-maxmoves 100 -spsa games=%d -concurrency 2 -srand 7 -out %s/%s", games, tmp, dir);
     return a;
 }
 
@@ -123,11 +106,8 @@ static void assert_points(const char *dir, size_t npoints, uint64_t budget, uint
 Test(validate, records_the_points_and_their_elo_rises)
 {
     Args a = far_run("r", 400, "");
-    add(&a, "-spsa");
-    add(&a, "form=classic"); /* small early steps: the first points are near the start */
-    add(&a, "-validate");
-    add(&a, "every=0.1");
-    add(&a, "games=200");
+    /* form=classic: small early steps, so the first points are near the start */
+    add_line(&a, "-spsa form=classic -validate every=0.1 games=200");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -165,11 +145,7 @@ static bool state_has_pending_pairs(const char *dir)
 Test(validate, resumes_after_sigkill_with_no_point_lost_or_counted_twice)
 {
     Args a = far_run("r", 80, "--think 1");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=20");
-    add(&a, "-maxmoves");
-    add(&a, "30");
+    add_line(&a, "-validate every=0.5 games=20 -maxmoves 30");
     pid_t pid = spawn(run_main, &a, "log1");
     for (int i = 0; !state_has_pending_pairs("r"); i++) {
         int st;
@@ -197,8 +173,7 @@ Test(validate, resumes_after_sigkill_with_no_point_lost_or_counted_twice)
     fclose(f);
 
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s/r", tmp);
+    add_line(&b, "resume %s/r", tmp);
     int rc = run_to_end(resume_main, &b, "log2");
     char *log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -211,8 +186,7 @@ Test(validate, resumes_after_sigkill_with_no_point_lost_or_counted_twice)
 Test(validate, off_plays_no_point)
 {
     Args a = far_run("r", 40, "");
-    add(&a, "-validate");
-    add(&a, "off");
+    add_line(&a, "-validate off");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -261,28 +235,14 @@ Test(validate, keep_noise_keeps_what_the_games_ignore_and_exports_what_matters)
                          "Beta, int, 30, 0, 100, 8, 0.05\n"
                          "Gamma, int, -30, -50, 50, 8, 0.05\n");
     Args a = far_run("r", 500, "--flat Gamma --seed 5 --seed-each-game");
-    add(&a, "-params");
-    add(&a, "file=%s/kn.txt", tmp);
-    add(&a, "-spsa");
-    add(&a, "form=classic");
-    add(&a, "-concurrency");
-    add(&a, "1");
-    add(&a, "-maxmoves");
-    add(&a, "40");
-    add(&a, "-srand");
-    add(&a, "3");
-    add(&a, "-validate");
-    add(&a, "off");
+    add_line(&a, "-params file=%s/kn.txt -spsa form=classic -concurrency 1 -maxmoves 40 -srand 3 -validate off", tmp);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     free(log);
     for (int keep = 0; keep < 2; keep++) {
         Args e = { .n = 0 };
-        add(&e, "export");
-        add(&e, "%s/r", tmp);
-        add(&e, "-o");
-        add(&e, "%s/%s", tmp, keep ? "kept.json" : "all.json");
+        add_line(&e, "export %s/r -o %s/%s", tmp, tmp, keep ? "kept.json" : "all.json");
         if (keep)
             add(&e, "-keep-noise=start");
         rc = run_to_end(export_main, &e, "elog");
@@ -306,9 +266,7 @@ Test(validate, keep_noise_keeps_what_the_games_ignore_and_exports_what_matters)
 Test(validate, export_snapshots)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=4");
+    add_line(&a, "-validate every=0.5 games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -316,12 +274,7 @@ Test(validate, export_snapshots)
     static const char *const which[] = { "1", "best", "3" };
     for (int w = 0; w < 3; w++) {
         Args e = { .n = 0 };
-        add(&e, "export");
-        add(&e, "%s/r", tmp);
-        add(&e, "-snapshot");
-        add(&e, "%s", which[w]);
-        add(&e, "-o");
-        add(&e, "%s/snap.json", tmp);
+        add_line(&e, "export %s/r -snapshot %s -o %s/snap.json", tmp, which[w], tmp);
         rc = run_to_end(export_main, &e, "elog");
         log = slurp("elog");
         if (w == 2) {
@@ -367,27 +320,15 @@ static size_t fens_of(const char *name, char set[][128], size_t n, size_t cap)
 Test(validate, verify_plays_only_held_out_openings)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "holdout=0.5");
-    add(&a, "games=0");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/run.pgn", tmp);
+    add_line(&a, "-validate holdout=0.5 games=0 -pgnout file=%s/run.pgn", tmp);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     cr_assert(strstr(log, "held out for validation and verify"), "%s", log);
     free(log);
     Args v = { .n = 0 };
-    add(&v, "verify");
-    add(&v, "%s/r", tmp);
-    add(&v, "-sprt");
-    add(&v, "off");
-    add(&v, "-rounds");
-    add(&v, "10"); /* the 10 held-out openings, each once */
-    add(&v, "-bake");
-    add(&v, "no");
-    add(&v, "-pgnout");
-    add(&v, "file=%s/verify.pgn", tmp);
+    /* -rounds 10: the 10 held-out openings, each once */
+    add_line(&v, "verify %s/r -sprt off -rounds 10 -bake no -pgnout file=%s/verify.pgn", tmp, tmp);
     rc = run_to_end(verify_main, &v, "vlog");
     log = slurp("vlog");
     cr_assert_eq(rc, 0, "verify failed:\n%s", log);
@@ -442,32 +383,17 @@ static void pair_openings(const char *dir, uint64_t op[5])
 static void verify_step(const char *dir, const char *log, const char *pgn, const char *extra)
 {
     Args v = { .n = 0 };
-    add(&v, "verify");
-    add(&v, "%s/%s", tmp, dir);
-    if (strstr(extra, "ablate")) {
-        add(&v, "-ablate");
-        add(&v, "-rounds");
-        add(&v, "5");
-    } else {
-        add(&v, "-sprt");
-        add(&v, "off");
-        add(&v, "-rounds");
-        add(&v, "3");
-        add(&v, "-bake");
-        add(&v, "no");
-    }
-    if (strstr(extra, "tuned")) {
-        add(&v, "-tuned");
-        add(&v, "%s/keep.json", tmp);
-        add(&v, "-restart");
-    }
+    add_line(&v, "verify %s/%s", tmp, dir);
+    if (strstr(extra, "ablate"))
+        add_line(&v, "-ablate -rounds 5");
+    else
+        add_line(&v, "-sprt off -rounds 3 -bake no");
+    if (strstr(extra, "tuned"))
+        add_line(&v, "-tuned %s/keep.json -restart", tmp);
     const char *seed = strstr(extra, "srand=");
-    if (seed) {
-        add(&v, "-srand");
-        add(&v, "%s", seed + 6);
-    }
-    add(&v, "-pgnout");
-    add(&v, "file=%s/%s", tmp, pgn);
+    if (seed)
+        add_line(&v, "-srand %s", seed + 6);
+    add_line(&v, "-pgnout file=%s/%s", tmp, pgn);
     int rc = run_to_end(verify_main, &v, log);
     char *text = slurp(log);
     cr_assert_eq(rc, 0, "verify %s failed:\n%s", extra, text);
@@ -482,12 +408,8 @@ static void verify_step(const char *dir, const char *log, const char *pgn, const
 Test(validate, no_step_replays_an_opening_another_step_played)
 {
     Args a = far_run("r", 40, "");
-    add(&a, "-validate");
-    add(&a, "holdout=0.9"); /* 18 of the 20 openings: 2 pairs of validation, then 3 + 5 + 3 */
-    add(&a, "games=2");
-    add(&a, "final=2");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/run.pgn", tmp);
+    /* holdout=0.9: 18 of the 20 openings, 2 pairs of validation, then 3 + 5 + 3 */
+    add_line(&a, "-validate holdout=0.9 games=2 final=2 -pgnout file=%s/run.pgn", tmp);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -591,9 +513,7 @@ static size_t polylines(const char *svg, const char *end, const char *width, dou
 Test(validate, a_point_without_an_interval_reads_n_a_everywhere)
 {
     Args a = far_run("r", 120, "");
-    add(&a, "-validate");
-    add(&a, "every=0.25");
-    add(&a, "games=2");
+    add_line(&a, "-validate every=0.25 games=2");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -606,8 +526,7 @@ Test(validate, a_point_without_an_interval_reads_n_a_everywhere)
     free(csv);
 
     Args s = { .n = 0 };
-    add(&s, "status");
-    add(&s, "%s/r", tmp);
+    add_line(&s, "status %s/r", tmp);
     cr_assert_eq(run_to_end(status_main, &s, "status"), 0);
     char *st = slurp("status");
     cr_assert(strstr(st, "latest: point 4 at ") && strstr(st, "Elo n/a (1 pair, "), "%s", st);
@@ -616,12 +535,7 @@ Test(validate, a_point_without_an_interval_reads_n_a_everywhere)
     free(st);
 
     Args x = { .n = 0 };
-    add(&x, "export");
-    add(&x, "%s/r", tmp);
-    add(&x, "-snapshot");
-    add(&x, "best");
-    add(&x, "-o");
-    add(&x, "%s/best.json", tmp);
+    add_line(&x, "export %s/r -snapshot best -o %s/best.json", tmp, tmp);
     cr_assert_eq(run_to_end(export_main, &x, "export"), 0);
     char *ex = slurp("export");
     cr_assert(strstr(ex, "validation points: Elo n/a (1 pair, "), "%s", ex);
@@ -703,11 +617,7 @@ Test(validate, the_best_point_has_an_interval)
 Test(validate, the_pgn_names_the_validation_games)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=8");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/g.pgn", tmp);
+    add_line(&a, "-validate every=0.5 games=8 -pgnout file=%s/g.pgn", tmp);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -780,8 +690,7 @@ static size_t row_games(const char *dir, uint64_t *games, uint64_t *pairs, size_
 static char *status_of(const char *dir, const char *log)
 {
     Args s = { .n = 0 };
-    add(&s, "status");
-    add(&s, "%s/%s", tmp, dir);
+    add_line(&s, "status %s/%s", tmp, dir);
     cr_assert_eq(run_to_end(status_main, &s, log), 0);
     return slurp(log);
 }
@@ -792,9 +701,7 @@ static char *status_of(const char *dir, const char *log)
 Test(validate, the_final_values_are_always_validated)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "every=0.3");
-    add(&a, "games=4");
+    add_line(&a, "-validate every=0.3 games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -820,18 +727,13 @@ Test(validate, the_final_values_are_always_validated)
 Test(validate, an_extension_validates_its_values)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "every=0.25");
-    add(&a, "games=4");
+    add_line(&a, "-validate every=0.25 games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     free(log);
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s/r", tmp);
-    add(&b, "-spsa");
-    add(&b, "games=160");
+    add_line(&b, "resume %s/r -spsa games=160", tmp);
     rc = run_to_end(resume_main, &b, "log2");
     log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -861,13 +763,7 @@ Test(validate, an_older_builds_run_validates_its_final_values_on_resume)
      * is taken at 72 games.  At concurrency 2 on a loaded machine point 2 can
      * still be in play while the other slot plays the rest of the budget, and
      * point 3 is then taken at 80, as the final point. */
-    add(&a, "-concurrency");
-    add(&a, "1");
-    add(&a, "-validate");
-    add(&a, "every=0.3");
-    add(&a, "games=4");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/g.pgn", tmp);
+    add_line(&a, "-concurrency 1 -validate every=0.3 games=4 -pgnout file=%s/g.pgn", tmp);
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -899,8 +795,7 @@ Test(validate, an_older_builds_run_validates_its_final_values_on_resume)
               "%s", st);
     free(st);
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s/r", tmp);
+    add_line(&b, "resume %s/r", tmp);
     rc = run_to_end(resume_main, &b, "log2");
     log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -963,9 +858,7 @@ Test(validate, games_0_with_a_schedule_is_refused)
         char dir[16];
         snprintf(dir, sizeof dir, "r%d", i);
         Args a = far_run(dir, 40, "");
-        add(&a, "-validate");
-        add(&a, "games=0");
-        add(&a, "%s", extra[i]);
+        add_line(&a, "-validate games=0 %s", extra[i]);
         int rc = run_to_end(run_main, &a, "log");
         char *log = slurp("log");
         cr_assert_eq(rc, 2, "games=0 %s: exit %d\n%s", extra[i], rc, log);
@@ -1054,14 +947,7 @@ static void two_points_at_both_limits(const char *dir, ValidationPoint **p, Vali
 static char *limit_run(const char *dir, const char *engine_args)
 {
     Args a = far_run(dir, 400, engine_args);
-    add(&a, "-spsa");
-    add(&a, "form=classic");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=100");
-    add(&a, "tc=10+0.1");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/%s.pgn", tmp, dir);
+    add_line(&a, "-spsa form=classic -validate every=0.5 games=100 tc=10+0.1 -pgnout file=%s/%s.pgn", tmp, dir);
     char log[64];
     snprintf(log, sizeof log, "%s.log", dir);
     int rc = run_to_end(run_main, &a, log);
@@ -1301,9 +1187,7 @@ Test(validate, a_pending_point_with_all_its_pairs_is_refused)
 Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=4");
+    add_line(&a, "-validate every=0.5 games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
@@ -1330,12 +1214,7 @@ Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
         snprintf(outpath, sizeof outpath, "%s/out.json", tmp);
         unlink(outpath);
         Args e = { .n = 0 };
-        add(&e, "export");
-        add(&e, "%s/r", tmp);
-        add(&e, "-snapshot");
-        add(&e, "1");
-        add(&e, "-o");
-        add(&e, "%s", outpath);
+        add_line(&e, "export %s/r -snapshot 1 -o %s", tmp, outpath);
         rc = run_to_end(export_main, &e, "elog");
         log = slurp("elog");
         cr_expect_eq(rc, 1, "export took {%s}:\n%s", bad[i].params, log);
@@ -1345,17 +1224,7 @@ Test(validate, a_snapshot_that_does_not_fit_the_spec_is_refused)
         free(log);
 
         Args v = { .n = 0 };
-        add(&v, "verify");
-        add(&v, "%s/r", tmp);
-        add(&v, "-snapshot");
-        add(&v, "1");
-        add(&v, "-sprt");
-        add(&v, "off");
-        add(&v, "-rounds");
-        add(&v, "2");
-        add(&v, "-bake");
-        add(&v, "no");
-        add(&v, "-restart");
+        add_line(&v, "verify %s/r -snapshot 1 -sprt off -rounds 2 -bake no -restart", tmp);
         rc = run_to_end(verify_main, &v, "vlog");
         log = slurp("vlog");
         cr_expect_neq(rc, 0, "verify played {%s}:\n%s", bad[i].params, log);
@@ -1375,9 +1244,7 @@ Test(validate, off_with_a_point_setting_is_refused)
     static const char *const bad[] = { "every=0.5", "games=20" };
     for (int i = 0; i < 2; i++) {
         Args a = far_run("r", 40, "");
-        add(&a, "-validate");
-        add(&a, "off");
-        add(&a, "%s", bad[i]);
+        add_line(&a, "-validate off %s", bad[i]);
         int rc = run_to_end(run_main, &a, "log");
         char *log = slurp("log");
         cr_expect_neq(rc, 0, "-validate off %s was taken:\n%s", bad[i], log);
@@ -1385,9 +1252,7 @@ Test(validate, off_with_a_point_setting_is_refused)
         free(log);
     }
     Args a = far_run("h", 40, "");
-    add(&a, "-validate");
-    add(&a, "off");
-    add(&a, "holdout=0.3");
+    add_line(&a, "-validate off holdout=0.3");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "-validate off holdout=0.3:\n%s", log);
@@ -1399,18 +1264,14 @@ Test(validate, off_with_a_point_setting_is_refused)
 Test(validate, holdout_0_says_validation_is_in_sample)
 {
     Args a = far_run("r", 40, "");
-    add(&a, "-validate");
-    add(&a, "holdout=0");
-    add(&a, "every=0.5");
-    add(&a, "games=4");
+    add_line(&a, "-validate holdout=0 every=0.5 games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
     cr_assert(strstr(log, "on the tuning's own openings (none held out: in sample)"), "%s", log);
     free(log);
     Args s = { .n = 0 };
-    add(&s, "status");
-    add(&s, "%s/r", tmp);
+    add_line(&s, "status %s/r", tmp);
     cr_assert_eq(run_to_end(status_main, &s, "slog"), 0);
     log = slurp("slog");
     cr_assert(strstr(log, "on the tuning's own openings: none held out"), "%s", log);
@@ -1458,13 +1319,7 @@ Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
     /* 2 ms a move: the final point stays in play long enough for the poll
      * below to see it on a loaded machine (at 1 ms a CI run missed it). */
     Args a = far_run("r", 80, "--think 2");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=20");
-    add(&a, "-maxmoves");
-    add(&a, "30");
-    add(&a, "-pgnout");
-    add(&a, "file=%s/g.pgn", tmp);
+    add_line(&a, "-validate every=0.5 games=20 -maxmoves 30 -pgnout file=%s/g.pgn", tmp);
     pid_t pid = spawn(run_main, &a, "log1");
     for (int i = 0; !state_has_pending_pairs("r"); i++) {
         int st;
@@ -1513,8 +1368,7 @@ Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
     free(pgn);
 
     Args b = { .n = 0 };
-    add(&b, "resume");
-    add(&b, "%s/r", tmp);
+    add_line(&b, "resume %s/r", tmp);
     int rc = run_to_end(resume_main, &b, "log2");
     char *log = slurp("log2");
     cr_assert_eq(rc, 0, "resume failed:\n%s", log);
@@ -1819,39 +1673,11 @@ static int optlog_run(const char *dir, const char *engine_args, const char *tuni
     cr_assert(access(FAKEUCI, X_OK) == 0, "%s is missing: run `make %s` first", FAKEUCI, FAKEUCI);
     write_file("alpha.txt", "Alpha, int, 0, -100, 100, 8, 0.05\n");
     Args a = { .n = 0 };
-    add(&a, "run");
-    add(&a, "-engine");
-    add(&a, "cmd=%s", FAKEUCI);
+    add_line(&a, "run -engine cmd=%s", FAKEUCI);
     add(&a, "args=--options --nodes 10 --option-log %s/%s.opt %s", tmp, dir, engine_args);
-    add(&a, "-params");
-    add(&a, "file=%s/alpha.txt", tmp);
-    add(&a, "-each");
-    for (const char *p = tuning; *p;) {
-        size_t n = strcspn(p, " ");
-        add(&a, "%.*s", (int)n, p);
-        p += n + strspn(p + n, " ");
-    }
-    add(&a, "-openings");
-    add(&a, "file=%s/book.epd", tmp);
-    add(&a, "-maxmoves");
-    add(&a, "10");
-    add(&a, "-spsa");
-    add(&a, "games=8");
-    add(&a, "-concurrency");
-    add(&a, "1");
-    add(&a, "-srand");
-    add(&a, "7");
-    add(&a, "-validate");
-    add(&a, "every=0.5");
-    add(&a, "games=2");
-    add(&a, "final=2");
-    for (const char *p = limit; *p;) {
-        size_t n = strcspn(p, " ");
-        add(&a, "%.*s", (int)n, p);
-        p += n + strspn(p + n, " ");
-    }
-    add(&a, "-out");
-    add(&a, "%s/%s", tmp, dir);
+    add_line(&a, "-params file=%s/alpha.txt -each %s", tmp, tuning);
+    add_line(&a, "-openings file=%s/book.epd -maxmoves 10 -spsa games=8 -concurrency 1 -srand 7", tmp);
+    add_line(&a, "-validate every=0.5 games=2 final=2 %s -out %s/%s", limit, tmp, dir);
     char log[64];
     snprintf(log, sizeof log, "%s.log", dir);
     return run_to_end(run_main, &a, log);
@@ -1986,8 +1812,7 @@ Test(validate, a_users_limit_that_is_no_limit_is_refused_as_each_refuses_it)
 
     /* A run is refused before it makes its directory. */
     Args a = far_run("r", 40, "");
-    add(&a, "-validate");
-    add(&a, "nodestime=50");
+    add_line(&a, "-validate nodestime=50");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_neq(rc, 0, "the run started:\n%s", log);
@@ -2156,8 +1981,7 @@ Test(validate, the_validation_files_keep_the_forfeits_and_read_an_older_builds)
 Test(validate, a_cut_validation_csv_is_named_in_status)
 {
     Args a = far_run("r", 80, "");
-    add(&a, "-validate");
-    add(&a, "games=4");
+    add_line(&a, "-validate games=4");
     int rc = run_to_end(run_main, &a, "log");
     char *log = slurp("log");
     cr_assert_eq(rc, 0, "run failed:\n%s", log);
