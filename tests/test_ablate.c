@@ -567,12 +567,7 @@ Test(ablate, export_refuses_start_values_the_run_cannot_play)
             "              \"beta\": -0.1, \"se\": 0.02}]}\n",
             bad[c][0]);
         Args e = { .n = 0 };
-        add(&e, "export");
-        add(&e, "%s/r", tmp);
-        add(&e, "-ablation");
-        add(&e, "keep=pays");
-        add(&e, "-o");
-        add(&e, "%s/kept.json", tmp);
+        add_line(&e, "export %s/r -ablation keep=pays -o %s/kept.json", tmp, tmp);
         int rc = run_to_end(export_main, &e, "elog");
         char *log = slurp("elog");
         cr_assert_eq(rc, 1, "base LmrBase %s is refused:\n%s", bad[c][0], log);
