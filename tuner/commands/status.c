@@ -13,11 +13,11 @@
 
 /* A night's steps (nightsteps.h), each with its figure, and its morning
  * page, when DIR holds a night. */
-static void night_steps(FILE *out, const char *dir)
+static void night_steps(FILE *out, const MorningRun *m)
 {
     NightSteps s;
     char err[PATH_MAX + 256];
-    int rc = night_steps_read(dir, &s, err, sizeof err);
+    int rc = night_steps_read(m, &s, err, sizeof err);
     if (rc < 0)
         fprintf(out, "\nnight: %s\n", err);
     else if (rc > 0)
@@ -54,7 +54,7 @@ int status_main(int argc, char **argv)
     if (m.hist_err[0])
         fprintf(stderr, "ratchet-tune: status: warning: %s\n", m.hist_err);
     morning_status(stdout, &m);
+    night_steps(stdout, &m);
     morning_free(&m);
-    night_steps(stdout, argv[1]);
     return 0;
 }

@@ -81,7 +81,7 @@ int htmlreport_run(const char *dir, const char *out, HtmlRunMode mode, char *err
     fputs(" &middot; state saved ", f);
     htmlreport_esc(f, rs->updated);
     NightSteps night;
-    bool has_night = htmlreport_has_night(abs, &night);
+    bool has_night = htmlreport_has_night(&m, &night);
     fputs("</p></header>\n<nav>", f);
     if (has_night)
         fputs("<a href=\"#night\">Night</a>", f);

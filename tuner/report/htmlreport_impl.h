@@ -67,9 +67,9 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg);
 
 /* ---- htmlreport_morning.c: a night's steps ---- */
 
-/* Whether DIR holds a night (s filled; an unreadable night.json is one row
- * saying why). */
-bool htmlreport_has_night(const char *dir, NightSteps *s);
+/* Whether the run m read holds a night (s filled; an unreadable night.json
+ * is one row saying why). */
+bool htmlreport_has_night(const MorningRun *m, NightSteps *s);
 void htmlreport_night_section(FILE *f, const NightSteps *s);
 
 #endif

@@ -212,10 +212,10 @@ void htmlreport_moves_section(FILE *f, HtmlRunPage *pg)
 
 /* ---- a night's steps ---- */
 
-bool htmlreport_has_night(const char *dir, NightSteps *s)
+bool htmlreport_has_night(const MorningRun *m, NightSteps *s)
 {
     char err[PATH_MAX + 256];
-    int rc = night_steps_read(dir, s, err, sizeof err);
+    int rc = night_steps_read(m, s, err, sizeof err);
     if (rc < 0) {
         memset(s, 0, sizeof *s);
         s->n = 1;

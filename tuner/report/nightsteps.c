@@ -21,19 +21,10 @@ static cJSON *read_in(const char *dir, const char *name, char *why, size_t len)
     return access(path, F_OK) == 0 ? rd_read_json(path, why, len) : NULL;
 }
 
-static void spsa_figure(const char *dir, char *buf, size_t len)
+static void spsa_figure(const RunState *rs, char *buf, size_t len)
 {
-    RunState rs;
-    runstate_init(&rs);
-    char err[PATH_MAX + 256];
-    if (runstate_load(&rs, dir, err, sizeof err) < 0) {
-        snprintf(buf, len, "%.700s", err);
-    } else {
-        uint64_t total = spsa_budget_games(&rs.spsa.cfg);
-        snprintf(buf, len, "%llu of %llu games at %s", (unsigned long long)rs.games, (unsigned long long)total,
-                 rs.tc);
-    }
-    runstate_free(&rs);
+    snprintf(buf, len, "%llu of %llu games at %s", (unsigned long long)rs->games,
+             (unsigned long long)spsa_budget_games(&rs->spsa.cfg), rs->tc);
 }
 
 /* "pays: Lmr, Qs; costs: Lmp; unclear: Rfp": the groups by verdict, from buf[at]. */
@@ -102,7 +93,8 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     cJSON *v = read_in(dir, "verify.json", buf, len);
     if (!v)
         return; /* buf says why, or "" */
-    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", json_num_shown(v, "pairs"), json_num_shown(v, "rounds"), json_text_shown(v, "tc"));
+    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", json_num_shown(v, "pairs"),
+                        json_num_shown(v, "rounds"), json_text_shown(v, "tc"));
     if (isfinite(json_num_shown(v, "elo")) && isfinite(json_num_shown(v, "elo_err")))
         at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", json_num_shown(v, "elo"), json_num_shown(v, "elo_err"));
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(v, "ptnml"), *x;
@@ -118,14 +110,14 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     cJSON_Delete(v);
 }
 
-int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen)
+int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t errlen)
 {
+    const char *dir = m->dir;
     memset(out, 0, sizeof *out);
     char why[PATH_MAX + 256];
     cJSON *j = read_in(dir, RD_NIGHT_FILE, why, sizeof why);
     if (!j)
         return why[0] ? errmsg(err, errlen, "%s", why) : 0;
-    bool held = rd_lock_holder(dir) > 0;
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "steps"))
     {
@@ -135,11 +127,11 @@ int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen)
         snprintf(st->name, sizeof st->name, "%s", json_text_shown(s, "name"));
         const char *status = json_text_shown(s, "status");
         snprintf(st->status, sizeof st->status, "%s",
-                 !strcmp(status, "running") && !held ? "interrupted" : status);
+                 !strcmp(status, "running") && m->holder <= 0 ? "interrupted" : status);
         if (!strcmp(status, "todo"))
             continue;
         if (!strcmp(st->name, "spsa"))
-            spsa_figure(dir, st->figure, sizeof st->figure);
+            spsa_figure(m->rs, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "ablation"))
             ablation_figure(dir, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "export"))
@@ -157,9 +149,13 @@ int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen)
 void night_steps_print(FILE *out, const NightSteps *s)
 {
     fprintf(out, "\nnight (%s):\n", RD_NIGHT_FILE);
-    for (size_t i = 0; i < s->n; i++)
-        fprintf(out, "  %-9s %s%*s%s\n", s->steps[i].name, s->steps[i].status,
-                s->steps[i].figure[0] ? 12 - (int)strlen(s->steps[i].status) : 0, "", s->steps[i].figure);
+    for (size_t i = 0; i < s->n; i++) {
+        const NightStep *st = &s->steps[i];
+        fprintf(out, "  %-9s %s", st->name, st->status);
+        if (st->figure[0])
+            fprintf(out, "%*s%s", strlen(st->status) < 11 ? 12 - (int)strlen(st->status) : 1, "", st->figure);
+        fputc('\n', out);
+    }
     if (s->morning[0])
         fprintf(out, "  the morning page: %s\n", s->morning);
 }

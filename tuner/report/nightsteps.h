@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "morning.h"
+
 #define NIGHT_STEPS_MAX 8
 
 typedef struct {
@@ -26,9 +28,10 @@ typedef struct {
     char morning[PATH_MAX + 16]; /* DIR/morning.txt when written, else "" */
 } NightSteps;
 
-/* DIR's night: 1 with out filled, 0 when DIR holds no night.json, -1 with
- * a message when it cannot be read. */
-int night_steps_read(const char *dir, NightSteps *out, char *err, size_t errlen);
+/* The night of the run m has read (its directory, state and lock holder):
+ * 1 with out filled, 0 when the directory holds no night.json, -1 with a
+ * message when it cannot be read. */
+int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t errlen);
 /* The lines `status` prints: one per step, "  spsa      done     FIGURE". */
 void night_steps_print(FILE *out, const NightSteps *s);
 
