@@ -459,6 +459,23 @@ Test(validate, no_step_replays_an_opening_another_step_played)
     }
     cr_assert(same_set, "both copies claim the same held-out openings");
     cr_assert_not(same_order, "-srand 21 and -srand 22 play them in the same order");
+
+    /* A longer budget adds a validation point, whose openings the steps
+     * above claimed: refused, naming the claims, the run as it was. */
+    char *before = slurp("r/state.json");
+    Args b = { .n = 0 };
+    add_line(&b, "resume %s/r -spsa games=80", tmp);
+    int rc2 = run_to_end(resume_main, &b, "log2");
+    char *log2 = slurp("log2");
+    cr_assert_neq(rc2, 0, "a resume whose validation replays claimed openings ran:\n%s", log2);
+    cr_assert(strstr(log2, "openings.json") && strstr(log2, "claim 1 (verify, verify.json)") &&
+                  strstr(log2, "keep the budget at 40 games"),
+              "the refusal names the claims and the budget that keeps them:\n%s", log2);
+    char *after = slurp("r/state.json");
+    cr_assert_str_eq(before, after, "the refused resume changed state.json");
+    free(before);
+    free(after);
+    free(log2);
 }
 
 /* A state written before held-out openings and validation existed reads as

@@ -40,6 +40,11 @@ typedef struct {
 int claims_load(const char *dir, uint64_t held_out, OpenClaims *c, char *err, size_t errlen);
 /* The first held-out opening past validation's `reserve` and every claim. */
 uint64_t claims_end(const OpenClaims *c, uint64_t reserve);
+/* Validation planned over `reserve` held-out openings (a budget extended
+ * by resume) against DIR/openings.json: 0 when no claim starts below it,
+ * else -1 with err naming the file, the claim and its openings (a longer
+ * validation would replay them). */
+int claims_check_reserve(const char *dir, uint64_t held_out, uint64_t reserve, char *err, size_t errlen);
 /* Adds a claim and rewrites DIR/openings.json atomically. */
 int claims_add(const char *dir, OpenClaims *c, uint64_t reserve, const OpenClaim *claim, char *err, size_t errlen);
 /* The claim of `file` that starts at `first` down to `count` openings (a
