@@ -305,7 +305,8 @@ int rd_write_atomic_private(const char *path, const char *data, size_t len, char
     return write_atomic_via(path, suffix, data, len, err, errlen);
 }
 
-char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
+/* path opened to read as a regular file, or NULL with err (errno kept). */
+static FILE *open_to_read(const char *path, char *err, size_t errlen)
 {
     const char *why;
     FILE *f = fopen_regular(path, "r", &why);
@@ -313,8 +314,15 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
         int e = errno;
         errmsg(err, errlen, "cannot open '%s': %s", path, why);
         errno = e;
-        return NULL;
     }
+    return f;
+}
+
+char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = open_to_read(path, err, errlen);
+    if (!f)
+        return NULL;
     char *text = read_stream(f, 0, len);
     fclose(f);
     if (!text)
@@ -324,14 +332,9 @@ char *rd_read_file(const char *path, size_t *len, char *err, size_t errlen)
 
 cJSON *rd_read_json(const char *path, char *err, size_t errlen)
 {
-    const char *why;
-    FILE *f = fopen_regular(path, "r", &why);
-    if (!f) {
-        int e = errno;
-        errmsg(err, errlen, "cannot open '%s': %s", path, why);
-        errno = e;
+    FILE *f = open_to_read(path, err, errlen);
+    if (!f)
         return NULL;
-    }
     struct stat sb;
     if (fstat(fileno(f), &sb) == 0 && (uint64_t)sb.st_size > RD_JSON_MAX) {
         fclose(f);
