@@ -3,6 +3,7 @@
  * every step (-until) and continued, which must end with the same files. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,4 +203,42 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     log = slurp("bad2");
     cr_assert(strstr(log, "takes only -until and -force"), "%s", log);
     free(log);
+}
+
+static double plan_num(const cJSON *plan, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(plan, key);
+    cr_assert(cJSON_IsNumber(x), "night.json: plan.%s", key);
+    return x->valuedouble;
+}
+
+/* A night sized by time: the rates measured at both limits (24 games
+ * each), the confirmation cut to a third of the night, the ablation a
+ * third of the games of the rest.  The SPSA games are given, so that only
+ * they are played. */
+Test(night, a_night_sized_by_time_splits_it_by_the_rule)
+{
+    Args a = fake_run_args("t", 200, 0, 1);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    add_line(&a, "-params file=%s/far.txt -games 200 -hours 1 -confirm nodes=1 -confirm-pairs 100000000", tmp);
+    add_line(&a, "-until spsa");
+    cr_assert_eq(run_to_end(night_main, &a, "t.log"), 0, "%s", slurp("t.log"));
+    char *log = slurp("t.log");
+    cr_assert(strstr(log, "measuring this machine's rate at the run's limit: 24 games") &&
+                  strstr(log, "measuring this machine's rate at the user's limit: 24 games"),
+              "%s", log);
+    free(log);
+    cJSON *nj = json_of("t", NIGHT_FILE);
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
+    double run = plan_num(plan, "rate_run"), confirm = plan_num(plan, "rate_confirm");
+    cr_assert(run > 0 && confirm > 0, "the rates: %g and %g games/s", run, confirm);
+    double pairs = plan_num(plan, "confirm_pairs"), expect = floor(3600.0 / 3 * confirm / 2);
+    cr_assert(fabs(pairs - (expect < 50 ? 50 : expect)) <= 1, "the confirmation at most a third: %g pairs, %g at "
+              "%g games/s", pairs, expect, confirm);
+    double t_confirm = 2 * pairs / confirm, abl = floor((3600 - t_confirm) * run / 3 / 2);
+    cr_assert(fabs(plan_num(plan, "ablation_pairs") - (abl < 200 ? 200 : abl)) <= 1,
+              "the ablation a third of the rest: %g pairs, %g expected", plan_num(plan, "ablation_pairs"), abl);
+    cr_assert_eq(plan_num(plan, "spsa_games"), 200);
+    cJSON_Delete(nj);
 }

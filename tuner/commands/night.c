@@ -217,10 +217,12 @@ static int night_load(Night *n, char *err, size_t errlen)
 
 /* ---- the plan ------------------------------------------------------------------ */
 
-/* argv of one command: the words, then a NULL. */
+/* argv of one command: the words, then a NULL.  A word that could not be
+ * added marks the list failed, and `call` does not run it. */
 typedef struct {
     int n;
     char **v;
+    bool failed;
 } Words;
 
 static int push(Words *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -231,7 +233,19 @@ static int push(Words *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return conf_argv_push(&w->n, &w->v, buf);
+    if (conf_argv_push(&w->n, &w->v, buf) < 0)
+        w->failed = true;
+    return w->failed ? -1 : 0;
+}
+
+/* Words as they are, up to a NULL. */
+static void push_words(Words *w, ...)
+{
+    va_list ap;
+    va_start(ap, w);
+    for (const char *s; (s = va_arg(ap, const char *));)
+        push(w, "%s", s);
+    va_end(ap);
 }
 
 /* The run options without the sections a night sets itself. */
@@ -261,18 +275,16 @@ static int measure_rate(const Night *n, const char *name, int neach, char **each
     char out[PATH_MAX + 64];
     snprintf(out, sizeof out, "%s/%s/calibrate-%s", n->dir, RD_NIGHT_SUB, name);
     Words w = { 0 };
-    int rc = push(&w, "run") < 0 || push_run_options(&w, n, skip) < 0 ? -1 : 0;
-    if (rc == 0 && neach) {
-        rc = push(&w, "-each");
-        for (int i = 0; rc == 0 && i < neach; i++)
-            rc = push(&w, "%s", each[i]);
-    }
-    if (rc == 0)
-        rc = push(&w, "-spsa") < 0 || push(&w, "games=%d", CALIBRATION_GAMES) < 0 || push(&w, "-validate") < 0 ||
-                     push(&w, "off") < 0 || push(&w, "-out") < 0 || push(&w, "%s", out) < 0
-                 ? -1
-                 : 0;
-    if (rc < 0) {
+    push(&w, "run");
+    push_run_options(&w, n, skip);
+    if (neach)
+        push(&w, "-each");
+    for (int i = 0; i < neach; i++)
+        push(&w, "%s", each[i]);
+    push(&w, "-spsa");
+    push(&w, "games=%d", CALIBRATION_GAMES);
+    push_words(&w, "-validate", "off", "-out", out, (char *)NULL);
+    if (w.failed) {
         conf_free_argv(w.n, w.v);
         return errmsg(err, errlen, "out of memory");
     }
@@ -285,7 +297,7 @@ static int measure_rate(const Night *n, const char *name, int neach, char **each
                       "what the run said, then run the same command again", CALIBRATION_GAMES, name, r);
     RunState rs;
     runstate_init(&rs);
-    rc = runstate_load(&rs, out, err, errlen);
+    int rc = runstate_load(&rs, out, err, errlen);
     if (rc == 0 && (rs.elapsed <= 0 || rs.games == 0))
         rc = errmsg(err, errlen, "night: %s: no time measured", out);
     if (rc == 0)
@@ -404,14 +416,16 @@ static bool step_done(Night *n, int i, int rc)
 static int call(int (*fn)(int, char **), Words *w)
 {
     fflush(stdout);
-    char **copy = w->v ? malloc((size_t)(w->n + 1) * sizeof *copy) : NULL;
+    char **copy = w->v && !w->failed ? malloc((size_t)(w->n + 1) * sizeof *copy) : NULL;
     if (copy)
         memcpy(copy, w->v, (size_t)(w->n + 1) * sizeof *copy);
+    else
+        fprintf(stderr, "ratchet-tune: night: out of memory building the command line of %s\n",
+                w->v ? w->v[0] : "a step");
     int rc = copy ? fn(w->n, copy) : 1;
     free(copy);
     conf_free_argv(w->n, w->v);
-    w->n = 0;
-    w->v = NULL;
+    *w = (Words){ 0 };
     fflush(stdout);
     return rc;
 }
@@ -434,8 +448,7 @@ static int step_spsa(Night *n)
     if (access(state, F_OK) == 0) {
         if (run_complete(n->dir))
             return 0;
-        push(&w, "resume");
-        push(&w, "%s", n->dir);
+        push_words(&w, "resume", n->dir, (char *)NULL);
         if (n->force)
             push(&w, "-force");
         return call(resume_main, &w);
@@ -452,18 +465,14 @@ static int step_spsa(Night *n)
         push(&w, "-validate");
         push(&w, "holdout=%.4f", n->holdout);
     }
-    push(&w, "-out");
-    push(&w, "%s", n->dir);
+    push_words(&w, "-out", n->dir, (char *)NULL);
     return call(run_main, &w);
 }
 
 static int step_ablation(Night *n)
 {
     Words w = { 0 };
-    push(&w, "verify");
-    push(&w, "%s", n->dir);
-    push(&w, "-ablate");
-    push(&w, "-rounds");
+    push_words(&w, "verify", n->dir, "-ablate", "-rounds", (char *)NULL);
     push(&w, "%llu", (unsigned long long)n->ablation_pairs);
     push(&w, "-srand");
     push(&w, "%llu", (unsigned long long)((n->seed + 1) % 4294967291u));
@@ -475,28 +484,17 @@ static int step_ablation(Night *n)
 static int step_export(Night *n)
 {
     Words w = { 0 };
-    push(&w, "export");
-    push(&w, "%s", n->dir);
-    push(&w, "-ablation");
-    push(&w, "keep=pays");
-    push(&w, "-o");
-    push(&w, "%s", n->kept);
+    push_words(&w, "export", n->dir, "-ablation", "keep=pays", "-o", n->kept, (char *)NULL);
     return call(export_main, &w);
 }
 
 static int step_confirm(Night *n)
 {
     Words w = { 0 };
-    push(&w, "verify");
-    push(&w, "%s", n->dir);
-    push(&w, "-tuned");
-    push(&w, "%s", n->kept);
-    push(&w, "-each");
+    push_words(&w, "verify", n->dir, "-tuned", n->kept, "-each", (char *)NULL);
     for (int i = 0; i < n->nconfirm; i++)
         push(&w, "%s", n->confirm[i]);
-    push(&w, "-sprt");
-    push(&w, "off");
-    push(&w, "-rounds");
+    push_words(&w, "-sprt", "off", "-rounds", (char *)NULL);
     push(&w, "%llu", (unsigned long long)n->confirm_pairs);
     push(&w, "-srand");
     push(&w, "%llu", (unsigned long long)((n->seed + 2) % 4294967291u));
