@@ -22,6 +22,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,8 +118,12 @@ Test(thirdparty, stockfish_skill_level_rises)
     snprintf(out, sizeof out, "%s/skill", tmp);
     snprintf(engine, sizeof engine, "cmd=%s", sf);
     snprintf(file, sizeof file, "file=%s", spec);
+    /* The sanitizer build plays a tenth of the games: the same exchange with
+     * a real engine under ASan; how far the value rises is the optimized
+     * build's check. */
+    bool sanitized = getenv("RATCHET_SANITIZED") != NULL;
     char games[32];
-    snprintf(games, sizeof games, "games=%d", GAMES);
+    snprintf(games, sizeof games, "games=%d", sanitized ? GAMES / 10 : GAMES);
     char *run[] = { "run", "-engine", engine, "-params", file, "-each", "nodes=1000", "-spsa", games,
                     "-concurrency", "2", "-srand", "15", "-out", out, NULL };
     char *log;
@@ -132,7 +137,8 @@ Test(thirdparty, stockfish_skill_level_rises)
     cr_assert_eq(runstate_load(&rs, out, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(rs.spsa.params[0].name, "Skill Level");
     double theta = rs.spsa.params[0].theta;
-    cr_assert_geq(theta, MIN_END, "Skill Level went from %d to %.2f in %d games", START, theta, GAMES);
+    if (!sanitized)
+        cr_assert_geq(theta, MIN_END, "Skill Level went from %d to %.2f in %d games", START, theta, GAMES);
     cr_assert(strstr(rs.engine, "Stockfish"), "engine %s", rs.engine);
     /* What export writes: theta rounded, or the average of the run's last
      * quarter under the settle form. */
