@@ -19,6 +19,7 @@
 #include "sprt.h"
 #include "stats.h"
 #include "verdict.h"
+#include "verify_record.h"
 
 static void setup(void)
 {
@@ -165,8 +166,11 @@ Test(elotext, verify_status_of_a_lopsided_verification)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     cr_assert_not_null(m);
-    verdict_print_status(m, tmp, j, err, NULL);
+    VerifyRecord r;
+    verify_record_from_json(&r, j, false, NULL, NULL, 0);
+    verdict_print_status(m, tmp, &r, err, NULL);
     fclose(m);
+    verify_record_free(&r);
     cJSON_Delete(j);
     cr_assert(strstr(text, "10 games, Elo n/a (all 5 pairs WW, score 100.0%: too few games for an interval), "
                            "nElo n/a, LOS"),

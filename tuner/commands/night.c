@@ -28,6 +28,7 @@
 #include "state.h"
 #include "validate.h"
 #include "verify.h"
+#include "verify_record.h"
 
 enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -515,7 +516,7 @@ static cJSON *read_in(const char *dir, const char *name)
 static void morning_write(FILE *out, const Night *n)
 {
     cJSON *abl = read_in(n->dir, "ablation.json"), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
-    cJSON *ver = read_in(n->dir, "verify.json");
+    cJSON *ver = read_in(n->dir, VERIFY_FILE);
     fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
     const cJSON *gs = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
     if (abl)
@@ -548,21 +549,25 @@ static void morning_write(FILE *out, const Night *n)
                 json_num_shown(pr, "groups"), json_num_shown(pr, "elo"), json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"),
                 json_text_shown(pr, "additivity"));
     if (ver) {
-        const cJSON *op = cJSON_GetObjectItemCaseSensitive(ver, "openings");
-        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_text_shown(ver, "tc"), json_num_shown(ver, "elo"),
-                json_num_shown(ver, "elo_err"), json_num_shown(ver, "games"));
-        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(ver, "ptnml"), *x;
-        int k = 0;
-        cJSON_ArrayForEach(x, pt) fprintf(out, "%s%.0f", k++ ? ", " : "[", x->valuedouble);
-        fprintf(out, "%s), %s openings %.0f..%.0f, verdict %s\n", k ? "]" : "[]", json_text_shown(op, "set"),
-                json_num_shown(op, "held_out_first"), json_num_shown(op, "held_out_first") + json_num_shown(op, "held_out_count") - 1,
-                json_text_shown(ver, "verdict"));
-        if (cJSON_IsObject(pr) && !isnan(json_num_shown(ver, "elo")))
+        VerifyRecord r;
+        verify_record_from_json(&r, ver, false, NULL, NULL, 0);
+        const uint64_t *pt = r.tally.ptnml;
+        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", r.tc ? r.tc : "?", r.est.elo,
+                r.est.elo_err, verify_record_shown(&r, VREC_GAMES, r.tally.games));
+        if (r.have & VREC_PTNML)
+            fprintf(out, "[%llu, %llu, %llu, %llu, %llu]", (unsigned long long)pt[0], (unsigned long long)pt[1],
+                    (unsigned long long)pt[2], (unsigned long long)pt[3], (unsigned long long)pt[4]);
+        else
+            fprintf(out, "[]");
+        double first = verify_record_shown(&r, VREC_CLAIM, r.held_out_first);
+        fprintf(out, "), %s openings %.0f..%.0f, verdict %s\n", r.set ? r.set : "?", first,
+                first + verify_record_shown(&r, VREC_CLAIM, r.held_out_count) - 1, r.verdict ? r.verdict : "?");
+        if (cJSON_IsObject(pr) && !isnan(r.est.elo))
             fprintf(out, "  against the prediction: %s its interval (the prediction is at the ablation's limit)\n",
-                    json_num_shown(ver, "elo") >= json_num_shown(pr, "elo_lo") && json_num_shown(ver, "elo") <= json_num_shown(pr, "elo_hi") ? "inside" : "outside");
-        const cJSON *eng = cJSON_GetObjectItemCaseSensitive(ver, "engines");
-        if (!strcmp(json_text_shown(eng, "mode"), "baked"))
-            fprintf(out, "The baked engine: %s\n", json_text_shown(eng, "tuned"));
+                    r.est.elo >= json_num_shown(pr, "elo_lo") && r.est.elo <= json_num_shown(pr, "elo_hi") ? "inside" : "outside");
+        if (r.mode && !strcmp(r.mode, "baked"))
+            fprintf(out, "The baked engine: %s\n", r.engine_tuned ? r.engine_tuned : "?");
+        verify_record_free(&r);
     }
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
     fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);

@@ -11,13 +11,13 @@
 #include "cli.h"
 #include "cliutil.h"
 #include "errmsg.h"
-#include "jsonget.h"
 #include "matchreport.h"
 #include "rd.h"
 #include "setup.h"
 #include "stopsig.h"
 #include "ablate.h"
 #include "verify_impl.h"
+#include "verify_record.h"
 
 #define VERIFY_SUBDIR "verify"
 
@@ -212,10 +212,7 @@ static int play(Verify *v)
     if (done && v->fresh_cut && v->sprt.on && v->verdict == 0)
         printf("verify: the SPRT ran out of fresh openings after %llu pairs: no verdict (a bigger book, or "
                "-openings file=F with openings the run never played)\n", (unsigned long long)v->rounds);
-    cJSON *j = verify_to_json(v, status, verify_verdict_name(v));
-    if (j)
-        verdict_print(stdout, j, v->run.dir);
-    cJSON_Delete(j);
+    verify_print_verdict(stdout, v, status);
     if (!done)
         printf("continue with: %s verify %s\n", setup_prog(), v->run.dir);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
@@ -234,24 +231,24 @@ static int continue_earlier(VerifyCall *c)
     Verify *v = verify_of(c);
     if (!c->old)
         return STEP_GO;
-    if (!verify_same_params(verify_params_of(v->run.tuned), cJSON_GetObjectItemCaseSensitive(c->old, "tuned")) ||
-        !verify_same_params(verify_params_of(v->run.base), cJSON_GetObjectItemCaseSensitive(c->old, "base"))) {
-        uint64_t then = 0;
-        json_get_u64(c->old, "run_games", &then);
+    VerifyRecord old;
+    verify_record_from_json(&old, c->old, false, NULL, NULL, 0);
+    int step = STEP_GO;
+    if (!verify_same_params(verify_params_of(v->run.tuned), old.tuned) ||
+        !verify_same_params(verify_params_of(v->run.base), old.base)) {
         printf("verify: the values differ from those of %s (the run has moved on, %llu games then, %llu now, or "
                "the -base file changed): starting a new verify\n",
-               v->path, (unsigned long long)then, (unsigned long long)v->run.rs.games);
-        return STEP_GO;
-    }
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
-    if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-        verdict_print(stdout, c->old, c->arg);
+               v->path, (unsigned long long)old.run_games, (unsigned long long)v->run.rs.games);
+    } else if (old.status && !strcmp(old.status, "done")) {
+        verdict_print(stdout, &old, c->arg);
         printf("(finished earlier; -restart plays it again)\n");
         c->rc = EXIT_DONE;
-        return STEP_END;
+        step = STEP_END;
+    } else {
+        c->resume = true;
     }
-    c->resume = true;
-    return STEP_GO;
+    verify_record_free(&old);
+    return step;
 }
 
 /* DIR/verify/tuned.json and base.json. */

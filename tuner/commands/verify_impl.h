@@ -66,7 +66,8 @@ void verify_abandoned(void *ctx, const PairJob *job);
 
 /* verify_state.c: DIR/verify.json. */
 const char *verify_verdict_name(const Verify *v);
-cJSON *verify_to_json(const Verify *v, const char *status, const char *verdict);
+/* The verdict of v as `status` prints it (verdict.h). */
+void verify_print_verdict(FILE *out, const Verify *v, const char *status);
 int verify_save(Verify *v, const char *status, const char *verdict, char *err, size_t errlen);
 /* The progress of an unfinished verify from its file. */
 int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen);

@@ -412,5 +412,5 @@ void morning_status(FILE *out, const MorningRun *m)
                 st->ninflight == 1 ? "" : "es");
     morning_summary(out, m);
     if (m->has_verify)
-        verdict_print_status(out, m->dir, m->verify, m->verify_err, m->rs);
+        verdict_print_status(out, m->dir, m->verify ? &m->verify_record : NULL, m->verify_err, m->rs);
 }

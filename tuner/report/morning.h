@@ -19,6 +19,7 @@
 #include "histscan.h"
 #include "moves.h"
 #include "state.h"
+#include "verify_record.h"
 
 /* ---- the run directory, read once ---- */
 
@@ -45,9 +46,11 @@ typedef struct {
     size_t npts, nlimit;
     int val_rc, limit_rc;
     char val_err[512], limit_err[512];
-    /* verify.json, when there is one: its object, or NULL with verify_err */
+    /* verify.json, when there is one: its object and its record (which
+     * borrows from it), or NULL with verify_err */
     bool has_verify;
     cJSON *verify;
+    VerifyRecord verify_record;
     char verify_err[512];
 } MorningRun;
 

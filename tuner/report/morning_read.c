@@ -12,7 +12,7 @@
 
 #include "rd.h"
 #include "validate.h"
-#include "verdict.h"
+#include "verify_record.h"
 
 /* history.csv: status's table or the report's charts, and the verdicts, in
  * one pass; without the file, the verdicts are of the state alone and only
@@ -73,6 +73,8 @@ static void read_verify(MorningRun *m)
     m->has_verify = access(path, F_OK) == 0;
     if (m->has_verify)
         m->verify = rd_read_json(path, m->verify_err, sizeof m->verify_err);
+    if (m->verify)
+        verify_record_from_json(&m->verify_record, m->verify, false, NULL, NULL, 0);
 }
 
 static void read_all(MorningRun *m, const char *dir, const RunState *rs, MorningHistory what)
@@ -111,6 +113,7 @@ void morning_free(MorningRun *m)
     free(m->verdicts);
     free(m->pts);
     free(m->limit_pts);
+    verify_record_free(&m->verify_record);
     cJSON_Delete(m->verify);
     if (m->owns)
         runstate_free(&m->own);

@@ -90,23 +90,24 @@ static void export_figure(const char *dir, char *buf, size_t len)
 
 static void confirm_figure(const char *dir, char *buf, size_t len)
 {
-    cJSON *v = read_in(dir, "verify.json", buf, len);
+    cJSON *v = read_in(dir, VERIFY_FILE, buf, len);
     if (!v)
         return; /* buf says why, or "" */
-    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", json_num_shown(v, "pairs"),
-                        json_num_shown(v, "rounds"), json_text_shown(v, "tc"));
-    if (isfinite(json_num_shown(v, "elo")) && isfinite(json_num_shown(v, "elo_err")))
-        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", json_num_shown(v, "elo"), json_num_shown(v, "elo_err"));
-    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(v, "ptnml"), *x;
-    int k = 0;
-    cJSON_ArrayForEach(x, pt) at = appendf(buf, len, at, "%s%.0f", k++ ? ", " : " (Ptnml [", x->valuedouble);
-    if (k)
+    VerifyRecord r;
+    verify_record_from_json(&r, v, false, NULL, NULL, 0);
+    const MatchTally *t = &r.tally;
+    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", verify_record_shown(&r, VREC_PAIRS, t->pairs),
+                        verify_record_shown(&r, VREC_ROUNDS, r.rounds), r.tc ? r.tc : "?");
+    if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
+        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", r.est.elo, r.est.elo_err);
+    if (r.have & VREC_PTNML) {
+        for (int k = 0; k < 5; k++)
+            at = appendf(buf, len, at, "%s%llu", k ? ", " : " (Ptnml [", (unsigned long long)t->ptnml[k]);
         at = appendf(buf, len, at, "])");
-    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(v, "time_losses");
-    if (cJSON_GetArraySize(tl) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(tl, 0)) &&
-        cJSON_IsNumber(cJSON_GetArrayItem(tl, 1)))
-        appendf(buf, len, at, ", %.0f time losses",
-                cJSON_GetArrayItem(tl, 0)->valuedouble + cJSON_GetArrayItem(tl, 1)->valuedouble);
+    }
+    if (r.have & VREC_TIME_LOSSES)
+        appendf(buf, len, at, ", %llu time losses", (unsigned long long)(t->time_losses[0] + t->time_losses[1]));
+    verify_record_free(&r);
     cJSON_Delete(v);
 }
 

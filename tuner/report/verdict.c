@@ -1,36 +1,30 @@
 /* verify's verdict as status and verify print it; see verdict.h. */
 #include "verdict.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "elotext.h"
-#include "jsonget.h"
 #include "setup.h"
 #include "stats.h"
 
-void verdict_print(FILE *out, const cJSON *j, const char *dir)
+/* A string of the file, "?" when it is not there. */
+static const char *shown(const char *s)
 {
-    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(j, "verdict");
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tc");
-    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(eng, "mode");
-    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(j, "sprt");
-    uint64_t ptnml[5] = { 0 }, games = 0, run_games = 0;
-    json_get_counts(j, "ptnml", ptnml, 5);
-    json_get_u64(j, "games", &games);
-    json_get_u64(j, "run_games", &run_games);
-    const char *vs = cJSON_IsString(verdict) ? verdict->valuestring : "?";
-    const char *st = cJSON_IsString(status) ? status->valuestring : "?";
-    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(j, "base_file");
-    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(j, "tuned_file");
-    if (cJSON_IsString(tf) && tf->valuestring[0])
-        fprintf(out, "verify: the values of %s", tf->valuestring);
+    return s ? s : "?";
+}
+
+void verdict_print(FILE *out, const VerifyRecord *r, const char *dir)
+{
+    const uint64_t *ptnml = r->tally.ptnml;
+    const char *vs = shown(r->verdict);
+    const char *st = shown(r->status);
+    if (r->tuned_file && r->tuned_file[0])
+        fprintf(out, "verify: the values of %s", r->tuned_file);
     else
-        fprintf(out, "verify: the values after %llu games", (unsigned long long)run_games);
-    fprintf(out, " against %s, %s, %s engines: ", cJSON_IsString(bf) && bf->valuestring[0] ? bf->valuestring : "the start values",
-            cJSON_IsString(tc) ? tc->valuestring : "?",
-            cJSON_IsString(mode) ? mode->valuestring : "?");
+        fprintf(out, "verify: the values after %llu games", (unsigned long long)r->run_games);
+    fprintf(out, " against %s, %s, %s engines: ", r->base_file && r->base_file[0] ? r->base_file : "the start values",
+            shown(r->tc), shown(r->mode));
     if (!strcmp(vs, "identical")) {
         fprintf(out, "the tuned values are the start values: nothing to verify\n");
         return;
@@ -49,39 +43,31 @@ void verdict_print(FILE *out, const cJSON *j, const char *dir)
     stats_from_ptnml(ptnml, &e);
     char elo[160], nelo[160];
     fprintf(out, "\n  %llu games, Elo %s, nElo %s, LOS %.1f%%, Ptnml(0-2) [%llu, %llu, %llu, %llu, %llu]",
-            (unsigned long long)games, elo_text(elo, sizeof elo, e.elo, e.elo_err, 2, false, ptnml, 0, 0, 0),
+            (unsigned long long)r->tally.games, elo_text(elo, sizeof elo, e.elo, e.elo_err, 2, false, ptnml, 0, 0, 0),
             elo_has_interval(e.nelo, e.nelo_err) ? elo_text(nelo, sizeof nelo, e.nelo, e.nelo_err, 2, false, ptnml, 0, 0, 0)
                                                  : "n/a",
             100 * e.los, (unsigned long long)ptnml[0],
             (unsigned long long)ptnml[1], (unsigned long long)ptnml[2], (unsigned long long)ptnml[3],
             (unsigned long long)ptnml[4]);
-    if (cJSON_IsObject(sprt)) {
-        const cJSON *llr = cJSON_GetObjectItemCaseSensitive(sprt, "llr"), *lo = cJSON_GetObjectItemCaseSensitive(sprt, "lower"),
-                    *up = cJSON_GetObjectItemCaseSensitive(sprt, "upper"), *e0 = cJSON_GetObjectItemCaseSensitive(sprt, "elo0"),
-                    *e1 = cJSON_GetObjectItemCaseSensitive(sprt, "elo1");
-        if (cJSON_IsNumber(llr) && cJSON_IsNumber(lo) && cJSON_IsNumber(up) && cJSON_IsNumber(e0) && cJSON_IsNumber(e1))
-            fprintf(out, ", LLR %.2f (%.2f, %.2f) [%.2f, %.2f]", llr->valuedouble, lo->valuedouble, up->valuedouble,
-                    e0->valuedouble, e1->valuedouble);
-    }
+    if (r->has_sprt && !isnan(r->llr) && !isnan(r->lower) && !isnan(r->upper) && !isnan(r->sprt.elo0) &&
+        !isnan(r->sprt.elo1))
+        fprintf(out, ", LLR %.2f (%.2f, %.2f) [%.2f, %.2f]", r->llr, r->lower, r->upper, r->sprt.elo0, r->sprt.elo1);
     fputc('\n', out);
 }
 
 /* The run's values now, as verify.json's "tuned" holds them: every
  * parameter of the run by name (NULL on OOM). */
-void verdict_print_status(FILE *out, const char *dir, const cJSON *j, const char *err, const RunState *rs)
+void verdict_print_status(FILE *out, const char *dir, const VerifyRecord *r, const char *err, const RunState *rs)
 {
     fputc('\n', out);
-    if (!j) {
+    if (!r) {
         fprintf(out, "verify: %s\n", err);
         return;
     }
-    verdict_print(out, j, dir);
-    uint64_t run_games = 0;
-    json_get_u64(j, "run_games", &run_games);
+    verdict_print(out, r, dir);
     cJSON *now = rs ? runstate_values_json(rs) : NULL;
-    const cJSON *then = cJSON_GetObjectItemCaseSensitive(j, "tuned");
-    if (now && !(then && cJSON_Compare(now, then, true)))
+    if (now && !(r->tuned && cJSON_Compare(now, r->tuned, true)))
         fprintf(out, "  the run has moved on since (%llu games now, %llu then): %s verify %s checks the new values\n",
-                (unsigned long long)rs->games, (unsigned long long)run_games, setup_prog(), dir);
+                (unsigned long long)rs->games, (unsigned long long)r->run_games, setup_prog(), dir);
     cJSON_Delete(now);
 }
