@@ -10,11 +10,10 @@
 #include <unistd.h>
 
 #include "ablation.h"
+#include "ablation_record.h"
 #include "board.h"
 #include "cliutil.h"
 #include "errmsg.h"
-#include "jsonget.h"
-#include "jsonput.h"
 #include "match.h"
 #include "progress.h"
 #include "rd.h"
@@ -29,9 +28,6 @@ enum { PAIR_TODO, PAIR_INFLIGHT, PAIR_DONE };
 /* A pair costs a byte and a double of memory, and every save walks them all:
  * 4 million pairs (8 million games) is far past any night. */
 #define MAX_PAIRS (INT64_C(1) << 22)
-#define DESIGN_NAME "mirrored-couples-mt19937"
-/* The same with whole pairs (ablation_whole) every "whole_every" couples. */
-#define DESIGN_NAME_WHOLE "mirrored-couples-mt19937+whole"
 #define DEFAULT_WHOLE_EVERY 8
 #define SAVE_EVERY_MS 250
 
@@ -247,35 +243,6 @@ static int make_opts(Ablate *A, char *err, size_t errlen)
 
 /* ---- DIR/ablation.json ----------------------------------------------------------------- */
 
-static cJSON *groups_json(const AblGroups *gs, const AblEffect *eff)
-{
-    cJSON *a = cJSON_CreateArray();
-    bool ok = a != NULL;
-    for (size_t g = 0; ok && g < gs->n; g++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON *ps = o ? cJSON_AddArrayToObject(o, "params") : NULL;
-        ok = ps && cJSON_AddItemToArray(a, o) && cJSON_AddStringToObject(o, "name", gs->g[g].name);
-        if (!ok) {
-            if (o && !ps)
-                cJSON_Delete(o);
-            break;
-        }
-        for (size_t k = 0; ok && k < gs->g[g].nparams; k++)
-            ok = cJSON_AddItemToArray(ps, cJSON_CreateString(gs->g[g].params[k]));
-        if (ok && eff) {
-            const AblEffect *e = &eff[g];
-            ok = cJSON_AddNumberToObject(o, "elo", e->elo) && cJSON_AddNumberToObject(o, "elo_lo", e->elo_lo) &&
-                 cJSON_AddNumberToObject(o, "elo_hi", e->elo_hi) && cJSON_AddNumberToObject(o, "beta", e->beta) &&
-                 cJSON_AddNumberToObject(o, "se", e->se) &&
-                 cJSON_AddStringToObject(o, "verdict", ablation_verdict_name(e->verdict));
-        }
-    }
-    if (ok)
-        return a;
-    cJSON_Delete(a);
-    return NULL;
-}
-
 /* The fit on the pairs played so far; false when there are too few (msg says why). */
 static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, size_t msglen)
 {
@@ -299,120 +266,88 @@ static bool fit_now(const Ablate *A, AblEffect *eff, AblFit *fit, char *msg, siz
     return ok;
 }
 
-/* The additivity check: the groups' sum, the whole as the whole pairs
- * measured it and the gap, each as Elo with its 95% interval. */
-static cJSON *additivity_json(const AblFit *f)
+/* The record of A as its file holds it (ablation_record.h), with what it
+ * borrows: the fit, the pairs' designs, the time. */
+typedef struct {
+    AblationRecord r;
+    AblEffect *eff;
+    AblFit fit;
+    char note[256];
+    char now[32];
+    char *designs;                /* per pair played: its design, G + 1 bytes */
+} AblateRecord;
+
+static void record_free(AblateRecord *o)
 {
-    JsonPut a = jput_new();
-    jput_num(&a, "whole_pairs", (double)f->whole_pairs);
-    const struct {
-        const char *key;
-        double x, se;
-    } terms[] = { { "sum", f->sum, f->sum_se }, { "whole", f->whole, f->whole_se }, { "gap", f->gap, f->gap_se } };
-    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
-        char k[32];
-        snprintf(k, sizeof k, "%s_elo", terms[i].key);
-        jput_num(&a, k, ablation_elo(terms[i].x));
-        snprintf(k, sizeof k, "%s_lo", terms[i].key);
-        jput_num(&a, k, ablation_elo(terms[i].x - f->t * terms[i].se));
-        snprintf(k, sizeof k, "%s_hi", terms[i].key);
-        jput_num(&a, k, ablation_elo(terms[i].x + f->t * terms[i].se));
-        snprintf(k, sizeof k, "%s_beta", terms[i].key);
-        jput_num(&a, k, terms[i].x);
-        snprintf(k, sizeof k, "%s_se", terms[i].key);
-        jput_num(&a, k, terms[i].se);
-    }
-    double lo = f->gap - f->t * f->gap_se, hi = f->gap + f->t * f->gap_se;
-    jput_str(&a, "verdict", lo > 0 ? "more than the sum" : hi < 0 ? "less than the sum" : "adds up");
-    return jput_done(&a);
+    ablation_record_free(&o->r);
+    free(o->eff);
+    free(o->designs);
 }
 
-static cJSON *ablate_json(const Ablate *A, const char *status)
+/* 0, or -1 when out of memory (free o with record_free either way). */
+static int record_of(const Ablate *A, const char *status, AblateRecord *o)
 {
     const VerifyRun *v = &A->v;
     size_t G = A->groups.n;
-    AblEffect *eff = calloc(G + 1, sizeof *eff);
-    AblFit fit = { 0 };
-    char msg[256] = "out of memory";
-    bool fitted = eff && fit_now(A, eff, &fit, msg, sizeof msg);
-    char now[32];
-    rd_now_iso(now, sizeof now);
-    JsonPut w = jput_new();
-    jput_num(&w, "version", 1);
-    jput_str(&w, "status", status);
-    jput_item(&w, "groups", groups_json(&A->groups, fitted ? eff : NULL));
-    if (fitted) {
-        JsonPut f = jput_new();
-        jput_num(&f, "pairs", (double)fit.pairs);
-        jput_num(&f, "intercept", fit.mu);
-        jput_num(&f, "intercept_se", fit.mu_se);
-        jput_num(&f, "sigma", fit.sigma);
-        jput_item(&w, "fit", jput_done(&f));
-        if (fit.whole_pairs)
-            jput_item(&w, "additivity", additivity_json(&fit));
-    } else {
-        jput_str(&w, "fit_note", msg);
-    }
-    free(eff);
-    jput_num(&w, "rounds", (double)A->rounds);
-    jput_num(&w, "rounds_asked", (double)A->rounds_asked);
-    jput_bool(&w, "capped", A->capped);
-    jput_str(&w, "tc", v->tc);
-    jput_str(&w, "book", v->mc.book_path);
-    JsonPut op = jput_new();
-    jput_str(&op, "set", v->openings);
-    jput_str(&op, "file", v->mc.book_path);
-    jput_num(&op, "count", (double)(v->mc.book ? book_picks(v->mc.book) : 0));
-    jput_num(&op, "book_size", (double)(v->mc.book ? book_size(v->mc.book) : 0));
-    verify_claim_json(v, &op);
-    jput_item(&w, "openings", jput_done(&op));
-    jput_num(&w, "seed", (double)v->seed);
-    jput_str(&w, "design", A->whole_every ? DESIGN_NAME_WHOLE : DESIGN_NAME);
-    jput_num(&w, "whole_every", A->whole_every);
-    jput_str(&w, "groups_spec", A->groups_spec);
-    jput_str(&w, "tuned_file", v->tuned_file);
-    jput_item(&w, "args",
-              v->nargs ? cJSON_CreateStringArray((const char *const *)v->args, v->nargs) : cJSON_CreateArray());
-    jput_num(&w, "run_games", (double)v->rs.games);
-    jput_item(&w, "tuned", cJSON_Duplicate(verify_params_of(v->tuned), true));
-    jput_item(&w, "base", cJSON_Duplicate(verify_params_of(v->base), true));
-    uint64_t ptnml[5] = { 0 };
-    cJSON *pairs = cJSON_CreateArray();
+    memset(o, 0, sizeof *o);
+    snprintf(o->note, sizeof o->note, "out of memory");
+    rd_now_iso(o->now, sizeof o->now);
+    o->eff = calloc(G + 1, sizeof *o->eff);
+    bool fitted = o->eff && fit_now(A, o->eff, &o->fit, o->note, sizeof o->note);
+    AblationRecord *r = &o->r;
+    if (ablation_record_groups(r, &A->groups) < 0)
+        return -1;
+    ablation_record_fit(r, fitted ? &o->fit : NULL, o->eff, o->note);
+    r->status = status;
+    r->rounds = A->rounds;
+    r->rounds_asked = A->rounds_asked;
+    r->capped = A->capped;
+    r->tc = v->tc;
+    r->book = v->mc.book_path;
+    r->set = v->openings;
+    r->openings_file = v->mc.book_path;
+    r->count = v->mc.book ? book_picks(v->mc.book) : 0;
+    r->book_size = v->mc.book ? book_size(v->mc.book) : 0;
+    r->claimed = v->claimed;
+    r->held_out_first = v->claim_first;
+    r->held_out_count = v->claim_count;
+    r->seed = v->seed;
+    r->design = A->whole_every ? ABLATION_DESIGN_WHOLE : ABLATION_DESIGN;
+    r->whole_every = A->whole_every;
+    r->groups_spec = A->groups_spec;
+    r->tuned_file = v->tuned_file;
+    r->args = (const char *const *)v->args;
+    r->nargs = v->nargs;
+    r->run_games = v->rs.games;
+    r->tuned = verify_params_of(v->tuned);
+    r->base = verify_params_of(v->base);
+    r->games = 2 * A->ndone;
+    r->sessions = v->sessions;
+    r->created = v->created[0] ? v->created : o->now;
+    r->updated = o->now;
+    r->pairs = calloc(A->ndone + 1, sizeof *r->pairs);
+    o->designs = malloc(A->ndone * (G + 1) + 1);
     signed char *z = malloc(G + 1);
-    char design[MAX_JOB_OPTS + 1];
-    bool ok = pairs && z;
+    bool ok = r->pairs && o->designs && z;
     for (uint64_t k = 0; ok && k < A->rounds; k++) {
         if (A->st[k] != PAIR_DONE)
             continue;
-        ptnml[(int)A->y[k] + 2]++;
+        r->ptnml[(int)A->y[k] + 2]++;
+        AblPairRecord *p = &r->pairs[r->npairs];
+        char *design = o->designs + r->npairs++ * (G + 1);
         ablation_design_of(v->seed, k, G, A->whole_every, z);
-        ablation_design_text(z, G, design, sizeof design);
-        cJSON *p = cJSON_CreateObject();
-        ok = p && cJSON_AddItemToArray(pairs, p); /* the array owns p from here */
-        ok = ok && cJSON_AddNumberToObject(p, "pair", (double)k) &&
-             cJSON_AddNumberToObject(p, "opening", (double)book_pick(v->mc.book, k)) &&
-             cJSON_AddStringToObject(p, "design", design) && cJSON_AddNumberToObject(p, "diff", A->y[k]);
+        ablation_design_text(z, G, design, G + 1);
+        *p = (AblPairRecord){ .pair = k, .opening = book_pick(v->mc.book, k), .design = design, .diff = A->y[k] };
     }
     free(z);
-    if (!ok) {
-        cJSON_Delete(pairs);
-        pairs = NULL;
-    }
-    jput_num(&w, "games", (double)(2 * A->ndone));
-    cJSON *pt = cJSON_CreateArray();
-    for (int i = 0; pt && i < 5; i++)
-        cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)ptnml[i]));
-    jput_item(&w, "ptnml", pt);
-    jput_item(&w, "pairs", pairs);
-    jput_num(&w, "sessions", (double)v->sessions);
-    jput_str(&w, "created", v->created[0] ? v->created : now);
-    jput_str(&w, "updated", now);
-    return jput_done(&w);
+    return ok ? 0 : -1;
 }
 
 static int ablate_save(const Ablate *A, const char *status, char *err, size_t errlen)
 {
-    cJSON *j = ablate_json(A, status);
+    AblateRecord o;
+    cJSON *j = record_of(A, status, &o) == 0 ? ablation_record_to_json(&o.r) : NULL;
+    record_free(&o);
     if (!j)
         return errmsg(err, errlen, "out of memory writing %s", A->path);
     int rc = rd_write_json(A->path, j, err, errlen);
@@ -428,89 +363,69 @@ static void print_elo(FILE *out, double e)
         fprintf(out, "%+.1f", e);
 }
 
-static double num_of(const cJSON *o, const char *key)
+/* "the groups' sum +26.0 [+18.1, +34.0]": a term's Elo and interval. */
+static void print_term(FILE *out, const AblTermRecord *t, const char *name)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-/* "the groups' sum +26.0 [+18.1, +34.0]": term's _elo, _lo and _hi. */
-static void print_term(FILE *out, const cJSON *a, const char *name, const char *term)
-{
-    char k[3][32];
-    snprintf(k[0], sizeof k[0], "%s_elo", term);
-    snprintf(k[1], sizeof k[1], "%s_lo", term);
-    snprintf(k[2], sizeof k[2], "%s_hi", term);
     fprintf(out, "%s ", name);
-    print_elo(out, num_of(a, k[0]));
+    print_elo(out, t->elo);
     fprintf(out, " [");
-    print_elo(out, num_of(a, k[1]));
+    print_elo(out, t->lo);
     fprintf(out, ", ");
-    print_elo(out, num_of(a, k[2]));
+    print_elo(out, t->hi);
     fprintf(out, "]");
 }
 
 /* The additivity check of an ablation.json, when it has one. */
-static void print_additivity(FILE *out, const cJSON *a)
+static void print_additivity(FILE *out, const AblationRecord *r)
 {
-    if (!cJSON_IsObject(a))
+    if (!r->has_additivity)
         return;
-    const cJSON *vd = cJSON_GetObjectItemCaseSensitive(a, "verdict");
-    fprintf(out, "  additivity (%.0f whole pairs, all tuned against all start): ", num_of(a, "whole_pairs"));
-    print_term(out, a, "the groups' sum", "sum");
-    print_term(out, a, ", the whole", "whole");
-    print_term(out, a, "; gap", "gap");
-    fprintf(out, ": %s\n", cJSON_IsString(vd) ? vd->valuestring : "?");
+    fprintf(out, "  additivity (%.0f whole pairs, all tuned against all start): ", r->whole_pairs);
+    print_term(out, &r->terms[ABL_TERM_SUM], "the groups' sum");
+    print_term(out, &r->terms[ABL_TERM_WHOLE], ", the whole");
+    print_term(out, &r->terms[ABL_TERM_GAP], "; gap");
+    fprintf(out, ": %s\n", r->additivity_verdict ? r->additivity_verdict : "?");
+}
+
+static const char *shown(const char *s)
+{
+    return s ? s : "?";
 }
 
 /* The table of an ablation.json. */
-static void print_table(FILE *out, const cJSON *j, const char *dir)
+static void print_table(FILE *out, const AblationRecord *r, const char *dir)
 {
-    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(j, "groups"), *g;
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tc");
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
-    const cJSON *set = cJSON_GetObjectItemCaseSensitive(op, "set");
-    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(j, "fit");
-    uint64_t games = 0;
-    json_get_u64(j, "games", &games);
     fprintf(out, "ablation of %s: %d groups, %llu games (%llu pairs) at %s, %s openings, %s\n", dir,
-            cJSON_GetArraySize(gs), (unsigned long long)games, (unsigned long long)games / 2,
-            cJSON_IsString(tc) ? tc->valuestring : "?", cJSON_IsString(set) ? set->valuestring : "?",
-            cJSON_IsString(st) ? st->valuestring : "?");
-    if (!cJSON_IsObject(fit)) {
-        const cJSON *note = cJSON_GetObjectItemCaseSensitive(j, "fit_note");
-        fprintf(out, "  no estimate yet: %s\n", cJSON_IsString(note) ? note->valuestring : "?");
+            (int)r->ngroups, (unsigned long long)r->games, (unsigned long long)r->games / 2, shown(r->tc),
+            shown(r->set), shown(r->status));
+    if (!r->has_fit) {
+        fprintf(out, "  no estimate yet: %s\n", shown(r->fit_note));
         return;
     }
     fprintf(out, "  Elo of each group's tuned values against its start values, 95%% interval:\n");
     fprintf(out, "  %-12s %6s  %8s  %-20s %s\n", "group", "params", "Elo", "interval", "verdict");
-    cJSON_ArrayForEach(g, gs)
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(g, "name");
-        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params");
-        const cJSON *elo = cJSON_GetObjectItemCaseSensitive(g, "elo"), *lo = cJSON_GetObjectItemCaseSensitive(g, "elo_lo"),
-                    *hi = cJSON_GetObjectItemCaseSensitive(g, "elo_hi"), *vd = cJSON_GetObjectItemCaseSensitive(g, "verdict");
-        fprintf(out, "  %-12s %6d  ", cJSON_IsString(name) ? name->valuestring : "?", cJSON_GetArraySize(ps));
-        if (!cJSON_IsNumber(elo) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi)) {
+    for (size_t g = 0; g < r->ngroups; g++) {
+        const AblGroupRecord *gr = &r->groups[g];
+        const AblEffect *e = &gr->eff;
+        fprintf(out, "  %-12s %6d  ", shown(gr->name), (int)gr->nparams);
+        if (isnan(e->elo) || isnan(e->elo_lo) || isnan(e->elo_hi)) {
             fprintf(out, "%8s\n", "?");
             continue;
         }
-        char e[32], l[32], h[32];
-        snprintf(e, sizeof e, "%+.1f", elo->valuedouble);
-        snprintf(l, sizeof l, "%+.1f", lo->valuedouble);
-        snprintf(h, sizeof h, "%+.1f", hi->valuedouble);
+        char el[32], l[32], h[32];
+        snprintf(el, sizeof el, "%+.1f", e->elo);
+        snprintf(l, sizeof l, "%+.1f", e->elo_lo);
+        snprintf(h, sizeof h, "%+.1f", e->elo_hi);
         char iv[80];
         snprintf(iv, sizeof iv, "[%s, %s]", l, h);
-        fprintf(out, "%8s  %-20s %s\n", e, iv, cJSON_IsString(vd) ? vd->valuestring : "?");
+        fprintf(out, "%8s  %-20s %s\n", el, iv, shown(gr->verdict));
     }
-    const cJSON *mu = cJSON_GetObjectItemCaseSensitive(fit, "intercept"), *mse = cJSON_GetObjectItemCaseSensitive(fit, "intercept_se");
-    if (cJSON_IsNumber(mu) && cJSON_IsNumber(mse)) {
+    if (!isnan(r->intercept) && !isnan(r->intercept_se)) {
         fprintf(out, "  engine 0's edge whatever the design (0 expected): ");
-        print_elo(out, ablation_elo(mu->valuedouble));
-        fprintf(out, " Elo +/- %.1f\n", fabs(ablation_elo(1.96 * mse->valuedouble)));
+        print_elo(out, ablation_elo(r->intercept));
+        fprintf(out, " Elo +/- %.1f\n", fabs(ablation_elo(1.96 * r->intercept_se)));
     }
-    print_additivity(out, cJSON_GetObjectItemCaseSensitive(j, "additivity"));
+    print_additivity(out, r);
 }
 
 /* ---- the match hooks ------------------------------------------------------------------- */
@@ -612,49 +527,34 @@ static void pair_abandoned(void *ctx, const PairJob *job)
  * build draws for it. */
 static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
 {
-    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(old, "pairs"), *p;
-    const cJSON *design = cJSON_GetObjectItemCaseSensitive(old, "design");
-    if (!cJSON_IsArray(pairs) || !cJSON_IsString(design))
-        return errmsg(err, errlen, "%s: \"pairs\" or \"design\" is missing; start over with -restart", A->path);
-    if (strcmp(design->valuestring, A->whole_every ? DESIGN_NAME_WHOLE : DESIGN_NAME) != 0)
-        return errmsg(err, errlen, "%s: a design this build does not draw (%s); start over with -restart", A->path,
-                      design->valuestring);
+    AblationRecord r;
+    int rc = ablation_record_from_json(&r, old, ABLREC_PAIRS, A->path, err, errlen);
     size_t G = A->groups.n;
     signed char z[MAX_JOB_OPTS];
     char want[MAX_JOB_OPTS + 1];
-    cJSON_ArrayForEach(p, pairs)
-    {
-        uint64_t k;
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "design"), *y = cJSON_GetObjectItemCaseSensitive(p, "diff");
-        if (!json_get_u64(p, "pair", &k) || !cJSON_IsString(d) || !cJSON_IsNumber(y) || y->valuedouble < -2 ||
-            y->valuedouble > 2 || y->valuedouble != floor(y->valuedouble))
-            return errmsg(err, errlen, "%s: a malformed entry in \"pairs\"; start over with -restart", A->path);
-        if (k >= A->rounds || A->st[k] == PAIR_DONE)
-            return errmsg(err, errlen, "%s: pair %llu is %s; start over with -restart", A->path,
-                          (unsigned long long)k, k >= A->rounds ? "beyond the pairs to play" : "there twice");
+    for (size_t i = 0; rc == 0 && i < r.npairs; i++) {
+        const AblPairRecord *p = &r.pairs[i];
+        uint64_t k = p->pair;
+        if ((rc = ablation_record_pair_check(&r, i, A->path, err, errlen)) < 0)
+            break;
+        if (k >= A->rounds || A->st[k] == PAIR_DONE) {
+            rc = errmsg(err, errlen, "%s: pair %llu is %s; start over with -restart", A->path,
+                        (unsigned long long)k, k >= A->rounds ? "beyond the pairs to play" : "there twice");
+            break;
+        }
         ablation_design_of(A->v.seed, k, G, A->whole_every, z);
         ablation_design_text(z, G, want, sizeof want);
-        if (strcmp(want, d->valuestring) != 0)
-            return errmsg(err, errlen, "%s: pair %llu played the design %s, this build draws %s for it; start over "
-                          "with -restart", A->path, (unsigned long long)k, d->valuestring, want);
+        if (strcmp(want, p->design) != 0) {
+            rc = errmsg(err, errlen, "%s: pair %llu played the design %s, this build draws %s for it; start over "
+                        "with -restart", A->path, (unsigned long long)k, p->design, want);
+            break;
+        }
         A->st[k] = PAIR_DONE;
-        A->y[k] = y->valuedouble;
+        A->y[k] = p->diff;
         A->ndone++;
     }
-    return 0;
-}
-
-static bool same_groups(const cJSON *stored, const AblGroups *gs)
-{
-    cJSON *now = groups_json(gs, NULL);
-    bool same = now && cJSON_IsArray(stored) && cJSON_GetArraySize(stored) == (int)gs->n;
-    for (size_t g = 0; same && g < gs->n; g++) {
-        const cJSON *a = cJSON_GetArrayItem(stored, (int)g), *b = cJSON_GetArrayItem(now, (int)g);
-        same = cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, "name"), cJSON_GetObjectItemCaseSensitive(b, "name"), true) &&
-               cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, "params"), cJSON_GetObjectItemCaseSensitive(b, "params"), true);
-    }
-    cJSON_Delete(now);
-    return same;
+    ablation_record_free(&r);
+    return rc;
 }
 
 static int play(Ablate *A, const char *dir)
@@ -696,10 +596,10 @@ static int play(Ablate *A, const char *dir)
         fprintf(stderr, "ratchet-tune: verify -ablate: the engines could not be started; nothing was played\n");
         return EXIT_FAILED;
     }
-    cJSON *j = ablate_json(A, status);
-    if (j)
-        print_table(stdout, j, dir);
-    cJSON_Delete(j);
+    AblateRecord o;
+    if (record_of(A, status, &o) == 0)
+        print_table(stdout, &o.r, dir);
+    record_free(&o);
     if (!done)
         printf("continue with: %s verify %s -ablate\n", setup_prog(), dir);
     printf("%s %s\n", saved ? "written to" : "could not write", A->path);
@@ -718,26 +618,30 @@ static int continue_earlier(Ablate *A, VerifyCall *c)
     const VerifyRun *v = &A->v;
     if (!c->old)
         return STEP_GO;
-    if (!verify_same_params(verify_params_of(v->tuned), cJSON_GetObjectItemCaseSensitive(c->old, "tuned")) ||
-        !verify_same_params(verify_params_of(v->base), cJSON_GetObjectItemCaseSensitive(c->old, "base"))) {
+    AblationRecord old, now = { 0 };
+    int step = STEP_GO;
+    if (ablation_record_from_json(&old, c->old, 0, A->path, c->err, sizeof c->err) < 0 ||
+        ablation_record_groups(&now, &A->groups) < 0) {
+        step = verify_oom(c);
+    } else if (!verify_same_params(verify_params_of(v->tuned), old.tuned) ||
+               !verify_same_params(verify_params_of(v->base), old.base)) {
         printf("ablate: the values differ from those of %s (the run has moved on): starting a new ablation\n",
                A->path);
-        return STEP_GO;
-    }
-    if (!same_groups(cJSON_GetObjectItemCaseSensitive(c->old, "groups"), &A->groups)) {
+    } else if (!ablation_record_same_groups(&old, &now)) {
         errmsg(c->err, sizeof c->err, "verify -ablate: the groups differ from those of %s (has the groups file "
                "changed?); add -restart to start over with the new groups", A->path);
-        return STEP_FAIL;
-    }
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(c->old, "status");
-    if (cJSON_IsString(st) && !strcmp(st->valuestring, "done")) {
-        print_table(stdout, c->old, c->arg);
+        step = STEP_FAIL;
+    } else if (old.status && !strcmp(old.status, "done")) {
+        print_table(stdout, &old, c->arg);
         printf("(finished earlier; -restart plays it again)\n");
         c->rc = EXIT_DONE;
-        return STEP_END;
+        step = STEP_END;
+    } else {
+        c->resume = true;
     }
-    c->resume = true;
-    return STEP_GO;
+    ablation_record_free(&old);
+    ablation_record_free(&now);
+    return step;
 }
 
 /* The Ablate of a call of ablate_main, whose run is its first member. */
@@ -750,22 +654,16 @@ static Ablate *ablate_of(VerifyCall *c)
 static int resume_from(VerifyCall *c)
 {
     VerifyRun *v = c->r;
-    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(c->old, "created");
-    uint64_t seed = 0;
-    if (!json_get_u64(c->old, "seed", &seed) || !json_get_u64(c->old, "sessions", &v->sessions) ||
-        !cJSON_IsString(cr)) {
-        errmsg(c->err, sizeof c->err, "%s: \"seed\", \"sessions\" or \"created\" is missing; start over with -restart",
-               c->file);
-        return -1;
+    AblationRecord old;
+    int rc = ablation_record_from_json(&old, c->old, ABLREC_RESUME, c->file, c->err, sizeof c->err);
+    if (rc == 0) {
+        v->seed = old.seed;
+        v->sessions = old.sessions;
+        snprintf(v->created, sizeof v->created, "%s", old.created);
+        ablate_of(c)->whole_every = old.whole_every;
     }
-    v->seed = seed;
-    snprintf(v->created, sizeof v->created, "%s", cr->valuestring);
-    /* A file of an older build has no whole pairs: its design goes on without them. */
-    uint64_t every = 0;
-    if (!json_get_u64(c->old, "whole_every", &every) || every > 1000)
-        every = 0;
-    ablate_of(c)->whole_every = (unsigned)every;
-    return 0;
+    ablation_record_free(&old);
+    return rc;
 }
 
 /* The match: both engines start at the start values, each pair sends the

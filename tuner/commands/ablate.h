@@ -9,7 +9,8 @@
  *
  * DIR/ablation.json (replaced atomically at most every 250 ms while pairs
  * finish, and when the session ends; a pair finished after the last save
- * is played again by the next session):
+ * is played again by the next session; its format is
+ * tuner/tuning/ablation_record.h):
  *   { "version": 1, "status": "running"|"stopped"|"done",
  *     "groups": [{ "name", "params": [names], "elo", "elo_lo", "elo_hi",
  *                  "beta", "se", "verdict": "pays"|"costs"|"unclear" }]
@@ -32,7 +33,7 @@
 #ifndef RATCHET_ABLATE_H
 #define RATCHET_ABLATE_H
 
-#include "ablate_keep.h" /* ABLATION_FILE */
+#include "ablation_record.h" /* ABLATION_FILE */
 
 /* argv as verify_main's (argv[1] = DIR), one of them -ablate.  Exit codes
  * as verify's: 0 finished (or finished before), 1 stopped by an error, 2

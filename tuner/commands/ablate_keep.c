@@ -10,6 +10,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "ablation.h"
+#include "ablation_record.h"
 #include "errmsg.h"
 #include "rd.h"
 
@@ -50,51 +51,43 @@ static cJSON *names_array(cJSON *parent, const char *key)
  * groups' estimates are nearly uncorrelated under the balanced design, so
  * its variance is the sum of theirs), as Elo at the ablation's limit, and
  * whether the ablation's additivity check supports adding them. */
-static int add_prediction(cJSON *info, const cJSON *abl, bool keep_pays, bool keep_unclear, const char *keep)
+static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays, bool keep_unclear, const char *keep)
 {
-    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
-    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(abl, "fit");
-    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(fit, "pairs");
     double sum = 0, var = 0;
     int n = 0;
-    cJSON_ArrayForEach(g, groups)
-    {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, "verdict");
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(g, "beta"), *se = cJSON_GetObjectItemCaseSensitive(g, "se");
-        if (!cJSON_IsString(v) || !cJSON_IsNumber(b) || !cJSON_IsNumber(se) ||
-            !((keep_pays && !strcmp(v->valuestring, "pays")) || (keep_unclear && !strcmp(v->valuestring, "unclear"))))
+    for (size_t g = 0; g < abl->ngroups; g++) {
+        const AblGroupRecord *gr = &abl->groups[g];
+        const char *v = gr->verdict;
+        if (!v || isnan(gr->eff.beta) || isnan(gr->eff.se) ||
+            !((keep_pays && !strcmp(v, "pays")) || (keep_unclear && !strcmp(v, "unclear"))))
             continue;
-        sum += b->valuedouble;
-        var += se->valuedouble * se->valuedouble;
+        sum += gr->eff.beta;
+        var += gr->eff.se * gr->eff.se;
         n++;
     }
-    double dof = cJSON_IsNumber(pairs) && pairs->valuedouble > (double)cJSON_GetArraySize(groups) + 2
-                     ? pairs->valuedouble - (double)cJSON_GetArraySize(groups) - 1
-                     : 1;
+    double pairs = abl->fit_pairs;
+    double dof = !isnan(pairs) && pairs > (double)abl->ngroups + 2 ? pairs - (double)abl->ngroups - 1 : 1;
     double t = gsl_cdf_tdist_Pinv(0.975, dof), lo = sum - t * sqrt(var), hi = sum + t * sqrt(var);
-    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(abl, "additivity");
-    const cJSON *gap_lo = cJSON_GetObjectItemCaseSensitive(ad, "gap_lo"), *gap_hi = cJSON_GetObjectItemCaseSensitive(ad, "gap_hi");
-    const cJSON *gap = cJSON_GetObjectItemCaseSensitive(ad, "gap_elo");
-    const char *support = !cJSON_IsObject(ad) ? "unchecked (the ablation has no whole pairs)"
-                          : !cJSON_IsNumber(gap_lo) || !cJSON_IsNumber(gap_hi) ? "unchecked"
-                          : gap_hi->valuedouble < 0 ? "not supported: the whole scored less than the sum"
-                          : gap_lo->valuedouble > 0 ? "not supported: the whole scored more than the sum"
-                                                     : "supported: the whole scored as the sum";
+    const AblTermRecord *gap = &abl->terms[ABL_TERM_GAP];
+    const char *support = !abl->has_additivity ? "unchecked (the ablation has no whole pairs)"
+                          : isnan(gap->lo) || isnan(gap->hi) ? "unchecked"
+                          : gap->hi < 0 ? "not supported: the whole scored less than the sum"
+                          : gap->lo > 0 ? "not supported: the whole scored more than the sum"
+                                        : "supported: the whole scored as the sum";
     cJSON *pr = cJSON_AddObjectToObject(info, "prediction");
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(abl, "tc");
+    const char *tc = abl->tc ? abl->tc : "?";
     if (!pr || !cJSON_AddNumberToObject(pr, "groups", n) || !cJSON_AddNumberToObject(pr, "elo", ablation_elo(sum)) ||
         !cJSON_AddNumberToObject(pr, "elo_lo", ablation_elo(lo)) ||
-        !cJSON_AddNumberToObject(pr, "elo_hi", ablation_elo(hi)) ||
-        !cJSON_AddStringToObject(pr, "tc", cJSON_IsString(tc) ? tc->valuestring : "?") ||
+        !cJSON_AddNumberToObject(pr, "elo_hi", ablation_elo(hi)) || !cJSON_AddStringToObject(pr, "tc", tc) ||
         !cJSON_AddStringToObject(pr, "model", "additive: the sum of the kept groups' estimates") ||
         !cJSON_AddStringToObject(pr, "additivity", support))
         return -1;
     fprintf(stderr, "-ablation keep=%s: the %d kept %s %+.1f [%+.1f, %+.1f] Elo together at %s (the sum of "
             "their estimates); the additivity check: %s", keep, n, n == 1 ? "group predicts" : "groups predict",
             ablation_elo(sum),
-            ablation_elo(lo), ablation_elo(hi), cJSON_IsString(tc) ? tc->valuestring : "?", support);
-    if (cJSON_IsNumber(gap))
-        fprintf(stderr, " (gap %+.1f Elo)", gap->valuedouble);
+            ablation_elo(lo), ablation_elo(hi), tc, support);
+    if (!isnan(gap->elo))
+        fprintf(stderr, " (gap %+.1f Elo)", gap->elo);
     fputc('\n', stderr);
     return 0;
 }
@@ -112,34 +105,30 @@ int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *
         return errmsg(err, errlen, "-ablation: %s (play the ablation first: ratchet-tune verify %s -ablate)", e2,
                       dir);
     int rc = 0;
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
-    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned"), *base = cJSON_GetObjectItemCaseSensitive(j, "base");
-    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(j, "groups"), *g;
+    AblationRecord abl;
     cJSON *p;
     cJSON *params = cJSON_GetObjectItemCaseSensitive(values, "params");
     cJSON *info = NULL, *kept = NULL, *reset = NULL;
-    if (!cJSON_IsString(status) || !cJSON_IsObject(tuned) || !cJSON_IsObject(base) || !cJSON_IsArray(groups)) {
-        rc = errmsg(err, errlen, "-ablation: %s: not an ablation (\"status\", \"tuned\", \"base\" or \"groups\" is "
-                    "missing)", path);
+    if (ablation_record_from_json(&abl, j, ABLREC_RESULT, path, e2, sizeof e2) < 0) {
+        rc = errmsg(err, errlen, "-ablation: %s", e2);
         goto out;
     }
-    if (strcmp(status->valuestring, "done") != 0) {
+    if (strcmp(abl.status, "done") != 0) {
         rc = errmsg(err, errlen, "-ablation: the ablation in %s is not finished (%s): finish it with ratchet-tune "
-                    "verify %s -ablate", path, status->valuestring, dir);
+                    "verify %s -ablate", path, abl.status, dir);
         goto out;
     }
     /* The values the ablation played must be the run's values now: not a
      * value file's (-tuned), nor those of the run before it moved on. */
-    const cJSON *tuned_file = cJSON_GetObjectItemCaseSensitive(j, "tuned_file");
-    if (cJSON_IsString(tuned_file) && tuned_file->valuestring[0]) {
+    if (abl.tuned_file && abl.tuned_file[0]) {
         rc = errmsg(err, errlen, "-ablation: %s was played on the values of %s (verify -ablate -tuned), not on the "
                     "run's: it judges that file's moves, which export does not write; play the run's with "
-                    "ratchet-tune verify %s -ablate -restart", path, tuned_file->valuestring, dir);
+                    "ratchet-tune verify %s -ablate -restart", path, abl.tuned_file, dir);
         goto out;
     }
     cJSON_ArrayForEach(p, params)
     {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(tuned, p->string);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(abl.tuned, p->string);
         if (!cJSON_IsNumber(t) || t->valuedouble != p->valuedouble) {
             rc = errmsg(err, errlen, "-ablation: %s was played on other values (%s: %g then, %g now): the run has "
                         "moved on; play it again with ratchet-tune verify %s -ablate", path, p->string,
@@ -156,7 +145,7 @@ int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *
     /* Every moved parameter goes back to its start unless a kept group holds it. */
     cJSON_ArrayForEach(p, params)
     {
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(base, p->string);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(abl.base, p->string);
         char why[256];
         if (!cJSON_IsNumber(b)) {
             rc = errmsg(err, errlen, "-ablation: %s: base: %s is %s; play the ablation again with ratchet-tune verify "
@@ -171,18 +160,13 @@ int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *
         if (b->valuedouble == p->valuedouble)
             continue;
         const char *in = NULL, *verdict = NULL;
-        cJSON_ArrayForEach(g, groups)
-        {
-            const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *q;
-            cJSON_ArrayForEach(q, ps)
-            {
-                if (cJSON_IsString(q) && !strcmp(q->valuestring, p->string)) {
-                    const cJSON *n = cJSON_GetObjectItemCaseSensitive(g, "name");
-                    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, "verdict");
-                    in = cJSON_IsString(n) ? n->valuestring : "?";
-                    verdict = cJSON_IsString(v) ? v->valuestring : NULL;
+        for (size_t g = 0; g < abl.ngroups; g++) {
+            const AblGroupRecord *gr = &abl.groups[g];
+            for (size_t k = 0; k < gr->nparams; k++)
+                if (gr->params[k] && !strcmp(gr->params[k], p->string)) {
+                    in = gr->name ? gr->name : "?";
+                    verdict = gr->verdict;
                 }
-            }
         }
         if (in && !verdict) {
             rc = errmsg(err, errlen, "-ablation: %s: group %s has no verdict (too few pairs for an estimate)", path,
@@ -205,9 +189,10 @@ int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *
     }
     fprintf(stderr, "-ablation keep=%s: %d moved parameter%s kept at the tuned value, %d at the start value\n", keep,
             cJSON_GetArraySize(kept), cJSON_GetArraySize(kept) == 1 ? "" : "s", cJSON_GetArraySize(reset));
-    if (add_prediction(info, j, keep_pays, keep_unclear, keep) < 0)
+    if (add_prediction(info, &abl, keep_pays, keep_unclear, keep) < 0)
         rc = errmsg(err, errlen, "out of memory");
 out:
+    ablation_record_free(&abl);
     cJSON_Delete(j);
     return rc;
 }

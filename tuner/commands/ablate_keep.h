@@ -10,8 +10,6 @@
 
 #include "state.h"
 
-#define ABLATION_FILE "ablation.json"
-
 /* keep: the verdicts whose groups keep their tuned values, "pays" or
  * "pays,unclear" (also "unclear,pays").  values is the run's current value
  * file (export_values); every parameter the ablation saw move (its "tuned"

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "ablation_record.h"
 #include "book.h"
 #include "cliutil.h"
 #include "conf.h"
@@ -513,36 +514,44 @@ static cJSON *read_in(const char *dir, const char *name)
     return access(path, F_OK) == 0 ? rd_read_json(path, err, sizeof err) : NULL;
 }
 
-static void morning_write(FILE *out, const Night *n)
+/* The groups of an ablation and what it made of them. */
+static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
 {
-    cJSON *abl = read_in(n->dir, "ablation.json"), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
-    cJSON *ver = read_in(n->dir, VERIFY_FILE);
-    fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
-    const cJSON *gs = cJSON_GetObjectItemCaseSensitive(abl, "groups"), *g;
-    if (abl)
-        fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n", json_num_shown(abl, "games") / 2,
-                json_text_shown(abl, "tc"));
-    else
-        fprintf(out, "No ablation (%s/ablation.json is missing)\n", n->dir);
-    cJSON_ArrayForEach(g, gs)
-    {
-        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *p;
-        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", json_text_shown(g, "name"), json_num_shown(g, "elo"), json_num_shown(g, "elo_lo"),
-                json_num_shown(g, "elo_hi"), json_text_shown(g, "verdict"));
-        cJSON_ArrayForEach(p, ps)
-        {
-            if (cJSON_IsString(p))
-                fprintf(out, " %s %g->%g", p->valuestring,
-                        json_num_shown(cJSON_GetObjectItemCaseSensitive(abl, "base"), p->valuestring),
-                        json_num_shown(cJSON_GetObjectItemCaseSensitive(abl, "tuned"), p->valuestring));
-        }
+    if (!j) {
+        fprintf(out, "No ablation (%s/%s is missing)\n", n->dir, ABLATION_FILE);
+        return;
+    }
+    AblationRecord a;
+    if (ablation_record_from_json(&a, j, 0, NULL, NULL, 0) < 0) {
+        ablation_record_free(&a); /* out of memory */
+        return;
+    }
+    fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n",
+            a.has_games ? (double)a.games / 2 : NAN, a.tc ? a.tc : "?");
+    for (size_t g = 0; g < a.ngroups; g++) {
+        const AblGroupRecord *gr = &a.groups[g];
+        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", gr->name ? gr->name : "?", gr->eff.elo,
+                gr->eff.elo_lo, gr->eff.elo_hi, gr->verdict ? gr->verdict : "?");
+        for (size_t k = 0; k < gr->nparams; k++)
+            if (gr->params[k])
+                fprintf(out, " %s %g->%g", gr->params[k], json_num_shown(a.base, gr->params[k]),
+                        json_num_shown(a.tuned, gr->params[k]));
         fputc('\n', out);
     }
-    const cJSON *ad = cJSON_GetObjectItemCaseSensitive(abl, "additivity");
-    if (cJSON_IsObject(ad))
+    const AblTermRecord *t = a.terms;
+    if (a.has_additivity)
         fprintf(out, "  additivity: the groups' sum %+.1f, the whole %+.1f, gap %+.1f [%+.1f, %+.1f] Elo: %s\n",
-                json_num_shown(ad, "sum_elo"), json_num_shown(ad, "whole_elo"), json_num_shown(ad, "gap_elo"), json_num_shown(ad, "gap_lo"), json_num_shown(ad, "gap_hi"),
-                json_text_shown(ad, "verdict"));
+                t[ABL_TERM_SUM].elo, t[ABL_TERM_WHOLE].elo, t[ABL_TERM_GAP].elo, t[ABL_TERM_GAP].lo,
+                t[ABL_TERM_GAP].hi, a.additivity_verdict ? a.additivity_verdict : "?");
+    ablation_record_free(&a);
+}
+
+static void morning_write(FILE *out, const Night *n)
+{
+    cJSON *abl = read_in(n->dir, ABLATION_FILE), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
+    cJSON *ver = read_in(n->dir, VERIFY_FILE);
+    fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
+    morning_ablation(out, n, abl);
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "prediction");
     if (cJSON_IsObject(pr))
         fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",

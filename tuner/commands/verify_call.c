@@ -638,14 +638,6 @@ int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *er
     return rc;
 }
 
-void verify_claim_json(const VerifyRun *r, JsonPut *op)
-{
-    if (!r->claimed)
-        return;
-    jput_num(op, "held_out_first", (double)r->claim_first);
-    jput_num(op, "held_out_count", (double)r->claim_count);
-}
-
 int verify_make_match(VerifyCall *c, const cJSON *values[2])
 {
     VerifyRun *r = c->r;

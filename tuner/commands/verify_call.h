@@ -14,7 +14,6 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
-#include "jsonput.h"
 #include "match.h"
 #include "state.h"
 
@@ -108,9 +107,6 @@ int verify_make_match(VerifyCall *c, const cJSON *values[2]);
  * them in DIR/openings.json, so the next step takes the rest.  0, or -1
  * with err. */
 int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *err, size_t errlen);
-/* The claim in the call's file: "held_out_first" and "held_out_count" of
- * its "openings" object, when it has one. */
-void verify_claim_json(const VerifyRun *r, JsonPut *op);
 
 /* The sections of the match options both commands take. */
 extern const char *const VERIFY_SECTIONS[];

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "errmsg.h"
+#include "ablation_record.h"
 #include "jsonget.h"
 #include "rd.h"
 #include "state.h"
@@ -27,22 +28,26 @@ static void spsa_figure(const RunState *rs, char *buf, size_t len)
              (unsigned long long)spsa_budget_games(&rs->spsa.cfg), rs->tc);
 }
 
+static const char *shown(const char *s)
+{
+    return s ? s : "?";
+}
+
 /* "pays: Lmr, Qs; costs: Lmp; unclear: Rfp": the groups by verdict, from buf[at]. */
-static size_t verdict_list(const cJSON *groups, char *buf, size_t len, size_t at)
+static size_t verdict_list(const AblationRecord *a, char *buf, size_t len, size_t at)
 {
     static const char *const VERDICTS[] = { "pays", "costs", "unclear" };
     size_t start = at;
     for (size_t v = 0; v < sizeof VERDICTS / sizeof *VERDICTS; v++) {
-        const cJSON *g;
         int k = 0;
-        cJSON_ArrayForEach(g, groups)
-        {
-            if (strcmp(json_text_shown(g, "verdict"), VERDICTS[v]) != 0)
+        for (size_t g = 0; g < a->ngroups; g++) {
+            const AblGroupRecord *gr = &a->groups[g];
+            if (strcmp(shown(gr->verdict), VERDICTS[v]) != 0)
                 continue;
             if (k++)
-                at = appendf(buf, len, at, ", %s", json_text_shown(g, "name"));
+                at = appendf(buf, len, at, ", %s", shown(gr->name));
             else
-                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], json_text_shown(g, "name"));
+                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], shown(gr->name));
         }
     }
     return at;
@@ -50,24 +55,30 @@ static size_t verdict_list(const cJSON *groups, char *buf, size_t len, size_t at
 
 static void ablation_figure(const char *dir, char *buf, size_t len)
 {
-    cJSON *a = read_in(dir, "ablation.json", buf, len);
-    if (!a)
+    cJSON *j = read_in(dir, ABLATION_FILE, buf, len);
+    if (!j)
         return; /* buf says why, or "" */
-    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(a, "pairs");
-    size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", cJSON_GetArraySize(pairs), json_num_shown(a, "rounds"),
-                        json_text_shown(a, "tc"));
-    if (!strcmp(json_text_shown(a, "status"), "done")) {
+    AblationRecord a;
+    if (ablation_record_from_json(&a, j, 0, NULL, buf, len) < 0) {
+        ablation_record_free(&a);
+        cJSON_Delete(j);
+        return; /* out of memory */
+    }
+    size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", (int)a.npairs, a.has_rounds ? (double)a.rounds : NAN,
+                        shown(a.tc));
+    if (!strcmp(shown(a.status), "done")) {
         at = appendf(buf, len, at, "; ");
         size_t before = at;
-        at = verdict_list(cJSON_GetObjectItemCaseSensitive(a, "groups"), buf, len, at);
+        at = verdict_list(&a, buf, len, at);
         if (at == before)
             at = appendf(buf, len, at, "no group judged");
-        const cJSON *ad = cJSON_GetObjectItemCaseSensitive(a, "additivity");
-        if (cJSON_IsObject(ad))
-            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", json_num_shown(ad, "gap_elo"),
-                    json_num_shown(ad, "gap_lo"), json_num_shown(ad, "gap_hi"), json_text_shown(ad, "verdict"));
+        const AblTermRecord *gap = &a.terms[ABL_TERM_GAP];
+        if (a.has_additivity)
+            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", gap->elo, gap->lo, gap->hi,
+                    shown(a.additivity_verdict));
     }
-    cJSON_Delete(a);
+    ablation_record_free(&a);
+    cJSON_Delete(j);
 }
 
 static void export_figure(const char *dir, char *buf, size_t len)
@@ -97,7 +108,7 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     verify_record_from_json(&r, v, false, NULL, NULL, 0);
     const MatchTally *t = &r.tally;
     size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", verify_record_shown(&r, VREC_PAIRS, t->pairs),
-                        verify_record_shown(&r, VREC_ROUNDS, r.rounds), r.tc ? r.tc : "?");
+                        verify_record_shown(&r, VREC_ROUNDS, r.rounds), shown(r.tc));
     if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
         at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", r.est.elo, r.est.elo_err);
     if (r.have & VREC_PTNML) {
