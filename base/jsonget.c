@@ -48,6 +48,17 @@ const char *json_text_shown(const cJSON *o, const char *key)
     return cJSON_IsString(x) ? x->valuestring : "?";
 }
 
+const char *json_get_text(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+const char *json_shown(const char *s)
+{
+    return s ? s : "?";
+}
+
 cJSON *json_parse_text(const char *text, const char *name, char *err, size_t errlen)
 {
     const char *end = NULL;

@@ -34,6 +34,11 @@ bool json_get_counts(const cJSON *o, const char *key, uint64_t *out, int n);
  * string, "?" when it is missing or not one. */
 double json_num_shown(const cJSON *o, const char *key);
 const char *json_text_shown(const cJSON *o, const char *key);
+/* o[key] as a string, NULL when it is missing or not one (the records of
+ * the state files keep "not there" apart); and such a string as shown:
+ * "?" for NULL. */
+const char *json_get_text(const cJSON *o, const char *key);
+const char *json_shown(const char *s);
 
 /* Parses text read from the file `name` (named in messages): the whole
  * text must be one JSON value.  NULL, with "NAME:LINE:COL: malformed JSON"

@@ -14,6 +14,7 @@
 #include "board.h"
 #include "cliutil.h"
 #include "errmsg.h"
+#include "jsonget.h"
 #include "match.h"
 #include "progress.h"
 #include "rd.h"
@@ -387,19 +388,14 @@ static void print_additivity(FILE *out, const AblationRecord *r)
     fprintf(out, ": %s\n", r->additivity_verdict ? r->additivity_verdict : "?");
 }
 
-static const char *shown(const char *s)
-{
-    return s ? s : "?";
-}
-
 /* The table of an ablation.json. */
 static void print_table(FILE *out, const AblationRecord *r, const char *dir)
 {
     fprintf(out, "ablation of %s: %d groups, %llu games (%llu pairs) at %s, %s openings, %s\n", dir,
-            (int)r->ngroups, (unsigned long long)r->games, (unsigned long long)r->games / 2, shown(r->tc),
-            shown(r->set), shown(r->status));
+            (int)r->ngroups, (unsigned long long)r->games, (unsigned long long)r->games / 2, json_shown(r->tc),
+            json_shown(r->set), json_shown(r->status));
     if (!r->has_fit) {
-        fprintf(out, "  no estimate yet: %s\n", shown(r->fit_note));
+        fprintf(out, "  no estimate yet: %s\n", json_shown(r->fit_note));
         return;
     }
     fprintf(out, "  Elo of each group's tuned values against its start values, 95%% interval:\n");
@@ -407,7 +403,7 @@ static void print_table(FILE *out, const AblationRecord *r, const char *dir)
     for (size_t g = 0; g < r->ngroups; g++) {
         const AblGroupRecord *gr = &r->groups[g];
         const AblEffect *e = &gr->eff;
-        fprintf(out, "  %-12s %6d  ", shown(gr->name), (int)gr->nparams);
+        fprintf(out, "  %-12s %6d  ", json_shown(gr->name), (int)gr->nparams);
         if (isnan(e->elo) || isnan(e->elo_lo) || isnan(e->elo_hi)) {
             fprintf(out, "%8s\n", "?");
             continue;
@@ -418,7 +414,7 @@ static void print_table(FILE *out, const AblationRecord *r, const char *dir)
         snprintf(h, sizeof h, "%+.1f", e->elo_hi);
         char iv[80];
         snprintf(iv, sizeof iv, "[%s, %s]", l, h);
-        fprintf(out, "%8s  %-20s %s\n", el, iv, shown(gr->verdict));
+        fprintf(out, "%8s  %-20s %s\n", el, iv, json_shown(gr->verdict));
     }
     if (!isnan(r->intercept) && !isnan(r->intercept_se)) {
         fprintf(out, "  engine 0's edge whatever the design (0 expected): ");

@@ -12,6 +12,7 @@
 #include "ablation.h"
 #include "ablation_record.h"
 #include "errmsg.h"
+#include "jsonget.h"
 #include "rd.h"
 
 /* "pays" or "pays,unclear" -> which verdicts keep. */
@@ -75,7 +76,7 @@ static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays
                           : gap->lo > 0 ? "not supported: the whole scored more than the sum"
                                         : "supported: the whole scored as the sum";
     cJSON *pr = cJSON_AddObjectToObject(info, "prediction");
-    const char *tc = abl->tc ? abl->tc : "?";
+    const char *tc = json_shown(abl->tc);
     if (!pr || !cJSON_AddNumberToObject(pr, "groups", n) || !cJSON_AddNumberToObject(pr, "elo", ablation_elo(sum)) ||
         !cJSON_AddNumberToObject(pr, "elo_lo", ablation_elo(lo)) ||
         !cJSON_AddNumberToObject(pr, "elo_hi", ablation_elo(hi)) || !cJSON_AddStringToObject(pr, "tc", tc) ||
@@ -164,7 +165,7 @@ int ablate_keep(const char *dir, const RunState *rs, cJSON *values, const char *
             const AblGroupRecord *gr = &abl.groups[g];
             for (size_t k = 0; k < gr->nparams; k++)
                 if (gr->params[k] && !strcmp(gr->params[k], p->string)) {
-                    in = gr->name ? gr->name : "?";
+                    in = json_shown(gr->name);
                     verdict = gr->verdict;
                 }
         }

@@ -527,11 +527,11 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
         return;
     }
     fprintf(out, "What moved, and what the ablation (%.0f pairs at %s) made of it:\n",
-            a.has_games ? (double)a.games / 2 : NAN, a.tc ? a.tc : "?");
+            a.has_games ? (double)a.games / 2 : NAN, json_shown(a.tc));
     for (size_t g = 0; g < a.ngroups; g++) {
         const AblGroupRecord *gr = &a.groups[g];
-        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", gr->name ? gr->name : "?", gr->eff.elo,
-                gr->eff.elo_lo, gr->eff.elo_hi, gr->verdict ? gr->verdict : "?");
+        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", json_shown(gr->name), gr->eff.elo,
+                gr->eff.elo_lo, gr->eff.elo_hi, json_shown(gr->verdict));
         for (size_t k = 0; k < gr->nparams; k++)
             if (gr->params[k])
                 fprintf(out, " %s %g->%g", gr->params[k], json_num_shown(a.base, gr->params[k]),
@@ -542,7 +542,7 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
     if (a.has_additivity)
         fprintf(out, "  additivity: the groups' sum %+.1f, the whole %+.1f, gap %+.1f [%+.1f, %+.1f] Elo: %s\n",
                 t[ABL_TERM_SUM].elo, t[ABL_TERM_WHOLE].elo, t[ABL_TERM_GAP].elo, t[ABL_TERM_GAP].lo,
-                t[ABL_TERM_GAP].hi, a.additivity_verdict ? a.additivity_verdict : "?");
+                t[ABL_TERM_GAP].hi, json_shown(a.additivity_verdict));
     ablation_record_free(&a);
 }
 
@@ -561,7 +561,7 @@ static void morning_write(FILE *out, const Night *n)
         VerifyRecord r;
         verify_record_from_json(&r, ver, false, NULL, NULL, 0);
         const uint64_t *pt = r.tally.ptnml;
-        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", r.tc ? r.tc : "?", r.est.elo,
+        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_shown(r.tc), r.est.elo,
                 r.est.elo_err, verify_record_shown(&r, VREC_GAMES, r.tally.games));
         if (r.have & VREC_PTNML)
             fprintf(out, "[%llu, %llu, %llu, %llu, %llu]", (unsigned long long)pt[0], (unsigned long long)pt[1],
@@ -569,13 +569,13 @@ static void morning_write(FILE *out, const Night *n)
         else
             fprintf(out, "[]");
         double first = verify_record_shown(&r, VREC_CLAIM, r.held_out_first);
-        fprintf(out, "), %s openings %.0f..%.0f, verdict %s\n", r.set ? r.set : "?", first,
-                first + verify_record_shown(&r, VREC_CLAIM, r.held_out_count) - 1, r.verdict ? r.verdict : "?");
+        fprintf(out, "), %s openings %.0f..%.0f, verdict %s\n", json_shown(r.set), first,
+                first + verify_record_shown(&r, VREC_CLAIM, r.held_out_count) - 1, json_shown(r.verdict));
         if (cJSON_IsObject(pr) && !isnan(r.est.elo))
             fprintf(out, "  against the prediction: %s its interval (the prediction is at the ablation's limit)\n",
                     r.est.elo >= json_num_shown(pr, "elo_lo") && r.est.elo <= json_num_shown(pr, "elo_hi") ? "inside" : "outside");
         if (r.mode && !strcmp(r.mode, "baked"))
-            fprintf(out, "The baked engine: %s\n", r.engine_tuned ? r.engine_tuned : "?");
+            fprintf(out, "The baked engine: %s\n", json_shown(r.engine_tuned));
         verify_record_free(&r);
     }
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);

@@ -28,11 +28,6 @@ static void spsa_figure(const RunState *rs, char *buf, size_t len)
              (unsigned long long)spsa_budget_games(&rs->spsa.cfg), rs->tc);
 }
 
-static const char *shown(const char *s)
-{
-    return s ? s : "?";
-}
-
 /* "pays: Lmr, Qs; costs: Lmp; unclear: Rfp": the groups by verdict, from buf[at]. */
 static size_t verdict_list(const AblationRecord *a, char *buf, size_t len, size_t at)
 {
@@ -42,12 +37,12 @@ static size_t verdict_list(const AblationRecord *a, char *buf, size_t len, size_
         int k = 0;
         for (size_t g = 0; g < a->ngroups; g++) {
             const AblGroupRecord *gr = &a->groups[g];
-            if (strcmp(shown(gr->verdict), VERDICTS[v]) != 0)
+            if (strcmp(json_shown(gr->verdict), VERDICTS[v]) != 0)
                 continue;
             if (k++)
-                at = appendf(buf, len, at, ", %s", shown(gr->name));
+                at = appendf(buf, len, at, ", %s", json_shown(gr->name));
             else
-                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], shown(gr->name));
+                at = appendf(buf, len, at, "%s%s: %s", at > start ? "; " : "", VERDICTS[v], json_shown(gr->name));
         }
     }
     return at;
@@ -65,8 +60,8 @@ static void ablation_figure(const char *dir, char *buf, size_t len)
         return; /* out of memory */
     }
     size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", (int)a.npairs, a.has_rounds ? (double)a.rounds : NAN,
-                        shown(a.tc));
-    if (!strcmp(shown(a.status), "done")) {
+                        json_shown(a.tc));
+    if (!strcmp(json_shown(a.status), "done")) {
         at = appendf(buf, len, at, "; ");
         size_t before = at;
         at = verdict_list(&a, buf, len, at);
@@ -75,7 +70,7 @@ static void ablation_figure(const char *dir, char *buf, size_t len)
         const AblTermRecord *gap = &a.terms[ABL_TERM_GAP];
         if (a.has_additivity)
             appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", gap->elo, gap->lo, gap->hi,
-                    shown(a.additivity_verdict));
+                    json_shown(a.additivity_verdict));
     }
     ablation_record_free(&a);
     cJSON_Delete(j);
@@ -108,7 +103,7 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     verify_record_from_json(&r, v, false, NULL, NULL, 0);
     const MatchTally *t = &r.tally;
     size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", verify_record_shown(&r, VREC_PAIRS, t->pairs),
-                        verify_record_shown(&r, VREC_ROUNDS, r.rounds), shown(r.tc));
+                        verify_record_shown(&r, VREC_ROUNDS, r.rounds), json_shown(r.tc));
     if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
         at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", r.est.elo, r.est.elo_err);
     if (r.have & VREC_PTNML) {

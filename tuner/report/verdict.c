@@ -5,26 +5,21 @@
 #include <string.h>
 
 #include "elotext.h"
+#include "jsonget.h"
 #include "setup.h"
 #include "stats.h"
-
-/* A string of the file, "?" when it is not there. */
-static const char *shown(const char *s)
-{
-    return s ? s : "?";
-}
 
 void verdict_print(FILE *out, const VerifyRecord *r, const char *dir)
 {
     const uint64_t *ptnml = r->tally.ptnml;
-    const char *vs = shown(r->verdict);
-    const char *st = shown(r->status);
+    const char *vs = json_shown(r->verdict);
+    const char *st = json_shown(r->status);
     if (r->tuned_file && r->tuned_file[0])
         fprintf(out, "verify: the values of %s", r->tuned_file);
     else
         fprintf(out, "verify: the values after %llu games", (unsigned long long)r->run_games);
     fprintf(out, " against %s, %s, %s engines: ", r->base_file && r->base_file[0] ? r->base_file : "the start values",
-            shown(r->tc), shown(r->mode));
+            json_shown(r->tc), json_shown(r->mode));
     if (!strcmp(vs, "identical")) {
         fprintf(out, "the tuned values are the start values: nothing to verify\n");
         return;

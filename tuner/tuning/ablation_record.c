@@ -201,12 +201,6 @@ cJSON *ablation_record_to_json(const AblationRecord *r)
     return jput_done(&w);
 }
 
-static const char *text_of(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 /* "groups" of a file; -1 when out of memory. */
 static int read_groups(AblationRecord *r, const cJSON *gs)
 {
@@ -220,7 +214,7 @@ static int read_groups(AblationRecord *r, const cJSON *gs)
     cJSON_ArrayForEach(g, gs)
     {
         AblGroupRecord *o = &r->groups[r->ngroups++];
-        o->name = text_of(g, "name");
+        o->name = json_get_text(g, "name");
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(g, "params"), *p;
         o->nparams = cJSON_IsArray(ps) ? (size_t)cJSON_GetArraySize(ps) : 0;
         if (!(o->params = calloc(o->nparams + 1, sizeof *o->params)))
@@ -232,7 +226,7 @@ static int read_groups(AblationRecord *r, const cJSON *gs)
         o->eff = (AblEffect){ .elo = json_num_shown(g, "elo"), .elo_lo = json_num_shown(g, "elo_lo"),
                               .elo_hi = json_num_shown(g, "elo_hi"), .beta = json_num_shown(g, "beta"),
                               .se = json_num_shown(g, "se") };
-        o->verdict = text_of(g, "verdict");
+        o->verdict = json_get_text(g, "verdict");
         o->estimated = o->verdict != NULL;
     }
     return 0;
@@ -253,7 +247,7 @@ static void read_additivity(AblationRecord *r, const cJSON *a)
                                        .beta = json_num_shown(a, k[3]),
                                        .se = json_num_shown(a, k[4]) };
     }
-    r->additivity_verdict = text_of(a, "verdict");
+    r->additivity_verdict = json_get_text(a, "verdict");
 }
 
 /* "pairs" of a file; -1 when out of memory. */
@@ -270,7 +264,7 @@ static int read_pairs(AblationRecord *r, const cJSON *pairs)
         AblPairRecord *q = &r->pairs[r->npairs++];
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(p, "diff");
         json_get_u64(p, "opening", &q->opening);
-        q->design = text_of(p, "design");
+        q->design = json_get_text(p, "design");
         q->diff = json_num_shown(p, "diff");
         q->ok = json_get_u64(p, "pair", &q->pair) && q->design && cJSON_IsNumber(y) && y->valuedouble >= -2 &&
                 y->valuedouble <= 2 && y->valuedouble == floor(y->valuedouble);
@@ -282,44 +276,44 @@ int ablation_record_from_json(AblationRecord *r, const cJSON *j, unsigned need, 
                               size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    r->status = text_of(j, "status");
+    r->status = json_get_text(j, "status");
     const cJSON *fit = cJSON_GetObjectItemCaseSensitive(j, "fit");
     r->has_fit = cJSON_IsObject(fit);
     r->fit_pairs = json_num_shown(fit, "pairs");
     r->intercept = json_num_shown(fit, "intercept");
     r->intercept_se = json_num_shown(fit, "intercept_se");
     r->sigma = json_num_shown(fit, "sigma");
-    r->fit_note = text_of(j, "fit_note");
+    r->fit_note = json_get_text(j, "fit_note");
     read_additivity(r, cJSON_GetObjectItemCaseSensitive(j, "additivity"));
     r->has_rounds = json_get_u64(j, "rounds", &r->rounds);
     json_get_u64(j, "rounds_asked", &r->rounds_asked);
     r->capped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "capped"));
-    r->tc = text_of(j, "tc");
-    r->book = text_of(j, "book");
+    r->tc = json_get_text(j, "tc");
+    r->book = json_get_text(j, "book");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
-    r->set = text_of(op, "set");
-    r->openings_file = text_of(op, "file");
+    r->set = json_get_text(op, "set");
+    r->openings_file = json_get_text(op, "file");
     json_get_u64(op, "count", &r->count);
     json_get_u64(op, "book_size", &r->book_size);
     r->claimed = json_get_u64(op, "held_out_first", &r->held_out_first) &&
                  json_get_u64(op, "held_out_count", &r->held_out_count);
     r->has_seed = json_get_u64(j, "seed", &r->seed);
-    r->design = text_of(j, "design");
+    r->design = json_get_text(j, "design");
     /* A file of an older build has no whole pairs: its design goes on without them. */
     uint64_t every = 0;
     if (!json_get_u64(j, "whole_every", &every) || every > 1000)
         every = 0;
     r->whole_every = (unsigned)every;
-    r->groups_spec = text_of(j, "groups_spec");
-    r->tuned_file = text_of(j, "tuned_file");
+    r->groups_spec = json_get_text(j, "groups_spec");
+    r->tuned_file = json_get_text(j, "tuned_file");
     json_get_u64(j, "run_games", &r->run_games);
     r->tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
     r->base = cJSON_GetObjectItemCaseSensitive(j, "base");
     r->has_games = json_get_u64(j, "games", &r->games);
     json_get_counts(j, "ptnml", r->ptnml, 5);
     r->has_sessions = json_get_u64(j, "sessions", &r->sessions);
-    r->created = text_of(j, "created");
-    r->updated = text_of(j, "updated");
+    r->created = json_get_text(j, "created");
+    r->updated = json_get_text(j, "updated");
     if (read_groups(r, cJSON_GetObjectItemCaseSensitive(j, "groups")) < 0 ||
         read_pairs(r, cJSON_GetObjectItemCaseSensitive(j, "pairs")) < 0)
         return errmsg(err, errlen, "out of memory");

@@ -101,12 +101,6 @@ cJSON *verify_record_to_json(const VerifyRecord *r)
     return jput_done(&w);
 }
 
-static const char *text_of(const cJSON *o, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
 /* o[key] as a count into *out, and bit into *have when it is one. */
 static bool count_of(const cJSON *o, const char *key, uint64_t *out, unsigned *have, unsigned bit)
 {
@@ -166,8 +160,8 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     memset(r, 0, sizeof *r);
     MatchTally *t = &r->tally;
     unsigned *h = &r->have;
-    r->status = text_of(j, "status");
-    r->verdict = text_of(j, "verdict");
+    r->status = json_get_text(j, "status");
+    r->verdict = json_get_text(j, "verdict");
     /* The counts progress needs, in the order they were first checked. */
     bool ok = count_of(j, "games", &t->games, h, VREC_GAMES) & json_get_u64(j, "wins", &t->wins) &
               json_get_u64(j, "losses", &t->losses) & json_get_u64(j, "draws", &t->draws) &
@@ -186,12 +180,12 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     r->lower = json_num_shown(sprt, "lower");
     r->upper = json_num_shown(sprt, "upper");
     count_of(j, "rounds", &r->rounds, h, VREC_ROUNDS);
-    r->tc = text_of(j, "tc");
-    r->book = text_of(j, "book");
+    r->tc = json_get_text(j, "tc");
+    r->book = json_get_text(j, "book");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "openings");
     r->has_openings = cJSON_IsObject(op);
-    r->set = text_of(op, "set");
-    r->openings_file = text_of(op, "file");
+    r->set = json_get_text(op, "set");
+    r->openings_file = json_get_text(op, "file");
     json_get_u64(op, "count", &r->count);
     json_get_u64(op, "book_size", &r->book_size);
     json_get_u64(op, "fresh_pairs", &r->fresh_pairs);
@@ -201,12 +195,12 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     if (r->claimed)
         *h |= VREC_CLAIM;
     const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engines");
-    r->mode = text_of(eng, "mode");
-    r->engine_tuned = text_of(eng, "tuned");
-    r->engine_base = text_of(eng, "base");
+    r->mode = json_get_text(eng, "mode");
+    r->engine_tuned = json_get_text(eng, "tuned");
+    r->engine_base = json_get_text(eng, "base");
     json_get_u64(j, "run_games", &r->run_games);
-    r->base_file = text_of(j, "base_file");
-    r->tuned_file = text_of(j, "tuned_file");
+    r->base_file = json_get_text(j, "base_file");
+    r->tuned_file = json_get_text(j, "tuned_file");
     r->tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
     r->base = cJSON_GetObjectItemCaseSensitive(j, "base");
     ok = ok & json_get_u64(j, "penta_wl", &t->penta_wl) & json_get_u64(j, "penta_dd", &t->penta_dd) &
@@ -221,8 +215,8 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
     r->elapsed_s = json_num_shown(j, "elapsed_s");
-    r->created = text_of(j, "created");
-    r->updated = text_of(j, "updated");
+    r->created = json_get_text(j, "created");
+    r->updated = json_get_text(j, "updated");
     if (!resume)
         return 0;
     if (!ok || !cJSON_IsNumber(el) || !cJSON_IsArray(pend) || !r->created)
