@@ -11,7 +11,8 @@
  * the tuned values and the start values), the baked engines ratchet-tuned
  * and ratchet-base with their build directories, and bake-*.log.
  *
- * DIR/verify.json (replaced atomically after every finished pair):
+ * DIR/verify.json (replaced atomically after every finished pair; its
+ * format is tuner/tuning/verify_record.h):
  *   { "version": 1, "status": "running"|"stopped"|"done",
  *     "verdict": "H1"|"H0"|"undecided"|"none"|"identical",
  *     "games", "wins", "losses", "draws", "pairs", "ptnml": [5],
