@@ -1,6 +1,7 @@
 /* base/: the stop on a signal (stopsig.h), the progress line (progress.h),
  * messages (errmsg.h: appendf, name distance, line and column), JSON counts
- * (jsonget.h), the object builder (jsonput.h) and durations (duration.h). */
+ * (jsonget.h), the object builder (jsonput.h), durations (duration.h) and the
+ * command-line helpers (cliutil.h: the preamble, option tables). */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 
@@ -269,4 +270,138 @@ Test(cliutil, the_preamble_answers_help_and_a_wrong_start, .init = cr_redirect_s
     cr_assert_eq(cli_preamble(2, dir, "usage: cmd\n", NULL, CLI_DIR_ONLY), -1);
     fflush(stdout);
     cr_assert_stdout_eq_str("usage: cmd\n");
+}
+
+/* ---- option tables (cli_options) ---------------------------------------------- */
+
+typedef struct {
+    bool quiet, rounds_set;
+    uint64_t rounds;
+    double ratio;
+    int bake;
+    char file[16];
+    const char *name;
+    char kv[64];
+    int calls;
+} Opts;
+
+static int note_kv(void *ctx, const char *opt, const char *key, const char *value, char *err, size_t errlen)
+{
+    Opts *o = ctx;
+    if (!strcmp(key, "bad"))
+        return errmsg(err, errlen, "%s: no bad", opt);
+    snprintf(o->kv + strlen(o->kv), sizeof o->kv - strlen(o->kv), "%s:%s;", key, value);
+    return 0;
+}
+
+/* -stop stops the walk; -count takes no value and counts. */
+static int note_call(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    (void)argc;
+    (void)err;
+    (void)errlen;
+    Opts *o = opt->target;
+    o->calls++;
+    bool stop = !strcmp(argv[*i], "-stop");
+    *i += 1;
+    return stop;
+}
+
+static const char *const BAKE[] = { "auto", "yes", "no", NULL };
+
+/* Parses the words of line (split at spaces) with the test table: cli_options'
+ * return, the leftover words joined into left, the message into err. */
+static int parse(Opts *o, CliSay say, bool keep_rest, const char *line, char *left, char *err)
+{
+    static char buf[512];
+    char *argv[32], *rest[32];
+    int argc = 0, nrest = -1;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *w = strtok(buf, " "); w && argc < 32; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    memset(o, 0, sizeof *o);
+    const CliOpt opts[] = {
+        { "-quiet", CLI_OPT_FLAG, .target = &o->quiet },
+        { "-rounds", CLI_OPT_UINT, .target = &o->rounds, .min = 2, .max = 100, .set = &o->rounds_set },
+        { "-ratio", CLI_OPT_DOUBLE, .target = &o->ratio, .lo = 0, .hi = 1 },
+        { "-bake", CLI_OPT_CHOICE, .target = &o->bake, .choices = BAKE },
+        { "-base|-tuned", CLI_OPT_STRING, .target = o->file, .size = sizeof o->file, .want = "a value file" },
+        { "-name", CLI_OPT_STRING, .target = &o->name },
+        { "-each", CLI_OPT_KV, .target = o, .kv = note_kv },
+        { "-spsa", CLI_OPT_KV_LEADING, .target = o, .kv = note_kv },
+        { "-count|-stop", CLI_OPT_CALL, .target = o, .call = note_call },
+        { NULL },
+    };
+    err[0] = left[0] = '\0';
+    int rc = cli_options(opts, say, argc, argv, keep_rest ? rest : NULL, keep_rest ? &nrest : NULL, err, 256);
+    for (int k = 0; keep_rest && k < nrest; k++)
+        snprintf(left + strlen(left), 256 - strlen(left), "%s%s", k ? " " : "", rest[k]);
+    return rc;
+}
+
+/* Every kind takes its value; the words no entry names are left over, in order. */
+Test(cliutil, an_option_table_takes_each_kind_and_leaves_the_rest)
+{
+    Opts o;
+    char left[256], err[256];
+    cr_assert_eq(parse(&o, CLI_SAY_NEEDS, true,
+                       "-quiet -rounds 7 -x 1 -ratio 0.5 -bake no -tuned t.json -name -n "
+                       "-each a=1 b=2 -spsa c=3 d -count nodes=5",
+                       left, err),
+                 0, "%s", err);
+    cr_assert(o.quiet && o.rounds_set);
+    cr_assert_eq(o.rounds, 7);
+    cr_assert_float_eq(o.ratio, 0.5, 1e-12);
+    cr_assert_eq(o.bake, 2);
+    cr_assert_str_eq(o.file, "t.json");
+    cr_assert_str_eq(o.name, "-n", "a string without want takes any word");
+    cr_assert_str_eq(o.kv, "a:1;b:2;c:3;");
+    cr_assert_eq(o.calls, 1);
+    cr_assert_str_eq(left, "-x 1 d nodes=5", "the unknown words, in order");
+    /* a long file name is cut to its buffer, as snprintf does */
+    cr_assert_eq(parse(&o, CLI_SAY_NEEDS, true, "-base a-very-long-name.json", left, err), 0);
+    cr_assert_str_eq(o.file, "a-very-long-nam");
+    /* a call may stop the walk: what follows is not looked at */
+    cr_assert_eq(parse(&o, CLI_SAY_NEEDS, false, "-count -stop -bogus", left, err), 1);
+    cr_assert_eq(o.calls, 2);
+}
+
+/* A bound, a bad choice, a missing value and an unknown option: each is
+ * refused with the option's message, as each kind says it (or as
+ * CLI_SAY_BAD says every one); the first error ends the walk. */
+Test(cliutil, an_option_table_refuses_bad_values_in_its_own_words)
+{
+    static const struct {
+        CliSay say;
+        bool rest;
+        const char *line, *msg;
+    } CASES[] = {
+        { CLI_SAY_NEEDS, true, "-rounds 101", "-rounds needs an integer 2..100, not 101" },
+        { CLI_SAY_NEEDS, true, "-rounds 1", "-rounds needs an integer 2..100, not 1" },
+        { CLI_SAY_NEEDS, true, "-rounds -5", "-rounds needs an integer 2..100, not -5" },
+        { CLI_SAY_NEEDS, true, "-quiet -rounds", "-rounds needs an integer 2..100" },
+        { CLI_SAY_NEEDS, true, "-ratio 1.5", "-ratio needs a number from 0 to 1, not 1.5" },
+        { CLI_SAY_NEEDS, true, "-bake maybe", "-bake needs auto, yes or no, not 'maybe'" },
+        { CLI_SAY_NEEDS, true, "-bake", "-bake needs auto, yes or no, not ''" },
+        { CLI_SAY_NEEDS, true, "-base -quiet", "-base needs a value file" },
+        { CLI_SAY_NEEDS, true, "-tuned", "-tuned needs a value file" },
+        { CLI_SAY_NEEDS, true, "-name", "-name needs a value" },
+        { CLI_SAY_NEEDS, true, "-each", "-each needs key=value arguments" },
+        { CLI_SAY_NEEDS, true, "-each a=1 b", "-each: expected key=value, got 'b'" },
+        { CLI_SAY_NEEDS, true, "-each bad=1", "-each: no bad" },
+        { CLI_SAY_NEEDS, true, "-spsa b", "-spsa needs key=value arguments" },
+        { CLI_SAY_NEEDS, true, "-x -rounds 0 -bake maybe", "-rounds needs an integer 2..100, not 0" },
+        { CLI_SAY_BAD, true, "-rounds 101", "bad value \"101\" for -rounds" },
+        { CLI_SAY_BAD, true, "-bake maybe", "bad value \"maybe\" for -bake" },
+        { CLI_SAY_BAD, true, "-ratio", "-ratio needs a value" },
+        { CLI_SAY_BAD, false, "-quiet -bogus -rounds 0", "unknown option \"-bogus\"" },
+        { CLI_SAY_BAD, false, "-quiet -rounds 5 d=1", "unknown option \"d=1\"" },
+    };
+    for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
+        Opts o;
+        char left[256], err[256];
+        int rc = parse(&o, CASES[k].say, CASES[k].rest, CASES[k].line, left, err);
+        cr_expect_eq(rc, -1, "%s: %d", CASES[k].line, rc);
+        cr_expect_str_eq(err, CASES[k].msg, "%s", CASES[k].line);
+    }
 }
