@@ -249,6 +249,20 @@ Test(simulate, cli_usage_errors, .init = quiet)
     cr_assert_eq(run_cli(a10, 2), 2);
 }
 
+/* The options are one table (cli_options): an unknown word is named as
+ * unknown also when it is the last (the strcmp ladder before it said
+ * "foo needs a value"), and a bad value names the option. */
+Test(simulate, cli_an_unknown_last_word_is_unknown, .init = quiet)
+{
+    const char *a1[] = {"-quiet", "-srand", "3", "foo"};
+    cr_assert_eq(run_cli(a1, 4), 2);
+    const char *a2[] = {"-seeds", "0"};
+    cr_assert_eq(run_cli(a2, 2), 2);
+    fflush(stderr);
+    cr_assert_stderr_eq_str("simulate: unknown option \"foo\"\n(see ratchet-tune simulate --help)\n"
+                            "simulate: bad value \"0\" for -seeds\n(see ratchet-tune simulate --help)\n");
+}
+
 /* The -spsa numbers run takes are taken with run's bounds (one table,
  * SPSA_NUMBER_KEYS): alpha=50 is refused as run refuses it (simulate took
  * any positive alpha), and a value inside the bounds is taken. */

@@ -3,7 +3,6 @@
  * simulate_grid.c). */
 #include "simulate_cmd.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -15,6 +14,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "cliutil.h"
+#include "errmsg.h"
 #include "landscape.h"
 #include "simulate_grid.h"
 #include "simulate_suite.h"
@@ -138,11 +138,17 @@ static const char USAGE[] =
     "Elo (its selection bias), how often its interval excludes 0, and its Elo less\n"
     "the correction that status shows.\n";
 
+/* A key=value word of an option: the key, and the value in argv. */
+typedef struct {
+    char key[128];
+    const char *value;
+} SimWord;
+
 typedef struct {
     const char *spec_file;
     SpsaConfig cfg;
     uint64_t games;
-    const char *lword[32];           /* -landscape words other than seed and file, in order */
+    SimWord lword[32];               /* -landscape words other than seed and file, in order */
     size_t nlkeys;
     const char *landscape_file;      /* -landscape file=PATH */
     bool landscape_seed_set;
@@ -162,32 +168,10 @@ typedef struct {
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
     bool validation;                 /* -validation */
-    const char *design[32][4];       /* -design words (every=, games=, final=) */
+    SimWord design[32][4];           /* -design words (every=, games=, final=) */
     size_t ndesign, ndword[32];
     double walk, flat, collapse;     /* -walk, -flat, -collapse */
 } SimOptions;
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-' || !*s)
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    uint64_t v;
-    if (parse_u64(s, &v) || v < (uint64_t)lo || v > (uint64_t)hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
 
 /* The scale's settings among -spsa's words: true if kv is one of them (*ok:
  * its value is good). */
@@ -211,8 +195,8 @@ static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const c
         {"centre-min", offsetof(SpsaConfig, centre_min), 1e-6, 1},
     };
     if (klen == 5 && !strncmp(kv, "adapt", 5)) {
-        int on = 1;
-        *ok = !parse_int(v, 0, 1, &on);
+        uint64_t on = 1;
+        *ok = cli_parse_u64(v, 0, 1, &on);
         cfg->adapt = on != 0;
         return true;
     }
@@ -225,169 +209,165 @@ static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const c
     return false;
 }
 
-/* The key=value words after an option such as -spsa, up to the next -option. */
-static bool is_kv(const char *s)
+/* A -spsa word: the numbers run takes, with run's bounds, and the
+ * simulator's own. */
+static int spsa_word(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
 {
-    return s[0] != '-' && strchr(s, '=');
+    SimOptions *o = ctx;
+    size_t klen = strlen(key);
+#define KEY(k) (!strcmp(key, k))
+    bool ok = true;
+    const SpsaNumberKey *nk = NULL;
+    uint64_t u = 1;
+    if (!KEY("games") && !KEY("pairs-per"))
+        o->custom = true;
+    if (KEY("games"))
+        ok = (o->games_set = cli_parse_u64(v, 1, UINT64_MAX, &o->games));
+    else if (KEY("pairs-per")) {
+        if ((ok = cli_parse_u64(v, 1, 1000000, &u)))
+            o->cfg.pairs_per = (int)u;
+    } else if ((nk = spsa_number_key(key, klen))) {
+        ok = cli_parse_double(v, nk->min, nk->max, spsa_number_field(&o->cfg, nk));
+        o->probe_set = o->probe_set || (ok && KEY("probe"));
+        o->average_set = o->average_set || (ok && KEY("average"));
+    } else if (KEY("form")) {
+        /* the form's own schedule, then any decay=, eta-base=, eta-pow= given */
+        SpsaForm f;
+        ok = !spsa_form_parse(v, &f);
+        if (ok) {
+            SpsaConfig keep = o->cfg;
+            spsa_config_set_form(&o->cfg, f);
+            if (o->decay_set)
+                o->cfg.decay = keep.decay;
+            if (o->eta_base_set)
+                o->cfg.eta_base = keep.eta_base;
+            if (o->eta_pow_set)
+                o->cfg.eta_pow = keep.eta_pow;
+            if (o->eta_npow_set)
+                o->cfg.eta_npow = keep.eta_npow;
+            if (o->probe_set)
+                o->cfg.probe = keep.probe;
+            if (o->average_set)
+                o->cfg.average = keep.average;
+        }
+    } else if (KEY("decay"))
+        ok = (o->decay_set = cli_parse_double(v, 0, 10, &o->cfg.decay));
+    else if (KEY("eta-base"))
+        ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
+    else if (KEY("eta-pow"))
+        ok = (o->eta_pow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_pow));
+    else if (KEY("eta-npow"))
+        ok = (o->eta_npow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_npow));
+    else if (KEY("beta1"))
+        ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
+    else if (KEY("beta2"))
+        ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
+    else if (KEY("narrow")) {
+        ok = cli_parse_u64(v, 0, 1, &u);
+        o->cfg.narrow = u != 0;
+    } else if (spsa_adapt_key(&o->cfg, key, klen, v, &ok))
+        ;
+    else if (KEY("r_end"))
+        ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
+    else
+        return errmsg(err, errlen, "%s: unknown key in \"%s=%s\"", opt, key, v);
+#undef KEY
+    return ok ? 0 : errmsg(err, errlen, "%s: bad value in \"%s=%s\"", opt, key, v);
 }
 
-/* A -landscape key=value word (kv lives in argv), checked when the spec is
- * known (landscape_set). */
-static int landscape_word(SimOptions *o, const char *kv)
+/* A -params word: file=. */
+static int params_word(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
 {
-    if (o->nlkeys >= sizeof o->lword / sizeof *o->lword)
-        return -1;
-    o->lword[o->nlkeys++] = kv;
+    if (strcmp(key, "file"))
+        return errmsg(err, errlen, "%s: unknown key in \"%s=%s\"", opt, key, v);
+    ((SimOptions *)ctx)->spec_file = v;
     return 0;
 }
 
+static void keep_word(SimWord *w, const char *key, const char *v)
+{
+    snprintf(w->key, sizeof w->key, "%s", key);
+    w->value = v;
+}
+
+/* A -landscape word: seed= and file= here, the others kept in order for
+ * landscape_set (checked when the spec is known). */
+static int landscape_word(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
+{
+    SimOptions *o = ctx;
+    if (!strcmp(key, "seed")) {
+        o->landscape_seed_set = true;
+        if (!cli_parse_u64(v, 0, UINT64_MAX, &o->landscape_seed))
+            return errmsg(err, errlen, "%s: bad value in \"%s=%s\"", opt, key, v);
+    } else if (!strcmp(key, "file"))
+        o->landscape_file = v;
+    else if (o->nlkeys >= sizeof o->lword / sizeof *o->lword)
+        return errmsg(err, errlen, "-landscape: too many words");
+    else
+        keep_word(&o->lword[o->nlkeys++], key, v);
+    return 0;
+}
+
+/* A -design word (every=, games=, final=), checked by design_plan. */
+static int design_word(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
+{
+    (void)opt;
+    SimOptions *o = ctx;
+    size_t d = o->ndesign - 1;
+    if (o->ndword[d] >= 4)
+        return errmsg(err, errlen, "-design: every=F games=N final=M");
+    keep_word(&o->design[d][o->ndword[d]++], key, v);
+    return 0;
+}
+
+/* -design k=v ...: one more schedule. */
+static int design_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    SimOptions *o = opt->target;
+    if (o->ndesign >= sizeof o->design / sizeof *o->design)
+        return errmsg(err, errlen, "-design: at most 32 schedules");
+    o->ndesign++;
+    return cli_leading_key_values(argc, argv, i, design_word, o, err, errlen) < 0 ? -1 : 0;
+}
+
+static int help_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    (void)opt, (void)argc, (void)argv, (void)i, (void)err, (void)errlen;
+    fputs(USAGE, stdout);
+    return 1;
+}
+
+/* 0: parsed; 1: --help was printed; 2: a usage error, printed. */
 static int parse_args(int argc, char **argv, SimOptions *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(USAGE, stdout);
-            return 1;
-        }
-        if (!strcmp(a, "-quiet")) {
-            o->quiet = true;
-            continue;
-        }
-        if (!strcmp(a, "-suite")) {
-            o->suite = true;
-            continue;
-        }
-        if (!strcmp(a, "-grid")) {
-            o->grid = true;
-            continue;
-        }
-        if (!strcmp(a, "-validation")) {
-            o->validation = true;
-            continue;
-        }
-        if (!strcmp(a, "-design")) {
-            if (o->ndesign >= 32)
-                return cli_usage_error("simulate", "simulate", "-design: at most 32 schedules");
-            size_t d = o->ndesign++;
-            while (i + 1 < argc && is_kv(argv[i + 1])) {
-                if (o->ndword[d] >= 4)
-                    return cli_usage_error("simulate", "simulate", "-design: every=F games=N final=M");
-                o->design[d][o->ndword[d]++] = argv[++i];
-            }
-            if (o->ndword[d] == 0)
-                return cli_usage_error("simulate", "simulate", "-design needs key=value arguments");
-            continue;
-        }
-        if (!strcmp(a, "-params") || !strcmp(a, "-spsa") || !strcmp(a, "-landscape")) {
-            if (i + 1 >= argc || !is_kv(argv[i + 1]))
-                return cli_usage_error("simulate", "simulate", "%s needs key=value arguments", a);
-            while (i + 1 < argc && is_kv(argv[i + 1])) {
-                const char *kv = argv[++i];
-                const char *v = strchr(kv, '=') + 1;
-                size_t klen = (size_t)(v - 1 - kv);
-#define KEY(k) (klen == strlen(k) && !strncmp(kv, k, klen))
-                bool ok = true;
-                const SpsaNumberKey *nk = NULL;
-                if (!strcmp(a, "-spsa") && !KEY("games") && !KEY("pairs-per"))
-                    o->custom = true;
-                if (!strcmp(a, "-params") && KEY("file"))
-                    o->spec_file = v;
-                else if (!strcmp(a, "-spsa") && KEY("games"))
-                    ok = (o->games_set = !parse_u64(v, &o->games)) && o->games > 0;
-                else if (!strcmp(a, "-spsa") && KEY("pairs-per"))
-                    ok = !parse_int(v, 1, 1000000, &o->cfg.pairs_per);
-                else if (!strcmp(a, "-spsa") && (nk = spsa_number_key(kv, klen))) {
-                    /* the numbers run takes, with run's bounds */
-                    ok = cli_parse_double(v, nk->min, nk->max, spsa_number_field(&o->cfg, nk));
-                    o->probe_set = o->probe_set || (ok && KEY("probe"));
-                    o->average_set = o->average_set || (ok && KEY("average"));
-                } else if (!strcmp(a, "-spsa") && KEY("form")) {
-                    /* the form's own schedule, then any decay=, eta-base=, eta-pow= given */
-                    SpsaForm f;
-                    ok = !spsa_form_parse(v, &f);
-                    if (ok) {
-                        SpsaConfig keep = o->cfg;
-                        spsa_config_set_form(&o->cfg, f);
-                        if (o->decay_set)
-                            o->cfg.decay = keep.decay;
-                        if (o->eta_base_set)
-                            o->cfg.eta_base = keep.eta_base;
-                        if (o->eta_pow_set)
-                            o->cfg.eta_pow = keep.eta_pow;
-                        if (o->eta_npow_set)
-                            o->cfg.eta_npow = keep.eta_npow;
-                        if (o->probe_set)
-                            o->cfg.probe = keep.probe;
-                        if (o->average_set)
-                            o->cfg.average = keep.average;
-                    }
-                } else if (!strcmp(a, "-spsa") && KEY("decay"))
-                    ok = (o->decay_set = cli_parse_double(v, 0, 10, &o->cfg.decay));
-                else if (!strcmp(a, "-spsa") && KEY("eta-base"))
-                    ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
-                else if (!strcmp(a, "-spsa") && KEY("eta-pow"))
-                    ok = (o->eta_pow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_pow));
-                else if (!strcmp(a, "-spsa") && KEY("eta-npow"))
-                    ok = (o->eta_npow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_npow));
-                else if (!strcmp(a, "-spsa") && KEY("beta1"))
-                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
-                else if (!strcmp(a, "-spsa") && KEY("beta2"))
-                    ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
-                else if (!strcmp(a, "-spsa") && KEY("narrow")) {
-                    int narrow = 1;
-                    ok = !parse_int(v, 0, 1, &narrow);
-                    o->cfg.narrow = narrow != 0;
-                }
-                else if (!strcmp(a, "-spsa") && spsa_adapt_key(&o->cfg, kv, klen, v, &ok))
-                    ;
-                else if (!strcmp(a, "-spsa") && KEY("r_end"))
-                    ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
-                else if (!strcmp(a, "-landscape") && KEY("seed")) {
-                    ok = !parse_u64(v, &o->landscape_seed);
-                    o->landscape_seed_set = true;
-                } else if (!strcmp(a, "-landscape") && KEY("file"))
-                    o->landscape_file = v;
-                else if (!strcmp(a, "-landscape")) {
-                    if (landscape_word(o, kv))
-                        return cli_usage_error("simulate", "simulate", "-landscape: too many words");
-                } else
-                    return cli_usage_error("simulate", "simulate", "%s: unknown key in \"%s\"", a, kv);
-#undef KEY
-                if (!ok)
-                    return cli_usage_error("simulate", "simulate", "%s: bad value in \"%s\"", a, kv);
-            }
-            continue;
-        }
-        if (i + 1 >= argc)
-            return cli_usage_error("simulate", "simulate", "%s needs a value", a);
-        const char *v = argv[++i];
-        bool ok = true;
-        if (!strcmp(a, "-draw-ratio"))
-            ok = (o->draw_set = cli_parse_double(v, 0, 1, &o->draw_ratio));
-        else if (!strcmp(a, "-opening-bias"))
-            ok = (o->bias_set = cli_parse_double(v, 0, 10000, &o->opening_bias));
-        else if (!strcmp(a, "-landscapes"))
-            o->landscapes = v;
-        else if (!strcmp(a, "-walk"))
-            ok = cli_parse_double(v, -400, 400, &o->walk);
-        else if (!strcmp(a, "-flat"))
-            ok = cli_parse_double(v, -400, 400, &o->flat);
-        else if (!strcmp(a, "-collapse"))
-            ok = cli_parse_double(v, -400, 400, &o->collapse);
-        else if (!strcmp(a, "-concurrency"))
-            ok = !parse_int(v, 1, 4096, &o->concurrency);
-        else if (!strcmp(a, "-srand"))
-            ok = !parse_u64(v, &o->srand);
-        else if (!strcmp(a, "-seed-base"))
-            ok = !parse_u64(v, &o->seed_base) && o->seed_base > 0;
-        else if (!strcmp(a, "-seeds"))
-            ok = (o->seeds_set = !parse_int(v, 1, 100000, &o->seeds));
-        else
-            return cli_usage_error("simulate", "simulate", "unknown option \"%s\"", a);
-        if (!ok)
-            return cli_usage_error("simulate", "simulate", "bad value \"%s\" for %s", v, a);
-    }
-    return 0;
+    uint64_t concurrency = (uint64_t)o->concurrency, seeds = (uint64_t)o->seeds;
+    const CliOpt opts[] = {
+        { "--help|-help|-h", CLI_OPT_CALL, .call = help_option },
+        { "-quiet", CLI_OPT_FLAG, .target = &o->quiet },
+        { "-suite", CLI_OPT_FLAG, .target = &o->suite },
+        { "-grid", CLI_OPT_FLAG, .target = &o->grid },
+        { "-validation", CLI_OPT_FLAG, .target = &o->validation },
+        { "-design", CLI_OPT_CALL, .target = o, .call = design_option },
+        { "-params", CLI_OPT_KV_LEADING, .target = o, .kv = params_word },
+        { "-spsa", CLI_OPT_KV_LEADING, .target = o, .kv = spsa_word },
+        { "-landscape", CLI_OPT_KV_LEADING, .target = o, .kv = landscape_word },
+        { "-draw-ratio", CLI_OPT_DOUBLE, .target = &o->draw_ratio, .lo = 0, .hi = 1, .set = &o->draw_set },
+        { "-opening-bias", CLI_OPT_DOUBLE, .target = &o->opening_bias, .lo = 0, .hi = 10000, .set = &o->bias_set },
+        { "-landscapes", CLI_OPT_STRING, .target = &o->landscapes },
+        { "-walk", CLI_OPT_DOUBLE, .target = &o->walk, .lo = -400, .hi = 400 },
+        { "-flat", CLI_OPT_DOUBLE, .target = &o->flat, .lo = -400, .hi = 400 },
+        { "-collapse", CLI_OPT_DOUBLE, .target = &o->collapse, .lo = -400, .hi = 400 },
+        { "-concurrency", CLI_OPT_UINT, .target = &concurrency, .min = 1, .max = 4096 },
+        { "-srand", CLI_OPT_UINT, .target = &o->srand, .max = UINT64_MAX },
+        { "-seed-base", CLI_OPT_UINT, .target = &o->seed_base, .min = 1, .max = UINT64_MAX },
+        { "-seeds", CLI_OPT_UINT, .target = &seeds, .min = 1, .max = 100000, .set = &o->seeds_set },
+        { NULL },
+    };
+    char err[1024];
+    int rc = cli_options(opts, CLI_SAY_BAD, argc - 1, argv + 1, NULL, NULL, err, sizeof err);
+    o->concurrency = (int)concurrency;
+    o->seeds = (int)seeds;
+    return rc < 0 ? cli_usage_error("simulate", "simulate", "%s", err) : rc;
 }
 
 /* The landscape of the options for the spec ps (its starts may move:
@@ -404,10 +384,9 @@ static int build_landscape(const SimOptions *o, SpsaParam *ps, size_t n, bool bu
     if (o->landscape_file && landscape_load(l, ps, o->landscape_file, err, sizeof err))
         return cli_usage_error("simulate", "simulate", "-landscape file=%s", err);
     for (size_t w = 0; w < o->nlkeys; w++) {
-        const char *kv = o->lword[w], *v = strchr(kv, '=') + 1;
         char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)(v - 1 - kv < 63 ? v - 1 - kv : 63), kv);
-        if (landscape_set(l, ps, key, v, err, sizeof err))
+        snprintf(key, sizeof key, "%s", o->lword[w].key);
+        if (landscape_set(l, ps, key, o->lword[w].value, err, sizeof err))
             return cli_usage_error("simulate", "simulate", "%s", err);
     }
     if (landscape_finish(l, ps, o->landscape_seed_set ? o->landscape_seed : o->srand, err,
@@ -437,20 +416,19 @@ static int design_plan(const SimOptions *o, size_t d, uint64_t total, Validation
     char err[256];
     label[0] = '\0';
     for (size_t w = 0; w < o->ndword[d]; w++) {
-        const char *kv = o->design[d][w], *val = strchr(kv, '=') + 1;
-        size_t klen = (size_t)(val - 1 - kv);
-        uint64_t u;
+        const char *key = o->design[d][w].key, *val = o->design[d][w].value;
+        uint64_t u = 0;
         bool ok;
-        if (klen == 5 && !strncmp(kv, "every", 5))
+        if (!strcmp(key, "every"))
             ok = cli_parse_double(val, 0.001, 1, &every);
-        else if ((klen == 5 && !strncmp(kv, "games", 5)) || (klen == 5 && !strncmp(kv, "final", 5))) {
-            ok = !parse_u64(val, &u) && u <= 1000000000ULL;
-            count[kv[0] == 'f'] = (int64_t)u;
+        else if (!strcmp(key, "games") || !strcmp(key, "final")) {
+            ok = cli_parse_u64(val, 0, 1000000000ULL, &u);
+            count[key[0] == 'f'] = (int64_t)u;
         } else
-            return cli_usage_error("simulate", "simulate", "-design: unknown key in \"%s\" (every, games, final)", kv);
+            return cli_usage_error("simulate", "simulate", "-design: unknown key in \"%s=%s\" (every, games, final)", key, val);
         if (!ok)
-            return cli_usage_error("simulate", "simulate", "-design: bad value in \"%s\"", kv);
-        snprintf(label + strlen(label), len - strlen(label), "%s%s", w ? " " : "", kv);
+            return cli_usage_error("simulate", "simulate", "-design: bad value in \"%s=%s\"", key, val);
+        snprintf(label + strlen(label), len - strlen(label), "%s%s=%s", w ? " " : "", key, val);
     }
     memset(v, 0, sizeof *v);
     if (validate_plan(v, every, count[0], count[1], total, err, sizeof err) < 0)
