@@ -86,61 +86,48 @@ static const char VERIFY_USAGE[] =
 
 /* ---- settings ------------------------------------------------------------------ */
 
+/* -sprt elo0=X elo1=Y alpha=A beta=B, or -sprt off. */
+static int sprt_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    SprtSpec *sprt = opt->target;
+    sprt->on = !(*i + 1 < argc && !strcmp(argv[*i + 1], "off"));
+    if (!sprt->on) {
+        *i += 2;
+        return 0;
+    }
+    return cli_key_values(argc, argv, i, sprt_kv, sprt, err, errlen) < 0 ? -1 : 0;
+}
+
+static int engine_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    (void)opt, (void)argc, (void)argv, (void)i;
+    return errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
+                               "engine options come from the run");
+}
+
 /* v->run.args into the verify options and the match settings `over`. */
 static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
 {
+    static const char *const BAKE[] = { [BAKE_AUTO] = "auto", [BAKE_YES] = "yes", [BAKE_NO] = "no", NULL };
     v->sprt = (SprtSpec){ .on = true, .elo0 = 0, .elo1 = 5, .alpha = 0.05, .beta = 0.05 };
     v->rounds = 0;
     v->bake = BAKE_AUTO;
+    const CliOpt opts[] = {
+        { "-sprt", CLI_OPT_CALL, .target = &v->sprt, .call = sprt_option },
+        { "-rounds", CLI_OPT_UINT, .target = &v->rounds, .min = 1, .max = INT64_MAX / 4 },
+        { "-bake", CLI_OPT_CHOICE, .target = &v->bake, .choices = BAKE },
+        { "-base", CLI_OPT_STRING, .target = v->run.base_file, .size = PATH_MAX, .want = VERIFY_VALUE_FILE },
+        { "-tuned", CLI_OPT_STRING, .target = v->run.tuned_file, .size = PATH_MAX, .want = VERIFY_VALUE_FILE },
+        { "-snapshot", CLI_OPT_STRING, .target = v->snapshot, .size = sizeof v->snapshot,
+          .want = "last, best or a point number" },
+        { "-engine", CLI_OPT_CALL, .call = engine_option },
+        { NULL },
+    };
     int n = 0;
     char **rest = calloc((size_t)v->run.nargs + 1, sizeof *rest);
     if (!rest)
         return errmsg(err, errlen, "out of memory");
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < v->run.nargs;) {
-        const char *a = v->run.args[i];
-        if (!strcmp(a, "-sprt")) {
-            if (i + 1 < v->run.nargs && !strcmp(v->run.args[i + 1], "off")) {
-                v->sprt.on = false;
-                i += 2;
-            } else {
-                v->sprt.on = true;
-                rc = cli_key_values(v->run.nargs, v->run.args, &i, sprt_kv, &v->sprt, err, errlen) < 0 ? -1 : 0;
-            }
-        } else if (!strcmp(a, "-rounds")) {
-            int64_t r;
-            if (cli_int_value(v->run.nargs, v->run.args, &i, 1, INT64_MAX / 4, &r, err, errlen) < 0)
-                rc = -1;
-            else
-                v->rounds = (uint64_t)r;
-        } else if (!strcmp(a, "-bake")) {
-            const char *b = i + 1 < v->run.nargs ? v->run.args[i + 1] : "";
-            if (!strcmp(b, "auto"))
-                v->bake = BAKE_AUTO;
-            else if (!strcmp(b, "yes"))
-                v->bake = BAKE_YES;
-            else if (!strcmp(b, "no"))
-                v->bake = BAKE_NO;
-            else
-                rc = errmsg(err, errlen, "-bake needs auto, yes or no, not '%s'", b);
-            i += 2;
-        } else if (!strcmp(a, "-base") || !strcmp(a, "-tuned")) {
-            if (verify_value_file_arg(&v->run, i, err, errlen) < 0)
-                rc = -1;
-            i += 2;
-        } else if (!strcmp(a, "-snapshot")) {
-            if (i + 1 >= v->run.nargs || v->run.args[i + 1][0] == '-')
-                rc = errmsg(err, errlen, "-snapshot needs last, best or a point number");
-            else
-                snprintf(v->snapshot, sizeof v->snapshot, "%s", v->run.args[i + 1]);
-            i += 2;
-        } else if (!strcmp(a, "-engine")) {
-            rc = errmsg(err, errlen, "-engine: verify plays the run's engine (tuned against its start values); "
-                                     "engine options come from the run");
-        } else {
-            rest[n++] = v->run.args[i++];
-        }
-    }
+    int rc = cli_options(opts, CLI_SAY_NEEDS, v->run.nargs, v->run.args, rest, &n, err, errlen);
     if (rc == 0 && v->sprt.on &&
         !(v->sprt.alpha > 0 && v->sprt.alpha < 1 && v->sprt.beta > 0 && v->sprt.beta < 1 && v->sprt.elo1 > v->sprt.elo0))
         rc = errmsg(err, errlen, "-sprt: needs elo0 < elo1 and 0 < alpha, beta < 1");
