@@ -111,6 +111,39 @@ typedef struct {
 
 /* ---- the options ------------------------------------------------------------------------ */
 
+/* -ablate [groups=...] [whole=N]. */
+static int ablate_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    Ablate *A = opt->target;
+    for ((*i)++; *i < argc && argv[*i][0] != '-'; (*i)++) {
+        const char *kv = argv[*i];
+        char *end = NULL;
+        if (!strncmp(kv, "groups=", 7)) {
+            if (!kv[7])
+                return errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
+            snprintf(A->groups_spec, sizeof A->groups_spec, "%s", kv + 7);
+        } else if (!strncmp(kv, "whole=", 6)) {
+            unsigned long n = strtoul(kv + 6, &end, 10);
+            if (!kv[6] || *end || n > 1000 || kv[6] == '-')
+                return errmsg(err, errlen, "-ablate whole=%s: give a whole couple every N couples, N in "
+                              "0..1000 (0: no whole pairs)", kv + 6);
+            A->whole_every = (unsigned)n;
+        } else
+            return errmsg(err, errlen, "-ablate: '%s': expected groups=auto|FILE|NAME:P1,P2;NAME2:P3 or whole=N",
+                          kv);
+    }
+    return 0;
+}
+
+/* The options of verify that an ablation refuses. */
+static int verify_only_option(const CliOpt *opt, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    (void)opt, (void)argc;
+    return errmsg(err, errlen, "%s does not go with -ablate: an ablation plays a fixed number of pairs "
+                  "(-rounds) of the run's engine, with its tuned values (or -tuned's) and its start "
+                  "values sent as options", argv[*i]);
+}
+
 /* The stored options into groups=, -rounds and the match settings `over`. */
 static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
 {
@@ -118,52 +151,18 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
     snprintf(A->groups_spec, sizeof A->groups_spec, "auto");
     A->rounds_asked = DEFAULT_PAIRS;
     A->whole_every = DEFAULT_WHOLE_EVERY;
+    const CliOpt opts[] = {
+        { "-ablate", CLI_OPT_CALL, .target = A, .call = ablate_option },
+        { "-rounds", CLI_OPT_UINT, .target = &A->rounds_asked, .min = 2, .max = MAX_PAIRS },
+        { "-tuned", CLI_OPT_STRING, .target = v->tuned_file, .size = PATH_MAX, .want = VERIFY_VALUE_FILE },
+        { "-sprt|-bake|-base|-snapshot|-engine", CLI_OPT_CALL, .call = verify_only_option },
+        { NULL },
+    };
     char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
     if (!rest)
         return errmsg(err, errlen, "out of memory");
-    int n = 0, rc = 0;
-    for (int i = 0; rc == 0 && i < v->nargs;) {
-        const char *a = v->args[i];
-        if (!strcmp(a, "-ablate")) {
-            i++;
-            while (rc == 0 && i < v->nargs && v->args[i][0] != '-') {
-                const char *kv = v->args[i];
-                char *end = NULL;
-                if (!strncmp(kv, "groups=", 7)) {
-                    if (!kv[7])
-                        rc = errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
-                    snprintf(A->groups_spec, sizeof A->groups_spec, "%s", kv + 7);
-                } else if (!strncmp(kv, "whole=", 6)) {
-                    unsigned long n = strtoul(kv + 6, &end, 10);
-                    if (!kv[6] || *end || n > 1000 || kv[6] == '-')
-                        rc = errmsg(err, errlen, "-ablate whole=%s: give a whole couple every N couples, N in "
-                                    "0..1000 (0: no whole pairs)", kv + 6);
-                    A->whole_every = (unsigned)n;
-                } else {
-                    rc = errmsg(err, errlen, "-ablate: '%s': expected groups=auto|FILE|NAME:P1,P2;NAME2:P3 or "
-                                "whole=N", kv);
-                }
-                i++;
-            }
-        } else if (!strcmp(a, "-rounds")) {
-            int64_t r;
-            if (cli_int_value(v->nargs, v->args, &i, 2, MAX_PAIRS, &r, err, errlen) < 0)
-                rc = -1;
-            else
-                A->rounds_asked = (uint64_t)r;
-        } else if (!strcmp(a, "-tuned")) {
-            if (verify_value_file_arg(v, i, err, errlen) < 0)
-                rc = -1;
-            i += 2;
-        } else if (!strcmp(a, "-sprt") || !strcmp(a, "-bake") || !strcmp(a, "-base") || !strcmp(a, "-snapshot") ||
-                   !strcmp(a, "-engine")) {
-            rc = errmsg(err, errlen, "%s does not go with -ablate: an ablation plays a fixed number of pairs "
-                        "(-rounds) of the run's engine, with its tuned values (or -tuned's) and its start "
-                        "values sent as options", a);
-        } else {
-            rest[n++] = v->args[i++];
-        }
-    }
+    int n = 0;
+    int rc = cli_options(opts, CLI_SAY_NEEDS, v->nargs, v->args, rest, &n, err, errlen);
     if (rc == 0 && conf_parse_args(over, n, rest, VERIFY_SECTIONS, err, errlen) < 0)
         rc = -1;
     free(rest);

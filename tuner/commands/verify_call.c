@@ -222,16 +222,6 @@ static int overlay_values(const RunState *rs, cJSON *dst_values, const char *opt
     return rc;
 }
 
-int verify_value_file_arg(VerifyRun *r, int i, char *err, size_t errlen)
-{
-    const char *opt = r->args[i];
-    if (i + 1 >= r->nargs || r->args[i + 1][0] == '-')
-        return errmsg(err, errlen, "%s needs a value file (FILE.json)", opt);
-    char *dst = !strcmp(opt, "-tuned") ? r->tuned_file : r->base_file;
-    snprintf(dst, PATH_MAX, "%s", r->args[i + 1]);
-    return 0;
-}
-
 int verify_use_value_files(VerifyRun *r, char *err, size_t errlen)
 {
     if (r->tuned_file[0]) {

@@ -116,8 +116,6 @@ extern const char *const VERIFY_LIMIT_KEYS[];
 /* The "params" object of a value file. */
 const cJSON *verify_params_of(const cJSON *values);
 bool verify_same_params(const cJSON *a, const cJSON *b);
-/* r->args[i] is -base or -tuned: the file's path into base_file or tuned_file. */
-int verify_value_file_arg(VerifyRun *r, int i, char *err, size_t errlen);
 /* What -base and -tuned take (base_file, tuned_file), for "-base needs ...". */
 #define VERIFY_VALUE_FILE "a value file (FILE.json)"
 /* The value files over the start values: -tuned's into tuned, -base's into
