@@ -117,14 +117,13 @@ static int ablate_option(const CliOpt *opt, int argc, char **argv, int *i, char 
     Ablate *A = opt->target;
     for ((*i)++; *i < argc && argv[*i][0] != '-'; (*i)++) {
         const char *kv = argv[*i];
-        char *end = NULL;
+        uint64_t n;
         if (!strncmp(kv, "groups=", 7)) {
             if (!kv[7])
                 return errmsg(err, errlen, "-ablate groups=: give auto, a file or NAME:P1,P2;NAME2:P3");
             snprintf(A->groups_spec, sizeof A->groups_spec, "%s", kv + 7);
         } else if (!strncmp(kv, "whole=", 6)) {
-            unsigned long n = strtoul(kv + 6, &end, 10);
-            if (!kv[6] || *end || n > 1000 || kv[6] == '-')
+            if (!cli_parse_u64(kv + 6, 0, 1000, &n))
                 return errmsg(err, errlen, "-ablate whole=%s: give a whole couple every N couples, N in "
                               "0..1000 (0: no whole pairs)", kv + 6);
             A->whole_every = (unsigned)n;
