@@ -172,7 +172,8 @@ int cli_dir_output(int argc, char **argv, const char *usage, const char **dir, c
 
 /* ---- option tables ---------------------------------------------------------- */
 
-bool cli_opt_is(const CliOpt *opt, const char *arg)
+/* Does the option word arg name opt (one of its '|' alternatives)? */
+static bool names(const CliOpt *opt, const char *arg)
 {
     size_t n = strlen(arg);
     for (const char *p = opt->name;;) {
@@ -190,7 +191,8 @@ bool cli_opt_is(const CliOpt *opt, const char *arg)
 static int value_error(const CliOpt *o, CliSay say, const char *opt, const char *v, char *err, size_t errlen)
 {
     if (say == CLI_SAY_BAD)
-        return v ? errmsg(err, errlen, "bad value \"%s\" for %s", v, opt) : errmsg(err, errlen, "%s needs a value", opt);
+        return v ? errmsg(err, errlen, "bad value \"%s\" for %s", v, opt)
+                 : errmsg(err, errlen, "%s needs a value", opt);
     switch (o->kind) {
     case CLI_OPT_UINT:
         return errmsg(err, errlen, "%s needs an integer %llu..%llu%s%s", opt, (unsigned long long)o->min,
@@ -265,7 +267,7 @@ int cli_options(const CliOpt *opts, CliSay say, int argc, char **argv, char **re
         *nrest = 0;
     for (int i = 0; i < argc;) {
         const CliOpt *o = opts;
-        while (o->name && !cli_opt_is(o, argv[i]))
+        while (o->name && !names(o, argv[i]))
             o++;
         if (!o->name) {
             if (!rest)

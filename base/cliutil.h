@@ -125,7 +125,5 @@ typedef enum {
  * CLI_OPT_CALL entry stopped the walk, -1 with err set (the first error). */
 int cli_options(const CliOpt *opts, CliSay say, int argc, char **argv, char **rest, int *nrest, char *err,
                 size_t errlen);
-/* Does the option word arg name opt (one of its '|' alternatives)? */
-bool cli_opt_is(const CliOpt *opt, const char *arg);
 
 #endif

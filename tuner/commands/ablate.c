@@ -153,7 +153,8 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
     const CliOpt opts[] = {
         { "-ablate", CLI_OPT_CALL, .target = A, .call = ablate_option },
         { "-rounds", CLI_OPT_UINT, .target = &A->rounds_asked, .min = 2, .max = MAX_PAIRS },
-        { "-tuned", CLI_OPT_STRING, .target = v->tuned_file, .size = PATH_MAX, .want = VERIFY_VALUE_FILE },
+        { "-tuned", CLI_OPT_STRING, .target = v->tuned_file, .size = sizeof v->tuned_file,
+          .want = VERIFY_VALUE_FILE },
         { "-sprt|-bake|-base|-snapshot|-engine", CLI_OPT_CALL, .call = verify_only_option },
         { NULL },
     };
