@@ -11,7 +11,6 @@
 
 #include "board.h"
 #include "cli.h"
-#include "claims.h"
 #include "cliutil.h"
 #include "engcheck.h"
 #include "errmsg.h"
@@ -280,21 +279,9 @@ int resume_main(int argc, char **argv)
     }
     unsigned long long games = 0;
     if (conf_get(&over, "spsa", "games")) {
-        uint64_t was = spsa_budget_games(&rs->spsa.cfg);
         if (conf_get_u64(&over, "spsa", "games", 2, 1000000000000ULL, &games, err, sizeof err) < 0 ||
             spsa_extend(&rs->spsa, games, err, sizeof err) < 0)
             goto fail;
-        /* The steps after the tuning claimed the held-out openings past validation's: a budget that adds
-         * validation pairs would replay theirs. */
-        uint64_t reserve = validate_pairs_planned(&rs->val, spsa_budget_games(&rs->spsa.cfg));
-        if (rs->val.holdout > 0 && reserve > validate_pairs_planned(&rs->val, was) &&
-            claims_check_reserve(r.dir, rs->val.holdout, reserve, err, sizeof err) < 0) {
-            size_t len = strlen(err);
-            snprintf(err + len, sizeof err - len, ": -spsa games=%llu adds validation points on them; keep the "
-                     "budget at %llu games, or start a new run from the exported values", games,
-                     (unsigned long long)was);
-            goto fail;
-        }
         conf_set(&rs->conf, "spsa", "games", conf_get(&over, "spsa", "games"), "command line");
     }
     const char *conc = conf_get(&over, "concurrency", "");

@@ -6,6 +6,8 @@
  * of them (as many pairs as its points plan: validate_pairs_planned); each
  * later step (verify, verify -ablate) claims a range of its own past them
  * and past every earlier claim, and plays it in an order its seed sets.
+ * Points a longer budget adds later play the openings past the claims
+ * (claims_skip).
  *
  *   { "version": 1, "held_out": H, "validation": V,
  *     "claims": [{ "step": "verify"|"verify -ablate", "file": "verify.json"|...,
@@ -38,13 +40,14 @@ typedef struct {
  * [0, held_out) or overlapping another is refused, naming the file and the
  * claim.  0, or -1 with err. */
 int claims_load(const char *dir, uint64_t held_out, OpenClaims *c, char *err, size_t errlen);
-/* The first held-out opening past validation's `reserve` and every claim. */
+/* Validation's j-th held-out opening: the j-th number that no claim holds.
+ * A claim starts past the validation openings planned when it was made, so
+ * the openings validation played keep their numbers, and a budget extended
+ * after a claim plays its new points past it. */
+uint64_t claims_skip(const OpenClaims *c, uint64_t j);
+/* The first held-out opening past validation's `reserve` pairs (placed by
+ * claims_skip) and every claim. */
 uint64_t claims_end(const OpenClaims *c, uint64_t reserve);
-/* Validation planned over `reserve` held-out openings (a budget extended
- * by resume) against DIR/openings.json: 0 when no claim starts below it,
- * else -1 with err naming the file, the claim and its openings (a longer
- * validation would replay them). */
-int claims_check_reserve(const char *dir, uint64_t held_out, uint64_t reserve, char *err, size_t errlen);
 /* Adds a claim and rewrites DIR/openings.json atomically. */
 int claims_add(const char *dir, OpenClaims *c, uint64_t reserve, const OpenClaim *claim, char *err, size_t errlen);
 /* The claim of `file` that starts at `first` down to `count` openings (a

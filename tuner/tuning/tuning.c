@@ -206,7 +206,7 @@ static bool validation_next(Run *r, PairJob *job)
     else
         v->inflight++;
     job->id = VALIDATION_ID | (at_limit ? VALIDATION_LIMIT_ID : 0) | j;
-    job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), j));
+    job->opening = book_pick(r->mc->book, validate_holdout_pick(v, book_size(r->mc->book), claims_skip(&r->claims, j)));
     job->games = 2;
     job->has_tc = at_limit;
     if (at_limit)
@@ -583,6 +583,7 @@ void run_free(Run *r)
         spsa_batch_free(&r->reissue[i]);
     free(r->reissue);
     hist_close(&r->hist);
+    claims_free(&r->claims);
     setup_free_match(r->mc);
     runstate_free(&r->rs);
     rd_unlock(r->lockfd);
@@ -651,7 +652,8 @@ static int prepare_files(Run *r)
     snprintf(snapdir, sizeof snapdir, "%s/%s", r->dir, SNAPSHOT_DIR);
     if (hist_open(&r->hist, r->dir, &rs->spsa, rs->spsa.completed, err, sizeof err) < 0 ||
         validate_trim(&rs->val, r->dir, err, sizeof err) < 0 || validate_trim_limit(&rs->val, r->dir, err, sizeof err) < 0 ||
-        rd_sub_check(snapdir, err, sizeof err) < 0) {
+        rd_sub_check(snapdir, err, sizeof err) < 0 ||
+        (rs->val.holdout > 0 && claims_load(r->dir, rs->val.holdout, &r->claims, err, sizeof err) < 0)) {
         run_msg_err("%s", err);
         return -1;
     }

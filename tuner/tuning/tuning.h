@@ -15,6 +15,7 @@
 
 #include "progress.h"
 #include "match.h"
+#include "claims.h"
 #include "hist.h"
 #include "state.h"
 #include "saver.h"
@@ -36,6 +37,7 @@ typedef struct {
     char dir[PATH_MAX];
     MatchConfig *mc;
     History hist;
+    OpenClaims claims;          /* the held-out openings later steps claimed (claims.h): validation plays past them */
     Saver *saver;               /* writes the checkpoints (saver.h) */
     int lockfd;
     Active *act;
