@@ -417,6 +417,17 @@ typedef struct {
     int64_t spent;           /* its cost on the clock, in the side's units */
 } Turn;
 
+/* The engine of `side` is gone (its pipe closed): killed with its group,
+ * how it ended in r->detail, the game lost by it; false, as play_turn. */
+static bool crashed(EngineProc *e, GameRecord *r, int side)
+{
+    ep_kill(e);
+    ep_describe_exit(e, r->detail, sizeof r->detail);
+    forfeit(r, side, TERM_CRASH);
+    r->dead[side] = true;
+    return false;
+}
+
 /* One turn of the side to move (as fastchess's playMove): the position
  * (w->cmd, len bytes) and `go` sent, the engine's lines read up to its
  * bestmove, the move checked for legality and charged to the clock.  The
@@ -437,11 +448,7 @@ static bool play_turn(const GameSetup *s, GameScratch *w, size_t len, GameClock 
     int64_t t0 = ep_now_ms();
     int64_t deadline = turn_deadline(t, left[side], t0);
     if (ep_write(e, w->cmd, len + glen, deadline) < 0) {
-        ep_kill(e);
-        ep_describe_exit(e, r->detail, sizeof r->detail);
-        forfeit(r, side, TERM_CRASH);
-        r->dead[side] = true;
-        return false;
+        return crashed(e, r, side);
     }
 
     tn->score = GAME_SCORE_NONE;
@@ -461,11 +468,7 @@ static bool play_turn(const GameSetup *s, GameScratch *w, size_t len, GameClock 
             return false;
         }
         if (wt == EP_EOF) {
-            ep_kill(e);
-            ep_describe_exit(e, r->detail, sizeof r->detail);
-            forfeit(r, side, TERM_CRASH);
-            r->dead[side] = true;
-            return false;
+            return crashed(e, r, side);
         }
         if ((tc_has_clock(t) || t->movetime_ms) && !t->nodestime)
             time_forfeit(r, pos, side);
