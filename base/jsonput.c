@@ -23,6 +23,17 @@ void jput_bool(JsonPut *w, const char *key, bool b)
     w->ok = w->ok && cJSON_AddBoolToObject(w->o, key, b) != NULL;
 }
 
+void jput_counts(JsonPut *w, const char *key, const uint64_t *v, size_t n)
+{
+    cJSON *a = w->ok ? cJSON_CreateArray() : NULL;
+    for (size_t i = 0; a && i < n; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
+            cJSON_Delete(a);
+            a = NULL;
+        }
+    jput_item(w, key, a);
+}
+
 void jput_item(JsonPut *w, const char *key, cJSON *item)
 {
     if (w->ok && item && cJSON_AddItemToObject(w->o, key, item))

@@ -210,10 +210,12 @@ Test(jsonput, the_first_failure_sticks_and_every_item_is_owned)
     jput_str(&w, "b", "x");
     jput_bool(&w, "c", true);
     jput_item(&w, "d", cJSON_CreateArray());
+    const uint64_t counts[3] = { 0, 7, (uint64_t)1 << 32 };
+    jput_counts(&w, "e", counts, 3);
     cJSON *o = jput_done(&w);
     cr_assert_not_null(o);
     char *text = cJSON_PrintUnformatted(o);
-    cr_assert_str_eq(text, "{\"a\":1,\"b\":\"x\",\"c\":true,\"d\":[]}");
+    cr_assert_str_eq(text, "{\"a\":1,\"b\":\"x\",\"c\":true,\"d\":[],\"e\":[0,7,4294967296]}");
     free(text);
     cJSON_Delete(o);
     w = jput_new();

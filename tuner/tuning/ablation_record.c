@@ -190,10 +190,7 @@ cJSON *ablation_record_to_json(const AblationRecord *r)
     jput_item(&w, "tuned", cJSON_Duplicate(r->tuned, true));
     jput_item(&w, "base", cJSON_Duplicate(r->base, true));
     jput_num(&w, "games", (double)r->games);
-    cJSON *pt = cJSON_CreateArray();
-    for (int i = 0; pt && i < 5; i++)
-        cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)r->ptnml[i]));
-    jput_item(&w, "ptnml", pt);
+    jput_counts(&w, "ptnml", r->ptnml, 5);
     jput_item(&w, "pairs", pairs_json(r));
     jput_num(&w, "sessions", (double)r->sessions);
     jput_str(&w, "created", r->created);

@@ -16,17 +16,6 @@ void verify_record_estimate(VerifyRecord *r)
         sprt_check(&r->tally, &r->sprt, &r->llr, &r->lower, &r->upper);
 }
 
-static cJSON *u64_array(const uint64_t *v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
-    return a;
-}
-
 cJSON *verify_record_to_json(const VerifyRecord *r)
 {
     const MatchTally *t = &r->tally;
@@ -39,7 +28,7 @@ cJSON *verify_record_to_json(const VerifyRecord *r)
     jput_num(&w, "losses", (double)t->losses);
     jput_num(&w, "draws", (double)t->draws);
     jput_num(&w, "pairs", (double)t->pairs);
-    jput_item(&w, "ptnml", u64_array(t->ptnml, 5));
+    jput_counts(&w, "ptnml", t->ptnml, 5);
     jput_num(&w, "elo", r->est.elo);
     jput_num(&w, "elo_err", r->est.elo_err);
     jput_num(&w, "nelo", r->est.nelo);
@@ -86,14 +75,14 @@ cJSON *verify_record_to_json(const VerifyRecord *r)
     jput_item(&w, "base", cJSON_Duplicate(r->base, true));
     jput_item(&w, "args", r->nargs ? cJSON_CreateStringArray(r->args, r->nargs) : cJSON_CreateArray());
     jput_num(&w, "next_round", (double)r->next_round);
-    jput_item(&w, "pending", u64_array(r->pending, r->npending));
+    jput_counts(&w, "pending", r->pending, r->npending);
     jput_num(&w, "penta_wl", (double)t->penta_wl);
     jput_num(&w, "penta_dd", (double)t->penta_dd);
     jput_num(&w, "plies", (double)t->plies);
-    jput_item(&w, "time_losses", u64_array(t->time_losses, 2));
-    jput_item(&w, "crashes", u64_array(t->crashes, 2));
-    jput_item(&w, "illegal", u64_array(t->illegal, 2));
-    jput_item(&w, "restarts", u64_array(t->restarts, 2));
+    jput_counts(&w, "time_losses", t->time_losses, 2);
+    jput_counts(&w, "crashes", t->crashes, 2);
+    jput_counts(&w, "illegal", t->illegal, 2);
+    jput_counts(&w, "restarts", t->restarts, 2);
     jput_num(&w, "sessions", (double)r->sessions);
     jput_num(&w, "elapsed_s", r->elapsed_s);
     jput_str(&w, "created", r->created);
