@@ -158,6 +158,31 @@ Test(match, pairs_on_two_workers)
         cr_assert_eq(rec.tally.restarts[e] + rec.tally.crashes[e] + rec.tally.illegal[e] + rec.tally.time_losses[e], 0);
 }
 
+/* A pair that becomes due only when another is done, as the final
+ * validation point after the last SPSA batch: the hooks say "none now"
+ * while the first pair is in flight.  The idle worker must wait and ask
+ * again, not end the match for both. */
+static bool gated_next(void *ctx, PairJob *job)
+{
+    Rec *r = ctx;
+    if (r->next >= r->total || (r->next > 0 && r->done < r->next))
+        return false;
+    return rec_next(ctx, job);
+}
+
+Test(match, a_pair_made_due_by_a_result_in_flight_is_played)
+{
+    configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -concurrency 2 "
+              "-maxmoves 60");
+    rec.total = 3;
+    MatchHooks h = { .next_pair = gated_next, .pair_done = rec_done, .pair_abandoned = rec_abandoned, .ctx = &rec };
+    cr_assert_eq(match_play(&cfg, &h), 0);
+    cr_assert_eq(rec.done, 3, "%d of the 3 pairs played: a worker that found no pair while one was in flight "
+                              "ended the match",
+                 rec.done);
+    cr_assert_eq(rec.abandoned, 0);
+}
+
 Test(match, single_games_alternate_colours)
 {
     configure("-engine cmd=" FAKE " name=A -engine cmd=" FAKE " name=B -each nodes=10 -maxmoves 20");

@@ -18,6 +18,8 @@ enum {
     MAX_START_FAILURES = 3   /* consecutive failed restarts of one engine: the match stops */
 };
 
+#define NEXT_WAIT_NS 100000000L /* a worker without a pair looks at the stop flag this often */
+
 typedef struct Runner Runner;
 
 typedef struct {
@@ -44,6 +46,7 @@ struct Runner {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int nready, nfailed;
+    int inflight;               /* pairs handed out and not yet done or abandoned */
     bool go, abort, done;
     PgnFile *pgn;
     EpLog log;
@@ -383,11 +386,43 @@ static int play_pair(Worker *w, const PairJob *job, PairResult *res)
     return 0;
 }
 
+/* The worker's next pair, under R->mu: true with w->job filled, false when
+ * the match is over for every worker.  The hooks' "no pair" means "none
+ * now" while other pairs are in flight, since a pair's result can make
+ * another due (a validation point after the last SPSA batch): the worker
+ * then waits for a pair to finish and asks again.  The wait is timed so
+ * that a stop flag set by a signal handler is seen. */
+static bool next_job(Runner *R, Worker *w)
+{
+    const MatchConfig *cfg = R->cfg;
+    for (;;) {
+        if (R->abort || R->done || (cfg->stop && *cfg->stop))
+            return false;
+        pair_job_clear(&w->job);
+        if (R->hooks->next_pair(R->hooks->ctx, &w->job)) {
+            R->inflight++;
+            return true;
+        }
+        if (R->inflight == 0) {
+            R->done = true;
+            pthread_cond_broadcast(&R->cv);
+            return false;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += NEXT_WAIT_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&R->cv, &R->mu, &until);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     Worker *w = arg;
     Runner *R = w->run;
-    const MatchConfig *cfg = R->cfg;
 
     for (int i = 0; i < 2 && !w->failed; i++) {
         if (ep_start(&w->eng[i], w->err, sizeof w->err) < 0)
@@ -404,13 +439,7 @@ static void *worker_main(void *arg)
 
     while (!R->abort) {
         pthread_mutex_lock(&R->mu);
-        bool more = !R->abort && !R->done && !(cfg->stop && *cfg->stop);
-        if (more) {
-            pair_job_clear(&w->job);
-            more = R->hooks->next_pair(R->hooks->ctx, &w->job);
-            if (!more)
-                R->done = true;
-        }
+        bool more = next_job(R, w);
         pthread_mutex_unlock(&R->mu);
         if (!more)
             break;
@@ -421,6 +450,8 @@ static void *worker_main(void *arg)
             R->hooks->pair_done(R->hooks->ctx, &w->job, &res);
         else if (R->hooks->pair_abandoned)
             R->hooks->pair_abandoned(R->hooks->ctx, &w->job);
+        R->inflight--;
+        pthread_cond_broadcast(&R->cv); /* a finished pair can make another due: ask again */
         pthread_mutex_unlock(&R->mu);
     }
     for (int i = 0; i < 2; i++)

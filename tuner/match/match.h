@@ -105,7 +105,12 @@ typedef struct {
 } PairResult;
 
 typedef struct {
-    /* Fill job; false = no more work.  Called from worker threads under the runner's lock. */
+    /* Fill job and return true, or false for "no pair now".  Called from
+     * worker threads under the runner's lock.  While other pairs are in
+     * flight a false is not the end: the worker waits until one of them is
+     * done or abandoned (or the stop flag is set) and calls again, because
+     * a result can make another pair due.  The match ends when it says
+     * false with no pair in flight; it may be called again after a false. */
     bool (*next_pair)(void *ctx, PairJob *job);
     /* A finished pair; called under the same lock. */
     void (*pair_done)(void *ctx, const PairJob *job, const PairResult *res);
@@ -117,14 +122,14 @@ typedef struct {
     void *ctx;
 } MatchHooks;
 
-/* Start concurrency x 2 engines, then play pairs until next_pair says no,
- * *cfg->stop is set, or an engine cannot be restarted.  Returns 0 when the
- * match ran, 1 when it was cut short by an engine that could not be
- * restarted (message on stderr), 2 when it was cut short because the PGN
- * file could not take a game (a full disk: the file holds the games before;
- * the pair is abandoned), -1 on a setup error (an engine does not
- * start or does not answer `uci`, the PGN or log file cannot be opened;
- * message on stderr, no game played).  Like ep_start, sets SIGPIPE to
+/* Start concurrency x 2 engines, then play pairs until next_pair says no
+ * with none in flight, *cfg->stop is set, or an engine cannot be restarted.
+ * Returns 0 when the match ran, 1 when it was cut short by an engine that
+ * could not be restarted (message on stderr), 2 when it was cut short
+ * because the PGN file could not take a game (a full disk: the file holds
+ * the games before; the pair is abandoned), -1 on a setup error (an engine
+ * does not start or does not answer `uci`, the PGN or log file cannot be
+ * opened; message on stderr, no game played).  Like ep_start, sets SIGPIPE to
  * SIG_IGN if it was SIG_DFL: a write to an engine that just died must not
  * end the process. */
 int match_play(const MatchConfig *cfg, const MatchHooks *hooks);

@@ -68,10 +68,12 @@ static bool wants_pairs(const Worker *wk)
 }
 
 /* Give pairs to the workers with room, one at a time to the one that holds
- * the fewest (so that an idle worker is served before another queues ahead);
- * END to a worker with room when the hooks have no pair (a worker waiting
- * for a pair must not wait for ever: its runner holds its lock meanwhile,
- * and with it the results of its other threads).  True if anything was sent. */
+ * the fewest (so that an idle worker is served before another queues ahead).
+ * When the hooks have no pair and none is out, END to every worker with
+ * room (a worker waiting for a pair must not wait for ever); while pairs are
+ * out, a result can make another due (see MatchHooks), so the workers keep
+ * waiting and the hooks are asked again on the next pass.  True if anything
+ * was sent. */
 static bool hand_out(Coord *c)
 {
     bool any = false;
@@ -89,6 +91,8 @@ static bool hand_out(Coord *c)
         c->spare = job;
         pair_job_clear(job);
         if (!c->hooks->next_pair(c->hooks->ctx, job)) {
+            if (c->nout > 0)
+                return any;
             post_empty(&c->ob, w, T_END);
             any = true;
             wk->ended = true;

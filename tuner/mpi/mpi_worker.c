@@ -81,6 +81,15 @@ static Slot *slot_of(Session *s, const PairJob *job)
     return NULL;
 }
 
+/* A runner thread of this rank plays a pair (under s->mu). */
+static bool slots_busy(const Session *s)
+{
+    for (int i = 0; i < s->nslots; i++)
+        if (s->slots[i].key)
+            return true;
+    return false;
+}
+
 #ifdef RATCHET_TEST_LIAR
 /* TEST BUILD ONLY: build/ratchet-tune-mpi-liar (the Makefile compiles this
  * file with -DRATCHET_TEST_LIAR for it; bin/ratchet-tune-mpi has none of
@@ -179,7 +188,11 @@ static bool w_next(void *ctx, PairJob *job)
         s->started = true;
         pthread_cond_signal(&s->main_cv);
     }
-    while (s->qhead == s->qend && !s->end && !g_wstop)
+    /* The runner's lock is held here, and with it the results of this
+     * rank's other threads: with a pair of this rank in flight, "none now"
+     * (the runner asks again when that pair is done); with none, wait for
+     * rank 0's next pair or its END. */
+    while (s->qhead == s->qend && !s->end && !g_wstop && !slots_busy(s))
         pthread_cond_wait(&s->jobs_cv, &s->mu);
     bool got = s->qhead < s->qend && !g_wstop;
     if (got) {

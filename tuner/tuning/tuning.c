@@ -740,11 +740,12 @@ static bool play_games(Run *r, const RunObserver *obs, int *mrc)
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = r };
     uint64_t played = rs->games;
     *mrc = match_transport(r->mc, &hooks);
-    /* The runner ends when no pair is left to hand out, so a point taken by
-     * the last batches (the final values) is played in a session of its own;
-     * so are pairs given back after the hand-out ended, with no thread left
-     * to take them (the distributed runner retired a worker rank: coord_play),
-     * as long as the session before played something. */
+    /* The runner ends when no pair is left to hand out and none is in
+     * flight, so a point taken by the last batches (the final values) is
+     * played in the same session.  Pairs given back after the hand-out
+     * ended, with no thread left to take them (the distributed runner
+     * retired a worker rank: coord_play), are played in a session of their
+     * own, as long as the session before played something. */
     for (;;) {
         bool again = spsa_done(&rs->spsa) ? rs->val.pending : rs->games > played;
         if (*mrc != 0 || stopsig_flag || r->failed || !again)
