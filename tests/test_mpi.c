@@ -692,8 +692,8 @@ Test(mpi, a_result_with_a_negative_count_is_refused_and_the_pair_played_again)
  * never polls or sends again: a stopped or cut-off node).  At nodes=1 with
  * -each watchdog=0.05 startup=1 a pair's deadline is 24 s (mpi_coord.c,
  * pair_bound_ms: 2 games x 2 engines x (30 moves x 0.05 s + 2 x 1 s) +
- * 10 s).  Rank 0 must retire rank 2 naming it, play its pairs on rank 1,
- * (in another session when rank 1 had already been sent END) and end the
+ * 10 s).  Rank 0 must retire rank 2 naming it, play its pairs on rank 1
+ * (not yet sent END: END goes out only when no pair is out) and end the
  * job (a rank that never leaves would hold MPI_Finalize): exit 0 within
  * 110 s (about 40 s here: 24 s of deadline, 10 s waiting for rank 2 to
  * leave), every game counted once.  Before: rank 0 waited for rank 2's
@@ -740,6 +740,38 @@ Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_o
     cr_assert(strstr(log, "has not answered for "), "no word of the silence:\n%s", log);
     cr_assert(strstr(log, "retired, its pairs go to the other ranks"), "%s", log);
     cr_assert_null(strstr(log, "worker rank 1 ("), "the answering rank was blamed:\n%s", log);
+    free(log);
+    assert_complete("r", 60, 1);
+}
+
+/* ---- a worker that leaves during the start-up (RATCHET_TEST_LEAVE) ------------------- */
+
+/* Rank 2 of the test build sends its WANT and at once stops its runner, so
+ * its DONE reaches rank 0 before rank 1's WANT (sent a second late).  Rank 0
+ * must count rank 2 once, as a rank that left, and play the run on rank 1.
+ * Before: the WANT counted it ready and the DONE counted it failed, the
+ * start-up ended before rank 1 was heard, and the run stopped with "could
+ * not start its engines" while rank 1 was ready to play. */
+Test(mpi, a_worker_that_leaves_during_the_start_up_is_counted_once_and_the_others_play)
+{
+    if (access(liar_bin(), X_OK) != 0) {
+        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
+        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
+        cr_skip_test("no %s", liar_bin());
+    }
+    Args a = { .n = 0 };
+    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LEAVE=2 -np 3");
+    add(&a, "%s", liar_bin());
+    run_opts(&a, "r", 60, 0);
+    int rc = finish(&a, "log");
+    char *log = slurp("log");
+    cr_assert(strstr(log, "RATCHET_TEST_LEAVE: leaving after its WANT"), "rank 2 did not leave:\n%s", log);
+    cr_assert_eq(rc, 0, "the run with a rank that left during the start-up failed:\n%s", log);
+    cr_assert(strstr(log, "worker rank 2 (") && strstr(log, "left during the start-up"), "%s", log);
+    cr_assert_null(strstr(log, "could not start its engines"), "the rank that left was taken as a failed start:\n%s",
+                   log);
+    cr_assert(strstr(log, "distributed: 1 worker rank x concurrency 2"), "%s", log);
     free(log);
     assert_complete("r", 60, 1);
 }

@@ -437,14 +437,15 @@ static void coord_free(Coord *c)
 typedef struct {
     int ready;                  /* WANT accepted: its engines are up */
     int failed;                 /* DONE before WANT: it could not start its engines */
-    int retired;                /* retired before play: silent in an earlier session, a liar, a WANT refused */
+    int retired;                /* retired before play: silent in an earlier session, a liar, a WANT
+                                 * refused, or left after its WANT */
 } StartCount;
 
 /* One message during the start-up: a worker's WANT (its engines are up;
  * a rank retired as a liar is sent STOP instead, one whose WANT does not
- * decode is retired), its DONE (it could not start its engines, or it
- * answers such a STOP), or a retired rank's last words; anything else is a
- * protocol error. */
+ * decode is retired), its DONE (it could not start its engines, it answers
+ * such a STOP, or it left after its WANT), or a retired rank's last words;
+ * anything else is a protocol error. */
 static void start_msg(Coord *c, const Msg *m, StartCount *n)
 {
     Worker *wk = m->src > 0 && m->src < g_size ? &c->w[m->src] : NULL;
@@ -475,6 +476,15 @@ static void start_msg(Coord *c, const Msg *m, StartCount *n)
     } else if (wk && m->tag == T_DONE && !wk->done && wk->retired) {
         wk->done = true; /* the STOP above answered: counted as retired already */
         c->live--;
+    } else if (wk && m->tag == T_DONE && !wk->done && wk->ready) {
+        /* It started (its WANT came) and left before the others were up:
+         * counted once, as a rank that no longer plays, not as a failed start. */
+        fprintf(stderr, "ratchet-tune: worker rank %d (%s) left during the start-up (exit %d); the others play\n",
+                m->src, wk->host[0] ? wk->host : "?", ok ? d.n : 1);
+        worker_done(c, m->src, ok ? d.n : 1, true);
+        wk->retired = true;
+        n->ready--;
+        n->retired++;
     } else if (wk && m->tag == T_DONE && !wk->done) {
         if (!ok)
             refused(c, m->src, why, "taken as a failed start");

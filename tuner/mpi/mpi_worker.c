@@ -102,7 +102,8 @@ static bool slots_busy(const Session *s)
  *             given (rank 0 numbers the pairs of all ranks in one series,
  *             so a number below its highest that it never received was
  *             another rank's)
- * and RATCHET_TEST_FREEZE (below) freezes a rank. */
+ * RATCHET_TEST_FREEZE (below) freezes a rank, and RATCHET_TEST_LEAVE (below)
+ * makes one leave during the start-up. */
 static uint64_t *g_mine;        /* the sequence numbers this rank received, under s->mu */
 static size_t g_nmine, g_capmine;
 
@@ -170,6 +171,37 @@ static void liar_maybe_freeze(int tag)
             results);
     for (;;)
         sleep_us(3600L * 1000000L);
+}
+
+/* RATCHET_TEST_LEAVE=RANK: in the job's first session the worker rank RANK
+ * stops its runner right after its WANT, so that its DONE follows during
+ * rank 0's start-up; the other ranks send their first WANT a second late
+ * so that the DONE comes before them.  Under s->mu. */
+static int liar_leaver(void)
+{
+    const char *f = getenv("RATCHET_TEST_LEAVE");
+    return f ? atoi(f) : 0;
+}
+
+static void liar_maybe_leave(Session *s)
+{
+    static bool once;
+    (void)s;
+    if (liar_leaver() > 0 && liar_leaver() != g_rank && !once) {
+        once = true;
+        sleep_us(1000000L);
+    }
+}
+
+static void liar_left(Session *s)
+{
+    static bool once;
+    if (liar_leaver() == g_rank && !once) {
+        once = true;
+        fprintf(stderr, "ratchet-tune: rank %d (%s): RATCHET_TEST_LEAVE: leaving after its WANT\n", g_rank, g_host);
+        g_wstop = 1;
+        pthread_cond_broadcast(&s->jobs_cv);
+    }
 }
 #endif
 
@@ -380,11 +412,17 @@ static void worker_session(const Msg *cm, bool *quit)
     while (!done) {
         pthread_mutex_lock(&s.mu);
         if (s.started && !sent_want && !s.match_done) {
+#ifdef RATCHET_TEST_LIAR
+            liar_maybe_leave(&s);
+#endif
             Buf b = { 0 };
             msg_put_i32(&b, worker_credit(s.nslots));
             msg_put_str(&b, g_host);
             enqueue(&s, T_WANT, &b);
             sent_want = true;
+#ifdef RATCHET_TEST_LIAR
+            liar_left(&s);
+#endif
         }
         size_t n = s.noutq;
         QMsg *q = s.outq;
