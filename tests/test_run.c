@@ -1006,6 +1006,38 @@ Test(run, resume_refuses_a_different_engine_unless_forced, .init = command_fixtu
     cr_expect_eq(rc, 0, "%s", out);
 }
 
+/* An engine moved or copied elsewhere: resume -engine cmd=NEW follows it
+ * (its path and mtime aside, the check holds: another binary is refused)
+ * and records the new path for the next resume. */
+Test(run, resume_follows_an_engine_named_anew_and_checks_it, .init = command_fixture)
+{
+    char eng[PATH_MAX], moved[PATH_MAX], other[PATH_MAX];
+    snprintf(eng, sizeof eng, "%s/a/engine", tmp);
+    snprintf(moved, sizeof moved, "%s/b/engine", tmp);
+    snprintf(other, sizeof other, "%s/c/engine", tmp);
+    cr_assert_eq(shell("mkdir -p %s/a %s/b %s/c && cp %s %s", tmp, tmp, tmp, FAKESPSA, eng), 0, "%s", out);
+    finished_run("r", eng, 4);
+    /* A copy with a new mtime, then the old program gone. */
+    cr_assert_eq(shell("sleep 0.01; cp %s %s && rm %s", eng, moved, eng), 0, "%s", out);
+    int rc = shell(TUNE " resume %s/r -spsa games=6", tmp);
+    cr_expect_eq(rc, 2, "the run's engine is gone: exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "-engine cmd="), "the message says how to name it anew:\n%s", out);
+    rc = shell(TUNE " resume %s/r -spsa games=6 -engine cmd=%s", tmp, moved);
+    cr_expect_eq(rc, 0, "the moved engine resumes: exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "named anew") && strstr(out, moved), "%s", out);
+    /* Recorded: the next resume needs no -engine. */
+    rc = shell(TUNE " resume %s/r -spsa games=8", tmp);
+    cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+    /* Another binary under a new name is still another engine. */
+    cr_assert_eq(shell("cp %s %s && printf x >> %s", moved, other, other), 0);
+    rc = shell(TUNE " resume %s/r -spsa games=10 -engine cmd=%s", tmp, other);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "size") && strstr(out, "-force"), "the message says what changed:\n%s", out);
+    rc = shell(TUNE " resume %s/r -spsa games=10 -engine name=x", tmp);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "only its program"), "%s", out);
+}
+
 /* verify plays the run's engine: a different binary at its path is refused
  * (saying what changed), unless -force. */
 Test(run, verify_refuses_a_different_engine_unless_forced, .init = command_fixture)

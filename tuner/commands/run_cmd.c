@@ -3,6 +3,7 @@
  * the parameter table when it is complete (report.h).  See run_cmd.h. */
 #include "run_cmd.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@
 enum { EXIT_DONE = 0, EXIT_USAGE = 2 };
 
 /* The sections `resume` may change. */
-static const char *const RESUME_SECTIONS[] = { "spsa", "concurrency", NULL };
+static const char *const RESUME_SECTIONS[] = { "spsa", "concurrency", "engine", NULL };
 
 static const char RUN_USAGE[] =
     "usage: ratchet-tune run -engine cmd=PATH [args=\"...\"] [option.X=V ...]\n"
@@ -130,7 +131,8 @@ static const char RUN_USAGE[] =
     "Game and engine options, as in `ratchet-tune match` (one -engine: both sides run it):\n";
 
 static const char RESUME_USAGE[] =
-    "usage: ratchet-tune resume DIR [-spsa games=N] [form=NAME] [-concurrency N] [-force]\n"
+    "usage: ratchet-tune resume DIR [-spsa games=N] [form=NAME] [-concurrency N] [-engine cmd=PATH]\n"
+    "                            [-force]\n"
     "\n"
     "Continues the run in DIR exactly where its state.json says: same engine, options,\n"
     "openings order, theta, iteration counter and random numbers.  Batches that were in\n"
@@ -148,6 +150,8 @@ static const char RESUME_USAGE[] =
     "                   In the rms and adam forms the step eta_k is recomputed the same way.\n"
     "      form=NAME    checks the run's form: a run keeps the form it was started with\n"
     "  -concurrency N   play N games at once from now on\n"
+    "  -engine cmd=PATH the run's engine is now at PATH (moved or copied): checked as below,\n"
+    "                   its path and mtime aside, and recorded for the steps after\n"
     "  -force           continue even if the engine is not the one the run started with\n"
     "                   (state.json records its id name, program size and mtime, and bench\n"
     "                   signature; without -force a difference is refused, naming what changed)\n"
@@ -246,12 +250,20 @@ int resume_main(int argc, char **argv)
         }
     if (conf_parse_args(&over, argc - 2, argv + 2, RESUME_SECTIONS, err, sizeof err) < 0)
         goto fail;
-    for (size_t i = 0; i < over.n; i++)
+    for (size_t i = 0; i < over.n; i++) {
         if (strcmp(over.v[i].sec, "spsa") == 0 && strcmp(over.v[i].key, "games") != 0 &&
             strcmp(over.v[i].key, "form") != 0) {
             errmsg(err, sizeof err, "resume: only -spsa games=N can change (not spsa.%s)", over.v[i].key);
             goto fail;
         }
+        if (strcmp(over.v[i].sec, "engine") == 0 && strcmp(over.v[i].key, "cmd") != 0) {
+            errmsg(err, sizeof err,
+                   "resume: of the engine only its program can be named anew, -engine cmd=PATH (not engine.%s: the "
+                   "run keeps its engine's options and limits)",
+                   over.v[i].key);
+            goto fail;
+        }
+    }
     rd_abs_path(argv[1], r.dir, sizeof r.dir);
     char sp[PATH_MAX + 16];
     snprintf(sp, sizeof sp, "%s/%s", r.dir, STATE_FILE);
@@ -288,8 +300,21 @@ int resume_main(int argc, char **argv)
     if (conc)
         conf_set(&rs->conf, "concurrency", "", conc, "command line");
     conf_set(&rs->conf, "out", "", r.dir, "command line");
+    const char *moved = conf_get(&over, "engine", "cmd");
+    if (moved && setup_engine_cmd(&rs->conf, moved) < 0) {
+        errmsg(err, sizeof err, "out of memory");
+        goto fail;
+    }
+    const char *cmd = conf_get(&rs->conf, "engine", "cmd");
+    if (!moved && cmd && cmd[0] == '/' && access(cmd, X_OK) != 0) {
+        errmsg(err, sizeof err,
+               "engine.cmd: cannot run '%s', the run's engine: %s; if it moved, name it anew: %s resume %s -engine "
+               "cmd=PATH",
+               cmd, strerror(errno), setup_prog(), argv[1]);
+        goto fail;
+    }
     if (setup_match(&r.rs, &r.mc, err, sizeof err) < 0 || setup_check_engine(&r.rs, r.mc, err, sizeof err) < 0 ||
-        engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, err, sizeof err) < 0)
+        engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, moved != NULL, err, sizeof err) < 0)
         goto fail;
     conf_free(&over);
     if (spsa_done(&rs->spsa) && !rs->val.pending &&

@@ -138,14 +138,25 @@ int engcheck_compare(const EngineId *was, const EngineId *now, char *diff, size_
     return count;
 }
 
-/* Measure the engine of spec and compare it with *recorded; `what` is the
- * command that asks (for the messages).  0 with *now set, or -1. */
-static int check(const EngineId *recorded, const EngineSpec *spec, bool force, const char *what, EngineId *now,
-                 char *err, size_t errlen)
+/* Measure the engine of spec and compare it with *recorded (its path and
+ * mtime not, when `moved`); `what` is the command that asks (for the
+ * messages).  0 with *now set, or -1. */
+static int check(const EngineId *recorded, const EngineSpec *spec, bool force, bool moved, const char *what,
+                 EngineId *now, char *err, size_t errlen)
 {
     if (engcheck_measure(spec, now, err, errlen) < 0)
         return -1;
     char diff[2 * PATH_MAX + 512];
+    EngineId was = *recorded;
+    if (moved && was.have) {
+        if (strcmp(was.path, now->path) || was.mtime_ns != now->mtime_ns)
+            fprintf(stderr, "ratchet-tune: note: the engine was named anew: %s -> %s (its path and mtime are not "
+                            "compared; its id name, size and bench signature are)\n",
+                    was.path, now->path);
+        snprintf(was.path, sizeof was.path, "%s", now->path);
+        was.mtime_ns = now->mtime_ns;
+    }
+    recorded = &was;
     if (!recorded->have) {
         if (!strcmp(what, "resume"))
             fprintf(stderr, "ratchet-tune: note: state.json has no record of its engine (written by an older build), "
@@ -166,10 +177,10 @@ static int check(const EngineId *recorded, const EngineSpec *spec, bool force, c
     return 0;
 }
 
-int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen)
+int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, bool moved, char *err, size_t errlen)
 {
     EngineId now;
-    if (check(recorded, spec, force, "resume", &now, err, errlen) < 0)
+    if (check(recorded, spec, force, moved, "resume", &now, err, errlen) < 0)
         return -1;
     *recorded = now;
     return 0;
@@ -178,7 +189,7 @@ int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char
 int engcheck_verify(const EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen)
 {
     EngineId now;
-    return check(recorded, spec, force, "verify", &now, err, errlen);
+    return check(recorded, spec, force, false, "verify", &now, err, errlen);
 }
 
 cJSON *engcheck_to_json(const EngineId *id)

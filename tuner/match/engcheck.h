@@ -38,8 +38,11 @@ int engcheck_compare(const EngineId *was, const EngineId *now, char *diff, size_
 /* For resume: measures the engine of `spec` and compares it with the
  * recorded one.  None recorded (an older state): a note on stderr.  A
  * difference: refused with a message saying what changed, unless `force`
- * (then a warning).  On success *recorded becomes the current engine. */
-int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, char *err, size_t errlen);
+ * (then a warning).  `moved`: the user named the program anew (resume
+ * -engine cmd=), so its path and mtime may differ (a copy); its id name,
+ * size and bench signature must still match.  On success *recorded becomes
+ * the current engine. */
+int engcheck_resume(EngineId *recorded, const EngineSpec *spec, bool force, bool moved, char *err, size_t errlen);
 
 /* For verify: the same check of the engine the run plays (spec), without
  * recording it (verify does not change the run's state). */

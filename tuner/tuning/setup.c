@@ -316,6 +316,18 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen)
 static const char *const PATH_KEYS[][2] = { { "params", "file" },  { "openings", "file" }, { "pgnout", "file" },
                                             { "log", "file" },     { "engine", "dir" } };
 
+/* engine.cmd as the state keeps it: absolute when it names a file (it has
+ * a '/') and no engine.dir is given; a bare name is looked up on the PATH. */
+static int engine_cmd_set(RunConf *c, const char *cmd, const char *origin)
+{
+    char abs[PATH_MAX];
+    if (strchr(cmd, '/') && !conf_get(c, "engine", "dir"))
+        rd_abs_path(cmd, abs, sizeof abs);
+    else
+        snprintf(abs, sizeof abs, "%s", cmd);
+    return conf_set(c, "engine", "cmd", abs, origin);
+}
+
 /* Paths in the state are absolute, so `resume` works from any directory. */
 static int absolutize(RunConf *c)
 {
@@ -329,12 +341,12 @@ static int absolutize(RunConf *c)
         }
     }
     const ConfItem *cmd = conf_find(c, "engine", "cmd");
-    if (cmd && strchr(cmd->val, '/') && !conf_get(c, "engine", "dir")) {
-        rd_abs_path(cmd->val, abs, sizeof abs);
-        if (conf_set(c, "engine", "cmd", abs, cmd->origin) < 0)
-            return -1;
-    }
-    return 0;
+    return cmd ? engine_cmd_set(c, cmd->val, cmd->origin) : 0;
+}
+
+int setup_engine_cmd(RunConf *c, const char *cmd)
+{
+    return engine_cmd_set(c, cmd, "command line");
 }
 
 int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)

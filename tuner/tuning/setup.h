@@ -45,6 +45,11 @@ int setup_validation_limit(RunState *rs, const MatchConfig *mc, char *err, size_
  * a limit of validation (rs->val, setup_validation_limit) with nodestime=
  * for an engine without the nodestime option.  0, or -1 with a message. */
 int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen);
+
+/* resume -engine cmd=PATH: the run's engine named anew, kept in the state
+ * as setup keeps it (absolute unless it is a bare name or engine.dir is
+ * set).  -1 when out of memory. */
+int setup_engine_cmd(RunConf *c, const char *cmd);
 void setup_free_match(MatchConfig *mc);
 /* The setoption text of value v of tuned parameter i in batch b: an
  * integer, a decimal for a float parameter, or for a float parameter of a
