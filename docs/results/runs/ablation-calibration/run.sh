@@ -1,7 +1,8 @@
 #!/bin/sh
-# out-of-sample probe of the ablation estimator on the linear fake engine
+# The ablation estimator on the linear fake engine, one line of z-scores per seed
+# (docs/results/ablation-calibration.md).  Run in a scratch directory; M is the source tree.
 set -e
-M=${M:-$(pwd)}
+M=${M:?set M to the Ratchet source tree}
 printf 'LmrBase, int, 100, 0, 200, 10, 0.5\nLmrScale, int, 100, 0, 200, 10, 0.5\nNmpDepth, int, 100, 0, 200, 10, 0.5\nRfpMargin, int, 100, 0, 200, 10, 0.5\nSeeMargin, int, 100, 0, 200, 10, 0.5\n' > abl.txt
 python3 -c "
 import random
