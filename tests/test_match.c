@@ -957,3 +957,101 @@ Test(match, the_match_header_has_no_null, .init = command_setup, .fini = tmp_rem
     cr_expect(strstr(out, "Results of A vs B (10 nodes, 1t, 64MB):"), "%s", out);
     cr_expect(strstr(out, "NULL") == NULL, "%s", out);
 }
+
+/* ---- match -resume ------------------------------------------------------------------- */
+
+#define RESUME_MATCH TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=B -each nodes=10 " \
+                     "-maxmoves 30 -openings file=%s/book.epd order=random -concurrency 2 -pgnout %s/m.pgn"
+
+/* How many games of each round the PGN holds: *rounds distinct rounds, and
+ * whether every one of 1..want has exactly two games. */
+static bool rounds_twice(const char *pgn, int want, int *rounds)
+{
+    int count[64] = { 0 };
+    *rounds = 0;
+    for (const char *p = pgn; (p = strstr(p, "[Round \"")); p++) {
+        int r = atoi(p + 8);
+        if (r < 1 || r > 63)
+            return false;
+        *rounds += count[r]++ == 0;
+    }
+    for (int r = 1; r <= want; r++)
+        if (count[r] != 2)
+            return false;
+    return *rounds == want;
+}
+
+Test(match, resume_goes_on_where_the_pgn_stopped_and_replays_a_cut_pair, .init = command_setup, .fini = tmp_remove,
+     .timeout = 120)
+{
+    int rc = shell(RESUME_MATCH " -srand 4 -rounds 6", tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    /* The last game cut off: its pair is unfinished. */
+    char *pgn = slurp("m.pgn");
+    char *last = NULL;
+    for (char *p = pgn; (p = strstr(p, "[Event ")); p++)
+        last = p;
+    cr_assert_not_null(last);
+    *last = '\0';
+    write_file("m.pgn", pgn);
+    free(pgn);
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 12 -resume", tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "5 pairs (10 games) counted; 1 game of 1 unfinished pair removed from the file"), "%s",
+              out);
+    cr_expect(strstr(out, "Games: 24,"), "the report counts the file's pairs and the new ones:\n%s", out);
+    pgn = slurp("m.pgn");
+    int rounds;
+    cr_expect(rounds_twice(pgn, 12, &rounds), "every round of 1..12 twice in the PGN (%d rounds):\n%s", rounds, pgn);
+    free(pgn);
+    /* Complete: counted, nothing played. */
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 12 -resume", tmp, tmp);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "12 pairs (24 games) counted") && strstr(out, "Games: 24,"), "%s", out);
+    pgn = slurp("m.pgn");
+    cr_expect(rounds_twice(pgn, 12, &rounds), "%d rounds", rounds);
+    free(pgn);
+}
+
+Test(match, resume_refuses_a_pgn_another_match_wrote, .init = command_setup, .fini = tmp_remove, .timeout = 120)
+{
+    cr_assert_eq(shell(RESUME_MATCH " -srand 4 -rounds 3", tmp, tmp), 0, "%s", out);
+    char *before = slurp("m.pgn");
+    int rc = shell(RESUME_MATCH " -srand 5 -rounds 6 -resume", tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "m.pgn: game 1 (line 1): round ") && strstr(out, "started from") && strstr(out, "-srand?"),
+              "%s", out);
+    rc = shell(TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=C -each nodes=10 "
+                    "-maxmoves 30 -openings file=%s/book.epd order=random -srand 4 -rounds 6 -pgnout %s/m.pgn -resume",
+               tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "are not this match's engines \"A\" and \"C\""), "%s", out);
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 2 -resume", tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "round 3 is past this match's 2 rounds"), "%s", out);
+    rc = shell(TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=B -each nodes=10 -resume");
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "-resume needs -pgnout"), "%s", out);
+    /* Refused: the file as it was. */
+    char *after = slurp("m.pgn");
+    cr_expect_str_eq(after, before);
+    free(after);
+    /* Not a PGN of ours: the file and line named, the file left alone. */
+    char bad[8192];
+    snprintf(bad, sizeof bad, "junk here\n%s", before);
+    write_file("m.pgn", bad);
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 6 -resume", tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "m.pgn:1: text before the first game's tags"), "%s", out);
+    char *tag = strstr(bad, "[Round \"");
+    cr_assert_not_null(tag);
+    memmove(tag + 7, tag + 8, strlen(tag + 8) + 1); /* [Round 1"]: not a tag */
+    write_file("m.pgn", bad + 10);
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 6 -resume", tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "m.pgn:4: not a PGN tag line"), "%s", out);
+    after = slurp("m.pgn");
+    cr_expect_str_eq(after, bad + 10);
+    free(after);
+    free(before);
+}

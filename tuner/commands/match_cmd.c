@@ -16,6 +16,7 @@
 #include "errmsg.h"
 #include "elotext.h"
 #include "htmlreport.h"
+#include "match_resume.h"
 #include "stats.h"
 #include "progress.h"
 #include "stopsig.h"
@@ -34,6 +35,10 @@ typedef struct {
     MatchSeries series;
     int64_t last_report;
     bool time_loss_warned;      /* the warning about too many time losses was given */
+    bool resume;                /* -resume: the rounds in the -pgnout file are counted, not played */
+    MatchResume done;
+    uint64_t games0;            /* games counted from the file, not played by this process */
+    bool started;
 } PlainMatch;
 
 /* At a wall clock, more time losses than TIME_LOSS_ALARM_PERCENT of the
@@ -83,7 +88,7 @@ static void progress(PlainMatch *m, bool force)
         n = appendf(line, sizeof line, n, "  LLR: %.2f (%.2f, %.2f)", llr, lo, up);
     }
     double secs = (double)(now - m->t0) / 1000.0;
-    double rate = secs > 0 ? (double)t->games / secs : 0;
+    double rate = secs > 0 && m->started ? (double)(t->games - m->games0) / secs : 0;
     n = appendf(line, sizeof line, n, "  %.2f games/s", rate);
     if (m->rounds && rate > 0 && total > t->games) {
         duration_format((double)(total - t->games) / rate, eta, sizeof eta);
@@ -95,10 +100,14 @@ static void progress(PlainMatch *m, bool force)
 static bool plain_next(void *ctx, PairJob *job)
 {
     PlainMatch *m = ctx;
+    while (m->done.ndone && match_resume_done(&m->done, m->next_round))
+        m->next_round++;
     if (m->stop.verdict != 0 || (m->rounds && m->next_round >= m->rounds))
         return false;
-    if (m->next_round == 0)
+    if (!m->started) {
+        m->started = true;
         m->t0 = m->progress.last = ep_now_ms(); /* rates count from the first game, not from engine start-up */
+    }
     job->id = m->next_round;
     job->opening = m->cfg.book ? book_pick(m->cfg.book, m->next_round) : 0;
     job->games = m->games;
@@ -152,6 +161,9 @@ static void usage(FILE *out)
           "  -repeat              the same as -games 2\n"
           "  -sprt elo0=X elo1=Y alpha=A beta=B   stop when the SPRT (normalized pentanomial model,\n"
           "                       nElo) accepts H0 or H1\n"
+          "  -resume              go on with the match recorded in the -pgnout file (the same command\n"
+          "                       and options): its complete rounds are counted, not played again, and a\n"
+          "                       pair cut short by a stop is removed from the file and played again\n"
           "  -report FILE         (or file=FILE) an HTML page of the match (Elo with its interval and the SPRT LLR over\n"
           "                       the games, the pentanomial counts), rewritten every minute while it\n"
           "                       plays and at the end; self-contained, opens from disk\n",
@@ -222,6 +234,9 @@ int match_main(int argc, char **argv)
                 return cli_usage_error("ratchet-tune match", "match",
                                        "-games: 1, 2, or an even number of games per round");
             m.games = (int)n;
+        } else if (!strcmp(a, "-resume")) {
+            m.resume = true;
+            i++;
         } else if (!strcmp(a, "-repeat")) {
             i++;
             if (i < argc && !strcmp(argv[i], "2"))
@@ -268,6 +283,11 @@ int match_main(int argc, char **argv)
                            "finished ones (again to quit at once)\n");
     m.cfg.stop = &stopsig_flag;
 
+    if (m.resume && match_resume_read(&m.cfg, m.games, m.rounds, &m.done, err, sizeof err) < 0) {
+        stopsig_restore(&stop);
+        match_config_free(&m.cfg);
+        return cli_usage_error("ratchet-tune match", "match", "%s", err);
+    }
     char tc[96];
     tc_format(&m.cfg.eng[0].tc, tc, sizeof tc);
     printf("Match: %s vs %s, %s, ", m.cfg.eng[0].name, m.cfg.eng[1].name, tc);
@@ -284,12 +304,26 @@ int match_main(int argc, char **argv)
 
     m.t0 = m.last_report = ep_now_ms();
     progress_start(&m.progress, 100, 1000, m.t0);
+    if (m.resume) {
+        for (size_t i = 0; i < m.done.ndone; i++)
+            plain_done(&m, NULL, &m.done.res[i]);
+        m.games0 = m.tally.games;
+        progress_end(&m.progress);
+        printf("Resumed from %s: %zu %s (%llu games) counted", m.cfg.pgnout, m.done.ndone,
+               m.games == 2 ? "pairs" : "games", (unsigned long long)m.tally.games);
+        if (m.done.cut_games)
+            printf("; %zu game%s of %zu unfinished pair%s removed from the file, played again", m.done.cut_games,
+                   m.done.cut_games == 1 ? "" : "s", m.done.cut_rounds, m.done.cut_rounds == 1 ? "" : "s");
+        printf("\n");
+        fflush(stdout);
+    }
     MatchHooks hooks = { .next_pair = plain_next, .pair_done = plain_done, .ctx = &m };
     int rc = match_transport(&m.cfg, &hooks);
     stopsig_restore(&stop);
     bool interrupted = stopsig_signal() != 0;
     if (rc < 0) {
         match_series_free(&m.series);
+        match_resume_free(&m.done);
         match_config_free(&m.cfg);
         return 2;
     }
@@ -322,6 +356,7 @@ int match_main(int argc, char **argv)
         printf("Report: %s\n", m.report);
     }
     match_series_free(&m.series);
+    match_resume_free(&m.done);
     cpu_line(&m.tally);
     printf("Finished match\n");
     fflush(stdout);
