@@ -622,6 +622,21 @@ static const char *liar_bin(void)
     return b && b[0] ? b : "build/ratchet-tune-mpi-liar";
 }
 
+/* mpirun -np 3 of the test build with the environment `env` (-x words),
+ * into a; the test is skipped when the test build is missing (failed
+ * under RATCHET_MPI=1, where make test has built it). */
+static void liar_job(Args *a, const char *env)
+{
+    if (access(liar_bin(), X_OK) != 0) {
+        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
+        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
+        cr_skip_test("no %s", liar_bin());
+    }
+    add_line(a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
+                "--mca btl_vader_single_copy_mechanism none %s -np 3", env);
+    add(a, "%s", liar_bin());
+}
+
 /* A run of 60 games under mpirun -np 3 of the test build whose rank 1
  * misreports every result as `lie` says (tuner/mpi/mpi_worker.c,
  * RATCHET_TEST_LIE); rank 2 is honest.  Rank 0 must refuse rank 1's results
@@ -631,16 +646,10 @@ static const char *liar_bin(void)
  * included: exit 0 within 120 s, state, history and PGN agreeing. */
 static void run_with_a_liar(const char *lie, const char *says)
 {
-    if (access(liar_bin(), X_OK) != 0) {
-        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
-        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
-        cr_skip_test("no %s", liar_bin());
-    }
     Args a = { .n = 0 };
-    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LIE_RANK=1");
-    add_line(&a, "-x RATCHET_TEST_LIE=%s -np 3", lie);
-    add(&a, "%s", liar_bin());
+    char env[128];
+    snprintf(env, sizeof env, "-x RATCHET_TEST_LIE_RANK=1 -x RATCHET_TEST_LIE=%s", lie);
+    liar_job(&a, env);
     run_opts(&a, "r", 60, 0);
     pid_t pid = start(&a, "log");
     args_free(&a);
@@ -700,15 +709,8 @@ Test(mpi, a_result_with_a_negative_count_is_refused_and_the_pair_played_again)
  * pairs for ever, without a word. */
 Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_others)
 {
-    if (access(liar_bin(), X_OK) != 0) {
-        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
-        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
-        cr_skip_test("no %s", liar_bin());
-    }
     Args a = { .n = 0 };
-    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_FREEZE=2:5 -np 3");
-    add(&a, "%s", liar_bin());
+    liar_job(&a, "-x RATCHET_TEST_FREEZE=2:5");
     run_opts_at(&a, "r", 60, 0, "nodes=1 watchdog=0.05 startup=1");
     time_t t0 = time(NULL);
     pid_t pid = start(&a, "log");
@@ -754,15 +756,8 @@ Test(mpi, a_worker_that_stops_answering_is_retired_and_its_pairs_played_by_the_o
  * not start its engines" while rank 1 was ready to play. */
 Test(mpi, a_worker_that_leaves_during_the_start_up_is_counted_once_and_the_others_play)
 {
-    if (access(liar_bin(), X_OK) != 0) {
-        bool need = getenv("RATCHET_MPI") && !strcmp(getenv("RATCHET_MPI"), "1");
-        cr_assert_not(need, "RATCHET_MPI=1 but %s is missing (make test builds it)", liar_bin());
-        cr_skip_test("no %s", liar_bin());
-    }
     Args a = { .n = 0 };
-    add_line(&a, "mpirun --oversubscribe --allow-run-as-root --mca btl self,vader "
-                  "--mca btl_vader_single_copy_mechanism none -x RATCHET_TEST_LEAVE=2 -np 3");
-    add(&a, "%s", liar_bin());
+    liar_job(&a, "-x RATCHET_TEST_LEAVE=2");
     run_opts(&a, "r", 60, 0);
     int rc = finish(&a, "log");
     char *log = slurp("log");
