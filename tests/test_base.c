@@ -332,7 +332,7 @@ static int parse(Opts *o, CliSay say, bool keep_rest, const char *line, char *le
         { "-each", CLI_OPT_KV, .target = o, .kv = note_kv },
         { "-spsa", CLI_OPT_KV_LEADING, .target = o, .kv = note_kv },
         { "-count|-stop", CLI_OPT_CALL, .target = o, .call = note_call },
-        { NULL },
+        { .name = NULL },
     };
     err[0] = left[0] = '\0';
     int rc = cli_options(opts, say, argc, argv, keep_rest ? rest : NULL, keep_rest ? &nrest : NULL, err, 256);

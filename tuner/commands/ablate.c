@@ -156,7 +156,7 @@ static int parse_args(Ablate *A, RunConf *over, char *err, size_t errlen)
         { "-tuned", CLI_OPT_STRING, .target = v->tuned_file, .size = sizeof v->tuned_file,
           .want = VERIFY_VALUE_FILE },
         { "-sprt|-bake|-base|-snapshot|-engine", CLI_OPT_CALL, .call = verify_only_option },
-        { NULL },
+        { .name = NULL },
     };
     char **rest = calloc((size_t)v->nargs + 1, sizeof *rest);
     if (!rest)

@@ -361,7 +361,7 @@ static int parse_args(int argc, char **argv, SimOptions *o)
         { "-srand", CLI_OPT_UINT, .target = &o->srand, .max = UINT64_MAX },
         { "-seed-base", CLI_OPT_UINT, .target = &o->seed_base, .min = 1, .max = UINT64_MAX },
         { "-seeds", CLI_OPT_UINT, .target = &seeds, .min = 1, .max = 100000, .set = &o->seeds_set },
-        { NULL },
+        { .name = NULL },
     };
     char err[1024];
     int rc = cli_options(opts, CLI_SAY_BAD, argc - 1, argv + 1, NULL, NULL, err, sizeof err);

@@ -123,7 +123,7 @@ static int parse_args(Verify *v, RunConf *over, char *err, size_t errlen)
         { "-snapshot", CLI_OPT_STRING, .target = v->snapshot, .size = sizeof v->snapshot,
           .want = "last, best or a point number" },
         { "-engine", CLI_OPT_CALL, .call = engine_option },
-        { NULL },
+        { .name = NULL },
     };
     int n = 0;
     char **rest = calloc((size_t)v->run.nargs + 1, sizeof *rest);

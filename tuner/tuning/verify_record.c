@@ -152,9 +152,11 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     r->status = json_get_text(j, "status");
     r->verdict = json_get_text(j, "verdict");
     /* The counts progress needs, in the order they were first checked. */
-    bool ok = count_of(j, "games", &t->games, h, VREC_GAMES) & json_get_u64(j, "wins", &t->wins) &
-              json_get_u64(j, "losses", &t->losses) & json_get_u64(j, "draws", &t->draws) &
-              count_of(j, "pairs", &t->pairs, h, VREC_PAIRS);
+    bool ok = count_of(j, "games", &t->games, h, VREC_GAMES);
+    ok &= json_get_u64(j, "wins", &t->wins);
+    ok &= json_get_u64(j, "losses", &t->losses);
+    ok &= json_get_u64(j, "draws", &t->draws);
+    ok &= count_of(j, "pairs", &t->pairs, h, VREC_PAIRS);
     if (json_get_counts(j, "ptnml", t->ptnml, 5))
         *h |= VREC_PTNML;
     else
@@ -192,15 +194,19 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     r->tuned_file = json_get_text(j, "tuned_file");
     r->tuned = cJSON_GetObjectItemCaseSensitive(j, "tuned");
     r->base = cJSON_GetObjectItemCaseSensitive(j, "base");
-    ok = ok & json_get_u64(j, "penta_wl", &t->penta_wl) & json_get_u64(j, "penta_dd", &t->penta_dd) &
-         json_get_u64(j, "plies", &t->plies);
+    ok &= json_get_u64(j, "penta_wl", &t->penta_wl);
+    ok &= json_get_u64(j, "penta_dd", &t->penta_dd);
+    ok &= json_get_u64(j, "plies", &t->plies);
     if (json_get_counts(j, "time_losses", t->time_losses, 2))
         *h |= VREC_TIME_LOSSES;
     else
         ok = false;
-    ok = ok & json_get_counts(j, "crashes", t->crashes, 2) & json_get_counts(j, "illegal", t->illegal, 2) &
-         json_get_counts(j, "restarts", t->restarts, 2) & json_get_u64(j, "next_round", &r->next_round) &
-         json_get_u64(j, "sessions", &r->sessions) & json_get_u64(j, "seed", &r->seed);
+    ok &= json_get_counts(j, "crashes", t->crashes, 2);
+    ok &= json_get_counts(j, "illegal", t->illegal, 2);
+    ok &= json_get_counts(j, "restarts", t->restarts, 2);
+    ok &= json_get_u64(j, "next_round", &r->next_round);
+    ok &= json_get_u64(j, "sessions", &r->sessions);
+    ok &= json_get_u64(j, "seed", &r->seed);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(j, "elapsed_s");
     const cJSON *pend = cJSON_GetObjectItemCaseSensitive(j, "pending");
     r->elapsed_s = json_num_shown(j, "elapsed_s");
