@@ -17,7 +17,8 @@ CPPFLAGS_EXTRA ?=
 PARTS    := base engine/rules engine tuner/match tuner/spsa tuner/tuning tuner/report tuner/mpi tuner/commands
 INCLUDES := $(PARTS:%=-I%)
 
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -g $(OPT) $(ARCH) $(SAN) \
+# WERROR=-Werror (make test's build): a warning fails the build.
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -g $(OPT) $(ARCH) $(SAN) \
              -MMD -MP $(INCLUDES) -I$(BUILD) $(CPPFLAGS_EXTRA) $(CFLAGS)
 # Resolved when a recipe runs, so `make test` can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags gsl libcjson plplot 2>/dev/null)
@@ -242,7 +243,8 @@ test-installed:
 	sh tools/paths.sh
 	CC="$(CC)" MPICC="$(MPICC)" sh tools/headers.sh
 	sh tools/includes.sh
-	$(MAKE) all $(BUILD)/unit $(FAKES) $(MPI_LIAR)
+	sh tools/warnings.sh
+	$(MAKE) WERROR=-Werror all $(BUILD)/unit $(FAKES) $(MPI_LIAR)
 	sh tools/calls.sh . $(BUILD)
 	$(MAKE) baked-test-engines
 	RATCHET_LONG=0 RATCHET_MPI=1 $(BUILD)/unit --jobs=2

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Check the Debian packages Ratchet builds against; install them when root.
 # Usage: tools/deps.sh [--fuzz] [extra-package ...]
-#   --fuzz   also what `make fuzz` needs: clang and its libFuzzer runtime
+#   --fuzz   also what `make fuzz` needs: clang's libFuzzer runtime
 set -u
-FUZZ_PKGS="clang libclang-rt-14-dev"
+FUZZ_PKGS="libclang-rt-14-dev"
 if [ "${1:-}" = --fuzz ]; then
     shift
     set -- $FUZZ_PKGS "$@"
@@ -13,7 +13,8 @@ fi
 # libopenmpi-dev and openmpi-bin: bin/ratchet-tune-mpi and its tests.
 # stockfish: the third-party engine of tests/test_thirdparty.c and tools/bench/stockfish.sh.
 # universal-ctags: the names each header declares, for tools/includes.sh.
-PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin stockfish universal-ctags $*"
+# clang: tools/warnings.sh (every file warning-free under clang too) and make fuzz.
+PKGS="build-essential clang pkg-config libgsl-dev libcjson-dev libcriterion-dev libplplot-dev libpng-dev chromium libopenmpi-dev openmpi-bin stockfish universal-ctags $*"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
