@@ -25,14 +25,12 @@
  * cut nodes. */
 enum { NODE_PV, NODE_CUT, NODE_ALL };
 
-/* The search stack: per ply, the node's static eval and the move being
- * searched from it with its moving piece and the continuation table that
- * follows it (NULL for a null move), so that a node sees the moves one and
- * two plies back. */
+/* The search stack: per ply, the node's static eval and the continuation
+ * table that follows the move being searched from it (NULL for a null
+ * move), so that a node's move ordering sees the moves one and two plies
+ * back. */
 typedef struct {
     int static_eval;  /* SCORE_NONE when in check */
-    Move move;        /* MOVE_NONE before the first move, MOVE_NULL for a null move */
-    int piece;        /* the moving piece, NO_PIECE for a null move */
     ContTable *cont;
     Move excluded;    /* the hash move, while a singular extension test searches without it */
     int double_ext;   /* double extensions on the path to the child of the move being searched */
@@ -191,16 +189,13 @@ static void make_move(Searcher *s, Move m)
     tt_prefetch(pos_key(&s->pos));
 }
 
-/* Plays m from the alpha-beta node at `ply`: records it in the node's
- * frame (the move, its moving piece and the continuation table that the
- * children's move ordering reads) and makes it.  The quiescence search
+/* Plays m from the alpha-beta node at `ply`: records in the node's frame
+ * the continuation table that follows m (the children's move ordering reads
+ * it) and makes it.  The quiescence search
  * plays its moves with make_move alone: its nodes read no frame. */
 static void do_move(Searcher *s, int ply, Move m)
 {
-    Frame *f = &s->stack[ply];
-    f->move = m;
-    f->piece = pos_piece_on(&s->pos, move_from(m));
-    f->cont = history_cont_table(&s->hist, &s->pos, m);
+    s->stack[ply].cont = history_cont_table(&s->hist, &s->pos, m);
     make_move(s, m);
 }
 
@@ -208,14 +203,11 @@ static void do_move(Searcher *s, int ply, Move m)
  * it is: the next move made from the node overwrites it. */
 static void undo_move(Searcher *s) { pos_unmake(&s->pos); }
 
-/* Passes the move at the alpha-beta node at `ply` (null move pruning): the
- * frame records a null move, which no continuation table follows. */
+/* Passes the move at the alpha-beta node at `ply` (null move pruning): no
+ * continuation table follows a null move. */
 static void do_null_move(Searcher *s, int ply)
 {
-    Frame *f = &s->stack[ply];
-    f->move = MOVE_NULL;
-    f->piece = NO_PIECE;
-    f->cont = NULL;
+    s->stack[ply].cont = NULL;
     pos_make_null(&s->pos);
     tt_prefetch(pos_key(&s->pos));
 }
@@ -632,7 +624,7 @@ static int search(Searcher *s, int alpha, int beta, int depth, int ply, int node
 int search_excluding(Searcher *s, const Position *p, Move excluded, int beta, int depth)
 {
     start_unlimited(s, p, depth + 1);
-    s->stack[0] = (Frame){.static_eval = SCORE_NONE, .move = MOVE_NONE, .piece = NO_PIECE};
+    s->stack[0] = (Frame){.static_eval = SCORE_NONE};
     s->stack[1] = (Frame){.excluded = excluded};
     int v = search(s, beta - 1, beta, depth, 1, NODE_CUT);
     s->stack[1].excluded = MOVE_NONE;
