@@ -144,9 +144,9 @@ static int read_game(const Reader *R, const Tags *t, long number, Game *g)
         return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): Round \"%s\" is not a round number of a match",
                       path, number, g->line, t->round);
     if (R->rounds && r > R->rounds)
-        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): round %llu is past this match's %llu rounds "
-                      "(-rounds as the match that wrote the file had it)", path, number, g->line, r,
-                      (unsigned long long)R->rounds);
+        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): round %llu is past this match's %llu round%s "
+                      "(give -rounds as the match that wrote the file had it, or more)", path, number, g->line, r,
+                      (unsigned long long)R->rounds, R->rounds == 1 ? "" : "s");
     g->id = r - 1;
     int w = !strcmp(t->white, R->names[0]) ? 0 : !strcmp(t->white, R->names[1]) ? 1 : -1;
     if (w < 0 || strcmp(t->black, R->names[!w]))
