@@ -129,8 +129,20 @@ typedef struct {
     size_t errlen;
 } Reader;
 
-/* The tags of one game into g: -1 with a message naming the game. */
-static int read_game(const Reader *R, const Tags *t, long number, Game *g)
+/* Whether the game's text ends, white space aside, in its result token. */
+static bool ends_in(const char *text, const Game *g, const char *result)
+{
+    size_t end = g->end, n = strlen(result);
+    while (end > g->start && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\n' ||
+                              text[end - 1] == '\r'))
+        end--;
+    return end - g->start > n && !memcmp(text + end - n, result, n) &&
+           (text[end - n - 1] == ' ' || text[end - n - 1] == '\n');
+}
+
+/* The tags of one game (text[g->start, g->end)) into g: -1 with a message
+ * naming the game. */
+static int read_game(const Reader *R, const Tags *t, const char *text, long number, Game *g)
 {
     const char *path = R->path;
     for (int k = 0; k < T_FEN; k++)
@@ -164,6 +176,9 @@ static int read_game(const Reader *R, const Tags *t, long number, Game *g)
     if (g->result == RESULT_NONE)
         return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): Result \"%s\" is not a finished game", path,
                       number, g->line, t->result);
+    if (!ends_in(text, g, t->result))
+        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): its moves do not end in its result %s: a game "
+                      "cut short or overwritten inside the file", path, number, g->line, t->result);
     long plies = strtol(t->plies, &end, 10);
     if (end == t->plies || *end || plies < 0 || plies > 100000)
         return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): PlyCount \"%s\" is not a count of plies", path,
@@ -205,14 +220,15 @@ static int split_games(const Reader *R, const char *text, size_t n, Game **out, 
             blank = s[k] == ' ' || s[k] == '\t';
         if (len && s[0] == '[') {
             if (!in_tags) {
-                if (any && (rc = read_game(R, &t, (long)ng, &gs[ng - 1])) < 0)
-                    break;
+                if (any) {
+                    gs[ng - 1].end = i;
+                    if ((rc = read_game(R, &t, text, (long)ng, &gs[ng - 1])) < 0)
+                        break;
+                }
                 if (!grow_array((void **)&gs, &cap, ng + 1, sizeof *gs)) {
                     rc = errmsg(R->err, R->errlen, "out of memory reading %s", R->path);
                     break;
                 }
-                if (ng)
-                    gs[ng - 1].end = i;
                 memset(&gs[ng], 0, sizeof gs[ng]);
                 gs[ng].start = i;
                 gs[ng].line = line;
@@ -234,7 +250,7 @@ static int split_games(const Reader *R, const char *text, size_t n, Game **out, 
     }
     if (rc == 0 && any) {
         gs[ng - 1].end = n;
-        rc = read_game(R, &t, (long)ng, &gs[ng - 1]);
+        rc = read_game(R, &t, text, (long)ng, &gs[ng - 1]);
     }
     if (rc < 0) {
         free(gs);
@@ -343,7 +359,7 @@ int match_resume_read(const MatchConfig *cfg, int games, uint64_t rounds, MatchR
     if (rc == 0 && !keep)
         rc = errmsg(err, errlen, "out of memory reading %s", cfg->pgnout);
     size_t cap_done = 0, cap_res = 0;
-    if (rc == 0) {
+    if (rc == 0 && ng > 0) { /* an empty file: no game, and qsort is not given a null array */
         qsort(gs, ng, sizeof *gs, by_id);
         for (size_t i = 0; i < ng && rc == 0;) {
             size_t k = 1;
