@@ -554,8 +554,7 @@ static int coord_start(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks
         Msg m;
         if (!poll_msg(MPI_ANY_SOURCE, &m)) {
             outbox_progress(&c->ob);
-            sleep_us(us);
-            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+            poll_backoff(&us, POLL_MAX_US);
             continue;
         }
         us = POLL_MIN_US;
@@ -611,8 +610,7 @@ static bool coord_run(Coord *c, bool stopping)
         if (any) {
             us = POLL_MIN_US;
         } else {
-            sleep_us(us);
-            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+            poll_backoff(&us, POLL_MAX_US);
         }
     }
     while (c->nout > 0)
@@ -671,8 +669,7 @@ bool coord_shutdown(void)
         if (any) {
             us = POLL_MIN_US;
         } else {
-            sleep_us(us);
-            us = us * 2 > POLL_MAX_US * 10 ? POLL_MAX_US * 10 : us * 2;
+            poll_backoff(&us, POLL_MAX_US * 10);
         }
     }
     if (byes < g_size - 1)

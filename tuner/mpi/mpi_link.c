@@ -20,6 +20,12 @@ void sleep_us(long us)
     nanosleep(&ts, NULL);
 }
 
+void poll_backoff(long *us, long max)
+{
+    sleep_us(*us);
+    *us = *us * 2 > max ? max : *us * 2;
+}
+
 void mpi_die_oom(void)
 {
     fprintf(stderr, "ratchet-tune: rank %d (%s): out of memory\n", g_rank, g_host);
@@ -73,8 +79,7 @@ void outbox_flush(Outbox *o)
     long us = POLL_MIN_US;
     while (o->n > 0) {
         if (!outbox_progress(o)) {
-            sleep_us(us);
-            us = us * 2 > POLL_MAX_US ? POLL_MAX_US : us * 2;
+            poll_backoff(&us, POLL_MAX_US);
         }
     }
 }

@@ -45,6 +45,8 @@ extern int g_rank, g_size;
 extern char g_host[MPI_MAX_PROCESSOR_NAME];
 
 void sleep_us(long us);
+/* A poll that found nothing: sleep *us microseconds, then double *us, up to max. */
+void poll_backoff(long *us, long max);
 
 /* Says this rank is out of memory and aborts the job. */
 void mpi_die_oom(void);
