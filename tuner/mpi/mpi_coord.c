@@ -501,13 +501,9 @@ static void start_msg(Coord *c, const Msg *m, StartCount *n)
     }
 }
 
-/* The start-up of a session: c set up, the configuration sent to every
- * rank not retired for silence, the workers' answers awaited, then the PGN
- * opened and the line that says how many games are played at a time.  0,
- * or -1 when a worker could not start its engines or the PGN cannot be
- * opened; *stopped when a signal came during the start-up (nothing is
- * played). */
-static int coord_start(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks, bool *stopped)
+/* c set up for a session, and the configuration sent to every rank not
+ * retired for silence (those are counted retired in n). */
+static void coord_init(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks, StartCount *n)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
@@ -523,28 +519,32 @@ static int coord_start(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks
         if (!g_refusals || !g_liar || !g_silent)
             mpi_die_oom();
     }
-
-    /* A rank retired for silence in an earlier session is not sent this one. */
-    StartCount n = { 0, 0, 0 };
-    for (int w = 1; w < g_size; w++)
+    ConfigHead h;
+    msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
+    for (int w = 1; w < g_size; w++) {
         if (g_silent[w]) {
             c->w[w].done = c->w[w].retired = true;
             c->w[w].rc = 1;
             c->live--;
-            n.retired++;
-        }
-
-    ConfigHead h;
-    msg_config_head(&h, cfg->pgnout[0] != '\0', cfg->concurrency);
-    for (int w = 1; w < g_size; w++) {
-        if (g_silent[w])
+            n->retired++;
             continue;
+        }
         Buf b = { 0 };
         msg_put(&b, &h, sizeof h);
         msg_put(&b, cfg, sizeof *cfg);
         post(&c->ob, w, T_CONFIG, &b);
     }
+}
 
+/* The start-up of a session: coord_init, the workers' answers awaited,
+ * then the PGN opened and the line that says how many games are played at
+ * a time.  0, or -1 when a worker could not start its engines or the PGN
+ * cannot be opened; *stopped when a signal came during the start-up
+ * (nothing is played). */
+static int coord_start(Coord *c, const MatchConfig *cfg, const MatchHooks *hooks, bool *stopped)
+{
+    StartCount n = { 0, 0, 0 };
+    coord_init(c, cfg, hooks, &n);
     /* All workers' engines up, or nobody plays (as match_play does locally).
      * A worker whose WANT is refused is retired: the others play. */
     long us = POLL_MIN_US;
