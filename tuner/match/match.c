@@ -409,7 +409,7 @@ static bool next_job(Runner *R, Worker *w)
             return false;
         }
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += NEXT_WAIT_NS;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
@@ -505,7 +505,12 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
         R.logging = true;
     }
     pthread_mutex_init(&R.mu, NULL);
-    pthread_cond_init(&R.cv, NULL);
+    /* next_job's timed wait counts on the monotonic clock: a wall clock set back does not stretch it. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&R.cv, &ca);
+    pthread_condattr_destroy(&ca);
 
     int n = cfg->concurrency > 0 ? cfg->concurrency : 1;
     R.workers = calloc((size_t)n, sizeof *R.workers);
