@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,20 +33,20 @@ typedef struct {
 
 enum { T_ROUND, T_WHITE, T_BLACK, T_RESULT, T_TERM, T_PLIES, T_TC, T_FEN };
 
-static const char *const TAG_NAMES[8] = { "Round", "White", "Black", "Result", "Termination", "PlyCount",
-                                          "TimeControl", "FEN" };
-
-static char *tag_slot(Tags *t, int k)
-{
-    char *slots[8] = { t->round, t->white, t->black, t->result, t->term, t->plies, t->tc, t->fen };
-    return slots[k];
-}
-
-static size_t tag_size(int k)
-{
-    static const size_t sizes[8] = { 32, 512, 512, 16, 32, 16, 64, 128 };
-    return sizes[k];
-}
+/* The tags read, by T_*: each one's name and where its value goes in Tags. */
+static const struct {
+    const char *name;
+    size_t at, size;
+} TAGS[8] = {
+    { "Round", offsetof(Tags, round), sizeof ((Tags *)0)->round },
+    { "White", offsetof(Tags, white), sizeof ((Tags *)0)->white },
+    { "Black", offsetof(Tags, black), sizeof ((Tags *)0)->black },
+    { "Result", offsetof(Tags, result), sizeof ((Tags *)0)->result },
+    { "Termination", offsetof(Tags, term), sizeof ((Tags *)0)->term },
+    { "PlyCount", offsetof(Tags, plies), sizeof ((Tags *)0)->plies },
+    { "TimeControl", offsetof(Tags, tc), sizeof ((Tags *)0)->tc },
+    { "FEN", offsetof(Tags, fen), sizeof ((Tags *)0)->fen },
+};
 
 /* One tag line [Name "value"] (PGN escapes \" and \\) into t; false when
  * the line is not a tag.  Tags this reader does not use are skipped. */
@@ -72,8 +73,8 @@ static bool parse_tag(const char *s, size_t n, Tags *t)
         return false;
     val[v] = '\0';
     for (int k = 0; k < 8; k++)
-        if (strlen(TAG_NAMES[k]) == namelen && !strncmp(s + name, TAG_NAMES[k], namelen)) {
-            snprintf(tag_slot(t, k), tag_size(k), "%s", val);
+        if (strlen(TAGS[k].name) == namelen && !strncmp(s + name, TAGS[k].name, namelen)) {
+            snprintf((char *)t + TAGS[k].at, TAGS[k].size, "%s", val);
             t->has[k] = true;
         }
     return true;
@@ -148,7 +149,7 @@ static int read_game(const Reader *R, const Tags *t, const char *text, long numb
     for (int k = 0; k < T_FEN; k++)
         if (!t->has[k])
             return errmsg(R->err, R->errlen, "%s: game %ld (line %ld) has no %s tag: not a game ratchet-tune match "
-                          "wrote; -resume reads the match's own -pgnout file", path, number, g->line, TAG_NAMES[k]);
+                          "wrote; -resume reads the match's own -pgnout file", path, number, g->line, TAGS[k].name);
     char *end;
     errno = 0;
     unsigned long long r = strtoull(t->round, &end, 10);
