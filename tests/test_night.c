@@ -30,14 +30,22 @@ TestSuite(night, .init = night_setup, .fini = tmp_remove, .timeout = 240);
 
 /* A new night of DIR (until: "" = to the end): the options of a fake run
  * (fake_run_args), one game at a time so that the run, and so every later
- * step, is a function of the seed; or `night DIR` continuing it. */
-static int night(const char *dir, bool fresh, const char *until)
+ * step, is a function of the seed; or `night DIR` continuing it.  engine:
+ * the engine's program instead of the fake's own path (NULL: the fake's). */
+static int night_of(const char *dir, bool fresh, const char *until, const char *engine)
 {
     Args a = { .n = 0 };
     if (fresh) {
         a = fake_run_args(dir, 200, 0, 1);
         free(a.v[0]);
         a.v[0] = strdup("night");
+        if (engine) { /* a.v[2] is fake_run_args' cmd= */
+            char word[600];
+            snprintf(word, sizeof word, "cmd=%s", engine);
+            cr_assert(!strncmp(a.v[2], "cmd=", 4));
+            free(a.v[2]);
+            cr_assert_not_null(a.v[2] = strdup(word));
+        }
         add(&a, "-engine");
         add(&a, "args=--width 60 --target 70,30,10 --seed 5 --seed-each-game"); /* a game is a function of its opening */
         add(&a, "-params");
@@ -53,6 +61,10 @@ static int night(const char *dir, bool fresh, const char *until)
     } else {
         add(&a, "night");
         add(&a, "%s/%s", tmp, dir);
+        if (engine) {
+            add(&a, "-engine");
+            add(&a, "cmd=%s", engine);
+        }
     }
     if (until[0]) {
         add(&a, "-until");
@@ -62,6 +74,8 @@ static int night(const char *dir, bool fresh, const char *until)
     snprintf(log, sizeof log, "%s-%s.log", dir, until[0] ? until : "end");
     return run_to_end(night_main, &a, log);
 }
+
+static int night(const char *dir, bool fresh, const char *until) { return night_of(dir, fresh, until, NULL); }
 
 static cJSON *json_of(const char *dir, const char *name)
 {
@@ -201,7 +215,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     add(&a, "nodes=2");
     cr_assert_eq(run_to_end(night_main, &a, "bad2"), 2);
     log = slurp("bad2");
-    cr_assert(strstr(log, "takes only -until and -force"), "%s", log);
+    cr_assert(strstr(log, "takes only -until, -force and -engine cmd=PATH"), "%s", log);
     free(log);
 }
 
@@ -241,4 +255,33 @@ Test(night, a_night_sized_by_time_splits_it_by_the_rule)
               "the ablation a third of the rest: %g pairs, %g expected", plan_num(plan, "ablation_pairs"), abl);
     cr_assert_eq(plan_num(plan, "spsa_games"), 200);
     cJSON_Delete(nj);
+}
+
+/* A night whose engine moved after its SPSA: the next step cannot start
+ * its engine and says how to name it anew; `night DIR -engine cmd=PATH`
+ * records the new path (through resume, the run being complete) and the
+ * steps after play it. */
+Test(night, a_night_whose_engine_moved_goes_on_with_it_named_anew)
+{
+    char eng[512], moved[512];
+    snprintf(eng, sizeof eng, "%s/a/engine", tmp);
+    snprintf(moved, sizeof moved, "%s/b/engine", tmp);
+    cr_assert_eq(shell("mkdir -p %s/a %s/b && cp %s %s", tmp, tmp, FAKESPSA_PATH, eng), 0);
+    cr_assert_eq(night_of("n", true, "spsa", eng), 0, "the SPSA step:\n%s", slurp("n-spsa.log"));
+    cr_assert_eq(shell("sleep 0.01; cp %s %s && rm %s", eng, moved, eng), 0);
+    cr_expect_neq(night_of("n", false, "ablation", NULL), 0, "the ablation cannot start the engine that is gone");
+    char *log = slurp("n-ablation.log");
+    cr_expect(strstr(log, "-engine cmd="), "the message says how to name the engine anew:\n%s", log);
+    free(log);
+    cr_assert_eq(night_of("n", false, "ablation", moved), 0, "named anew, the night goes on:\n%s",
+                 slurp("n-ablation.log"));
+    cJSON *st = json_of("n", "state.json");
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "config"), "engine"), "cmd");
+    cr_expect(cJSON_IsString(cmd) && !strcmp(cmd->valuestring, moved), "state.json records %s", moved);
+    cJSON_Delete(st);
+    char path[600];
+    snprintf(path, sizeof path, "%s/n/ablation.json", tmp);
+    cr_expect_eq(access(path, F_OK), 0, "the ablation was played");
+    cr_expect_neq(night_of("n", false, "export", "/x y"), 0, "a second word after -engine is refused");
 }

@@ -58,7 +58,7 @@ enum { NSTEPS = sizeof STEPS / sizeof STEPS[0] };
 static const char NIGHT_USAGE[] =
     "usage: ratchet-tune night -out DIR [-hours H] [-confirm tc=..|st=..|nodes=..] [-games N]\n"
     "                          [-ablation-pairs P] [-confirm-pairs C] [-until STEP] [-force] [run options]\n"
-    "       ratchet-tune night DIR [-until STEP] [-force]\n"
+    "       ratchet-tune night DIR [-until STEP] [-force] [-engine cmd=PATH]\n"
     "\n"
     "The whole night in one command, each step resumable (Ctrl-C, a reboot: `night DIR`):\n"
     "  spsa      the SPSA run at the run's limit (the run options: -engine, -params, -each,\n"
@@ -82,6 +82,7 @@ static const char NIGHT_USAGE[] =
     "  -confirm-pairs C    the confirmation's pairs (default 1000)\n"
     "  -until STEP         stop after STEP (spsa, ablation, export, confirm)\n"
     "  -force              play on an engine that changed since the run (resume -force)\n"
+    "  -engine cmd=PATH    a night in progress: its engine is now at PATH (resume -engine)\n"
     "\n"
     "DIR may be a run started by `run`: `night DIR` takes it from where it is.  Exit codes:\n"
     "0 done; 1 a step failed (fix it, then `night DIR`); 2 bad usage; 128+N stopped by signal N.\n";
@@ -96,6 +97,7 @@ typedef struct {
     uint64_t seed;                 /* the ablation's and the confirmation's -srand: seed + 1, seed + 2 */
     int until;                     /* index of the last step to play */
     bool force;
+    const char *engine_cmd;        /* a night in progress: -engine cmd=PATH (argv's) */
     int nconfirm;
     char **confirm;                /* -each words of the confirmation */
     int nrun;
@@ -448,11 +450,16 @@ static int step_spsa(Night *n)
     char state[PATH_MAX + 32];
     snprintf(state, sizeof state, "%s/%s", n->dir, STATE_FILE);
     if (access(state, F_OK) == 0) {
-        if (run_complete(n->dir))
+        /* A complete run is resumed only to record an engine named anew. */
+        if (!n->engine_cmd && run_complete(n->dir))
             return 0;
         push_words(&w, "resume", n->dir, (char *)NULL);
         if (n->force)
             push(&w, "-force");
+        if (n->engine_cmd) {
+            push(&w, "-engine");
+            push(&w, "cmd=%s", n->engine_cmd);
+        }
         return call(resume_main, &w);
     }
     static const char *const skip[] = { "out", NULL };
@@ -627,8 +634,8 @@ static uint64_t night_seed(const Night *n)
     return (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
 }
 
-static int parse(Night *n, int argc, char **argv, bool *have_games, bool *have_pairs, bool *plan_opts,
-                 const char **out, char *err, size_t errlen)
+static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_games, bool *have_pairs,
+                 bool *plan_opts, const char **out, char *err, size_t errlen)
 {
     n->hours = DEFAULT_HOURS;
     n->confirm_pairs = DEFAULT_CONFIRM_PAIRS;
@@ -671,6 +678,12 @@ static int parse(Night *n, int argc, char **argv, bool *have_games, bool *have_p
             i++;
         } else if (!strcmp(a, "-force")) {
             n->force = true;
+        } else if (in_progress && !strcmp(a, "-engine")) {
+            if (!v || strncmp(v, "cmd=", 4) || !v[4] || (i + 2 < argc && argv[i + 2][0] != '-'))
+                return errmsg(err, errlen, "night DIR -engine: a night in progress names only its engine's program "
+                              "anew, -engine cmd=PATH (it keeps the engine's options and limits)");
+            n->engine_cmd = v + 4;
+            i++;
         } else {
             if (!strcmp(a, "-out") && v)
                 *out = v;
@@ -692,13 +705,14 @@ int night_main(int argc, char **argv)
     bool have_games = false, have_pairs = false, plan_opts = false;
     const char *out = NULL, *dir_arg = argv[1][0] != '-' ? argv[1] : NULL;
     int rc = EXIT_USAGE;
-    if (parse(&n, dir_arg ? argc - 1 : argc, dir_arg ? argv + 1 : argv, &have_games, &have_pairs, &plan_opts, &out,
-              err, sizeof err) < 0)
+    if (parse(&n, dir_arg ? argc - 1 : argc, dir_arg ? argv + 1 : argv, dir_arg != NULL, &have_games, &have_pairs,
+              &plan_opts, &out, err, sizeof err) < 0)
         goto fail;
     char plan_path[PATH_MAX + 32];
     snprintf(plan_path, sizeof plan_path, "%s/%s", dir_arg ? dir_arg : ".", NIGHT_FILE);
     if (dir_arg && (n.nrun || (plan_opts && access(plan_path, F_OK) == 0))) {
-        errmsg(err, sizeof err, "night %s: a night in progress takes only -until and -force (its plan is in %s/%s); "
+        errmsg(err, sizeof err, "night %s: a night in progress takes only -until, -force and -engine cmd=PATH (its "
+               "plan is in %s/%s); "
                "the run and plan options belong to a new night (-out DIR)", dir_arg, dir_arg, NIGHT_FILE);
         goto fail;
     }
@@ -786,7 +800,7 @@ int night_main(int argc, char **argv)
     int (*const steps[NSTEPS])(Night *) = { step_spsa, step_ablation, step_export, step_confirm, step_morning };
     rc = EXIT_DONE;
     for (int i = 0; i < NSTEPS && i <= n.until; i++) {
-        if (!strcmp(n.status[i], "done") && i != NSTEPS - 1)
+        if (!strcmp(n.status[i], "done") && i != NSTEPS - 1 && !(i == 0 && n.engine_cmd))
             continue;
         printf("\n== night: %s ==\n", STEPS[i]);
         fflush(stdout);

@@ -24,7 +24,7 @@
 #include "setup.h"
 #include "spsa.h"
 
-enum { EXIT_DONE = 0, EXIT_USAGE = 2 };
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 /* The sections `resume` may change. */
 static const char *const RESUME_SECTIONS[] = { "spsa", "concurrency", "engine", NULL };
@@ -305,20 +305,21 @@ int resume_main(int argc, char **argv)
         errmsg(err, sizeof err, "out of memory");
         goto fail;
     }
-    const char *cmd = conf_get(&rs->conf, "engine", "cmd");
-    if (!moved && cmd && cmd[0] == '/' && access(cmd, X_OK) != 0) {
-        errmsg(err, sizeof err,
-               "engine.cmd: cannot run '%s', the run's engine: %s; if it moved, name it anew: %s resume %s -engine "
-               "cmd=PATH",
-               cmd, strerror(errno), setup_prog(), argv[1]);
+    if (!moved && setup_engine_present(&rs->conf, argv[1], err, sizeof err) < 0)
         goto fail;
-    }
     if (setup_match(&r.rs, &r.mc, err, sizeof err) < 0 || setup_check_engine(&r.rs, r.mc, err, sizeof err) < 0 ||
         engcheck_resume(&rs->engine_id, &r.mc->eng[0], force, moved != NULL, err, sizeof err) < 0)
         goto fail;
     conf_free(&over);
     if (spsa_done(&rs->spsa) && !rs->val.pending &&
         !validate_due(&rs->val, rs->games, spsa_budget_games(&rs->spsa.cfg))) {
+        /* Nothing to play, but the steps after the run (verify, the ablation) play its engine. */
+        if (moved && runstate_save(rs, r.dir, err, sizeof err) < 0) {
+            rc = EXIT_FAILED;
+            goto fail_saved;
+        }
+        if (moved)
+            printf("the run's engine is now %s (recorded in %s/%s)\n", rs->engine_id.path, r.dir, STATE_FILE);
         printf("the run in %s is complete (%llu games); to play more: %s resume %s -spsa games=N\n\n", r.dir,
                (unsigned long long)rs->games, setup_prog(), argv[1]);
         print_final(&r);
@@ -329,8 +330,9 @@ int resume_main(int argc, char **argv)
     run_free(&r);
     return rc;
 fail:
-    run_msg_err("%s", err);
     conf_free(&over);
+fail_saved:
+    run_msg_err("%s", err);
     run_free(&r);
     return rc;
 }

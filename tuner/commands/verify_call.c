@@ -392,7 +392,7 @@ int verify_engine_cmd(VerifyCall *c)
         errmsg(c->err, sizeof c->err, "verify: %s has no engine.cmd", c->state_path);
         return STEP_FAIL;
     }
-    return STEP_GO;
+    return setup_engine_present(&c->r->rs.conf, c->r->dir, c->err, sizeof c->err) < 0 ? STEP_FAIL : STEP_GO;
 }
 
 static bool is_param(const RunState *rs, const char *name)

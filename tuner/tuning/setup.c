@@ -349,6 +349,17 @@ int setup_engine_cmd(RunConf *c, const char *cmd)
     return engine_cmd_set(c, cmd, "command line");
 }
 
+int setup_engine_present(const RunConf *c, const char *dir, char *err, size_t errlen)
+{
+    const char *cmd = conf_get(c, "engine", "cmd");
+    if (!cmd || cmd[0] != '/' || access(cmd, X_OK) == 0)
+        return 0;
+    return errmsg(err, errlen,
+                  "engine.cmd: cannot run '%s', the run's engine: %s; if it moved, name it anew: %s resume %s "
+                  "-engine cmd=PATH (a night: %s night %s -engine cmd=PATH)",
+                  cmd, strerror(errno), setup_prog(), dir, setup_prog(), dir);
+}
+
 int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen)
 {
     const char *name = conf_get(c, "spsa", "form");

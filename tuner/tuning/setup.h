@@ -50,6 +50,9 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen);
  * as setup keeps it (absolute unless it is a bare name or engine.dir is
  * set).  -1 when out of memory. */
 int setup_engine_cmd(RunConf *c, const char *cmd);
+/* The run's engine program (engine.cmd of c, the run in dir) is there to
+ * run, or -1 with a message that says how to name it anew when it moved. */
+int setup_engine_present(const RunConf *c, const char *dir, char *err, size_t errlen);
 void setup_free_match(MatchConfig *mc);
 /* The setoption text of value v of tuned parameter i in batch b: an
  * integer, a decimal for a float parameter, or for a float parameter of a
