@@ -12,6 +12,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 
+#include "helpers.h"
 #include "landscape.h"
 #include "simulate.h"
 #include "simulate_cmd.h"
@@ -814,4 +815,19 @@ Test(simulate, the_default_form_settles_where_the_games_see_nothing, .timeout = 
     cr_assert_lt(worst_default, best_far,
                  "flat drift after 20k games (root mean square, c_end): the default form's worst seed %.2f, "
                  "far's best %.2f", worst_default, best_far);
+}
+
+/* As in run, the keys given stand over form='s own schedule whichever
+ * comes first: decay=0.3 before form=far plays what form=far decay=0.3
+ * plays, and that is not form=far's own decay. */
+Test(simulate, cli_a_key_given_before_the_form_stands_over_it, .timeout = 60)
+{
+    static const char *const words[3] = { "decay=0.3 form=far", "form=far decay=0.3", "form=far" };
+    static char got[3][sizeof out];
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(shell("bin/ratchet-tune simulate -spsa games=200 %s -seeds 1 -srand 3", words[i]), 0, "%s", out);
+        snprintf(got[i], sizeof got[i], "%s", out);
+    }
+    cr_expect_str_eq(got[0], got[1], "-spsa %s and -spsa %s differ", words[0], words[1]);
+    cr_expect_str_neq(got[1], got[2], "decay=0.3 changes nothing");
 }

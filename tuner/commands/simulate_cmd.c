@@ -163,8 +163,8 @@ typedef struct {
     uint64_t seed_base;              /* -seed-base (the grid's first seed) */
     bool games_set;
     bool draw_set, bias_set, seeds_set;
-    bool decay_set, eta_base_set, eta_pow_set, eta_npow_set; /* -spsa decay=, eta-base=, ... */
-    bool probe_set, average_set;     /* -spsa probe=, average= given */
+    SimWord sword[64];               /* -spsa words other than form=, in order */
+    size_t nskeys;
     double r_end;                    /* -spsa r_end=X: every parameter's (0 = the spec's) */
     const char *landscapes;          /* -landscapes (the suite) */
     bool validation;                 /* -validation */
@@ -173,15 +173,22 @@ typedef struct {
     double walk, flat, collapse;     /* -walk, -flat, -collapse */
 } SimOptions;
 
-/* The scale's settings among -spsa's words: true if kv is one of them (*ok:
- * its value is good). */
-static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const char *v, bool *ok)
+/* The simulator's own numbers among -spsa's words (the schedule's, the
+ * moments' and the scale's): true if kv is one of them (*ok: its value is
+ * good). */
+static bool spsa_own_key(SpsaConfig *cfg, const char *kv, size_t klen, const char *v, bool *ok)
 {
     static const struct {
         const char *key;
         size_t off;
         double lo, hi;
     } KEYS[] = {
+        {"decay", offsetof(SpsaConfig, decay), 0, 10},
+        {"eta-base", offsetof(SpsaConfig, eta_base), 1e-6, 10},
+        {"eta-pow", offsetof(SpsaConfig, eta_pow), 0, 2},
+        {"eta-npow", offsetof(SpsaConfig, eta_npow), 0, 2},
+        {"beta1", offsetof(SpsaConfig, beta1), 0, 0.999999},
+        {"beta2", offsetof(SpsaConfig, beta2), 0, 0.999999},
         {"adapt-rate", offsetof(SpsaConfig, adapt_rate), 0, 100},
         {"adapt-bias", offsetof(SpsaConfig, adapt_bias), -100, 100},
         {"adapt-window", offsetof(SpsaConfig, adapt_window), 1e-6, 1},
@@ -209,69 +216,58 @@ static bool spsa_adapt_key(SpsaConfig *cfg, const char *kv, size_t klen, const c
     return false;
 }
 
+static void keep_word(SimWord *w, const char *key, const char *v)
+{
+    snprintf(w->key, sizeof w->key, "%s", key);
+    w->value = v;
+}
+
+/* One -spsa key other than form= into o: false if it is none. */
+static bool spsa_set(SimOptions *o, const char *key, const char *v, bool *ok)
+{
+    size_t klen = strlen(key);
+    const SpsaNumberKey *nk = NULL;
+    uint64_t u = 1;
+    if (!strcmp(key, "games"))
+        *ok = (o->games_set = cli_parse_u64(v, 1, UINT64_MAX, &o->games));
+    else if (!strcmp(key, "pairs-per")) {
+        if ((*ok = cli_parse_u64(v, 1, 1000000, &u)))
+            o->cfg.pairs_per = (int)u;
+    } else if ((nk = spsa_number_key(key, klen)))
+        *ok = cli_parse_double(v, nk->min, nk->max, spsa_number_field(&o->cfg, nk));
+    else if (!strcmp(key, "narrow")) {
+        *ok = cli_parse_u64(v, 0, 1, &u);
+        o->cfg.narrow = u != 0;
+    } else if (!strcmp(key, "r_end"))
+        *ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
+    else
+        return spsa_own_key(&o->cfg, key, klen, v, ok);
+    return true;
+}
+
 /* A -spsa word: the numbers run takes, with run's bounds, and the
- * simulator's own. */
+ * simulator's own.  As in run, form= sets its own schedule first and the
+ * keys given stand over it, before form= or after. */
 static int spsa_word(void *ctx, const char *opt, const char *key, const char *v, char *err, size_t errlen)
 {
     SimOptions *o = ctx;
-    size_t klen = strlen(key);
-#define KEY(k) (!strcmp(key, k))
     bool ok = true;
-    const SpsaNumberKey *nk = NULL;
-    uint64_t u = 1;
-    if (!KEY("games") && !KEY("pairs-per"))
+    if (strcmp(key, "games") && strcmp(key, "pairs-per"))
         o->custom = true;
-    if (KEY("games"))
-        ok = (o->games_set = cli_parse_u64(v, 1, UINT64_MAX, &o->games));
-    else if (KEY("pairs-per")) {
-        if ((ok = cli_parse_u64(v, 1, 1000000, &u)))
-            o->cfg.pairs_per = (int)u;
-    } else if ((nk = spsa_number_key(key, klen))) {
-        ok = cli_parse_double(v, nk->min, nk->max, spsa_number_field(&o->cfg, nk));
-        o->probe_set = o->probe_set || (ok && KEY("probe"));
-        o->average_set = o->average_set || (ok && KEY("average"));
-    } else if (KEY("form")) {
-        /* the form's own schedule, then any decay=, eta-base=, eta-pow= given */
+    if (!strcmp(key, "form")) {
         SpsaForm f;
         ok = !spsa_form_parse(v, &f);
         if (ok) {
-            SpsaConfig keep = o->cfg;
             spsa_config_set_form(&o->cfg, f);
-            if (o->decay_set)
-                o->cfg.decay = keep.decay;
-            if (o->eta_base_set)
-                o->cfg.eta_base = keep.eta_base;
-            if (o->eta_pow_set)
-                o->cfg.eta_pow = keep.eta_pow;
-            if (o->eta_npow_set)
-                o->cfg.eta_npow = keep.eta_npow;
-            if (o->probe_set)
-                o->cfg.probe = keep.probe;
-            if (o->average_set)
-                o->cfg.average = keep.average;
+            for (size_t i = 0; i < o->nskeys; i++)
+                spsa_set(o, o->sword[i].key, o->sword[i].value, &ok);
         }
-    } else if (KEY("decay"))
-        ok = (o->decay_set = cli_parse_double(v, 0, 10, &o->cfg.decay));
-    else if (KEY("eta-base"))
-        ok = (o->eta_base_set = cli_parse_double(v, 1e-6, 10, &o->cfg.eta_base));
-    else if (KEY("eta-pow"))
-        ok = (o->eta_pow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_pow));
-    else if (KEY("eta-npow"))
-        ok = (o->eta_npow_set = cli_parse_double(v, 0, 2, &o->cfg.eta_npow));
-    else if (KEY("beta1"))
-        ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta1);
-    else if (KEY("beta2"))
-        ok = cli_parse_double(v, 0, 0.999999, &o->cfg.beta2);
-    else if (KEY("narrow")) {
-        ok = cli_parse_u64(v, 0, 1, &u);
-        o->cfg.narrow = u != 0;
-    } else if (spsa_adapt_key(&o->cfg, key, klen, v, &ok))
-        ;
-    else if (KEY("r_end"))
-        ok = cli_parse_double(v, 1e-9, 10, &o->r_end);
-    else
+    } else if (!spsa_set(o, key, v, &ok))
         return errmsg(err, errlen, "%s: unknown key in \"%s=%s\"", opt, key, v);
-#undef KEY
+    else if (ok && o->nskeys < sizeof o->sword / sizeof *o->sword)
+        keep_word(&o->sword[o->nskeys++], key, v);
+    else if (ok)
+        return errmsg(err, errlen, "%s: more than %zu keys", opt, sizeof o->sword / sizeof *o->sword);
     return ok ? 0 : errmsg(err, errlen, "%s: bad value in \"%s=%s\"", opt, key, v);
 }
 
@@ -282,12 +278,6 @@ static int params_word(void *ctx, const char *opt, const char *key, const char *
         return errmsg(err, errlen, "%s: unknown key in \"%s=%s\"", opt, key, v);
     ((SimOptions *)ctx)->spec_file = v;
     return 0;
-}
-
-static void keep_word(SimWord *w, const char *key, const char *v)
-{
-    snprintf(w->key, sizeof w->key, "%s", key);
-    w->value = v;
 }
 
 /* A -landscape word: seed= and file= here, the others kept in order for
