@@ -165,9 +165,21 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cr_assert(strstr(log, "\n  confirm   interrupted 10 of 10 pairs"), "%s", log);
     free(log);
     char *page = morning_body("a");
-    cr_assert(strstr(page, "What moved") && strstr(page, "Confirmed at") && strstr(page, "make PARAMS=") &&
+    cr_assert(strstr(page, "What moved") && strstr(page, "The confirmation at") && strstr(page, "make PARAMS=") &&
                   strstr(page, "name, value lines"),
               "the morning page:\n%s", page);
+    /* Its readings follow its figures: the confirmation's interval against
+     * 0, and its difference from the prediction against theirs. */
+    double elo, cerr, pred, d, e;
+    const char *c = strstr(page, "The confirmation at"), *g = strstr(page, "against the prediction (");
+    cr_assert(c && g, "%s", page);
+    cr_assert_eq(sscanf(strstr(c, ": ") + 2, "%lf +/- %lf", &elo, &cerr), 2, "%s", c);
+    cr_assert_eq(sscanf(g, "against the prediction (%lf", &pred), 1, "%s", g);
+    cr_assert_eq(sscanf(strstr(g, "minus the prediction ") + 21, "%lf +/- %lf", &d, &e), 2, "%s", g);
+    cr_expect(fabs(d - (elo - pred)) < 0.11, "the difference is the confirmation minus the prediction:\n%s", page);
+    cr_expect(strstr(c, elo - cerr > 0 ? "the gain is shown" : elo + cerr < 0 ? "a loss" : "the gain is not shown"),
+              "%+.1f +/- %.1f:\n%s", elo, cerr, page);
+    cr_expect(e > cerr && !!strstr(g, "they agree") == (fabs(d) <= e), "%s", page);
 
     /* The same night stopped after every step and continued. */
     cr_assert_eq(night("b", true, "spsa"), 0, "%s", slurp("b-spsa.log"));

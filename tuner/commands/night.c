@@ -553,6 +553,44 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
     ablation_record_free(&a);
 }
 
+/* The confirmation (verify.json) and, with the kept groups' prediction pr,
+ * whether the two agree: their difference inside its 95% interval, from
+ * the two intervals' half-widths (independent games). */
+static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
+{
+    VerifyRecord r;
+    verify_record_from_json(&r, ver, false, NULL, NULL, 0);
+    const uint64_t *pt = r.tally.ptnml;
+    double elo = r.est.elo, err = r.est.elo_err;
+    fprintf(out, "The confirmation at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_shown(r.tc), elo, err,
+            verify_record_shown(&r, VREC_GAMES, r.tally.games));
+    if (r.have & VREC_PTNML)
+        fprintf(out, "[%llu, %llu, %llu, %llu, %llu]", (unsigned long long)pt[0], (unsigned long long)pt[1],
+                (unsigned long long)pt[2], (unsigned long long)pt[3], (unsigned long long)pt[4]);
+    else
+        fprintf(out, "[]");
+    double first = verify_record_shown(&r, VREC_CLAIM, r.held_out_first);
+    fprintf(out, "), %s openings %.0f..%.0f", json_shown(r.set), first,
+            first + verify_record_shown(&r, VREC_CLAIM, r.held_out_count) - 1);
+    if (r.verdict && strcmp(r.verdict, "none"))
+        fprintf(out, ", SPRT %s", r.verdict);
+    fprintf(out, "\n  %s\n", isnan(elo) || isnan(err) ? "no games yet"
+                              : elo - err > 0        ? "the gain is shown: its interval is above 0"
+                              : elo + err < 0        ? "a loss: its interval is below 0"
+                                                     : "the gain is not shown: its interval holds 0");
+    if (pr && !isnan(elo) && !isnan(err)) {
+        double p = json_num_shown(pr, "elo"), half = (json_num_shown(pr, "elo_hi") - json_num_shown(pr, "elo_lo")) / 2;
+        double d = elo - p, e = sqrt(half * half + err * err);
+        fprintf(out, "  against the prediction (%+.1f at %s): the confirmation minus the prediction %+.1f +/- %.1f "
+                "Elo, %s\n", p, json_text_shown(pr, "tc"), d, e,
+                fabs(d) <= e ? "they agree" : d < 0 ? "below it: the kept values pay less at the user's limit"
+                                                    : "above it");
+    }
+    if (r.mode && !strcmp(r.mode, "baked"))
+        fprintf(out, "The baked engine: %s\n", json_shown(r.engine_tuned));
+    verify_record_free(&r);
+}
+
 static void morning_write(FILE *out, const Night *n)
 {
     cJSON *abl = read_in(n->dir, ABLATION_FILE), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
@@ -564,27 +602,8 @@ static void morning_write(FILE *out, const Night *n)
         fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",
                 json_num_shown(pr, "groups"), json_num_shown(pr, "elo"), json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"),
                 json_text_shown(pr, "additivity"));
-    if (ver) {
-        VerifyRecord r;
-        verify_record_from_json(&r, ver, false, NULL, NULL, 0);
-        const uint64_t *pt = r.tally.ptnml;
-        fprintf(out, "Confirmed at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_shown(r.tc), r.est.elo,
-                r.est.elo_err, verify_record_shown(&r, VREC_GAMES, r.tally.games));
-        if (r.have & VREC_PTNML)
-            fprintf(out, "[%llu, %llu, %llu, %llu, %llu]", (unsigned long long)pt[0], (unsigned long long)pt[1],
-                    (unsigned long long)pt[2], (unsigned long long)pt[3], (unsigned long long)pt[4]);
-        else
-            fprintf(out, "[]");
-        double first = verify_record_shown(&r, VREC_CLAIM, r.held_out_first);
-        fprintf(out, "), %s openings %.0f..%.0f, verdict %s\n", json_shown(r.set), first,
-                first + verify_record_shown(&r, VREC_CLAIM, r.held_out_count) - 1, json_shown(r.verdict));
-        if (cJSON_IsObject(pr) && !isnan(r.est.elo))
-            fprintf(out, "  against the prediction: %s its interval (the prediction is at the ablation's limit)\n",
-                    r.est.elo >= json_num_shown(pr, "elo_lo") && r.est.elo <= json_num_shown(pr, "elo_hi") ? "inside" : "outside");
-        if (r.mode && !strcmp(r.mode, "baked"))
-            fprintf(out, "The baked engine: %s\n", json_shown(r.engine_tuned));
-        verify_record_free(&r);
-    }
+    if (ver)
+        morning_confirmation(out, ver, cJSON_IsObject(pr) ? pr : NULL);
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
     fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(kept, "params"), *p;
