@@ -1026,6 +1026,14 @@ Test(match, resume_refuses_a_pgn_another_match_wrote, .init = command_setup, .fi
                tmp, tmp);
     cr_expect_eq(rc, 2, "%s", out);
     cr_expect(strstr(out, "are not this match's engines \"A\" and \"C\""), "%s", out);
+    /* nodes= is not in the TimeControl tag: the Limits tag says it. */
+    cr_expect(strstr(before, "[Limits \"nodes=10\"]"), "%s", before);
+    rc = shell(TUNE " match -engine cmd=" FAKEUCI " name=A -engine cmd=" FAKEUCI " name=B -each nodes=20 "
+                    "-maxmoves 30 -openings file=%s/book.epd order=random -srand 4 -rounds 6 -pgnout %s/m.pgn -resume",
+               tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "m.pgn: game 1 (line 1): Limits \"nodes=10\", where this match plays \"nodes=20\""),
+              "%s", out);
     rc = shell(RESUME_MATCH " -srand 4 -rounds 2 -resume", tmp, tmp);
     cr_expect_eq(rc, 2, "%s", out);
     cr_expect(strstr(out, "round 3 is past this match's 2 rounds"), "%s", out);

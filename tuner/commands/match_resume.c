@@ -27,17 +27,19 @@ typedef struct {
 } Game;
 
 typedef struct {
-    char round[32], white[512], black[512], result[16], term[32], plies[16], tc[64], fen[128];
-    bool has[8];
+    char round[32], white[512], black[512], result[16], term[32], plies[16], tc[64], fen[128], limits[64];
+    bool has[9];
 } Tags;
 
-enum { T_ROUND, T_WHITE, T_BLACK, T_RESULT, T_TERM, T_PLIES, T_TC, T_FEN };
+/* The tags before T_FEN are in every game the match writes; FEN only off the
+ * standard start, Limits only with nodes= or depth= (and not from older builds). */
+enum { T_ROUND, T_WHITE, T_BLACK, T_RESULT, T_TERM, T_PLIES, T_TC, T_FEN, T_LIMITS, T_COUNT };
 
 /* The tags read, by T_*: each one's name and where its value goes in Tags. */
 static const struct {
     const char *name;
     size_t at, size;
-} TAGS[8] = {
+} TAGS[T_COUNT] = {
     { "Round", offsetof(Tags, round), sizeof ((Tags *)0)->round },
     { "White", offsetof(Tags, white), sizeof ((Tags *)0)->white },
     { "Black", offsetof(Tags, black), sizeof ((Tags *)0)->black },
@@ -46,6 +48,7 @@ static const struct {
     { "PlyCount", offsetof(Tags, plies), sizeof ((Tags *)0)->plies },
     { "TimeControl", offsetof(Tags, tc), sizeof ((Tags *)0)->tc },
     { "FEN", offsetof(Tags, fen), sizeof ((Tags *)0)->fen },
+    { "Limits", offsetof(Tags, limits), sizeof ((Tags *)0)->limits },
 };
 
 /* One tag line [Name "value"] (PGN escapes \" and \\) into t; false when
@@ -72,7 +75,7 @@ static bool parse_tag(const char *s, size_t n, Tags *t)
     if (i != n - 2)
         return false;
     val[v] = '\0';
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < T_COUNT; k++)
         if (strlen(TAGS[k].name) == namelen && !strncmp(s + name, TAGS[k].name, namelen)) {
             snprintf((char *)t + TAGS[k].at, TAGS[k].size, "%s", val);
             t->has[k] = true;
@@ -191,6 +194,13 @@ static int read_game(const Reader *R, const Tags *t, const char *text, long numb
     if (strcmp(tc, t->tc))
         return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): TimeControl \"%s\", where this match plays \"%s\"",
                       path, number, g->line, t->tc, tc);
+    char limits[64];
+    tc_format_limits(&R->cfg->eng[w].tc, limits, sizeof limits);
+    if (t->has[T_LIMITS] && strcmp(limits, t->limits))
+        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): Limits \"%s\", where this match plays %s%s%s: "
+                      "-resume goes on with the limits the match was started with", path, number, g->line,
+                      t->limits, limits[0] ? "\"" : "", limits[0] ? limits : "no nodes= or depth= limit",
+                      limits[0] ? "\"" : "");
     expected_fen(R->cfg, g->id, fen, sizeof fen);
     if (strcmp(fen, t->has[T_FEN] ? t->fen : ""))
         return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): round %llu started from \"%s\", where this match "

@@ -76,6 +76,16 @@ void tc_format_pgn(const TimeControl *t, char *buf, size_t len)
         snprintf(buf + n, len - n, " nodestime=%lld", (long long)t->nodestime);
 }
 
+void tc_format_limits(const TimeControl *t, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    if (t->nodes > 0)
+        n = appendf(buf, len, n, "nodes=%lld", (long long)t->nodes);
+    if (t->depth > 0)
+        appendf(buf, len, n, "%sdepth=%d", n ? " " : "", t->depth);
+}
+
 bool time_losses_alarming(uint64_t losses, uint64_t games)
 {
     return losses > 0 && losses * 100 > games * TIME_LOSS_ALARM_PERCENT;

@@ -57,6 +57,9 @@ void tc_format(const TimeControl *t, char *buf, size_t len);
 /* The PGN TimeControl tag value: "10+0.1", "40/60", "1/0.5" (per move), "-"; with nodestime
  * the clock's value and " nodestime=N" ("2+0.02 nodestime=700"). */
 void tc_format_pgn(const TimeControl *t, char *buf, size_t len);
+/* The limits the TimeControl tag cannot say, for the PGN's Limits tag:
+ * "nodes=5000", "depth=8", "nodes=5000 depth=8", or "" (none). */
+void tc_format_limits(const TimeControl *t, char *buf, size_t len);
 
 typedef struct {
     bool draw;               /* -draw movenumber= movecount= score= */

@@ -248,18 +248,20 @@ void pair_job_clear(PairJob *j)
 static int write_pgn(Worker *w, const PairJob *job, int white, const GameRecord *rec, time_t start)
 {
     const MatchConfig *cfg = w->run->cfg;
-    char round[32], tc[64];
+    char round[32], tc[64], limits[64];
     if (job->round[0])
         snprintf(round, sizeof round, "%s", job->round);
     else
         snprintf(round, sizeof round, "%llu", (unsigned long long)job->id + 1);
     tc_format_pgn(job->has_tc ? &job->tc : &cfg->eng[white].tc, tc, sizeof tc);
+    tc_format_limits(job->has_tc ? &job->tc : &cfg->eng[white].tc, limits, sizeof limits);
     PgnTags tags = { .event = job->event[0] ? job->event : cfg->event[0] ? cfg->event : "ratchet-tune match",
                      .site = cfg->site[0] ? cfg->site : "?",
                      .round = round,
                      .white = job->names[white][0] ? job->names[white] : cfg->eng[white].name,
                      .black = job->names[!white][0] ? job->names[!white] : cfg->eng[!white].name,
                      .timecontrol = tc,
+                     .limits = limits,
                      .date = start,
                      .comments = cfg->pgn_comments };
     w->pgn.len = 0;

@@ -125,6 +125,8 @@ int pgn_format(const PgnTags *tags, const GameRecord *r, Position *pos, PgnText 
         bad |= tag(out, "FEN", r->fen);
     }
     bad |= tag(out, "TimeControl", tags->timecontrol ? tags->timecontrol : "-");
+    if (tags->limits && tags->limits[0])
+        bad |= tag(out, "Limits", tags->limits);
     bad |= tag(out, "PlyCount", plies);
     bad |= tag(out, "Termination", game_pgn_termination(r->term));
     bad |= add(out, "\n");

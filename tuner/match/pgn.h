@@ -14,6 +14,7 @@
 typedef struct {
     const char *event, *site, *round, *white, *black;
     const char *timecontrol;   /* PGN form, see tc_format_pgn */
+    const char *limits;        /* the Limits tag (tc_format_limits), none when NULL or "" */
     time_t date;               /* when the game started */
     bool comments;             /* {+0.31/12 0.105s} after each move */
 } PgnTags;
