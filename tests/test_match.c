@@ -1061,5 +1061,20 @@ Test(match, resume_refuses_a_pgn_another_match_wrote, .init = command_setup, .fi
     after = slurp("m.pgn");
     cr_expect_str_eq(after, bad + 10);
     free(after);
+    /* A line of moves gone from the middle of a game: its tags and its end
+     * as they were, its moves no longer the game's. */
+    snprintf(bad, sizeof bad, "%s", before);
+    char *moves = strstr(bad, "\n\n");
+    cr_assert_not_null(moves);
+    char *second = strchr(moves + 2, '\n'), *third = second ? strchr(second + 1, '\n') : NULL;
+    cr_assert(third && third[1] && third[1] != '{' && third[1] != '\n', "%s", bad);
+    memmove(second, third, strlen(third) + 1);
+    write_file("m.pgn", bad);
+    rc = shell(RESUME_MATCH " -srand 4 -rounds 6 -resume", tmp, tmp);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect(strstr(out, "m.pgn: game 1 (line 1): ") && strstr(out, "its moves were changed or damaged"), "%s", out);
+    after = slurp("m.pgn");
+    cr_expect_str_eq(after, bad);
+    free(after);
     free(before);
 }

@@ -14,6 +14,7 @@
 #include "game.h"
 #include "growarray.h"
 #include "pgn.h"
+#include "pgnscan.h"
 #include "rd.h"
 
 typedef struct {
@@ -129,9 +130,66 @@ typedef struct {
     int games;
     uint64_t rounds;
     char names[2][512];
+    Position *pos;              /* where each game's moves are replayed */
     char *err;
     size_t errlen;
 } Reader;
+
+/* One game's moves replayed from its start position (pgn_scan's events). */
+typedef struct {
+    Position *pos;
+    long line0;                 /* the file's line of the text's first line, less one */
+    int plies;                  /* moves made */
+    char why[200];              /* the first fault, "" when none */
+} Replay;
+
+static void replay_move(void *ctx, int game, const char *san, size_t len, long line)
+{
+    (void)game;
+    Replay *r = ctx;
+    if (r->why[0])
+        return;
+    char text[32];
+    snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), san);
+    Move m = len < sizeof text ? parse_san(r->pos, text) : MOVE_NONE;
+    if (m == MOVE_NONE) {
+        snprintf(r->why, sizeof r->why, "ply %d '%.*s' (line %ld) is not a legal move there", r->plies + 1,
+                 (int)(len < 24 ? len : 24), san, r->line0 + line);
+        return;
+    }
+    if (!pos_has_room(r->pos))
+        pos_trim_history(r->pos);
+    pos_make(r->pos, m);
+    r->plies++;
+}
+
+static void replay_warn(void *ctx, long line, const char *msg)
+{
+    Replay *r = ctx;
+    if (!r->why[0])
+        snprintf(r->why, sizeof r->why, "line %ld: %s", r->line0 + line, msg);
+}
+
+/* The game's movetext replayed from fen ("" for the standard start): -1
+ * with a message when a move is not legal, the text holds what a PGN
+ * writer does not write, or the moves are not its PlyCount. */
+static int replay_game(const Reader *R, const char *text, const Game *g, long number, const char *fen)
+{
+    Replay r = { .pos = R->pos, .line0 = g->line - 1 };
+    if (fen[0] ? pos_from_fen(R->pos, fen, NULL, 0) < 0 : (pos_startpos(R->pos), false))
+        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): its FEN \"%s\" is not a position", R->path,
+                      number, g->line, fen);
+    PgnScanEvents ev = { .ctx = &r, .move = replay_move, .warn = replay_warn };
+    pgn_scan(text + g->start, g->end - g->start, &ev);
+    if (!r.why[0] && r.plies != g->plies)
+        snprintf(r.why, sizeof r.why, "it has %d move%s where its PlyCount says %d", r.plies,
+                 r.plies == 1 ? "" : "s", g->plies);
+    if (r.why[0])
+        return errmsg(R->err, R->errlen, "%s: game %ld (line %ld): %s: its moves were changed or damaged inside the "
+                      "file; -resume reads the match's own -pgnout file as the match wrote it", R->path, number,
+                      g->line, r.why);
+    return 0;
+}
 
 /* Whether the game's text ends, white space aside, in its result token. */
 static bool ends_in(const char *text, const Game *g, const char *result)
@@ -207,7 +265,7 @@ static int read_game(const Reader *R, const Tags *t, const char *text, long numb
                       "plays \"%s\" (another -openings file, order or -srand?): -resume goes on with the options "
                       "the match was started with", path, number, g->line, r, t->has[T_FEN] ? t->fen : "startpos",
                       fen[0] ? fen : "startpos");
-    return 0;
+    return replay_game(R, text, g, number, fen);
 }
 
 /* The file's games, split at the tag lines that follow movetext. */
@@ -361,6 +419,10 @@ int match_resume_read(const MatchConfig *cfg, int games, uint64_t rounds, MatchR
     char *text = rd_read_file(cfg->pgnout, &n, err, errlen);
     if (!text)
         return -1;
+    if (!(R.pos = malloc(sizeof *R.pos))) {
+        free(text);
+        return errmsg(err, errlen, "out of memory reading %s", cfg->pgnout);
+    }
     /* A game cut short by a kill: the PGN writer cuts it when it opens the file. */
     size_t whole = pgn_whole_prefix(text, n, true);
     Game *gs = NULL;
@@ -404,6 +466,7 @@ int match_resume_read(const MatchConfig *cfg, int games, uint64_t rounds, MatchR
     free(keep);
     free(gs);
     free(text);
+    free(R.pos);
     if (rc < 0)
         match_resume_free(out);
     return rc < 0 ? -1 : 0;
