@@ -297,3 +297,57 @@ Test(night, a_night_whose_engine_moved_goes_on_with_it_named_anew)
     cr_expect_eq(access(path, F_OK), 0, "the ablation was played");
     cr_expect_neq(night_of("n", false, "export", "/x y"), 0, "a second word after -engine is refused");
 }
+
+/* DIR's night.json with its first `from` replaced by `to`. */
+static void night_json_edit(const char *dir, const char *from, const char *to)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s/%s", dir, NIGHT_FILE);
+    char *text = slurp(name);
+    char *at = strstr(text, from);
+    cr_assert_not_null(at, "%s holds %s", name, from);
+    char *out = malloc(strlen(text) + strlen(to) + 1);
+    cr_assert_not_null(out);
+    sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    write_file(name, out);
+    free(out);
+    free(text);
+}
+
+Test(night, a_night_json_it_did_not_write_is_refused_naming_the_entry)
+{
+    cr_assert_eq(night("n", true, "spsa"), 0, "the SPSA step:\n%s", slurp("n-spsa.log"));
+    char *good = slurp("n/" NIGHT_FILE);
+    static const struct {
+        const char *from, *to, *says;
+    } CASES[] = {
+        { "\"ablation\"", "\"ablate\"", "step 2 of \"steps\" is named \"ablate\": not a step of a night" },
+        { "\"export\"", "\"ablation\"", "step 3 of \"steps\" is named \"ablation\": a step listed twice" },
+        { "\"todo\"", "\"later\"", "step ablation has the status \"later\", which a night does not give" },
+        { "\"version\":\t1", "\"version\":\t2", "version 2, where this build reads a night of version 1: written by "
+                                                 "a newer build" },
+        { "\"version\":\t1,", "", "no \"version\"" },
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+        write_file("n/" NIGHT_FILE, good);
+        night_json_edit("n", CASES[i].from, CASES[i].to);
+        char *before = slurp("n/" NIGHT_FILE);
+        cr_expect_eq(night("n", false, ""), 2, "case %zu is refused", i);
+        char *log = slurp("n-end.log");
+        cr_expect(strstr(log, "n/night.json: ") && strstr(log, CASES[i].says), "case %zu:\n%s", i, log);
+        cr_expect(!strstr(log, "== night: "), "case %zu: no step played:\n%s", i, log);
+        free(log);
+        char *after = slurp("n/" NIGHT_FILE);
+        cr_expect_str_eq(after, before, "case %zu: the file as it was", i);
+        free(after);
+        free(before);
+        Args sa = { .n = 0 };
+        add(&sa, "status");
+        add(&sa, "%s/n", tmp);
+        run_to_end(status_main, &sa, "status");
+        log = slurp("status");
+        cr_expect(strstr(log, CASES[i].says), "status says it too, case %zu:\n%s", i, log);
+        free(log);
+    }
+    free(good);
+}

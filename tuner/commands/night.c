@@ -22,6 +22,7 @@
 #include "errmsg.h"
 #include "export.h"
 #include "jsonget.h"
+#include "nightsteps.h"
 #include "rd.h"
 #include "run_cmd.h"
 #include "setup.h"
@@ -52,8 +53,8 @@ enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 #define MIN_SPSA_GAMES 200
 #define MIN_ABLATION_PAIRS 200
 
-static const char *const STEPS[] = { "spsa", "ablation", "export", "confirm", "morning" };
-enum { NSTEPS = sizeof STEPS / sizeof STEPS[0] };
+#define STEPS NIGHT_STEP_NAMES
+enum { NSTEPS = NIGHT_NSTEPS };
 
 static const char NIGHT_USAGE[] =
     "usage: ratchet-tune night -out DIR [-hours H] [-confirm tc=..|st=..|nodes=..] [-games N]\n"
@@ -132,7 +133,7 @@ static int night_save(const Night *n, char *err, size_t errlen)
 {
     cJSON *j = cJSON_CreateObject(), *plan = cJSON_CreateObject(), *steps = cJSON_CreateArray();
     bool ok = j && plan && steps;
-    ok = ok && cJSON_AddNumberToObject(j, "version", 1) && cJSON_AddStringToObject(j, "created", n->created) &&
+    ok = ok && cJSON_AddNumberToObject(j, "version", NIGHT_FILE_VERSION) && cJSON_AddStringToObject(j, "created", n->created) &&
          cJSON_AddNumberToObject(j, "seed", (double)n->seed) &&
          cJSON_AddNumberToObject(j, "hours", n->hours) && cJSON_AddStringToObject(j, "until", STEPS[n->until]);
     ok = ok && cJSON_AddNumberToObject(plan, "spsa_games", (double)n->spsa_games) &&
@@ -183,15 +184,16 @@ static int night_load(Night *n, char *err, size_t errlen)
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan"), *steps = cJSON_GetObjectItemCaseSensitive(j, "steps");
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "created"), *hours = cJSON_GetObjectItemCaseSensitive(j, "hours");
     const cJSON *force = cJSON_GetObjectItemCaseSensitive(j, "force");
-    int rc = 0;
-    if (!cJSON_IsObject(plan) || !cJSON_IsArray(steps) || !cJSON_IsString(cr) || !cJSON_IsNumber(hours) ||
+    int rc = night_file_check(j, n->path, err, errlen);
+    if (rc == 0 && (!cJSON_IsObject(plan) || !cJSON_IsArray(steps) || !cJSON_IsString(cr) || !cJSON_IsNumber(hours) ||
+        !(hours->valuedouble > 0) || !isfinite(hours->valuedouble) ||
         !json_get_u64(plan, "spsa_games", &n->spsa_games) || !json_get_u64(plan, "ablation_pairs", &n->ablation_pairs) ||
         !json_get_u64(plan, "confirm_pairs", &n->confirm_pairs) || n->ablation_pairs == 0 || n->confirm_pairs == 0 ||
         !json_get_u64(j, "seed", &n->seed) ||
-        words_from(cJSON_GetObjectItemCaseSensitive(j, "confirm_limit"), &n->nconfirm, &n->confirm) < 0) {
+        words_from(cJSON_GetObjectItemCaseSensitive(j, "confirm_limit"), &n->nconfirm, &n->confirm) < 0)) {
         rc = errmsg(err, errlen, "%s: \"plan\", \"steps\", \"created\", \"hours\", \"seed\" or \"confirm_limit\" is "
                     "missing or malformed", n->path);
-    } else {
+    } else if (rc == 0) {
         snprintf(n->created, sizeof n->created, "%s", cr->valuestring);
         n->hours = hours->valuedouble;
         n->force = n->force || cJSON_IsTrue(force);
@@ -206,11 +208,7 @@ static int night_load(Night *n, char *err, size_t errlen)
         {
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name"), *st = cJSON_GetObjectItemCaseSensitive(s, "status");
             const cJSON *ex = cJSON_GetObjectItemCaseSensitive(s, "exit");
-            int i = cJSON_IsString(name) ? step_index(name->valuestring) : -1;
-            if (i < 0 || !cJSON_IsString(st) || strlen(st->valuestring) >= sizeof n->status[i]) {
-                rc = errmsg(err, errlen, "%s: a malformed entry in \"steps\"", n->path);
-                break;
-            }
+            int i = step_index(name->valuestring); /* night_file_check: a step's name, a status */
             snprintf(n->status[i], sizeof n->status[i], "%s", st->valuestring);
             n->exit[i] = cJSON_IsNumber(ex) ? ex->valueint : 0;
         }

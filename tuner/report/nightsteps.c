@@ -14,6 +14,47 @@
 #include "rd.h"
 #include "state.h"
 
+const char *const NIGHT_STEP_NAMES[NIGHT_NSTEPS] = { "spsa", "ablation", "export", "confirm", "morning" };
+
+int night_file_check(const cJSON *j, const char *path, char *err, size_t errlen)
+{
+    static const char *const STATUSES[] = { "todo", "running", "done", "stopped", "failed" };
+    enum { NSTATUSES = sizeof STATUSES / sizeof *STATUSES };
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "version");
+    if (!cJSON_IsNumber(v))
+        return errmsg(err, errlen, "%s: no \"version\", where this build reads a night of version %d: not a "
+                      "night.json that `night` wrote", path, NIGHT_FILE_VERSION);
+    if (v->valuedouble != NIGHT_FILE_VERSION)
+        return errmsg(err, errlen, "%s: version %.17g, where this build reads a night of version %d%s", path,
+                      v->valuedouble, NIGHT_FILE_VERSION,
+                      v->valuedouble > NIGHT_FILE_VERSION ? ": written by a newer build, continue it with that build"
+                                                          : "");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(j, "steps"), *s;
+    if (!cJSON_IsArray(steps))
+        return errmsg(err, errlen, "%s: \"steps\" is missing or not a list", path);
+    bool seen[NIGHT_NSTEPS] = { false };
+    int k = 0;
+    cJSON_ArrayForEach(s, steps)
+    {
+        k++;
+        const char *name = json_text_shown(s, "name"), *status = json_text_shown(s, "status");
+        int i = 0, st = 0;
+        while (i < NIGHT_NSTEPS && strcmp(NIGHT_STEP_NAMES[i], name))
+            i++;
+        while (st < NSTATUSES && strcmp(STATUSES[st], status))
+            st++;
+        if (i == NIGHT_NSTEPS || seen[i])
+            return errmsg(err, errlen, "%s: step %d of \"steps\" is named \"%s\": %s", path, k, name,
+                          i < NIGHT_NSTEPS ? "a step listed twice"
+                                           : "not a step of a night (spsa, ablation, export, confirm, morning)");
+        if (st == NSTATUSES)
+            return errmsg(err, errlen, "%s: step %s has the status \"%s\", which a night does not give (todo, "
+                          "running, done, stopped, failed)", path, name, status);
+        seen[i] = true;
+    }
+    return 0;
+}
+
 static cJSON *read_in(const char *dir, const char *name, char *why, size_t len)
 {
     char path[PATH_MAX + 64];
@@ -125,6 +166,12 @@ int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t err
     cJSON *j = read_in(dir, RD_NIGHT_FILE, why, sizeof why);
     if (!j)
         return why[0] ? errmsg(err, errlen, "%s", why) : 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, RD_NIGHT_FILE);
+    if (night_file_check(j, path, err, errlen) < 0) {
+        cJSON_Delete(j);
+        return -1;
+    }
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(j, "steps"))
     {

@@ -16,6 +16,19 @@
 
 #define NIGHT_STEPS_MAX 8
 
+/* The steps of a night, in the order they play, and the night.json
+ * version this build writes and reads. */
+#define NIGHT_NSTEPS 5
+extern const char *const NIGHT_STEP_NAMES[NIGHT_NSTEPS];
+#define NIGHT_FILE_VERSION 1
+
+struct cJSON;
+/* night.json's text j, read from path: 0 when its version is this build's
+ * and "steps" lists known steps, each once, each with a status a night
+ * gives (todo, running, done, stopped, failed); else -1 with a message
+ * naming the file, the entry and what is wrong. */
+int night_file_check(const struct cJSON *j, const char *path, char *err, size_t errlen);
+
 typedef struct {
     char name[16];
     char status[64];    /* night.json's, "running" shown as "interrupted" when no process holds the run */
@@ -30,7 +43,7 @@ typedef struct {
 
 /* The night of the run m has read (its directory, state and lock holder):
  * 1 with out filled, 0 when the directory holds no night.json, -1 with a
- * message when it cannot be read. */
+ * message when it cannot be read or fails night_file_check. */
 int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t errlen);
 /* The lines `status` prints: one per step, "  spsa      done     FIGURE". */
 void night_steps_print(FILE *out, const NightSteps *s);
