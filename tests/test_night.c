@@ -351,3 +351,49 @@ Test(night, a_night_json_it_did_not_write_is_refused_naming_the_entry)
     }
     free(good);
 }
+
+/* A night sized by time whose SPSA took longer than the 24 games measured
+ * (its play time in state.json set to 70% of the night): the ablation gets
+ * the hours left at SPSA's own rate, fewer pairs than the plan, and
+ * night.json and the ablation record say so. */
+Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
+{
+    Args a = fake_run_args("t", 200, 0, 1);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    add_line(&a, "-params file=%s/far.txt -hours 0.008 -confirm nodes=1 -confirm-pairs 50 -until spsa", tmp);
+    cr_assert_eq(run_to_end(night_main, &a, "t.log"), 0, "%s", slurp("t.log"));
+    cJSON *nj = json_of("t", NIGHT_FILE);
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
+    double planned = plan_num(plan, "ablation_pairs"), rate_confirm = plan_num(plan, "rate_confirm");
+    double t_confirm = 2 * plan_num(plan, "confirm_pairs") / rate_confirm;
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "by_time")), "the plan is sized by time");
+    cJSON_Delete(nj);
+    cJSON *st = json_of("t", "state.json");
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(st, "run");
+    double elapsed = 0.7 * 0.008 * 3600;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(run, "elapsed_s"), elapsed);
+    double games = cJSON_GetObjectItemCaseSensitive(run, "games")->valuedouble;
+    double used = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "validation"), "used")
+                      ->valuedouble;
+    char path[600], err[512];
+    snprintf(path, sizeof path, "%s/t/state.json", tmp);
+    cr_assert_eq(rd_write_json(path, st, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(st);
+    double expect = floor((0.008 * 3600 - t_confirm - elapsed) * (games + 2 * used) / elapsed / 2);
+    expect = expect < 200 ? 200 : expect;
+    cr_assert(expect < planned, "the test's numbers shrink the ablation: %g pairs planned, %g left", planned, expect);
+    Args c = { .n = 0 };
+    add_line(&c, "night %s/t -until ablation", tmp);
+    cr_assert_eq(run_to_end(night_main, &c, "t2.log"), 0, "%s", slurp("t2.log"));
+    char *log = slurp("t2.log");
+    cr_expect(strstr(log, "night: the ablation re-sized to the hours left: "), "%s", log);
+    free(log);
+    nj = json_of("t", NIGHT_FILE);
+    double pairs = plan_num(cJSON_GetObjectItemCaseSensitive(nj, "plan"), "ablation_pairs");
+    cr_expect(fabs(pairs - expect) <= 1, "night.json: %g pairs, %g expected (%g planned)", pairs, expect, planned);
+    cJSON_Delete(nj);
+    cJSON *ab = json_of("t", "ablation.json");
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(ab, "rounds")->valuedouble, pairs, "the ablation played them");
+    cJSON_Delete(ab);
+}

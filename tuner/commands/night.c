@@ -18,6 +18,7 @@
 #include "ablation_record.h"
 #include "book.h"
 #include "cliutil.h"
+#include "duration.h"
 #include "conf.h"
 #include "errmsg.h"
 #include "export.h"
@@ -76,7 +77,8 @@ static const char NIGHT_USAGE[] =
     "\n"
     "  -hours H            the night's wall time (default 8), split by a rule from rates this\n"
     "                      machine measures first (24 games at each limit): the confirmation\n"
-    "                      first, then 2/3 of the games SPSA, 1/3 the ablation\n"
+    "                      first, then 2/3 of the games SPSA, 1/3 the ablation (at most:\n"
+    "                      at its start, the hours SPSA left at SPSA's own rate)\n"
     "  -games N            SPSA games instead (no measuring at the run's limit)\n"
     "  -ablation-pairs P   the ablation's pairs instead\n"
     "  -confirm LIMIT      the user's limit (default: the run's clock on the wall, nodestime=0)\n"
@@ -95,6 +97,7 @@ typedef struct {
     double hours;
     uint64_t spsa_games, ablation_pairs, confirm_pairs;
     double holdout, rate_run, rate_confirm;
+    bool by_time;                  /* SPSA's games and the ablation's pairs both from -hours: the ablation re-sized */
     uint64_t seed;                 /* the ablation's and the confirmation's -srand: seed + 1, seed + 2 */
     int until;                     /* index of the last step to play */
     bool force;
@@ -142,7 +145,7 @@ static int night_save(const Night *n, char *err, size_t errlen)
          cJSON_AddNumberToObject(plan, "holdout", n->holdout) &&
          cJSON_AddNumberToObject(plan, "rate_run", n->rate_run) &&
          cJSON_AddNumberToObject(plan, "rate_confirm", n->rate_confirm) &&
-         cJSON_AddStringToObject(plan, "rule", NIGHT_RULE);
+         cJSON_AddBoolToObject(plan, "by_time", n->by_time) && cJSON_AddStringToObject(plan, "rule", NIGHT_RULE);
     ok = ok && cJSON_AddItemToObject(j, "plan", plan);
     if (!ok)
         cJSON_Delete(plan);
@@ -203,6 +206,7 @@ static int night_load(Night *n, char *err, size_t errlen)
         n->holdout = cJSON_IsNumber(h) ? h->valuedouble : 0;
         n->rate_run = cJSON_IsNumber(rr) ? rr->valuedouble : 0;
         n->rate_confirm = cJSON_IsNumber(rcf) ? rcf->valuedouble : 0;
+        n->by_time = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "by_time")); /* older nights: as planned */
         const cJSON *s;
         cJSON_ArrayForEach(s, steps)
         {
@@ -385,6 +389,7 @@ static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_
             n->spsa_games = 2 * (uint64_t)(games * 2 / 3 / (1 + VALIDATE_COST_PCT / 100.0) / 2);
         if (!have_pairs)
             n->ablation_pairs = (uint64_t)(games / 3 / 2);
+        n->by_time = !have_games && !have_pairs;
     }
     if (n->spsa_games < MIN_SPSA_GAMES)
         n->spsa_games = MIN_SPSA_GAMES;
@@ -476,8 +481,43 @@ static int step_spsa(Night *n)
     return call(run_main, &w);
 }
 
+/* A night sized by time, at the start of its ablation: the hours the SPSA
+ * step left (its play time over all sessions, validation's games in it)
+ * and its rate, thousands of games where the plan had 24, give the
+ * ablation's pairs anew, so that the night ends in its hours.  Never more
+ * than planned: the held-out openings were counted for those. */
+static void resize_ablation(Night *n)
+{
+    char path[PATH_MAX + 64], err[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", n->dir, ABLATION_FILE);
+    if (!n->by_time || n->rate_confirm <= 0 || access(path, F_OK) == 0)
+        return;
+    RunState rs;
+    runstate_init(&rs);
+    if (runstate_load(&rs, n->dir, err, sizeof err) == 0 && rs.elapsed > 0 && rs.games > 0) {
+        double rate = (double)(rs.games + 2 * rs.val.used) / rs.elapsed;
+        double left = n->hours * 3600 - 2.0 * (double)n->confirm_pairs / n->rate_confirm - rs.elapsed;
+        double pairs = left > 0 ? floor(left * rate / 2) : 0;
+        if (pairs < MIN_ABLATION_PAIRS)
+            pairs = MIN_ABLATION_PAIRS;
+        if (pairs < (double)n->ablation_pairs) {
+            char took[32], rest[32];
+            duration_format(rs.elapsed, took, sizeof took);
+            duration_format(left > 0 ? left : 0, rest, sizeof rest);
+            printf("night: the ablation re-sized to the hours left: %.0f pairs where the plan had %llu (SPSA took %s "
+                   "of play at %.2f games/s, where %d games had measured %.2f; %s left before the confirmation)\n",
+                   pairs, (unsigned long long)n->ablation_pairs, took, rate, CALIBRATION_GAMES, n->rate_run, rest);
+            n->ablation_pairs = (uint64_t)pairs;
+            if (night_save(n, err, sizeof err) < 0)
+                fprintf(stderr, "ratchet-tune: night: %s\n", err);
+        }
+    }
+    runstate_free(&rs);
+}
+
 static int step_ablation(Night *n)
 {
+    resize_ablation(n);
     Words w = { 0 };
     push_words(&w, "verify", n->dir, "-ablate", "-rounds", (char *)NULL);
     push(&w, "%llu", (unsigned long long)n->ablation_pairs);
