@@ -6,12 +6,15 @@
 #include <criterion/redirect.h>
 
 #include <fcntl.h>
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "jsonput.h"
+#include "monowait.h"
 #include "progress.h"
 #include "stopsig.h"
 
@@ -406,4 +410,62 @@ Test(cliutil, an_option_table_refuses_bad_values_in_its_own_words)
         cr_expect_eq(rc, -1, "%s: %d", CASES[k].line, rc);
         cr_expect_str_eq(err, CASES[k].msg, "%s", CASES[k].line);
     }
+}
+
+/* ---- monowait: timed waits on the monotonic clock ------------------------------ */
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool flag;
+} Signal;
+
+static void *signal_later(void *arg)
+{
+    Signal *s = arg;
+    struct timespec d = { 0, 30 * 1000000L };
+    nanosleep(&d, NULL);
+    pthread_mutex_lock(&s->mu);
+    s->flag = true;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* A wait lasts its time (a variable made for another clock than the wait's
+ * deadline ends at once: a monotonic deadline is decades past on the wall
+ * clock) and ends at a signal.  Setting the wall clock back, what the
+ * monotonic clock is for, needs a privilege a test should not use. */
+Test(monowait, a_wait_lasts_its_time_and_ends_at_a_signal)
+{
+    Signal s = { .flag = false };
+    pthread_mutex_init(&s.mu, NULL);
+    cr_assert_eq(mono_cond_init(&s.cv), 0);
+    pthread_mutex_lock(&s.mu);
+    double t0 = mono_s();
+    cr_expect_eq(mono_cond_wait_us(&s.cv, &s.mu, 50000), ETIMEDOUT);
+    double waited = mono_s() - t0;
+    cr_expect(waited >= 0.049 && waited < 5, "a 50 ms wait took %.3f s", waited);
+    t0 = mono_s();
+    cr_expect_eq(mono_cond_wait_us(&s.cv, &s.mu, 1200000), ETIMEDOUT, "1.2 s: the microseconds past a second");
+    waited = mono_s() - t0;
+    cr_expect(waited >= 1.19 && waited < 6, "a 1.2 s wait took %.3f s", waited);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, signal_later, &s), 0);
+    t0 = mono_s();
+    while (!s.flag && mono_s() - t0 < 10)
+        mono_cond_wait_us(&s.cv, &s.mu, 10 * 1000000L);
+    waited = mono_s() - t0;
+    pthread_mutex_unlock(&s.mu);
+    pthread_join(th, NULL);
+    cr_expect(s.flag && waited < 5, "the signal ended a 10 s wait after %.3f s", waited);
+    pthread_cond_destroy(&s.cv);
+    pthread_mutex_destroy(&s.mu);
 }

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "monowait.h"
 #include "pgn.h"
 
 enum {
@@ -18,7 +19,7 @@ enum {
     MAX_START_FAILURES = 3   /* consecutive failed restarts of one engine: the match stops */
 };
 
-#define NEXT_WAIT_NS 100000000L /* a worker without a pair looks at the stop flag this often */
+#define NEXT_WAIT_US 100000L /* a worker without a pair looks at the stop flag this often */
 
 typedef struct Runner Runner;
 
@@ -410,14 +411,7 @@ static bool next_job(Runner *R, Worker *w)
             pthread_cond_broadcast(&R->cv);
             return false;
         }
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += NEXT_WAIT_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&R->cv, &R->mu, &until);
+        mono_cond_wait_us(&R->cv, &R->mu, NEXT_WAIT_US);
     }
 }
 
@@ -507,12 +501,7 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
         R.logging = true;
     }
     pthread_mutex_init(&R.mu, NULL);
-    /* next_job's timed wait counts on the monotonic clock: a wall clock set back does not stretch it. */
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&R.cv, &ca);
-    pthread_condattr_destroy(&ca);
+    mono_cond_init(&R.cv); /* next_job's timed wait */
 
     int n = cfg->concurrency > 0 ? cfg->concurrency : 1;
     R.workers = calloc((size_t)n, sizeof *R.workers);

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "growarray.h"
 #include "match.h"
+#include "monowait.h"
 #include "msg.h"
 #include "pgn.h"
 #include "mpi_worker.h"
@@ -392,7 +393,7 @@ static void worker_session(const Msg *cm, bool *quit)
     memset(&s, 0, sizeof s);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.jobs_cv, NULL);
-    pthread_cond_init(&s.main_cv, NULL);
+    mono_cond_init(&s.main_cv);
     s.cfg = cfg;
     s.nslots = cfg->concurrency > 0 ? cfg->concurrency : 1;
     s.slots = calloc((size_t)s.nslots, sizeof *s.slots);
@@ -475,16 +476,8 @@ static void worker_session(const Msg *cm, bool *quit)
         }
         /* Wake for something to send at once; for rank 0's messages after a short sleep. */
         pthread_mutex_lock(&s.mu);
-        if (s.noutq == 0 && !s.match_done && !(s.started && !sent_want)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += us * 1000;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&s.main_cv, &s.mu, &ts);
-        }
+        if (s.noutq == 0 && !s.match_done && !(s.started && !sent_want))
+            mono_cond_wait_us(&s.main_cv, &s.mu, us);
         pthread_mutex_unlock(&s.mu);
         us = us * 2 > WORKER_POLL_MAX_US ? WORKER_POLL_MAX_US : us * 2;
     }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "htmlreport.h"
+#include "monowait.h"
 #include "state.h"
 
 struct Reporter {
@@ -66,10 +67,7 @@ static void *reporter_main(void *arg)
     pthread_mutex_lock(&r->mu);
     bool pending = false;
     while (!r->quit) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
-        pthread_cond_timedwait(&r->cv, &r->mu, &until);
+        mono_cond_wait_us(&r->cv, &r->mu, 1000000L);
         if (r->quit)
             break;
         pthread_mutex_unlock(&r->mu);
@@ -95,7 +93,7 @@ Reporter *reporter_start(const char *dir)
     snprintf(r->out, sizeof r->out, "%s/%s", dir, REPORT_FILE);
     r->last_write = -1e9;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->cv, NULL);
+    mono_cond_init(&r->cv);
     if (pthread_create(&r->thread, NULL, reporter_main, r) != 0) {
         fprintf(stderr, "ratchet-tune: warning: cannot start the report thread: no live report\n");
         pthread_mutex_destroy(&r->mu);
