@@ -74,7 +74,7 @@ static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays
                           : isnan(gap->lo) || isnan(gap->hi) ? "unchecked"
                           : gap->hi < 0 ? "not supported: the whole scored less than the sum"
                           : gap->lo > 0 ? "not supported: the whole scored more than the sum"
-                                        : "supported: the whole scored as the sum";
+                                        : "supported: the gap between the whole and the sum holds 0";
     cJSON *pr = cJSON_AddObjectToObject(info, "prediction");
     const char *tc = json_shown(abl->tc);
     if (!pr || !cJSON_AddNumberToObject(pr, "groups", n) || !cJSON_AddNumberToObject(pr, "elo", ablation_elo(sum)) ||
@@ -88,7 +88,7 @@ static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays
             ablation_elo(sum),
             ablation_elo(lo), ablation_elo(hi), tc, support);
     if (!isnan(gap->elo))
-        fprintf(stderr, " (gap %+.1f Elo)", gap->elo);
+        fprintf(stderr, " (gap %+.1f [%+.1f, %+.1f] Elo)", gap->elo, gap->lo, gap->hi);
     fputc('\n', stderr);
     return 0;
 }
