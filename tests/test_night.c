@@ -397,3 +397,29 @@ Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
     cr_expect_eq(cJSON_GetObjectItemCaseSensitive(ab, "rounds")->valuedouble, pairs, "the ablation played them");
     cJSON_Delete(ab);
 }
+
+/* A -confirm limit that verify could not play is refused before the night
+ * measures a rate or plays a game, and it leaves no directory behind. */
+Test(night, a_confirm_limit_it_cannot_play_is_refused_before_any_game)
+{
+    static const struct {
+        const char *limit, *says;
+    } CASES[] = {
+        { "tc=abc", "-confirm: bad time control 'abc'" },
+        { "colour=white", "-confirm: unknown key 'colour'" },
+        { "nodestime=500", "-confirm: no time control" },
+    };
+    for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
+        Args a = fake_run_args("c", 200, 0, 1);
+        free(a.v[0]);
+        a.v[0] = strdup("night");
+        add_line(&a, "-params file=%s/far.txt -confirm %s", tmp, CASES[k].limit);
+        cr_expect_eq(run_to_end(night_main, &a, "c.log"), 2, "-confirm %s", CASES[k].limit);
+        char *log = slurp("c.log");
+        cr_expect(strstr(log, CASES[k].says) && !strstr(log, "measuring"), "-confirm %s:\n%s", CASES[k].limit, log);
+        free(log);
+        char path[600];
+        snprintf(path, sizeof path, "%s/c", tmp);
+        cr_expect_neq(access(path, F_OK), 0, "-confirm %s: no directory", CASES[k].limit);
+    }
+}

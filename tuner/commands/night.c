@@ -17,6 +17,7 @@
 
 #include "ablation_record.h"
 #include "book.h"
+#include "cli.h"
 #include "cliutil.h"
 #include "duration.h"
 #include "conf.h"
@@ -274,12 +275,12 @@ static int push_run_options(Words *w, const Night *n, const char *const *skip)
 /* The games per second of `run` at the run's limit, or with `each` at the
  * user's: CALIBRATION_GAMES games into DIR/night/calibrate-NAME (a run of
  * its own, removed after), timed by the run itself. */
-static int measure_rate(const Night *n, const char *name, int neach, char **each, double *rate, char *err,
-                        size_t errlen)
+static int measure_rate(const Night *n, const char *name, const char *tag, int neach, char **each, double *rate,
+                        char *err, size_t errlen)
 {
     static const char *const skip[] = { "out", "spsa", "validate", "pgnout", "log", NULL };
     char out[PATH_MAX + 64];
-    snprintf(out, sizeof out, "%s/%s/calibrate-%s", n->dir, RD_NIGHT_SUB, name);
+    snprintf(out, sizeof out, "%s/%s/calibrate-%s", n->dir, RD_NIGHT_SUB, tag);
     Words w = { 0 };
     push(&w, "run");
     push_run_options(&w, n, skip);
@@ -374,8 +375,8 @@ static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_
         return errmsg(err, errlen, "out of memory");
     double budget = n->hours * 3600;
     if (!have_games || !have_pairs) {
-        if (measure_rate(n, "the run's limit", 0, NULL, &n->rate_run, err, errlen) < 0 ||
-            measure_rate(n, "the user's limit", n->nconfirm, n->confirm, &n->rate_confirm, err, errlen) < 0)
+        if (measure_rate(n, "the run's limit", "run", 0, NULL, &n->rate_run, err, errlen) < 0 ||
+            measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, err, errlen) < 0)
             return -1;
         double t_confirm = 2.0 * (double)n->confirm_pairs / n->rate_confirm;
         if (t_confirm > budget / 3) {
@@ -691,6 +692,35 @@ static uint64_t night_seed(const Night *n)
     return (((uint64_t)time(NULL) * 2654435761u) ^ (uint64_t)getpid()) % 4294967291u;
 }
 
+/* The user's limit read as -each reads it, so that a word it cannot play
+ * is refused before the night measures a rate or plays a game. */
+static int check_confirm(const Night *n, char *err, size_t errlen)
+{
+    MatchConfig *cfg = calloc(1, sizeof *cfg);
+    char **words = calloc((size_t)n->nconfirm + 2, sizeof *words);
+    if (!cfg || !words) {
+        free(cfg);
+        free(words);
+        return errmsg(err, errlen, "out of memory");
+    }
+    match_config_init(cfg);
+    words[0] = "-each";
+    for (int k = 0; k < n->nconfirm; k++)
+        words[k + 1] = n->confirm[k];
+    int i = 0;
+    char why[512];
+    int rc = match_parse_option(cfg, n->nconfirm + 1, words, &i, why, sizeof why);
+    if (rc == 1)
+        rc = cli_check_limit(&cfg->each.tc, "-confirm", "", err, errlen) < 0 ? -1 : 0;
+    else
+        rc = errmsg(err, errlen, "-confirm: %s", rc == 0 ? "not a limit"
+                                                 : !strncmp(why, "-each: ", 7) ? why + 7 : why);
+    match_config_free(cfg);
+    free(cfg);
+    free(words);
+    return rc;
+}
+
 static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_games, bool *have_pairs,
                  bool *plan_opts, const char **out, char *err, size_t errlen)
 {
@@ -728,6 +758,8 @@ static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_g
                     return errmsg(err, errlen, "out of memory");
             if (n->nconfirm == 0)
                 return errmsg(err, errlen, "-confirm: give the user's limit (tc=, st=, nodes=, depth=)");
+            if (check_confirm(n, err, errlen) < 0)
+                return -1;
         } else if (!strcmp(a, "-until") && v) {
             n->until = step_index(v);
             if (n->until < 0 || n->until == NSTEPS - 1)
