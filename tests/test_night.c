@@ -134,7 +134,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
                   strstr(log, "; additivity gap ") &&
                   strstr(log, "\n  export    done        ") && strstr(log, " kept at the tuned value, ") &&
                   strstr(log, "\n  confirm   done        10 of 10 pairs at ") && strstr(log, " Elo (Ptnml [") &&
-                  strstr(log, "\n  morning   done\n") && strstr(log, "the morning page: "),
+                  strstr(log, "\n  morning   done\n") && strstr(log, "the morning page: ") &&
+                  !strstr(log, "left to play"),
               "status shows the night's steps and their figures:\n%s", log);
     free(log);
     /* The report shows the same steps. */
@@ -186,7 +187,24 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     log = slurp("b-spsa.log");
     cr_assert(strstr(log, "-until") && !strstr(log, "== night: ablation =="), "stopped after spsa:\n%s", log);
     free(log);
+    /* What is left: the ablation's 40 pairs and the confirmation's 10. */
+    sa = (Args){ .n = 0 };
+    add(&sa, "status");
+    add(&sa, "%s/b", tmp);
+    cr_assert_eq(run_to_end(status_main, &sa, "status3"), 0);
+    log = slurp("status3");
+    cr_expect(strstr(log, "\n  left to play: 80 games at the run's limit (the ablation 80)") &&
+                  strstr(log, "; the confirmation's 20 games (its rate not measured"),
+              "%s", log);
+    free(log);
     cr_assert_eq(night("b", false, "ablation"), 0, "%s", slurp("b-ablation.log"));
+    sa = (Args){ .n = 0 };
+    add(&sa, "status");
+    add(&sa, "%s/b", tmp);
+    cr_assert_eq(run_to_end(status_main, &sa, "status4"), 0);
+    log = slurp("status4");
+    cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games (its rate not measured"), "%s", log);
+    free(log);
     cr_assert_eq(night("b", false, "export"), 0, "%s", slurp("b-export.log"));
     cr_assert_eq(night("b", false, "confirm"), 0, "%s", slurp("b-confirm.log"));
     cr_assert_eq(night("b", false, ""), 0, "%s", slurp("b-end.log"));

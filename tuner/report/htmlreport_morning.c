@@ -243,6 +243,11 @@ void htmlreport_night_section(FILE *f, const NightSteps *s)
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    if (s->left[0]) {
+        fputs("<p>Left to play: ", f);
+        htmlreport_esc(f, s->left);
+        fputs("</p>\n", f);
+    }
     if (s->morning[0]) {
         fputs("<p>The morning page: <code>", f);
         htmlreport_esc(f, s->morning);

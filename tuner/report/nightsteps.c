@@ -8,11 +8,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "duration.h"
 #include "errmsg.h"
 #include "ablation_record.h"
 #include "jsonget.h"
 #include "rd.h"
 #include "state.h"
+#include "validate.h"
 
 const char *const NIGHT_STEP_NAMES[NIGHT_NSTEPS] = { "spsa", "ablation", "export", "confirm", "morning" };
 
@@ -158,6 +160,83 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     cJSON_Delete(v);
 }
 
+/* The pairs of DIR/name a step has played (an ablation's or a verify's record), 0 when none. */
+static double pairs_played(const char *dir, const char *name, bool ablation)
+{
+    char why[PATH_MAX + 256];
+    cJSON *j = read_in(dir, name, why, sizeof why);
+    double pairs = 0;
+    if (j && ablation) {
+        AblationRecord a;
+        if (ablation_record_from_json(&a, j, 0, NULL, why, sizeof why) == 0)
+            pairs = (double)a.npairs;
+        ablation_record_free(&a);
+    } else if (j) {
+        VerifyRecord r;
+        verify_record_from_json(&r, j, false, NULL, NULL, 0);
+        pairs = verify_record_shown(&r, VREC_PAIRS, r.tally.pairs);
+        pairs = isfinite(pairs) ? pairs : 0;
+        verify_record_free(&r);
+    }
+    cJSON_Delete(j);
+    return pairs;
+}
+
+/* What the steps not done still play, from night.json's plan and the files
+ * the steps wrote, and how long: at the run's limit at the rate its own
+ * play time gives (the calibration's before it played), the confirmation
+ * at the rate measured at the user's limit. */
+static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st, char *buf, size_t len)
+{
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan");
+    const RunState *rs = m->rs;
+    bool done[NIGHT_NSTEPS] = { false };
+    for (size_t i = 0; i < st->n; i++)
+        for (int k = 0; k < NIGHT_NSTEPS; k++)
+            if (!strcmp(st->steps[i].name, NIGHT_STEP_NAMES[k]))
+                done[k] = !strcmp(st->steps[i].status, "done");
+    buf[0] = '\0';
+    if (!cJSON_IsObject(plan) || !rs)
+        return;
+    uint64_t total = spsa_budget_games(&rs->spsa.cfg);
+    double spsa = done[0] || rs->games >= total ? 0 : (double)(total - rs->games);
+    double planned = (double)validate_pairs_planned(&rs->val, total), used = (double)rs->val.used;
+    double val = done[0] || planned <= used ? 0 : 2 * (planned - used);
+    double abl = done[1] ? 0 : 2 * (json_num_shown(plan, "ablation_pairs") - pairs_played(m->dir, ABLATION_FILE, true));
+    double conf = done[3] ? 0 : 2 * (json_num_shown(plan, "confirm_pairs") - pairs_played(m->dir, VERIFY_FILE, false));
+    abl = isfinite(abl) && abl > 0 ? abl : 0;
+    conf = isfinite(conf) && conf > 0 ? conf : 0;
+    if (spsa + val + abl + conf == 0)
+        return;
+    double rate = rs->elapsed > 60 ? ((double)rs->games + 2 * used) / rs->elapsed : json_num_shown(plan, "rate_run");
+    double rate_confirm = json_num_shown(plan, "rate_confirm");
+    char t[32];
+    size_t at = 0;
+    if (spsa + val + abl > 0) {
+        static const char *const NAMES[] = { "SPSA", "validation", "the ablation" };
+        const double part[] = { spsa, val, abl };
+        at = appendf(buf, len, at, "%.0f games at the run's limit (", spsa + val + abl);
+        for (int k = 0, shown = 0; k < 3; k++)
+            if (part[k] > 0)
+                at = appendf(buf, len, at, "%s%s %.0f", shown++ ? ", " : "", NAMES[k], part[k]);
+        at = appendf(buf, len, at, ")");
+        if (isfinite(rate) && rate > 0) {
+            duration_format((spsa + val + abl) / rate, t, sizeof t);
+            at = appendf(buf, len, at, ", about %s at %.2f games/s%s", t, rate,
+                         rs->elapsed > 60 ? " (its play so far)" : " (measured before it played)");
+        }
+    }
+    if (conf > 0) {
+        at = appendf(buf, len, at, "%sthe confirmation's %.0f games", at ? "; " : "", conf);
+        if (isfinite(rate_confirm) && rate_confirm > 0) {
+            duration_format(conf / rate_confirm, t, sizeof t);
+            appendf(buf, len, at, ", about %s at %.2f games/s (measured at the user's limit)", t, rate_confirm);
+        } else {
+            appendf(buf, len, at, " (its rate not measured: a night sized in games, or one that adopted a run)");
+        }
+    }
+}
+
 int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t errlen)
 {
     const char *dir = m->dir;
@@ -193,6 +272,7 @@ int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t err
         else if (!strcmp(st->name, "confirm"))
             confirm_figure(dir, st->figure, sizeof st->figure);
     }
+    night_left(m, j, out, out->left, sizeof out->left);
     cJSON_Delete(j);
     snprintf(out->morning, sizeof out->morning, "%s/morning.txt", dir);
     if (access(out->morning, F_OK) != 0)
@@ -210,6 +290,8 @@ void night_steps_print(FILE *out, const NightSteps *s)
             fprintf(out, "%*s%s", strlen(st->status) < 11 ? 12 - (int)strlen(st->status) : 1, "", st->figure);
         fputc('\n', out);
     }
+    if (s->left[0])
+        fprintf(out, "  left to play: %s\n", s->left);
     if (s->morning[0])
         fprintf(out, "  the morning page: %s\n", s->morning);
 }

@@ -39,6 +39,7 @@ typedef struct {
     size_t n;
     NightStep steps[NIGHT_STEPS_MAX];
     char morning[PATH_MAX + 16]; /* DIR/morning.txt when written, else "" */
+    char left[512];              /* the play the steps still have and how long it takes here, or "" */
 } NightSteps;
 
 /* The night of the run m has read (its directory, state and lock holder):
