@@ -108,6 +108,18 @@ static char *morning_body(const char *dir)
     return body;
 }
 
+/* What `status DIR` printed (its log named log); want: its exit code (-1: any). */
+static char *status_of(const char *dir, const char *log, int want)
+{
+    Args sa = { .n = 0 };
+    add(&sa, "status");
+    add(&sa, "%s/%s", tmp, dir);
+    int rc = run_to_end(status_main, &sa, log);
+    if (want >= 0)
+        cr_assert_eq(rc, want, "status %s:\n%s", dir, slurp(log));
+    return slurp(log);
+}
+
 Test(night, runs_the_whole_night_and_continues_after_each_step)
 {
     cr_assert_eq(night("a", true, ""), 0, "the night ran through:\n%s", slurp("a-end.log"));
@@ -123,11 +135,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cJSON_ArrayForEach(st, steps)
         cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(st, "status")->valuestring, "done");
     cJSON_Delete(nj);
-    Args sa = { .n = 0 };
-    add(&sa, "status");
-    add(&sa, "%s/a", tmp);
-    cr_assert_eq(run_to_end(status_main, &sa, "status"), 0);
-    log = slurp("status");
+    log = status_of("a", "status", 0);
     /* Each step with its figure, from the file it wrote. */
     cr_assert(strstr(log, "night (night.json):\n  spsa      done        200 of 200 games at 1 nodes\n") &&
                   strstr(log, "\n  ablation  done        40 of 40 pairs at 1 nodes; ") &&
@@ -158,11 +166,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     snprintf(np, sizeof np, "%s/a/%s", tmp, NIGHT_FILE);
     cr_assert_eq(rd_write_json(np, nj2, err, sizeof err), 0, "%s", err);
     cJSON_Delete(nj2);
-    sa = (Args){ .n = 0 };
-    add(&sa, "status");
-    add(&sa, "%s/a", tmp);
-    cr_assert_eq(run_to_end(status_main, &sa, "status2"), 0);
-    log = slurp("status2");
+    log = status_of("a", "status2", 0);
     cr_assert(strstr(log, "\n  confirm   interrupted 10 of 10 pairs"), "%s", log);
     free(log);
     char *page = morning_body("a");
@@ -188,21 +192,13 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cr_assert(strstr(log, "-until") && !strstr(log, "== night: ablation =="), "stopped after spsa:\n%s", log);
     free(log);
     /* What is left: the ablation's 40 pairs and the confirmation's 10. */
-    sa = (Args){ .n = 0 };
-    add(&sa, "status");
-    add(&sa, "%s/b", tmp);
-    cr_assert_eq(run_to_end(status_main, &sa, "status3"), 0);
-    log = slurp("status3");
+    log = status_of("b", "status3", 0);
     cr_expect(strstr(log, "\n  left to play: 80 games at the run's limit (the ablation 80)") &&
                   strstr(log, "; the confirmation's 20 games (its rate not measured"),
               "%s", log);
     free(log);
     cr_assert_eq(night("b", false, "ablation"), 0, "%s", slurp("b-ablation.log"));
-    sa = (Args){ .n = 0 };
-    add(&sa, "status");
-    add(&sa, "%s/b", tmp);
-    cr_assert_eq(run_to_end(status_main, &sa, "status4"), 0);
-    log = slurp("status4");
+    log = status_of("b", "status4", 0);
     cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games (its rate not measured"), "%s", log);
     free(log);
     cr_assert_eq(night("b", false, "export"), 0, "%s", slurp("b-export.log"));
@@ -359,11 +355,7 @@ Test(night, a_night_json_it_did_not_write_is_refused_naming_the_entry)
         cr_expect_str_eq(after, before, "case %zu: the file as it was", i);
         free(after);
         free(before);
-        Args sa = { .n = 0 };
-        add(&sa, "status");
-        add(&sa, "%s/n", tmp);
-        run_to_end(status_main, &sa, "status");
-        log = slurp("status");
+        log = status_of("n", "status", -1);
         cr_expect(strstr(log, CASES[i].says), "status says it too, case %zu:\n%s", i, log);
         free(log);
     }
