@@ -433,3 +433,37 @@ Test(night, a_confirm_limit_it_cannot_play_is_refused_before_any_game)
         cr_expect_neq(access(path, F_OK), 0, "-confirm %s: no directory", CASES[k].limit);
     }
 }
+
+/* The rate measurements in a directory whose name has a quote and spaces:
+ * each leaves its output in a log and its run removed, and the night's own
+ * output is not theirs. */
+Test(night, its_rate_runs_leave_a_log_and_are_removed_whatever_the_name)
+{
+    Args a = fake_run_args("q", 200, 0, 1);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    for (int i = 0; i + 1 < a.n; i++)
+        if (!strcmp(a.v[i], "-out")) {
+            char dir[600];
+            snprintf(dir, sizeof dir, "%s/it's a night", tmp);
+            free(a.v[i + 1]);
+            cr_assert_not_null(a.v[i + 1] = strdup(dir));
+        }
+    add_line(&a, "-params file=%s/far.txt -games 200 -hours 1 -confirm nodes=1 -until spsa", tmp);
+    cr_assert_eq(run_to_end(night_main, &a, "q.log"), 0, "%s", slurp("q.log"));
+    char *log = slurp("q.log");
+    cr_expect(strstr(log, "games/s at the run's limit") && strstr(log, "games/s at the user's limit") &&
+                  !strstr(log, "calibrate-run -o") && !strstr(log, "calibrate-user -o"),
+              "%s", log);
+    free(log);
+    static const char *const TAGS[] = { "run", "user" };
+    for (int k = 0; k < 2; k++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/it's a night/night/calibrate-%s", tmp, TAGS[k]);
+        cr_expect_neq(access(path, F_OK), 0, "%s is removed", path);
+        snprintf(path, sizeof path, "it's a night/night/calibrate-%s.log", TAGS[k]);
+        char *out = slurp(path);
+        cr_expect(strstr(out, "24 games"), "%s holds the run's output:\n%s", path, out);
+        free(out);
+    }
+}

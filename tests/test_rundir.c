@@ -280,3 +280,22 @@ Test(rundirpaths, a_link_or_fifo_at_any_path_of_a_run_directory_is_refused)
     }
     cr_assert_geq(checked, 40);
 }
+
+/* rd_remove_tree: the tree gone, depth first, a link in it removed and not
+ * followed (what it names outside stays), a name with a quote and spaces
+ * as any other, an absent tree no error. */
+Test(rundir, a_tree_is_removed_without_following_its_links)
+{
+    cr_assert_eq(shell("mkdir -p \"%s/it's a tree/a/b\" && echo x > \"%s/it's a tree/a/b/f\" && echo keep > %s/outside"
+                       " && ln -s %s/outside \"%s/it's a tree/a/link\" && ln -s %s \"%s/it's a tree/up\"",
+                       tmp, tmp, tmp, tmp, tmp, tmp, tmp),
+                 0);
+    char dir[600], err[512];
+    snprintf(dir, sizeof dir, "%s/it's a tree", tmp);
+    cr_assert_eq(rd_remove_tree(dir, err, sizeof err), 0, "%s", err);
+    cr_expect_neq(access(dir, F_OK), 0, "the tree is gone");
+    char *kept = slurp("outside");
+    cr_expect_str_eq(kept, "keep\n", "what a link named is still there");
+    free(kept);
+    cr_expect_eq(rd_remove_tree(dir, err, sizeof err), 0, "an absent tree: %s", err);
+}

@@ -3,6 +3,7 @@
 #include "night.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "jsonget.h"
 #include "nightsteps.h"
 #include "rd.h"
+#include "readfile.h"
 #include "run_cmd.h"
 #include "setup.h"
 #include "spsa.h"
@@ -295,13 +297,52 @@ static int measure_rate(const Night *n, const char *name, const char *tag, int n
         conf_free_argv(w.n, w.v);
         return errmsg(err, errlen, "out of memory");
     }
-    printf("night: measuring this machine's rate at %s: %d games\n", name, CALIBRATION_GAMES);
+    /* Its output to a log: its progress and its closing hints (export it,
+     * verify it) are about a run the night removes. */
+    char log[PATH_MAX + 80];
+    snprintf(log, sizeof log, "%s.log", out);
+    printf("night: measuring this machine's rate at %s: %d games (their output: %s)\n", name, CALIBRATION_GAMES,
+           log);
     fflush(stdout);
+    fflush(stderr);
+    char sub[PATH_MAX + 16], why[PATH_MAX + 256] = "";
+    snprintf(sub, sizeof sub, "%s/%s", n->dir, RD_NIGHT_SUB);
+    int fd = rd_mkdir_p(sub, why, sizeof why) == 0
+                 ? open_regular(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, NULL)
+                 : -1;
+    if (fd < 0)
+        fprintf(stderr, "ratchet-tune: night: cannot write %s (%s): the games' output follows here\n", log,
+                why[0] ? why : strerror(errno));
+    int saved[2] = { fd >= 0 ? dup(STDOUT_FILENO) : -1, fd >= 0 ? dup(STDERR_FILENO) : -1 };
+    if (saved[0] >= 0 && saved[1] >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+    }
+    if (fd >= 0)
+        close(fd);
     int r = run_main(w.n, w.v);
     conf_free_argv(w.n, w.v);
-    if (r != 0)
-        return errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); fix "
-                      "what the run said, then run the same command again", CALIBRATION_GAMES, name, r);
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++)
+        if (saved[k] >= 0) {
+            if (saved[0] >= 0 && saved[1] >= 0)
+                dup2(saved[k], k ? STDERR_FILENO : STDOUT_FILENO);
+            close(saved[k]);
+        }
+    if (r != 0) {
+        /* What the run said last, where the user reads the night. */
+        size_t n = 0;
+        char *text = rd_read_file(log, &n, err, errlen);
+        size_t from = n > 1500 ? n - 1500 : 0;
+        while (text && from > 0 && text[from - 1] != '\n')
+            from++;
+        errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); the end of "
+               "their output (all of it in %s):\n%s\nfix what the run said, then run the same command again",
+               CALIBRATION_GAMES, name, r, log, text ? text + from : "");
+        free(text);
+        return -1;
+    }
     RunState rs;
     runstate_init(&rs);
     int rc = runstate_load(&rs, out, err, errlen);
@@ -310,10 +351,10 @@ static int measure_rate(const Night *n, const char *name, const char *tag, int n
     if (rc == 0)
         *rate = (double)rs.games / rs.elapsed;
     runstate_free(&rs);
-    char cmd[PATH_MAX + 96];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
-    if (rc == 0 && system(cmd) != 0)
-        fprintf(stderr, "night: could not remove %s\n", out);
+    if (rc == 0 && rd_remove_tree(out, why, sizeof why) < 0)
+        fprintf(stderr, "night: %s\n", why);
+    if (rc == 0)
+        printf("night: %.2f games/s at %s\n", *rate, name);
     return rc;
 }
 

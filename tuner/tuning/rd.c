@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +18,35 @@
 #include "errmsg.h"
 #include "jsonget.h"
 #include "readfile.h"
+
+static char remove_failed[PATH_MAX];
+static int remove_errno;
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    if (remove(path) == 0)
+        return 0;
+    snprintf(remove_failed, sizeof remove_failed, "%s", path);
+    remove_errno = errno;
+    return 1;
+}
+
+int rd_remove_tree(const char *dir, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (lstat(dir, &sb) != 0 && errno == ENOENT)
+        return 0;
+    remove_failed[0] = '\0';
+    int rc = nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc == 0)
+        return 0;
+    if (remove_failed[0])
+        return errmsg(err, errlen, "cannot remove %s: %s", remove_failed, strerror(remove_errno));
+    return errmsg(err, errlen, "cannot remove %s: %s", dir, strerror(errno));
+}
 
 int rd_mkdir_p(const char *dir, char *err, size_t errlen)
 {

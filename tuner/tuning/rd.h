@@ -15,6 +15,10 @@
 
 /* mkdir -p.  0, or -1 with a message naming the directory. */
 int rd_mkdir_p(const char *dir, char *err, size_t errlen);
+/* rm -r without a shell: the tree at dir, depth first, links removed and
+ * not followed.  An absent dir is no error.  0, or -1 with a message
+ * naming what could not be removed. */
+int rd_remove_tree(const char *dir, char *err, size_t errlen);
 
 enum { RD_ABSENT, RD_EMPTY, RD_NONEMPTY };
 /* A night's plan (`ratchet-tune night`, night.h), written before its run:
