@@ -17,7 +17,8 @@
 int rd_mkdir_p(const char *dir, char *err, size_t errlen);
 /* rm -r without a shell: the tree at dir, depth first, links removed and
  * not followed.  An absent dir is no error.  0, or -1 with a message
- * naming what could not be removed. */
+ * naming what could not be removed.  One thread at a time (nftw's
+ * callback has no context, so the failure is kept in a static). */
 int rd_remove_tree(const char *dir, char *err, size_t errlen);
 
 enum { RD_ABSENT, RD_EMPTY, RD_NONEMPTY };
