@@ -168,6 +168,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cJSON_Delete(nj2);
     log = status_of("a", "status2", 0);
     cr_assert(strstr(log, "\n  confirm   interrupted 10 of 10 pairs"), "%s", log);
+    cr_expect(!strstr(log, "left to play"), "its 10 pairs are played, so nothing is left:\n%s", log);
     free(log);
     char *page = morning_body("a");
     cr_assert(strstr(page, "What moved") && strstr(page, "The confirmation at") && strstr(page, "make PARAMS=") &&
@@ -466,4 +467,19 @@ Test(night, its_rate_runs_leave_a_log_and_are_removed_whatever_the_name)
         cr_expect(strstr(out, "24 games"), "%s holds the run's output:\n%s", path, out);
         free(out);
     }
+}
+
+/* A rate run that fails: the night says what the run said last, and where
+ * all of it is. */
+Test(night, a_rate_run_that_fails_shows_the_end_of_its_output)
+{
+    Args a = { .n = 0 };
+    add_line(&a, "night -engine cmd=/bin/false -params file=%s/far.txt -each nodes=1 -openings file=%s/book.epd "
+                 "-out %s/f", tmp, tmp, tmp);
+    cr_expect_neq(run_to_end(night_main, &a, "f.log"), 0);
+    char *log = slurp("f.log");
+    cr_expect(strstr(log, "did not finish") && strstr(log, "f/night/calibrate-run.log):\n") &&
+                  strstr(log, "exited with code 1 while waiting for"),
+              "%s", log);
+    free(log);
 }

@@ -120,14 +120,6 @@ static void night_free(Night *n)
     conf_free_argv(n->nrun, n->run);
 }
 
-static int step_index(const char *name)
-{
-    for (int i = 0; i < NSTEPS; i++)
-        if (!strcmp(STEPS[i], name))
-            return i;
-    return -1;
-}
-
 /* ---- DIR/night.json ------------------------------------------------------------ */
 
 static cJSON *words_json(int n, char **w)
@@ -215,7 +207,7 @@ static int night_load(Night *n, char *err, size_t errlen)
         {
             const cJSON *name = cJSON_GetObjectItemCaseSensitive(s, "name"), *st = cJSON_GetObjectItemCaseSensitive(s, "status");
             const cJSON *ex = cJSON_GetObjectItemCaseSensitive(s, "exit");
-            int i = step_index(name->valuestring); /* night_file_check: a step's name, a status */
+            int i = night_step_index(name->valuestring); /* night_file_check: a step's name, a status */
             snprintf(n->status[i], sizeof n->status[i], "%s", st->valuestring);
             n->exit[i] = cJSON_IsNumber(ex) ? ex->valueint : 0;
         }
@@ -314,7 +306,8 @@ static int measure_rate(const Night *n, const char *name, const char *tag, int n
         fprintf(stderr, "ratchet-tune: night: cannot write %s (%s): the games' output follows here\n", log,
                 why[0] ? why : strerror(errno));
     int saved[2] = { fd >= 0 ? dup(STDOUT_FILENO) : -1, fd >= 0 ? dup(STDERR_FILENO) : -1 };
-    if (saved[0] >= 0 && saved[1] >= 0) {
+    bool redirected = saved[0] >= 0 && saved[1] >= 0;
+    if (redirected) {
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
     }
@@ -324,22 +317,27 @@ static int measure_rate(const Night *n, const char *name, const char *tag, int n
     conf_free_argv(w.n, w.v);
     fflush(stdout);
     fflush(stderr);
+    if (redirected) {
+        dup2(saved[0], STDOUT_FILENO);
+        dup2(saved[1], STDERR_FILENO);
+    }
     for (int k = 0; k < 2; k++)
-        if (saved[k] >= 0) {
-            if (saved[0] >= 0 && saved[1] >= 0)
-                dup2(saved[k], k ? STDERR_FILENO : STDOUT_FILENO);
+        if (saved[k] >= 0)
             close(saved[k]);
-        }
     if (r != 0) {
-        /* What the run said last, where the user reads the night. */
-        size_t n = 0;
-        char *text = rd_read_file(log, &n, err, errlen);
-        size_t from = n > 1500 ? n - 1500 : 0;
-        while (text && from > 0 && text[from - 1] != '\n')
+        /* What the run said last, from a line's start, where the user reads the night. */
+        size_t size = 0;
+        char *text = redirected ? rd_read_file(log, &size, why, sizeof why) : NULL;
+        size_t from = size > 1500 ? size - 1500 : 0;
+        while (text && from > 0 && from < size && text[from - 1] != '\n')
             from++;
-        errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); the end of "
-               "their output (all of it in %s):\n%s\nfix what the run said, then run the same command again",
-               CALIBRATION_GAMES, name, r, log, text ? text + from : "");
+        if (text)
+            errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); the end "
+                   "of their output (all of it in %s):\n%s\nfix what the run said, then run the same command again",
+                   CALIBRATION_GAMES, name, r, log, text + from);
+        else
+            errmsg(err, errlen, "night: the %d games that measure the rate at %s did not finish (exit %d); fix what "
+                   "the run said, then run the same command again", CALIBRATION_GAMES, name, r);
         free(text);
         return -1;
     }
@@ -537,7 +535,7 @@ static void resize_ablation(Night *n)
     RunState rs;
     runstate_init(&rs);
     if (runstate_load(&rs, n->dir, err, sizeof err) == 0 && rs.elapsed > 0 && rs.games > 0) {
-        double rate = (double)(rs.games + 2 * rs.val.used) / rs.elapsed;
+        double rate = night_run_rate(&rs);
         double left = n->hours * 3600 - 2.0 * (double)n->confirm_pairs / n->rate_confirm - rs.elapsed;
         double pairs = left > 0 ? floor(left * rate / 2) : 0;
         if (pairs < MIN_ABLATION_PAIRS)
@@ -802,7 +800,7 @@ static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_g
             if (check_confirm(n, err, errlen) < 0)
                 return -1;
         } else if (!strcmp(a, "-until") && v) {
-            n->until = step_index(v);
+            n->until = night_step_index(v);
             if (n->until < 0 || n->until == NSTEPS - 1)
                 return errmsg(err, errlen, "-until %s: one of spsa, ablation, export, confirm", v);
             i++;

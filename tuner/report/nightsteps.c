@@ -18,6 +18,19 @@
 
 const char *const NIGHT_STEP_NAMES[NIGHT_NSTEPS] = { "spsa", "ablation", "export", "confirm", "morning" };
 
+int night_step_index(const char *name)
+{
+    for (int i = 0; i < NIGHT_NSTEPS; i++)
+        if (!strcmp(NIGHT_STEP_NAMES[i], name))
+            return i;
+    return -1;
+}
+
+double night_run_rate(const RunState *rs)
+{
+    return rs->elapsed > 0 ? ((double)rs->games + 2 * (double)rs->val.used) / rs->elapsed : 0;
+}
+
 int night_file_check(const cJSON *j, const char *path, char *err, size_t errlen)
 {
     static const char *const STATUSES[] = { "todo", "running", "done", "stopped", "failed" };
@@ -40,14 +53,12 @@ int night_file_check(const cJSON *j, const char *path, char *err, size_t errlen)
     {
         k++;
         const char *name = json_text_shown(s, "name"), *status = json_text_shown(s, "status");
-        int i = 0, st = 0;
-        while (i < NIGHT_NSTEPS && strcmp(NIGHT_STEP_NAMES[i], name))
-            i++;
+        int i = night_step_index(name), st = 0;
         while (st < NSTATUSES && strcmp(STATUSES[st], status))
             st++;
-        if (i == NIGHT_NSTEPS || seen[i])
+        if (i < 0 || seen[i])
             return errmsg(err, errlen, "%s: step %d of \"steps\" is named \"%s\": %s", path, k, name,
-                          i < NIGHT_NSTEPS ? "a step listed twice"
+                          i >= 0 ? "a step listed twice"
                                            : "not a step of a night (spsa, ablation, export, confirm, morning)");
         if (st == NSTATUSES)
             return errmsg(err, errlen, "%s: step %s has the status \"%s\", which a night does not give (todo, "
@@ -91,7 +102,7 @@ static size_t verdict_list(const AblationRecord *a, char *buf, size_t len, size_
     return at;
 }
 
-static void ablation_figure(const char *dir, char *buf, size_t len)
+static void ablation_figure(const char *dir, char *buf, size_t len, double *played)
 {
     cJSON *j = read_in(dir, ABLATION_FILE, buf, len);
     if (!j)
@@ -102,6 +113,7 @@ static void ablation_figure(const char *dir, char *buf, size_t len)
         cJSON_Delete(j);
         return; /* out of memory */
     }
+    *played = (double)a.npairs;
     size_t at = appendf(buf, len, 0, "%d of %.0f pairs at %s", (int)a.npairs, a.has_rounds ? (double)a.rounds : NAN,
                         json_shown(a.tc));
     if (!strcmp(json_shown(a.status), "done")) {
@@ -137,7 +149,7 @@ static void export_figure(const char *dir, char *buf, size_t len)
     cJSON_Delete(k);
 }
 
-static void confirm_figure(const char *dir, char *buf, size_t len)
+static void confirm_figure(const char *dir, char *buf, size_t len, double *played)
 {
     cJSON *v = read_in(dir, VERIFY_FILE, buf, len);
     if (!v)
@@ -145,7 +157,9 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     VerifyRecord r;
     verify_record_from_json(&r, v, false, NULL, NULL, 0);
     const MatchTally *t = &r.tally;
-    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", verify_record_shown(&r, VREC_PAIRS, t->pairs),
+    double pairs = verify_record_shown(&r, VREC_PAIRS, t->pairs);
+    *played = isfinite(pairs) ? pairs : 0;
+    size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", pairs,
                         verify_record_shown(&r, VREC_ROUNDS, r.rounds), json_shown(r.tc));
     if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
         at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", r.est.elo, r.est.elo_err);
@@ -160,28 +174,6 @@ static void confirm_figure(const char *dir, char *buf, size_t len)
     cJSON_Delete(v);
 }
 
-/* The pairs of DIR/name a step has played (an ablation's or a verify's record), 0 when none. */
-static double pairs_played(const char *dir, const char *name, bool ablation)
-{
-    char why[PATH_MAX + 256];
-    cJSON *j = read_in(dir, name, why, sizeof why);
-    double pairs = 0;
-    if (j && ablation) {
-        AblationRecord a;
-        if (ablation_record_from_json(&a, j, 0, NULL, why, sizeof why) == 0)
-            pairs = (double)a.npairs;
-        ablation_record_free(&a);
-    } else if (j) {
-        VerifyRecord r;
-        verify_record_from_json(&r, j, false, NULL, NULL, 0);
-        pairs = verify_record_shown(&r, VREC_PAIRS, r.tally.pairs);
-        pairs = isfinite(pairs) ? pairs : 0;
-        verify_record_free(&r);
-    }
-    cJSON_Delete(j);
-    return pairs;
-}
-
 /* What the steps not done still play, from night.json's plan and the files
  * the steps wrote, and how long: at the run's limit at the rate its own
  * play time gives (the calibration's before it played), the confirmation
@@ -191,10 +183,12 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan");
     const RunState *rs = m->rs;
     bool done[NIGHT_NSTEPS] = { false };
-    for (size_t i = 0; i < st->n; i++)
-        for (int k = 0; k < NIGHT_NSTEPS; k++)
-            if (!strcmp(st->steps[i].name, NIGHT_STEP_NAMES[k]))
-                done[k] = !strcmp(st->steps[i].status, "done");
+    double played[NIGHT_NSTEPS] = { 0 };
+    for (size_t i = 0; i < st->n; i++) {
+        int k = night_step_index(st->steps[i].name); /* night_file_check: every name is a step's */
+        done[k] = !strcmp(st->steps[i].status, "done");
+        played[k] = st->steps[i].played;
+    }
     buf[0] = '\0';
     if (!cJSON_IsObject(plan) || !rs)
         return;
@@ -202,13 +196,13 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
     double spsa = done[0] || rs->games >= total ? 0 : (double)(total - rs->games);
     double planned = (double)validate_pairs_planned(&rs->val, total), used = (double)rs->val.used;
     double val = done[0] || planned <= used ? 0 : 2 * (planned - used);
-    double abl = done[1] ? 0 : 2 * (json_num_shown(plan, "ablation_pairs") - pairs_played(m->dir, ABLATION_FILE, true));
-    double conf = done[3] ? 0 : 2 * (json_num_shown(plan, "confirm_pairs") - pairs_played(m->dir, VERIFY_FILE, false));
+    double abl = done[1] ? 0 : 2 * (json_num_shown(plan, "ablation_pairs") - played[1]);
+    double conf = done[3] ? 0 : 2 * (json_num_shown(plan, "confirm_pairs") - played[3]);
     abl = isfinite(abl) && abl > 0 ? abl : 0;
     conf = isfinite(conf) && conf > 0 ? conf : 0;
     if (spsa + val + abl + conf == 0)
         return;
-    double rate = rs->elapsed > 60 ? ((double)rs->games + 2 * used) / rs->elapsed : json_num_shown(plan, "rate_run");
+    double rate = rs->elapsed > 60 ? night_run_rate(rs) : json_num_shown(plan, "rate_run");
     double rate_confirm = json_num_shown(plan, "rate_confirm");
     char t[32];
     size_t at = 0;
@@ -266,11 +260,11 @@ int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t err
         if (!strcmp(st->name, "spsa"))
             spsa_figure(m->rs, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "ablation"))
-            ablation_figure(dir, st->figure, sizeof st->figure);
+            ablation_figure(dir, st->figure, sizeof st->figure, &st->played);
         else if (!strcmp(st->name, "export"))
             export_figure(dir, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "confirm"))
-            confirm_figure(dir, st->figure, sizeof st->figure);
+            confirm_figure(dir, st->figure, sizeof st->figure, &st->played);
     }
     night_left(m, j, out, out->left, sizeof out->left);
     cJSON_Delete(j);

@@ -21,6 +21,8 @@
 #define NIGHT_NSTEPS 5
 extern const char *const NIGHT_STEP_NAMES[NIGHT_NSTEPS];
 #define NIGHT_FILE_VERSION 1
+/* The index of the step called name, or -1. */
+int night_step_index(const char *name);
 
 struct cJSON;
 /* night.json's text j, read from path: 0 when its version is this build's
@@ -33,6 +35,7 @@ typedef struct {
     char name[16];
     char status[64];    /* night.json's, "running" shown as "interrupted" when no process holds the run */
     char figure[768];   /* what the step measured, or "" when it has not played */
+    double played;      /* the pairs the figure counts (the ablation's, the confirmation's), else 0 */
 } NightStep;
 
 typedef struct {
@@ -41,6 +44,10 @@ typedef struct {
     char morning[PATH_MAX + 16]; /* DIR/morning.txt when written, else "" */
     char left[512];              /* the play the steps still have and how long it takes here, or "" */
 } NightSteps;
+
+/* A run's games per second of play, validation's games in them; 0 before
+ * it has played. */
+double night_run_rate(const RunState *rs);
 
 /* The night of the run m has read (its directory, state and lock holder):
  * 1 with out filled, 0 when the directory holds no night.json, -1 with a
