@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "night.h"
 #include "rd.h"
 #include "report_cmd.h"
+#include "setup.h"
 #include "status.h"
 
 static void night_setup(void)
@@ -28,36 +30,45 @@ static void night_setup(void)
 
 TestSuite(night, .init = night_setup, .fini = tmp_remove, .timeout = 240);
 
-/* A new night of DIR (until: "" = to the end): the options of a fake run
- * (fake_run_args), one game at a time so that the run, and so every later
- * step, is a function of the seed; or `night DIR` continuing it.  engine:
- * the engine's program instead of the fake's own path (NULL: the fake's). */
+/* A new night of DIR: the options of a fake run (fake_run_args), one game
+ * at a time so that the run, and so every later step, is a function of
+ * the seed.  think_ms: the fake's time per move (0: none); engine: the
+ * engine's program instead of the fake's own path (NULL: the fake's). */
+static Args night_args(const char *dir, int think_ms, const char *engine)
+{
+    Args a = fake_run_args(dir, 200, 0, 1);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    if (engine) { /* a.v[2] is fake_run_args' cmd= */
+        char word[600];
+        snprintf(word, sizeof word, "cmd=%s", engine);
+        cr_assert(!strncmp(a.v[2], "cmd=", 4));
+        free(a.v[2]);
+        cr_assert_not_null(a.v[2] = strdup(word));
+    }
+    add(&a, "-engine");
+    /* a game is a function of its opening */
+    add(&a, "args=--think %d --width 60 --target 70,30,10 --seed 5 --seed-each-game", think_ms);
+    add(&a, "-params");
+    add(&a, "file=%s/far.txt", tmp);
+    add(&a, "-maxmoves");
+    add(&a, "100");
+    add(&a, "-games");
+    add(&a, "200");
+    add(&a, "-ablation-pairs");
+    add(&a, "40");
+    add(&a, "-confirm-pairs");
+    add(&a, "10");
+    return a;
+}
+
+/* A new night of DIR (night_args), or `night DIR` continuing it; until: ""
+ * = to the end. */
 static int night_of(const char *dir, bool fresh, const char *until, const char *engine)
 {
     Args a = { .n = 0 };
     if (fresh) {
-        a = fake_run_args(dir, 200, 0, 1);
-        free(a.v[0]);
-        a.v[0] = strdup("night");
-        if (engine) { /* a.v[2] is fake_run_args' cmd= */
-            char word[600];
-            snprintf(word, sizeof word, "cmd=%s", engine);
-            cr_assert(!strncmp(a.v[2], "cmd=", 4));
-            free(a.v[2]);
-            cr_assert_not_null(a.v[2] = strdup(word));
-        }
-        add(&a, "-engine");
-        add(&a, "args=--width 60 --target 70,30,10 --seed 5 --seed-each-game"); /* a game is a function of its opening */
-        add(&a, "-params");
-        add(&a, "file=%s/far.txt", tmp);
-        add(&a, "-maxmoves");
-        add(&a, "100");
-        add(&a, "-games");
-        add(&a, "200");
-        add(&a, "-ablation-pairs");
-        add(&a, "40");
-        add(&a, "-confirm-pairs");
-        add(&a, "10");
+        a = night_args(dir, 0, engine);
     } else {
         add(&a, "night");
         add(&a, "%s/%s", tmp, dir);
@@ -128,6 +139,9 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
                   strstr(log, "== night: export ==") && strstr(log, "== night: confirm ==") &&
                   strstr(log, "== night: morning =="),
               "every step:\n%s", log);
+    /* The steps leave what comes next to the night. */
+    cr_assert(!strstr(log, "export the values with") && !strstr(log, "verify them"),
+              "the SPSA step's closing hints are about a run the night goes on with:\n%s", log);
     free(log);
     cJSON *nj = json_of("a", NIGHT_FILE);
     const cJSON *st, *steps = cJSON_GetObjectItemCaseSensitive(nj, "steps");
@@ -481,5 +495,23 @@ Test(night, a_rate_run_that_fails_shows_the_end_of_its_output)
     cr_expect(strstr(log, "did not finish") && strstr(log, "f/night/calibrate-run.log):\n") &&
                   strstr(log, "exited with code 1 while waiting for"),
               "%s", log);
+    free(log);
+}
+
+Test(night, a_night_stopped_in_a_step_says_to_continue_the_night)
+{
+    Args a = night_args("s", 5, NULL);
+    pid_t pid = spawn(night_main, &a, "s1.log");
+    wait_rows("s", 3, pid);
+    kill(pid, SIGTERM);
+    int rc = wait_child(pid);
+    args_free(&a);
+    char *log = slurp("s1.log");
+    char want[600];
+    snprintf(want, sizeof want, "continue with: %s night %s/s\n", setup_prog(), tmp);
+    cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "night: the spsa step was stopped") && strstr(log, want),
+              "the night names itself to go on with:\n%s", log);
+    cr_assert(!strstr(log, "resume with:"), "not the SPSA step's own resume, which ends after the step:\n%s", log);
     free(log);
 }

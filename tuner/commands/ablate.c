@@ -595,7 +595,7 @@ static int play(Ablate *A, const char *dir)
     if (record_of(A, status, &o) == 0)
         print_table(stdout, &o.r, dir);
     record_free(&o);
-    if (!done)
+    if (!done && !setup_caller())
         printf("continue with: %s verify %s -ablate\n", setup_prog(), dir);
     printf("%s %s\n", saved ? "written to" : "could not write", A->path);
     fflush(stdout);

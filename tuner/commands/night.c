@@ -935,7 +935,9 @@ int night_main(int argc, char **argv)
         snprintf(n.status[i], sizeof n.status[i], "running");
         if (night_save(&n, err, sizeof err) < 0)
             fprintf(stderr, "ratchet-tune: night: %s\n", err);
+        setup_set_caller("night");
         int r = steps[i](&n);
+        setup_set_caller(NULL);
         bool go_on = step_done(&n, i, r);
         if (night_save(&n, err, sizeof err) < 0)
             fprintf(stderr, "ratchet-tune: night: %s\n", err);

@@ -202,7 +202,7 @@ static int play(Verify *v)
         printf("verify: the SPRT ran out of fresh openings after %llu pairs: no verdict (a bigger book, or "
                "-openings file=F with openings the run never played)\n", (unsigned long long)v->rounds);
     verify_print_verdict(stdout, v, status);
-    if (!done)
+    if (!done && !setup_caller())
         printf("continue with: %s verify %s\n", setup_prog(), v->run.dir);
     printf("%s %s\n", saved ? "written to" : "could not write", v->path);
     fflush(stdout);

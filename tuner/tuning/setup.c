@@ -34,6 +34,12 @@ const char *setup_prog(void)
     return program_invocation_name ? program_invocation_name : "ratchet-tune";
 }
 
+static const char *caller;
+
+void setup_set_caller(const char *name) { caller = name; }
+
+const char *setup_caller(void) { return caller; }
+
 static bool is_spec_param(const RunState *rs, const char *name)
 {
     for (size_t i = 0; i < rs->norder; i++)

@@ -66,5 +66,11 @@ int spsa_form_from(const RunConf *c, SpsaForm *form, char *err, size_t errlen);
 bool setup_default_book(char *path, size_t len);
 /* The program's name as invoked, for the commands printed to the user. */
 const char *setup_prog(void);
+/* A command that runs others in the same process (the night runs its
+ * steps so) names itself here while they run; they then leave their
+ * closing hints (export it, resume it, continue it) to it, which names
+ * the one command that goes on.  NULL: each command prints its own. */
+void setup_set_caller(const char *name);
+const char *setup_caller(void);
 
 #endif

@@ -787,15 +787,19 @@ static int finish_session(Run *r, const RunObserver *obs, int mrc)
         progress_end(&r->progress);
         if (obs && obs->complete)
             obs->complete(obs->ctx, r);
-        printf("\nreport: %s/report.html\nexport the values with: %s export %s -o params/tuned/NAME.json\n", r->dir,
-               setup_prog(), r->dir);
-        printf("verify them (export, bake, SPRT against the start values) with: %s verify %s\n", setup_prog(), r->dir);
+        printf("\nreport: %s/report.html\n", r->dir);
+        if (!setup_caller()) {
+            printf("export the values with: %s export %s -o params/tuned/NAME.json\n", setup_prog(), r->dir);
+            printf("verify them (export, bake, SPRT against the start values) with: %s verify %s\n", setup_prog(),
+                   r->dir);
+        }
         return EXIT_DONE;
     }
     progress(r, true);
     progress_end(&r->progress);
     print_stopped(r, saved_ok, mrc);
-    printf("resume with: %s resume %s\n", setup_prog(), r->dir);
+    if (!setup_caller())
+        printf("resume with: %s resume %s\n", setup_prog(), r->dir);
     fflush(stdout);
     if (stopsig_signal() && !r->failed && mrc == 0)
         return 128 + stopsig_signal();
