@@ -847,6 +847,37 @@ Test(match, each_applies_where_engine_is_silent)
     cr_assert_eq(cfg.eng[0].startup_ms, 10000);
 }
 
+/* More games at once than CPUs on the wall clock is warned of, naming the
+ * numbers; not at nodes=, nor with fastchess's -force-concurrency.  The
+ * runner is pinned to one CPU (taskset), whatever the machine has. */
+Test(match, more_games_than_cpus_on_the_wall_clock_are_warned_of)
+{
+    static const struct {
+        const char *args;
+        bool warned;
+    } cases[] = {
+        { "-each tc=1+0.01 -concurrency 2", true },
+        { "-each tc=1+0.01 -concurrency 2 -force-concurrency", false },
+        { "-each tc=1+0.01 -concurrency 1", false },
+        { "-each nodes=10 -concurrency 2", false },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "taskset -c 0 %s match " PAIR "%s -rounds 1 -maxmoves 20 2>&1", TUNE,
+                 cases[k].args);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        int st = pclose(p);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s:\n%s", cases[k].args, out);
+        bool warned = strstr(out, "warning: concurrency 2 on 1 CPU at a wall clock") &&
+                      strstr(out, "give -concurrency 1 or fewer");
+        cr_assert_eq(warned, cases[k].warned, "%s: %s:\n%s", cases[k].args,
+                     cases[k].warned ? "warned" : "no warning", out);
+    }
+}
+
 Test(match, pasted_fastchess_options_are_accepted)
 {
     configure("-engine cmd=" FAKE " name=A proto=uci -engine cmd=" FAKE " name=B proto=uci "

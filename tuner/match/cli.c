@@ -405,7 +405,7 @@ static int str_value(int argc, char **argv, int *i, char *dst, size_t len, char 
  * for key=value words. */
 static const struct { const char *name; int values; } ignored[] = {
     { "-recover", 0 }, { "-ratinginterval", 1 }, { "-scoreinterval", 1 }, { "-autosaveinterval", 1 },
-    { "-output", -1 }, { "-report", -1 }, { "-show-latency", 0 }, { "-testEnv", 0 }, { "-force-concurrency", 0 },
+    { "-output", -1 }, { "-report", -1 }, { "-show-latency", 0 }, { "-testEnv", 0 },
     { "-wait", 1 }, { "-variant", 1 }, { "-use-affinity", 0 }, { "-crc32", -1 }, { "-tournament", 1 },
 };
 
@@ -441,6 +441,11 @@ int match_parse_option(MatchConfig *cfg, int argc, char **argv, int *i, char *er
         if (rc == 1)
             cfg->adj.maxmoves = (int)n;
         return rc;
+    }
+    if (!strcmp(a, "-force-concurrency")) {
+        cfg->force_concurrency = true;
+        (*i)++;
+        return 1;
     }
     if (!strcmp(a, "-concurrency")) {
         int rc = cli_int_value(argc, argv, i, 1, 512, &n, err, errlen);
@@ -624,7 +629,9 @@ void match_print_options(FILE *out)
           "  -openings file=F [format=epd|pgn] [order=random|sequential] [plies=N] [start=N]\n"
           "                       start positions (default: the standard start); start=1 is the first\n"
           "  -srand N             seed of the random opening order (default: from the clock)\n"
-          "  -concurrency N       games played at once (default 1); each uses its own two engines\n"
+          "  -concurrency N       games played at once (default 1); each uses its own two engines; on\n"
+          "                       the wall clock, more than the CPUs is warned of (the games share\n"
+          "                       cores): -force-concurrency plays so without the warning\n"
           "Adjudication:\n"
           "  -draw movenumber=N movecount=N score=CP   draw after N moves when both scores stay within\n"
           "                       CP of zero for movecount moves each\n"

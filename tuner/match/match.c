@@ -4,12 +4,14 @@
 #include "match.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "monowait.h"
 #include "pgn.h"
@@ -482,6 +484,31 @@ static bool check_options(const MatchConfig *cfg, Worker *w)
 
 int (*match_transport)(const MatchConfig *cfg, const MatchHooks *hooks) = match_play;
 
+/* The CPUs this process may run on (its affinity mask, as taskset and
+ * cgroups set it), else those online. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Games on the wall clock beyond the CPUs share them: the engines search
+ * less than their clock gives them, and the figures measure the load. */
+static void warn_oversubscribed(const MatchConfig *cfg, int n)
+{
+    int cpus = usable_cpus();
+    if (cfg->force_concurrency || n <= cpus || !(tc_is_wall_clock(&cfg->eng[0].tc) || tc_is_wall_clock(&cfg->eng[1].tc)))
+        return;
+    fprintf(stderr,
+            "ratchet-tune: warning: concurrency %d on %d CPU%s at a wall clock: the games share cores, so the engines "
+            "search less than their clock gives them and may lose on time; give -concurrency %d or fewer "
+            "(-force-concurrency: play so without this warning)\n",
+            n, cpus, cpus == 1 ? "" : "s", cpus);
+}
+
 int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
 {
     if (!cfg->finished || cfg->nengines != 2) {
@@ -504,6 +531,7 @@ int match_play(const MatchConfig *cfg, const MatchHooks *hooks)
     mono_cond_init(&R.cv); /* next_job's timed wait */
 
     int n = cfg->concurrency > 0 ? cfg->concurrency : 1;
+    warn_oversubscribed(cfg, n);
     R.workers = calloc((size_t)n, sizeof *R.workers);
     int started = 0, rc = 0;
     for (int i = 0; R.workers && i < n; i++) {

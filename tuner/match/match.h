@@ -51,6 +51,7 @@ typedef struct {
     uint64_t seed;                /* -srand; set from the clock when not given */
     bool seed_set;
     int concurrency;
+    bool force_concurrency;       /* -force-concurrency: no warning for more games than CPUs on the wall clock */
     Adjudication adj;
     char pgnout[1024];            /* "" = none */
     bool pgn_comments;            /* per-move {score/depth time}; -pgnout min=true turns them off */
