@@ -34,7 +34,7 @@ TestSuite(night, .init = night_setup, .fini = tmp_remove, .timeout = 240);
  * at a time so that the run, and so every later step, is a function of
  * the seed.  think_ms: the fake's time per move (0: none); engine: the
  * engine's program instead of the fake's own path (NULL: the fake's). */
-static Args night_args(const char *dir, int think_ms, const char *engine)
+static Args night_args_at(const char *dir, int think_ms, const char *engine, const char *target)
 {
     Args a = fake_run_args(dir, 200, 0, 1);
     free(a.v[0]);
@@ -48,7 +48,7 @@ static Args night_args(const char *dir, int think_ms, const char *engine)
     }
     add(&a, "-engine");
     /* a game is a function of its opening */
-    add(&a, "args=--think %d --width 60 --target 70,30,10 --seed 5 --seed-each-game", think_ms);
+    add(&a, "args=--think %d --width 60 --target %s --seed 5 --seed-each-game", think_ms, target);
     add(&a, "-params");
     add(&a, "file=%s/far.txt", tmp);
     add(&a, "-maxmoves");
@@ -60,6 +60,12 @@ static Args night_args(const char *dir, int think_ms, const char *engine)
     add(&a, "-confirm-pairs");
     add(&a, "10");
     return a;
+}
+
+/* night_args_at with the optimum away from the start: the games pay the moves. */
+static Args night_args(const char *dir, int think_ms, const char *engine)
+{
+    return night_args_at(dir, think_ms, engine, "70,30,10");
 }
 
 /* A new night of DIR (night_args), or `night DIR` continuing it; until: ""
@@ -513,5 +519,47 @@ Test(night, a_night_stopped_in_a_step_says_to_continue_the_night)
     cr_assert(strstr(log, "night: the spsa step was stopped") && strstr(log, want),
               "the night names itself to go on with:\n%s", log);
     cr_assert(!strstr(log, "resume with:"), "not the SPSA step's own resume, which ends after the step:\n%s", log);
+    free(log);
+}
+
+/* A night that keeps nothing says so on its morning page, with no
+ * confirmation and no bake of the start values, and status says the
+ * confirmation had nothing to play: when nothing moved (the optimum is the
+ * start: no ablation either), and when the ablation found nothing that
+ * pays (the optimum near the start). */
+static char *night_keeping_nothing(const char *dir, const char *target)
+{
+    Args a = night_args_at(dir, 0, NULL, target);
+    char log[64];
+    snprintf(log, sizeof log, "%s.log", dir);
+    cr_assert_eq(run_to_end(night_main, &a, log), 0, "%s", slurp(log));
+    char *page = morning_body(dir);
+    cr_assert(!strstr(page, "The confirmation at") && !strstr(page, "Bake it into") && !strstr(page, "predicted"),
+              "no confirmation, no bake:\n%s", page);
+    snprintf(log, sizeof log, "%s-status", dir);
+    char *st = status_of(dir, log, 0);
+    cr_assert(strstr(st, "\n  confirm   done        nothing to play: the kept values are the start values\n"),
+              "%s", st);
+    free(st);
+    return page;
+}
+
+Test(night, a_night_that_keeps_nothing_says_there_is_nothing_to_bake)
+{
+    char *page = night_keeping_nothing("z", "30,70,-30");
+    cr_assert(strstr(page, "Nothing moved: SPSA left every parameter at its start value"), "%s", page);
+    free(page);
+    char *log = slurp("z.log");
+    cr_assert(strstr(log, "night: no parameter moved from its start value: nothing to ablate"), "%s", log);
+    free(log);
+    page = night_keeping_nothing("y", "36,64,-24");
+    cr_assert(strstr(page, "What moved") &&
+                  strstr(page, "Kept (keep=pays): no group; every moved parameter stays at its start value"),
+              "%s", page);
+    free(page);
+    log = slurp("y.log");
+    cr_assert(strstr(log, "-ablation keep=pays: no group kept") && !strstr(log, "groups predict") &&
+                  !strstr(log, "group predicts"),
+              "nothing kept, nothing predicted:\n%s", log);
     free(log);
 }

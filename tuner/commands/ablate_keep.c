@@ -66,6 +66,11 @@ static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays
         var += gr->eff.se * gr->eff.se;
         n++;
     }
+    if (n == 0) {
+        /* The values are the start values: nothing to predict or confirm. */
+        fprintf(stderr, "-ablation keep=%s: no group kept: every moved parameter is at its start value\n", keep);
+        return 0;
+    }
     double pairs = abl->fit_pairs;
     double dof = !isnan(pairs) && pairs > (double)abl->ngroups + 2 ? pairs - (double)abl->ngroups - 1 : 1;
     double t = gsl_cdf_tdist_Pinv(0.975, dof), lo = sum - t * sqrt(var), hi = sum + t * sqrt(var);

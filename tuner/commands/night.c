@@ -555,8 +555,25 @@ static void resize_ablation(Night *n)
     runstate_free(&rs);
 }
 
+/* No tuned parameter is exported at another value than its start: there
+ * is nothing to ablate, keep, confirm or bake.  False when the run cannot
+ * be read (the step that reads it then says why). */
+static bool nothing_moved(const Night *n)
+{
+    RunState rs;
+    runstate_init(&rs);
+    char err[PATH_MAX + 256];
+    bool none = runstate_load(&rs, n->dir, err, sizeof err) == 0 && export_moved(&rs) == 0;
+    runstate_free(&rs);
+    return none;
+}
+
 static int step_ablation(Night *n)
 {
+    if (nothing_moved(n)) {
+        printf("night: no parameter moved from its start value: nothing to ablate, keep, confirm or bake\n");
+        return 0;
+    }
     resize_ablation(n);
     Words w = { 0 };
     push_words(&w, "verify", n->dir, "-ablate", "-rounds", (char *)NULL);
@@ -571,7 +588,10 @@ static int step_ablation(Night *n)
 static int step_export(Night *n)
 {
     Words w = { 0 };
-    push_words(&w, "export", n->dir, "-ablation", "keep=pays", "-o", n->kept, (char *)NULL);
+    if (nothing_moved(n))
+        push_words(&w, "export", n->dir, "-o", n->kept, (char *)NULL); /* the start values */
+    else
+        push_words(&w, "export", n->dir, "-ablation", "keep=pays", "-o", n->kept, (char *)NULL);
     return call(export_main, &w);
 }
 
@@ -674,8 +694,28 @@ static void morning_write(FILE *out, const Night *n)
     cJSON *abl = read_in(n->dir, ABLATION_FILE), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
     cJSON *ver = read_in(n->dir, VERIFY_FILE);
     fprintf(out, "The morning of %s (night.json: %s)\n\n", n->dir, n->created);
+    if (!abl && nothing_moved(n)) {
+        fprintf(out, "Nothing moved: SPSA left every parameter at its start value, so there is nothing to ablate, "
+                     "confirm or bake: bin/ratchet stays as it is\n");
+        cJSON_Delete(kept);
+        cJSON_Delete(ver);
+        return;
+    }
     morning_ablation(out, n, abl);
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "prediction");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(kept, "params"), *p;
+    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "kept");
+    int nkept = 0;
+    cJSON_ArrayForEach(p, kn)
+        nkept += cJSON_IsString(p);
+    if (kept && nkept == 0) {
+        fprintf(out, "\nKept (keep=pays): no group; every moved parameter stays at its start value, so there is "
+                     "nothing to confirm or bake: bin/ratchet stays as it is (%s)\n", n->kept);
+        cJSON_Delete(abl);
+        cJSON_Delete(kept);
+        cJSON_Delete(ver);
+        return;
+    }
     if (cJSON_IsObject(pr))
         fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",
                 json_num_shown(pr, "groups"), json_num_shown(pr, "elo"), json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"),
@@ -684,8 +724,6 @@ static void morning_write(FILE *out, const Night *n)
         morning_confirmation(out, ver, cJSON_IsObject(pr) ? pr : NULL);
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
     fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(kept, "params"), *p;
-    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(kept, "ablation"), "kept");
     cJSON_ArrayForEach(p, kn)
     {
         if (cJSON_IsString(p))

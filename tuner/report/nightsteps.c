@@ -156,6 +156,14 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
         return; /* buf says why, or "" */
     VerifyRecord r;
     verify_record_from_json(&r, v, false, NULL, NULL, 0);
+    if (r.verdict && !strcmp(r.verdict, "identical")) {
+        appendf(buf, len, 0, "nothing to play: the kept values are the start values");
+        double rounds = verify_record_shown(&r, VREC_ROUNDS, r.rounds);
+        *played = isfinite(rounds) ? rounds : 0; /* nothing is left to play either */
+        verify_record_free(&r);
+        cJSON_Delete(v);
+        return;
+    }
     const MatchTally *t = &r.tally;
     double pairs = verify_record_shown(&r, VREC_PAIRS, t->pairs);
     *played = isfinite(pairs) ? pairs : 0;
