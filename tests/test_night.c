@@ -552,6 +552,10 @@ Test(night, a_night_that_keeps_nothing_says_there_is_nothing_to_bake)
     char *log = slurp("z.log");
     cr_assert(strstr(log, "night: no parameter moved from its start value: nothing to ablate"), "%s", log);
     free(log);
+    log = slurp("z-status");
+    cr_assert(strstr(log, "\n  ablation  done        nothing to ablate: no parameter moved from its start value\n"),
+              "the skipped ablation says why:\n%s", log);
+    free(log);
     page = night_keeping_nothing("y", "36,64,-24");
     cr_assert(strstr(page, "What moved") &&
                   strstr(page, "Kept (keep=pays): no group; every moved parameter stays at its start value"),

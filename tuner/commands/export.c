@@ -32,22 +32,6 @@ cJSON *export_values(const RunState *rs, const char *run_name)
     return NULL;
 }
 
-int export_moved(const RunState *rs)
-{
-    cJSON *params = runstate_values_json(rs);
-    if (!params)
-        return -1;
-    int moved = 0;
-    for (size_t k = 0; k < rs->spsa.nparams; k++) {
-        const SpsaParam *q = &rs->spsa.params[k];
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, q->name);
-        double start = q->is_float ? q->start : (double)lround(q->start);
-        moved += cJSON_IsNumber(v) && v->valuedouble != start;
-    }
-    cJSON_Delete(params);
-    return moved;
-}
-
 /* ---- -snapshot and -keep-noise ------------------------------------------------- */
 
 int export_snapshot_number(const char *dir, const RunState *rs, const char *which, uint64_t *k, char *err,

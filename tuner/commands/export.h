@@ -15,9 +15,6 @@
 
 /* The value file as JSON (NULL on OOM); run_name is the "run" member. */
 cJSON *export_values(const RunState *rs, const char *run_name);
-/* How many tuned parameters export writes at another value than their
- * start (an integer's start rounded as export rounds it); -1 on OOM. */
-int export_moved(const RunState *rs);
 /* -snapshot WHICH (last or NULL: 0, the current values; best: the point of
  * highest Elo, with the selection-bias warning on stderr; K) -> the point
  * number *k.  0, or -1 with a message naming the choices. */

@@ -563,7 +563,7 @@ static bool nothing_moved(const Night *n)
     RunState rs;
     runstate_init(&rs);
     char err[PATH_MAX + 256];
-    bool none = runstate_load(&rs, n->dir, err, sizeof err) == 0 && export_moved(&rs) == 0;
+    bool none = runstate_load(&rs, n->dir, err, sizeof err) == 0 && runstate_moved(&rs) == 0;
     runstate_free(&rs);
     return none;
 }

@@ -102,11 +102,16 @@ static size_t verdict_list(const AblationRecord *a, char *buf, size_t len, size_
     return at;
 }
 
-static void ablation_figure(const char *dir, char *buf, size_t len, double *played)
+static void ablation_figure(const RunState *rs, const char *dir, const char *status, char *buf, size_t len,
+                            double *played)
 {
     cJSON *j = read_in(dir, ABLATION_FILE, buf, len);
-    if (!j)
+    if (!j) {
+        /* The night skips the ablation when SPSA moved nothing. */
+        if (!buf[0] && !strcmp(status, "done") && rs && runstate_moved(rs) == 0)
+            snprintf(buf, len, "nothing to ablate: no parameter moved from its start value");
         return; /* buf says why, or "" */
+    }
     AblationRecord a;
     if (ablation_record_from_json(&a, j, 0, NULL, buf, len) < 0) {
         ablation_record_free(&a);
@@ -268,7 +273,7 @@ int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t err
         if (!strcmp(st->name, "spsa"))
             spsa_figure(m->rs, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "ablation"))
-            ablation_figure(dir, st->figure, sizeof st->figure, &st->played);
+            ablation_figure(m->rs, dir, status, st->figure, sizeof st->figure, &st->played);
         else if (!strcmp(st->name, "export"))
             export_figure(dir, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "confirm"))

@@ -522,3 +522,19 @@ cJSON *runstate_values_json(const RunState *rs)
     }
     return o;
 }
+
+int runstate_moved(const RunState *rs)
+{
+    cJSON *params = runstate_values_json(rs);
+    if (!params)
+        return -1;
+    int moved = 0;
+    for (size_t k = 0; k < rs->spsa.nparams; k++) {
+        const SpsaParam *q = &rs->spsa.params[k];
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, q->name);
+        double start = q->is_float ? q->start : (double)lround(q->start);
+        moved += cJSON_IsNumber(v) && v->valuedouble != start;
+    }
+    cJSON_Delete(params);
+    return moved;
+}

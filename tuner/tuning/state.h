@@ -134,5 +134,9 @@ int runstate_check_value(const RunState *rs, const char *name, double v, char *w
  * the JSON object {"NAME": value, ...} that a value file's "params" holds;
  * NULL when out of memory. */
 cJSON *runstate_values_json(const RunState *rs);
+/* How many tuned parameters the run plays (and export writes) at another
+ * value than their start (an integer's start rounded as export rounds it);
+ * -1 when out of memory. */
+int runstate_moved(const RunState *rs);
 
 #endif
