@@ -31,6 +31,7 @@
 #include "plot.h"
 #include "report.h"
 #include "hist.h"
+#include "histrate.h"
 #include "rd.h"
 #include "state.h"
 
@@ -78,6 +79,14 @@ static size_t count(const char *hay, const char *needle)
 
 #define NP 3
 
+/* The play time after each row of synthetic_run: 0.5 s a row unless set. */
+static double (*elapsed_of)(uint64_t row);
+
+static double half_second_rows(uint64_t r)
+{
+    return 0.5 * (double)r;
+}
+
 /* A run of `rows` batches of one pair: theta of P0 follows fn0(row), P1
  * climbs steadily, P2 never moves.  P1 is called "P 1": a name with a space,
  * which history.csv quotes.  Returns the state (saved in tmp). */
@@ -118,7 +127,7 @@ static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
         rs->pairs_issued++;
         rs->ptnml[r % 5]++;
         HistRow row = { .row = r, .k = b.k, .games = rs->games, .wins = w, .losses = l, .draws = 2 - w - l,
-                        .elapsed = 0.5 * (double)r };
+                        .elapsed = (elapsed_of ? elapsed_of : half_second_rows)(r) };
         size_t n;
         char *t = hist_format_row(&row, &rs->spsa, &b, &n);
         fwrite(t, 1, n, m);
@@ -129,7 +138,7 @@ static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
     cr_assert_eq(hist_write(&h, buf, len, err, sizeof err), 0, "%s", err);
     free(buf);
     hist_close(&h);
-    rs->elapsed = 0.5 * (double)rows;
+    rs->elapsed = (elapsed_of ? elapsed_of : half_second_rows)(rows);
     rs->sessions = 1;
     cr_assert_eq(conf_set(&rs->conf, "engine", "cmd", "/opt/synthetic", "test"), 0);
     cr_assert_eq(conf_set(&rs->conf, "srand", "", "7", "test"), 0);
@@ -140,6 +149,41 @@ static void synthetic_run(RunState *rs, uint64_t rows, double (*fn0)(uint64_t))
 static double flat_with_spike(uint64_t r)
 {
     return r == 5001 ? 999 : r == 7003 ? 3 : 100 + (double)(r % 7) * 0.1;
+}
+
+/* A run that played 4 s a pair for 4000 rows, then 1 s a pair, with a
+ * validation point of 900 s between rows 4500 and 4501. */
+static double slow_then_fast(uint64_t r)
+{
+    return r <= 4000 ? 4.0 * (double)r : 16000 + (double)(r - 4000) + (r > 4500 ? 900 : 0);
+}
+
+static double flat(uint64_t r)
+{
+    (void)r;
+    return 100;
+}
+
+Test(htmlreport, the_recent_pace_is_of_the_last_hour_of_play_without_validation)
+{
+    RunState rs;
+    elapsed_of = slow_then_fast;
+    synthetic_run(&rs, 6000, flat);
+    elapsed_of = NULL;
+    double secs, rate = hist_rate_read(tmp, &rs.spsa, rs.spsa.completed, &secs);
+    /* The last hour: rows 3825 to 6000 (the play time 15,300 to 18,900 s),
+     * 175 steps of 4 s and 2000 of 1 s, the one over the validation point
+     * left out: 2 x 2174 games in 700 + 1999 s.  All the play gives 12,000
+     * games in 18,900 s; the hour with the validation point in it, 4350 in
+     * 3600 s. */
+    cr_assert_float_eq(rate, 4348.0 / 2699.0, 1e-9, "%.6f games/s", rate);
+    cr_assert_float_eq(secs, 2699, 1e-9);
+    runstate_free(&rs);
+
+    synthetic_run(&rs, 1000, flat); /* 500 s of play: too little for a pace */
+    rate = hist_rate_read(tmp, &rs.spsa, rs.spsa.completed, &secs);
+    cr_assert(isnan(rate) && secs == 0, "%g over %g s", rate, secs);
+    runstate_free(&rs);
 }
 
 Test(htmlreport, decimation_keeps_extremes_and_tails_match_status)

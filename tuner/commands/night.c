@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "errmsg.h"
 #include "export.h"
+#include "histrate.h"
 #include "jsonget.h"
 #include "nightsteps.h"
 #include "rd.h"
@@ -524,8 +525,11 @@ static int step_spsa(Night *n)
 /* A night sized by time, at the start of its ablation: the hours the SPSA
  * step left (its play time over all sessions, validation's games in it)
  * and its rate, thousands of games where the plan had 24, give the
- * ablation's pairs anew, so that the night ends in its hours.  Never more
- * than planned: the held-out openings were counted for those. */
+ * ablation's pairs anew, so that the night ends in its hours.  The rate is
+ * the run's recent pace (histrate.h), so a night continued on a machine
+ * less loaded than its first sittings is not sized by their pace; the
+ * games over all its play time when history.csv holds too little.  Never
+ * more than planned: the held-out openings were counted for those. */
 static void resize_ablation(Night *n)
 {
     char path[PATH_MAX + 64], err[PATH_MAX + 256];
@@ -535,18 +539,22 @@ static void resize_ablation(Night *n)
     RunState rs;
     runstate_init(&rs);
     if (runstate_load(&rs, n->dir, err, sizeof err) == 0 && rs.elapsed > 0 && rs.games > 0) {
-        double rate = night_run_rate(&rs);
+        double secs, recent = hist_rate_read(n->dir, &rs.spsa, rs.spsa.completed, &secs);
+        double rate = isfinite(recent) ? recent : night_run_rate(&rs);
         double left = n->hours * 3600 - 2.0 * (double)n->confirm_pairs / n->rate_confirm - rs.elapsed;
         double pairs = left > 0 ? floor(left * rate / 2) : 0;
         if (pairs < MIN_ABLATION_PAIRS)
             pairs = MIN_ABLATION_PAIRS;
         if (pairs < (double)n->ablation_pairs) {
-            char took[32], rest[32];
+            char took[32], rest[32], span[32];
             duration_format(rs.elapsed, took, sizeof took);
+            duration_format(isfinite(recent) ? secs : rs.elapsed, span, sizeof span);
             duration_format(left > 0 ? left : 0, rest, sizeof rest);
             printf("night: the ablation re-sized to the hours left: %.0f pairs where the plan had %llu (SPSA took %s "
-                   "of play at %.2f games/s, where %d games had measured %.2f; %s left before the confirmation)\n",
-                   pairs, (unsigned long long)n->ablation_pairs, took, rate, CALIBRATION_GAMES, n->rate_run, rest);
+                   "of play, at %.2f games/s over its last %s of play, where %d games had measured %.2f; %s "
+                   "left before the confirmation)\n",
+                   pairs, (unsigned long long)n->ablation_pairs, took, rate, span, CALIBRATION_GAMES, n->rate_run,
+                   rest);
             n->ablation_pairs = (uint64_t)pairs;
             if (night_save(n, err, sizeof err) < 0)
                 fprintf(stderr, "ratchet-tune: night: %s\n", err);

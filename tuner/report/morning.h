@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "hist.h"
+#include "histrate.h"
 #include "histscan.h"
 #include "moves.h"
 #include "state.h"
@@ -37,6 +38,7 @@ typedef struct {
     bool charts;                 /* MORNING_CHARTS: hist is filled, else table */
     HistData table;
     HistScan hist;
+    HistRate pace;               /* the rows behind the run's recent pace (histrate.h) */
     char hist_err[512];          /* why history.csv could not be read, or "" */
     MoveVerdict *verdicts;       /* which moves are real, per parameter (NULL when out of memory) */
     char verdicts_err[512];      /* why they are of the state's theta alone ("" also without history.csv) */

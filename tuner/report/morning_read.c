@@ -20,7 +20,7 @@
 static void read_history(MorningRun *m)
 {
     const SpsaState *st = &m->rs->spsa;
-    HistVisitor vis[2];
+    HistVisitor vis[3];
     HistDataView table;
     HistScanView charts;
     MovesView moves;
@@ -32,7 +32,8 @@ static void read_history(MorningRun *m)
     } else {
         vis[0] = hist_data_visitor(&table, st, &m->table);
     }
-    size_t n = 1;
+    vis[1] = hist_rate_visitor(&m->pace);
+    size_t n = 2;
     m->verdicts = calloc(st->nparams + 1, sizeof *m->verdicts);
     if (m->verdicts)
         vis[n++] = morning_moves_visitor(&moves, m->rs, m->verdicts);
@@ -41,6 +42,7 @@ static void read_history(MorningRun *m)
     if (rc < 0) {
         hist_data_free(&m->table);
         histscan_free(&m->hist);
+        hist_rate_free(&m->pace);
     }
     m->hist.np = st->nparams;
     if (!m->verdicts)
@@ -110,6 +112,7 @@ void morning_free(MorningRun *m)
 {
     hist_data_free(&m->table);
     histscan_free(&m->hist);
+    hist_rate_free(&m->pace);
     free(m->verdicts);
     free(m->pts);
     free(m->limit_pts);

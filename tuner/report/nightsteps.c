@@ -188,8 +188,9 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
 }
 
 /* What the steps not done still play, from night.json's plan and the files
- * the steps wrote, and how long: at the run's limit at the rate its own
- * play time gives (the calibration's before it played), the confirmation
+ * the steps wrote, and how long: at the run's limit at its recent pace
+ * (histrate.h), else at the rate of all its play time (the calibration's
+ * before it played), the confirmation
  * at the rate measured at the user's limit. */
 static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st, char *buf, size_t len)
 {
@@ -215,7 +216,8 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
     conf = isfinite(conf) && conf > 0 ? conf : 0;
     if (spsa + val + abl + conf == 0)
         return;
-    double rate = rs->elapsed > 60 ? night_run_rate(rs) : json_num_shown(plan, "rate_run");
+    double secs, recent = hist_rate(&m->pace, &secs);
+    double rate = isfinite(recent) ? recent : rs->elapsed > 60 ? night_run_rate(rs) : json_num_shown(plan, "rate_run");
     double rate_confirm = json_num_shown(plan, "rate_confirm");
     char t[32];
     size_t at = 0;
@@ -229,8 +231,15 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
         at = appendf(buf, len, at, ")");
         if (isfinite(rate) && rate > 0) {
             duration_format((spsa + val + abl) / rate, t, sizeof t);
-            at = appendf(buf, len, at, ", about %s at %.2f games/s%s", t, rate,
-                         rs->elapsed > 60 ? " (its play so far)" : " (measured before it played)");
+            char pace[64];
+            if (isfinite(recent)) {
+                char span[32];
+                duration_format(secs, span, sizeof span);
+                snprintf(pace, sizeof pace, "its last %s of play", span);
+            } else {
+                snprintf(pace, sizeof pace, "%s", rs->elapsed > 60 ? "its play so far" : "measured before it played");
+            }
+            at = appendf(buf, len, at, ", about %s at %.2f games/s (%s)", t, rate, pace);
         }
     }
     if (conf > 0) {
