@@ -80,10 +80,11 @@ double hist_rate(const HistRate *r, double *secs)
     free(sorted);
     double games = 0, t = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!(dt[i] >= 0) || (median > 0 && dt[i] > HISTRATE_GAP * median))
-            continue;
+        double dg = r->games[first + i + 1] - r->games[first + i];
+        if (!(dt[i] >= 0) || !(dg >= 0) || (median > 0 && dt[i] > HISTRATE_GAP * median))
+            continue; /* a gap, or rows out of order (a file edited by hand) */
         t += dt[i];
-        games += r->games[first + i + 1] - r->games[first + i];
+        games += dg;
     }
     free(dt);
     if (t < HISTRATE_MIN || !(games > 0))
