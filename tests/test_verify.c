@@ -603,6 +603,25 @@ Test(verify, plays_against_a_base_file)
 }
 
 
+/* Tuned values equal to the start values play nothing, and the record names
+ * the limit the match would have played: the -each override, not the run's. */
+Test(verify, values_equal_to_the_start_are_recorded_at_the_limit_asked)
+{
+    short_run("r", 40);
+    write_file("start.json", "{\"params\": {\"Alpha\": 30, \"Beta\": 70}}\n");
+    Args a = verify_args("r");
+    add_line(&a, "-tuned %s/start.json -each nodes=7 -sprt off -rounds 1", tmp);
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "nothing to verify"), "%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    cr_assert_str_eq(jstr(j, "verdict"), "identical");
+    cr_assert_str_eq(jstr(j, "tc"), "7 nodes", "the limit asked, not the run's (1 nodes)");
+    cJSON_Delete(j);
+}
+
 /* A value file may also set a parameter the run did not tune: it is held
  * to the range the run's params file gives it, and a number that is not
  * finite is refused for any parameter. */

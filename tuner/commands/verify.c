@@ -258,15 +258,13 @@ static int nothing_to_verify(VerifyCall *c, bool bakeable)
     Verify *v = verify_of(c);
     if (!cJSON_Compare(verify_params_of(v->run.tuned), verify_params_of(v->run.base), true))
         return STEP_GO;
+    /* The record names the engines, the book and the limit the match would have played. */
     v->run.baked = bakeable;
-    snprintf(v->run.mc.eng[0].cmd, sizeof v->run.mc.eng[0].cmd, "%s", c->cmd);
-    snprintf(v->run.mc.eng[1].cmd, sizeof v->run.mc.eng[1].cmd, "%s", c->cmd);
-    snprintf(v->run.tc, sizeof v->run.tc, "%s", v->run.rs.tc);
-    const char *book = conf_get(&c->settings, "openings", "file");
-    if (book)
-        snprintf(v->run.mc.book_path, sizeof v->run.mc.book_path, "%s", book);
-    else
-        setup_default_book(v->run.mc.book_path, sizeof v->run.mc.book_path);
+    snprintf(c->engines[0], sizeof c->engines[0], "%s", c->cmd);
+    snprintf(c->engines[1], sizeof c->engines[1], "%s", c->cmd);
+    const cJSON *values[2] = { v->run.tuned, v->run.base };
+    if (verify_build_match(c, values) != STEP_GO)
+        return STEP_FAIL;
     rd_now_iso(v->run.created, sizeof v->run.created);
     if (verify_save(v, "done", "identical", c->err, sizeof c->err) < 0)
         return verify_fail(c, EXIT_FAILED);

@@ -628,10 +628,16 @@ int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *er
     return rc;
 }
 
+int verify_build_match(VerifyCall *c, const cJSON *values[2])
+{
+    return build_match(c->r, &c->settings, c->limit_over, c->engines, values, c->err, sizeof c->err) < 0 ? STEP_FAIL
+                                                                                                           : STEP_GO;
+}
+
 int verify_make_match(VerifyCall *c, const cJSON *values[2])
 {
     VerifyRun *r = c->r;
-    if (build_match(r, &c->settings, c->limit_over, c->engines, values, c->err, sizeof c->err) < 0)
+    if (verify_build_match(c, values) != STEP_GO)
         return STEP_FAIL;
     if (!r->mc.book) {
         errmsg(c->err, sizeof c->err,

@@ -98,9 +98,13 @@ int verify_read_earlier(VerifyCall *c);
 int verify_settle_settings(VerifyCall *c, int (*resume)(VerifyCall *c));
 /* c->cmd: the run's engine.cmd. */
 int verify_engine_cmd(VerifyCall *c);
-/* The match of c->engines, engine 0 with values[0] and engine 1 with
- * values[1] (sent as options unless r->baked); then a book, the engine the
- * run tuned (engcheck.h) and the openings. */
+/* The match configuration of c->engines, engine 0 with values[0] and engine
+ * 1 with values[1] (sent as options unless r->baked), at the limit the call
+ * plays (r->tc): the run's, or the options' -each over it.  Nothing is
+ * checked or played. */
+int verify_build_match(VerifyCall *c, const cJSON *values[2]);
+/* verify_build_match; then a book, the engine the run tuned (engcheck.h)
+ * and the openings. */
 int verify_make_match(VerifyCall *c, const cJSON *values[2]);
 
 /* A finished call that played `pairs` of its claim: the claim shrunk to
