@@ -567,3 +567,64 @@ Test(night, a_night_that_keeps_nothing_says_there_is_nothing_to_bake)
               "nothing kept, nothing predicted:\n%s", log);
     free(log);
 }
+
+/* A night stopped while its final validation point plays (as a run stopped
+ * there leaves it): status shows that point's games and counts only its
+ * games not yet played as left, even where validation.csv was lost. */
+Test(night, status_counts_the_validation_point_being_played)
+{
+    cr_assert_eq(night("v", true, "spsa"), 0, "%s", slurp("v-spsa.log"));
+    cJSON *sj = json_of("v", "state.json");
+    cJSON *val = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sj, "run"), "validation");
+    cr_assert_not_null(val);
+    double done = cJSON_GetObjectItemCaseSensitive(val, "done")->valuedouble;
+    double used = cJSON_GetObjectItemCaseSensitive(val, "used")->valuedouble;
+    double final = cJSON_GetObjectItemCaseSensitive(val, "final")->valuedouble;
+    cr_assert(done >= 1 && final >= 8, "done %g, final %g", done, final);
+    /* The final point back to pending, 3 of its pairs played (LD, DD, WD). */
+    cJSON *snap = json_of("v", "snapshots/2.json");
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "point", done);
+    cJSON_AddNumberToObject(p, "at_games", 200);
+    cJSON_AddNumberToObject(p, "due", 200);
+    cJSON_AddNumberToObject(p, "size", final);
+    cJSON_AddNumberToObject(p, "pairs", 3);
+    cJSON_AddNumberToObject(p, "wins", 1);
+    cJSON_AddNumberToObject(p, "losses", 1);
+    cJSON_AddNumberToObject(p, "draws", 4);
+    const double ptnml[5] = { 0, 1, 1, 1, 0 };
+    cJSON_AddItemToObject(p, "ptnml", cJSON_CreateDoubleArray(ptnml, 5));
+    cJSON *ff = cJSON_AddObjectToObject(p, "forfeits");
+    static const char *const kinds[] = { "time_losses", "crashes", "illegal", "stalls" };
+    for (int k = 0; k < 4; k++)
+        cJSON_AddNumberToObject(ff, kinds[k], 0);
+    cJSON *values = cJSON_GetObjectItemCaseSensitive(snap, "params");
+    cr_assert(cJSON_IsObject(values), "snapshots/2.json has params");
+    cJSON_AddItemToObject(p, "values", cJSON_Duplicate(values, true));
+    cJSON_AddItemToObject(val, "pending", p);
+    cJSON_ReplaceItemInObjectCaseSensitive(val, "done", cJSON_CreateNumber(done - 1));
+    cJSON_ReplaceItemInObjectCaseSensitive(val, "last", cJSON_CreateNumber(100));
+    cJSON_ReplaceItemInObjectCaseSensitive(val, "used", cJSON_CreateNumber(used - final / 2));
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/v/state.json", tmp);
+    cr_assert_eq(rd_write_json(path, sj, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(sj);
+    cJSON_Delete(snap);
+    snprintf(path, sizeof path, "%s/v/validation.csv", tmp);
+    cr_assert_eq(unlink(path), 0);
+    cJSON *nj = json_of("v", NIGHT_FILE);
+    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj, "steps"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(s0, "status", cJSON_CreateString("stopped"));
+    snprintf(path, sizeof path, "%s/v/%s", tmp, NIGHT_FILE);
+    cr_assert_eq(rd_write_json(path, nj, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(nj);
+
+    char *log = status_of("v", "v-status", 0);
+    char want[256];
+    snprintf(want, sizeof want, "\n  point %.0f being played: 6 of %.0f games\n", done, final);
+    cr_expect(strstr(log, want), "the point's games (%s):\n%s", want, log);
+    snprintf(want, sizeof want, "\n  left to play: %.0f games at the run's limit (validation %.0f, the ablation 80)",
+             final - 6 + 80, final - 6);
+    cr_expect(strstr(log, want), "its games not yet played (%s):\n%s", want, log);
+    free(log);
+}

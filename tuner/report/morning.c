@@ -327,8 +327,7 @@ void morning_validation(FILE *out, const MorningRun *m)
         fprintf(out, "no point in validation.csv, but the state counts %llu finished (the file was emptied or cut "
                      "since: those points' figures are lost)\n", (unsigned long long)v->done);
     else if (n == 0)
-        fprintf(out, "no point yet (%s)%s\n", validate_plan_text(v, total, plan, sizeof plan),
-                v->pending ? "; the first is being played" : "");
+        fprintf(out, "no point yet (%s)\n", validate_plan_text(v, total, plan, sizeof plan));
     else {
         const ValidationPoint *l = &pts[n - 1];
         char elo[200], best[600];
@@ -369,10 +368,11 @@ void morning_validation(FILE *out, const MorningRun *m)
         if (n < v->done)
             fprintf(out, "  validation.csv holds %zu of the %llu finished points the state counts (the file was cut "
                          "since: the other points' figures are lost)\n", n, (unsigned long long)v->done);
-        if (v->pending)
-            fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
-                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->size, v->has_limit ? " at the tuning's limit" : "");
     }
+    if (v->pending)
+        fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
+                (unsigned long long)(2 * v->pairs), (unsigned long long)v->size,
+                v->has_limit ? " at the tuning's limit" : "");
     char forfeits[1400];
     morning_forfeit_warning(m, forfeits, sizeof forfeits);
     if (forfeits[0])

@@ -208,7 +208,9 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
         return;
     uint64_t total = spsa_budget_games(&rs->spsa.cfg);
     double spsa = done[0] || rs->games >= total ? 0 : (double)(total - rs->games);
-    double planned = (double)validate_pairs_planned(&rs->val, total), used = (double)rs->val.used;
+    /* the pending point's pairs played are used: validate_pairs_planned counts all of its pairs */
+    double planned = (double)validate_pairs_planned(&rs->val, total),
+           used = (double)(rs->val.used + (rs->val.pending ? rs->val.pairs : 0));
     double val = done[0] || planned <= used ? 0 : 2 * (planned - used);
     double abl = done[1] ? 0 : 2 * (json_num_shown(plan, "ablation_pairs") - played[1]);
     double conf = done[3] ? 0 : 2 * (json_num_shown(plan, "confirm_pairs") - played[3]);
