@@ -1409,6 +1409,40 @@ Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
     cr_expect_eq(most, 2, "a Round has %d games", most);
 }
 
+/* The progress line counts a point in play: its games so far, and the time
+ * left counts the validation's games beside the tuning's.  A run stopped
+ * while a point plays shows them on its last line; before, the line had
+ * only the tuning's games, so the final point played in silence under
+ * "ETA 0s". */
+Test(validate, the_progress_line_shows_the_point_in_play)
+{
+    Args a = far_run("r", 80, "--think 2");
+    add_line(&a, "-validate every=0.5 games=20 -maxmoves 30");
+    pid_t pid = spawn(run_main, &a, "log1");
+    for (int i = 0; !state_has_pending_pairs("r"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
+        cr_assert_lt(i, 3000, "no point in play after 60 s");
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    args_free(&a);
+    char *log = slurp("log1");
+    const char *line = NULL;
+    for (const char *s = strstr(log, "iter "); s; s = strstr(s + 1, "\niter "))
+        line = s;
+    cr_assert_not_null(line, "no progress line:\n%s", log);
+    unsigned point, played, size;
+    const char *v = strstr(line, "  validation ");
+    cr_assert(v && sscanf(v, "  validation %u: %u of %u games", &point, &played, &size) == 3,
+              "the last progress line names the point in play:\n%s", log);
+    cr_expect(point >= 1 && played >= 2 && played < size && size == 20, "point %u: %u of %u games:\n%s", point,
+              played, size, log);
+    free(log);
+}
+
 /* run.validation as validate_from_json reads it from r/state.json: 0, or -1
  * with the message in err. */
 static int validation_from(const char *json, char *err, size_t errlen)

@@ -280,6 +280,8 @@ static void warn_forfeits(const Run *r, const ValidationPoint *p, const Validati
                     (unsigned long long)p->point, msg);
 }
 
+static void progress(Run *r, bool force);
+
 static void validation_pair_done(Run *r, const PairJob *job, const PairResult *res)
 {
     RunState *rs = &r->rs;
@@ -296,6 +298,7 @@ static void validation_pair_done(Run *r, const PairJob *job, const PairResult *r
         tally_pair(res, &v->wins, &v->losses, &v->draws, v->ptnml, &v->forfeits);
         v->pairs++;
     }
+    r->val_games += 2;
     char err[1024];
     if (2 * v->pairs >= v->size && (!v->has_limit || 2 * v->lim.pairs >= v->size)) {
         ValidationPoint p, pl;
@@ -330,6 +333,7 @@ static void validation_pair_done(Run *r, const PairJob *job, const PairResult *r
         return;
     }
     saver_push(r->saver, row, 0, state);
+    progress(r, false);
 }
 
 static bool next_pair(void *ctx, PairJob *job)
@@ -404,8 +408,6 @@ static bool next_pair(void *ctx, PairJob *job)
     }
     return true;
 }
-
-static void progress(Run *r, bool force);
 
 static void complete_batch(Run *r, Active *a)
 {
@@ -516,15 +518,21 @@ static void progress(Run *r, bool force)
     int64_t now = ep_now_ms();
     const RunState *rs = &r->rs;
     const SpsaState *st = &rs->spsa;
-    if (force && r->last_progress_k == st->completed && r->progress.shown)
+    const Validation *v = &rs->val;
+    if (force && r->last_progress_k == st->completed && r->last_progress_v == r->val_games && r->progress.shown)
         return;
     if (!progress_due(&r->progress, now, force))
         return;
     r->last_progress_k = st->completed;
+    r->last_progress_v = r->val_games;
+    /* The rate and the time left count the validation's games beside the tuning's. */
     double secs = r->tplay ? (double)(now - r->tplay) / 1000.0 : 0; /* engine start-up excluded */
-    double gps = secs > 0 ? (double)(rs->games - r->games0) / secs : 0;
+    double gps = secs > 0 ? (double)(rs->games - r->games0 + r->val_games) / secs : 0;
     uint64_t total = spsa_budget_games(&st->cfg);
-    double eta = gps > 0 ? (double)(total > rs->games ? total - rs->games : 0) / gps : -1;
+    uint64_t vplan = 2 * (validate_pairs_planned(v, total) - v->used); /* the pending point's among them */
+    uint64_t vmain = v->pending ? 2 * v->pairs : 0, vlim = v->pending ? 2 * v->lim.pairs : 0;
+    uint64_t vleft = (vplan > vmain ? vplan - vmain : 0) + (v->has_limit && vplan > vlim ? vplan - vlim : 0);
+    double eta = gps > 0 ? (double)((total > rs->games ? total - rs->games : 0) + vleft) / gps : -1;
     char etas[32];
     duration_format(eta, etas, sizeof etas);
 
@@ -568,6 +576,13 @@ static void progress(Run *r, bool force)
     for (int i = 0; i < ntop && n < sizeof line; i++) {
         const SpsaParam *p = &st->params[top[i]];
         n = appendf(line, sizeof line, n, " %s %g>%.2f", p->name, p->start, p->theta);
+    }
+    if (v->pending && n < sizeof line) {
+        n = appendf(line, sizeof line, n, "  validation %llu: %llu of %llu games", (unsigned long long)(v->done + 1),
+                    (unsigned long long)(2 * v->pairs), (unsigned long long)v->size);
+        if (v->has_limit && n < sizeof line)
+            appendf(line, sizeof line, n, ", %llu of %llu at %s", (unsigned long long)(2 * v->lim.pairs),
+                    (unsigned long long)v->size, v->limit_text);
     }
     progress_show(&r->progress, line);
 }

@@ -48,10 +48,12 @@ typedef struct {
     int64_t tplay;              /* the first pair handed out in this session, ms (0 = none yet) */
     double elapsed0;            /* rs.elapsed at the session start */
     uint64_t games0;
+    uint64_t val_games;         /* validation games finished in this session, both legs */
     uint64_t recent[RUN_RECENT][3]; /* W, L, D of the last batches (ring) */
     uint64_t nrecent;
     Progress progress;
     uint64_t last_progress_k;   /* completed batches at the last progress line */
+    uint64_t last_progress_v;   /* and val_games then */
     bool time_loss_warned;      /* this session said the time losses are too many for the clock */
     bool failed;
 } Run;
