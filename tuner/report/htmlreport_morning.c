@@ -53,8 +53,22 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
         htmlreport_esc(f, forfeits);
         fputs("</p>\n", f);
     }
+    char pending[160], lost[256];
+    morning_validation_state(v, n, pending, sizeof pending, lost, sizeof lost);
+    if (lost[0]) {
+        fputs("<p class=\"warn\">", f);
+        htmlreport_esc(f, lost);
+        fputs("</p>\n", f);
+    }
+    if (pending[0]) {
+        fputs("<p>", f);
+        htmlreport_esc(f, pending);
+        fputs(".</p>\n", f);
+    }
     if (n == 0) {
-        fputs("<p>No point yet.</p></section>\n", f);
+        if (!lost[0])
+            fputs("<p>No point yet.</p>\n", f);
+        fputs("</section>\n", f);
         return;
     }
     size_t best = validate_best(pts, n), drawn = 0;

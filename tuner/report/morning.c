@@ -294,6 +294,21 @@ void morning_forfeit_warning(const MorningRun *m, char *buf, size_t len)
                  "of the side at fault, so such a point scores the forfeits, not the values", items);
 }
 
+void morning_validation_state(const Validation *v, size_t n, char *pending, size_t plen, char *lost, size_t llen)
+{
+    pending[0] = lost[0] = '\0';
+    if (v->pending)
+        snprintf(pending, plen, "point %llu being played: %llu of %llu games%s", (unsigned long long)(v->done + 1),
+                 (unsigned long long)(2 * v->pairs), (unsigned long long)v->size,
+                 v->has_limit ? " at the tuning's limit" : "");
+    if (n == 0 && v->done > 0)
+        snprintf(lost, llen, "no point in validation.csv, but the state counts %llu finished (the file was emptied "
+                 "or cut since: those points' figures are lost)", (unsigned long long)v->done);
+    else if (n < v->done)
+        snprintf(lost, llen, "validation.csv holds %zu of the %llu finished points the state counts (the file was "
+                 "cut since: the other points' figures are lost)", n, (unsigned long long)v->done);
+}
+
 /* Whether the last recorded point is of the final values. */
 static bool l_is_final(const ValidationPoint *pts, size_t n, uint64_t total)
 {
@@ -314,7 +329,8 @@ void morning_validation(FILE *out, const MorningRun *m)
     size_t n = m->npts;
     uint64_t total = spsa_budget_games(&rs->spsa.cfg);
     uint64_t npoints = validate_points(v, total);
-    char plan[256];
+    char plan[256], pending[160], lost[256];
+    morning_validation_state(v, n, pending, sizeof pending, lost, sizeof lost);
     if (v->holdout)
         fprintf(out, "\nvalidation (snapshot against the start values, on the %llu held-out openings): ",
                 (unsigned long long)v->holdout);
@@ -323,9 +339,8 @@ void morning_validation(FILE *out, const MorningRun *m)
                      "out, so in sample): ");
     if (npoints == 0 && n == 0)
         fprintf(out, "off\n");
-    else if (n == 0 && v->done > 0)
-        fprintf(out, "no point in validation.csv, but the state counts %llu finished (the file was emptied or cut "
-                     "since: those points' figures are lost)\n", (unsigned long long)v->done);
+    else if (n == 0 && lost[0])
+        fprintf(out, "%s\n", lost);
     else if (n == 0)
         fprintf(out, "no point yet (%s)\n", validate_plan_text(v, total, plan, sizeof plan));
     else {
@@ -365,14 +380,11 @@ void morning_validation(FILE *out, const MorningRun *m)
                     fprintf(out, "  %s\n", warn);
             }
         }
-        if (n < v->done)
-            fprintf(out, "  validation.csv holds %zu of the %llu finished points the state counts (the file was cut "
-                         "since: the other points' figures are lost)\n", n, (unsigned long long)v->done);
+        if (lost[0])
+            fprintf(out, "  %s\n", lost);
     }
-    if (v->pending)
-        fprintf(out, "  point %llu being played: %llu of %llu games%s\n", (unsigned long long)(v->done + 1),
-                (unsigned long long)(2 * v->pairs), (unsigned long long)v->size,
-                v->has_limit ? " at the tuning's limit" : "");
+    if (pending[0])
+        fprintf(out, "  %s\n", pending);
     char forfeits[1400];
     morning_forfeit_warning(m, forfeits, sizeof forfeits);
     if (forfeits[0])

@@ -145,6 +145,12 @@ void morning_limit_warning(const ValidationPoint *tuned, const ValidationPoint *
  * (what a run without forfeits prints is unchanged). */
 void morning_forfeit_warning(const MorningRun *m, char *buf, size_t len);
 
+/* What the validation files lack and the state knows, as status and the
+ * report say it: "point N being played: X of Y games" while a point is in
+ * play, and, in lost, the points the state counts past the n rows of
+ * validation.csv (the file cut or emptied since).  Each "" when none. */
+void morning_validation_state(const Validation *v, size_t n, char *pending, size_t plen, char *lost, size_t llen);
+
 /* The validation points so far (the latest, the best, their count), the
  * games that ended by forfeit and the openings held out; nothing for a run
  * without them. */
