@@ -137,6 +137,21 @@ static bool state_has_pending_pairs(const char *dir)
     return yes;
 }
 
+/* The run of a (into tmp/r, its output in log) started, once r/state.json
+ * holds a point in play with a pair played: the run's pid. */
+static pid_t spawn_until_point_in_play(Args *a, const char *log)
+{
+    pid_t pid = spawn(run_main, a, log);
+    for (int i = 0; !state_has_pending_pairs("r"); i++) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
+        cr_assert_lt(i, 3000, "no point in play after 60 s");
+        struct timespec ts = { 0, 20 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return pid;
+}
+
 /* Killed while a point is in play, and with that point's row already in
  * validation.csv but not in the state (the window between the two writes):
  * the resume keeps the finished pairs, drops the uncounted row, and every
@@ -146,14 +161,7 @@ Test(validate, resumes_after_sigkill_with_no_point_lost_or_counted_twice)
 {
     Args a = far_run("r", 80, "--think 1");
     add_line(&a, "-validate every=0.5 games=20 -maxmoves 30");
-    pid_t pid = spawn(run_main, &a, "log1");
-    for (int i = 0; !state_has_pending_pairs("r"); i++) {
-        int st;
-        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
-        cr_assert_lt(i, 3000, "no point in play after 60 s");
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
+    pid_t pid = spawn_until_point_in_play(&a, "log1");
     kill(pid, SIGKILL);
     wait_child(pid);
     args_free(&a);
@@ -1347,14 +1355,7 @@ Test(validate, after_sigkill_the_pgn_holds_exactly_the_counted_validation_games)
      * below to see it on a loaded machine (at 1 ms a CI run missed it). */
     Args a = far_run("r", 80, "--think 2");
     add_line(&a, "-validate every=0.5 games=20 -maxmoves 30 -pgnout file=%s/g.pgn", tmp);
-    pid_t pid = spawn(run_main, &a, "log1");
-    for (int i = 0; !state_has_pending_pairs("r"); i++) {
-        int st;
-        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
-        cr_assert_lt(i, 3000, "no point in play after 60 s");
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
+    pid_t pid = spawn_until_point_in_play(&a, "log1");
     kill(pid, SIGKILL);
     wait_child(pid);
     args_free(&a);
@@ -1418,14 +1419,7 @@ Test(validate, the_progress_line_shows_the_point_in_play)
 {
     Args a = far_run("r", 80, "--think 2");
     add_line(&a, "-validate every=0.5 games=20 -maxmoves 30");
-    pid_t pid = spawn(run_main, &a, "log1");
-    for (int i = 0; !state_has_pending_pairs("r"); i++) {
-        int st;
-        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the run ended before a point was in play");
-        cr_assert_lt(i, 3000, "no point in play after 60 s");
-        struct timespec ts = { 0, 20 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
+    pid_t pid = spawn_until_point_in_play(&a, "log1");
     kill(pid, SIGTERM);
     wait_child(pid);
     args_free(&a);
