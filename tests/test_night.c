@@ -638,3 +638,45 @@ Test(night, status_counts_the_validation_point_being_played)
               "the report names the points lost with validation.csv");
     free(html);
 }
+
+/* verify.json's elapsed_s set to secs. */
+static void verify_elapsed(const char *dir, double secs)
+{
+    cJSON *v = json_of(dir, "verify.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(v, "elapsed_s", cJSON_CreateNumber(secs));
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s/verify.json", tmp, dir);
+    cr_assert_eq(rd_write_json(path, v, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(v);
+}
+
+/* A confirmation under way is timed by its own play once it has played a
+ * minute: a night sized in games (or one that adopted a run) measured no
+ * rate at the user's limit, and its status said only "not measured". */
+Test(night, the_confirmation_left_is_timed_by_its_own_play)
+{
+    cr_assert_eq(night("c", true, ""), 0, "%s", slurp("c-end.log"));
+    /* Its confirmation half played: 10 of 20 pairs. */
+    cJSON *nj = json_of("c", NIGHT_FILE);
+    cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
+    cr_assert_eq(plan_num(plan, "rate_confirm"), 0, "a night sized in games measures no rate");
+    cJSON_ReplaceItemInObjectCaseSensitive(plan, "confirm_pairs", cJSON_CreateNumber(20));
+    cJSON *c3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj, "steps"), 3);
+    cJSON_ReplaceItemInObjectCaseSensitive(c3, "status", cJSON_CreateString("stopped"));
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/c/%s", tmp, NIGHT_FILE);
+    cr_assert_eq(rd_write_json(path, nj, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(nj);
+    /* 20 games in 100 s: the 20 left take 100 s more. */
+    verify_elapsed("c", 100);
+    char *log = status_of("c", "c-status", 0);
+    cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games, about 1m40s at 0.20 games/s (its play so "
+                          "far)"),
+              "%s", log);
+    free(log);
+    /* Under a minute of play is no measure. */
+    verify_elapsed("c", 30);
+    log = status_of("c", "c-status2", 0);
+    cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games (its rate not measured"), "%s", log);
+    free(log);
+}

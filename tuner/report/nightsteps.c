@@ -154,7 +154,9 @@ static void export_figure(const char *dir, char *buf, size_t len)
     cJSON_Delete(k);
 }
 
-static void confirm_figure(const char *dir, char *buf, size_t len, double *played)
+/* The confirmation's figure from verify.json, the pairs it counts and the
+ * games per second of its play (0 before a minute of it). */
+static void confirm_figure(const char *dir, char *buf, size_t len, double *played, double *rate)
 {
     cJSON *v = read_in(dir, VERIFY_FILE, buf, len);
     if (!v)
@@ -172,6 +174,9 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
     const MatchTally *t = &r.tally;
     double pairs = verify_record_shown(&r, VREC_PAIRS, t->pairs);
     *played = isfinite(pairs) ? pairs : 0;
+    double games = verify_record_shown(&r, VREC_GAMES, t->games);
+    if (isfinite(games) && games > 0 && isfinite(r.elapsed_s) && r.elapsed_s >= 60)
+        *rate = games / r.elapsed_s;
     size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", pairs,
                         verify_record_shown(&r, VREC_ROUNDS, r.rounds), json_shown(r.tc));
     if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
@@ -190,18 +195,19 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
 /* What the steps not done still play, from night.json's plan and the files
  * the steps wrote, and how long: at the run's limit at its recent pace
  * (histrate.h), else at the rate of all its play time (the calibration's
- * before it played), the confirmation
- * at the rate measured at the user's limit. */
+ * before it played), the confirmation at the rate of its own play once
+ * it played a minute, else at the rate measured at the user's limit. */
 static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st, char *buf, size_t len)
 {
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan");
     const RunState *rs = m->rs;
     bool done[NIGHT_NSTEPS] = { false };
-    double played[NIGHT_NSTEPS] = { 0 };
+    double played[NIGHT_NSTEPS] = { 0 }, own[NIGHT_NSTEPS] = { 0 };
     for (size_t i = 0; i < st->n; i++) {
         int k = night_step_index(st->steps[i].name); /* night_file_check: every name is a step's */
         done[k] = !strcmp(st->steps[i].status, "done");
         played[k] = st->steps[i].played;
+        own[k] = st->steps[i].rate;
     }
     buf[0] = '\0';
     if (!cJSON_IsObject(plan) || !rs)
@@ -246,7 +252,10 @@ static void night_left(const MorningRun *m, const cJSON *j, const NightSteps *st
     }
     if (conf > 0) {
         at = appendf(buf, len, at, "%sthe confirmation's %.0f games", at ? "; " : "", conf);
-        if (isfinite(rate_confirm) && rate_confirm > 0) {
+        if (own[3] > 0) {
+            duration_format(conf / own[3], t, sizeof t);
+            appendf(buf, len, at, ", about %s at %.2f games/s (its play so far)", t, own[3]);
+        } else if (isfinite(rate_confirm) && rate_confirm > 0) {
             duration_format(conf / rate_confirm, t, sizeof t);
             appendf(buf, len, at, ", about %s at %.2f games/s (measured at the user's limit)", t, rate_confirm);
         } else {
@@ -288,7 +297,7 @@ int night_steps_read(const MorningRun *m, NightSteps *out, char *err, size_t err
         else if (!strcmp(st->name, "export"))
             export_figure(dir, st->figure, sizeof st->figure);
         else if (!strcmp(st->name, "confirm"))
-            confirm_figure(dir, st->figure, sizeof st->figure, &st->played);
+            confirm_figure(dir, st->figure, sizeof st->figure, &st->played, &st->rate);
     }
     night_left(m, j, out, out->left, sizeof out->left);
     cJSON_Delete(j);

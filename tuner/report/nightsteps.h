@@ -36,6 +36,7 @@ typedef struct {
     char status[64];    /* night.json's, "running" shown as "interrupted" when no process holds the run */
     char figure[768];   /* what the step measured, or "" when it has not played */
     double played;      /* the pairs the figure counts (the ablation's, the confirmation's), else 0 */
+    double rate;        /* the confirmation's games per second of its own play, once it played a minute; else 0 */
 } NightStep;
 
 typedef struct {
