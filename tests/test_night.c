@@ -632,7 +632,7 @@ Test(night, status_counts_the_validation_point_being_played)
     add_line(&ra, "report %s/v -o %s/v.html", tmp, tmp);
     cr_assert_eq(run_to_end(report_main, &ra, "v-report"), 0, "%s", slurp("v-report"));
     char *html = slurp("v.html");
-    snprintf(want, sizeof want, "<p>point %.0f being played: 6 of %.0f games.</p>", done, final);
+    snprintf(want, sizeof want, "<p>Point %.0f being played: 6 of %.0f games.</p>", done, final);
     cr_expect(strstr(html, want), "the report's validation section has %s", want);
     cr_expect(strstr(html, "no point in validation.csv, but the state counts ") && !strstr(html, "No point yet"),
               "the report names the points lost with validation.csv");

@@ -2,6 +2,7 @@
  * moves are real; see htmlreport_impl.h. */
 #include "htmlreport_impl.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,8 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
     }
     char pending[160], lost[256];
     morning_validation_state(v, n, pending, sizeof pending, lost, sizeof lost);
+    /* status prints it after a label; here it is a sentence of its own ("lost" may begin with a file name) */
+    pending[0] = (char)toupper((unsigned char)pending[0]);
     if (lost[0]) {
         fputs("<p class=\"warn\">", f);
         htmlreport_esc(f, lost);
