@@ -18,6 +18,7 @@
 #include "rd.h"
 #include "sprt.h"
 #include "stats.h"
+#include "validate.h"
 #include "verdict.h"
 #include "verify_record.h"
 
@@ -177,4 +178,20 @@ Test(elotext, verify_status_of_a_lopsided_verification)
               "%s", text);
     cr_assert_null(an_infinity(text), "%s", text);
     free(text);
+}
+
+/* An estimate that rounds to zero reads "+0.0", never "-0.0": the sign
+ * would claim a direction the figure does not have. */
+Test(elotext, an_estimate_that_rounds_to_zero_has_no_minus_sign)
+{
+    char buf[128];
+    ValidationPoint p = { .elo = -0.04, .elo_err = 10.2 };
+    cr_expect_str_eq(validate_elo_text(&p, buf, sizeof buf), "+0.0 +/- 10.2 Elo");
+    p.elo = -0.06;
+    cr_expect_str_eq(validate_elo_text(&p, buf, sizeof buf), "-0.1 +/- 10.2 Elo", "a value that rounds away keeps it");
+    cr_expect_str_eq(elo_text(buf, sizeof buf, -0.004, 5.0, 2, true, NULL, 0, 0, 0), "+0.00 +/- 5.00");
+    cr_expect_str_eq(elo_text(buf, sizeof buf, -0.006, 5.0, 2, true, NULL, 0, 0, 0), "-0.01 +/- 5.00");
+    snprintf(buf, sizeof buf, "%+.1f", elo_no_minus_zero(-0.0, 1));
+    cr_expect_str_eq(buf, "+0.0", "negative zero itself");
+    cr_expect(isnan(elo_no_minus_zero(NAN, 1)), "NaN stays NaN");
 }

@@ -13,6 +13,7 @@
 #include "ablation_record.h"
 #include "board.h"
 #include "cliutil.h"
+#include "elotext.h"
 #include "errmsg.h"
 #include "jsonget.h"
 #include "match.h"
@@ -360,7 +361,7 @@ static void print_elo(FILE *out, double e)
     if (isinf(e))
         fprintf(out, "%s", e > 0 ? "+inf" : "-inf");
     else
-        fprintf(out, "%+.1f", e);
+        fprintf(out, "%+.1f", elo_no_minus_zero(e, 1));
 }
 
 /* "the groups' sum +26.0 [+18.1, +34.0]": a term's Elo and interval. */
@@ -408,9 +409,9 @@ static void print_table(FILE *out, const AblationRecord *r, const char *dir)
             continue;
         }
         char el[32], l[32], h[32];
-        snprintf(el, sizeof el, "%+.1f", e->elo);
-        snprintf(l, sizeof l, "%+.1f", e->elo_lo);
-        snprintf(h, sizeof h, "%+.1f", e->elo_hi);
+        snprintf(el, sizeof el, "%+.1f", elo_no_minus_zero(e->elo, 1));
+        snprintf(l, sizeof l, "%+.1f", elo_no_minus_zero(e->elo_lo, 1));
+        snprintf(h, sizeof h, "%+.1f", elo_no_minus_zero(e->elo_hi, 1));
         char iv[80];
         snprintf(iv, sizeof iv, "[%s, %s]", l, h);
         fprintf(out, "%8s  %-20s %s\n", el, iv, json_shown(gr->verdict));

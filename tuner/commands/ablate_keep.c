@@ -11,6 +11,7 @@
 
 #include "ablation.h"
 #include "ablation_record.h"
+#include "elotext.h"
 #include "errmsg.h"
 #include "jsonget.h"
 #include "rd.h"
@@ -90,10 +91,11 @@ static int add_prediction(cJSON *info, const AblationRecord *abl, bool keep_pays
         return -1;
     fprintf(stderr, "-ablation keep=%s: the %d kept %s %+.1f [%+.1f, %+.1f] Elo together at %s (the sum of "
             "their estimates); the additivity check: %s", keep, n, n == 1 ? "group predicts" : "groups predict",
-            ablation_elo(sum),
-            ablation_elo(lo), ablation_elo(hi), tc, support);
+            elo_no_minus_zero(ablation_elo(sum), 1), elo_no_minus_zero(ablation_elo(lo), 1),
+            elo_no_minus_zero(ablation_elo(hi), 1), tc, support);
     if (!isnan(gap->elo))
-        fprintf(stderr, " (gap %+.1f [%+.1f, %+.1f] Elo)", gap->elo, gap->lo, gap->hi);
+        fprintf(stderr, " (gap %+.1f [%+.1f, %+.1f] Elo)", elo_no_minus_zero(gap->elo, 1),
+                elo_no_minus_zero(gap->lo, 1), elo_no_minus_zero(gap->hi, 1));
     fputc('\n', stderr);
     return 0;
 }

@@ -22,6 +22,7 @@
 #include "cliutil.h"
 #include "duration.h"
 #include "conf.h"
+#include "elotext.h"
 #include "errmsg.h"
 #include "export.h"
 #include "histrate.h"
@@ -643,8 +644,9 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
             a.has_games ? (double)a.games / 2 : NAN, json_shown(a.tc));
     for (size_t g = 0; g < a.ngroups; g++) {
         const AblGroupRecord *gr = &a.groups[g];
-        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", json_shown(gr->name), gr->eff.elo,
-                gr->eff.elo_lo, gr->eff.elo_hi, json_shown(gr->verdict));
+        fprintf(out, "  %-12s %+7.1f [%+.1f, %+.1f] Elo  %-8s", json_shown(gr->name),
+                elo_no_minus_zero(gr->eff.elo, 1), elo_no_minus_zero(gr->eff.elo_lo, 1),
+                elo_no_minus_zero(gr->eff.elo_hi, 1), json_shown(gr->verdict));
         for (size_t k = 0; k < gr->nparams; k++)
             if (gr->params[k])
                 fprintf(out, " %s %g->%g", gr->params[k], json_num_shown(a.base, gr->params[k]),
@@ -654,8 +656,9 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
     const AblTermRecord *t = a.terms;
     if (a.has_additivity)
         fprintf(out, "  additivity: the groups' sum %+.1f, the whole %+.1f, gap %+.1f [%+.1f, %+.1f] Elo: %s\n",
-                t[ABL_TERM_SUM].elo, t[ABL_TERM_WHOLE].elo, t[ABL_TERM_GAP].elo, t[ABL_TERM_GAP].lo,
-                t[ABL_TERM_GAP].hi, json_shown(a.additivity_verdict));
+                elo_no_minus_zero(t[ABL_TERM_SUM].elo, 1), elo_no_minus_zero(t[ABL_TERM_WHOLE].elo, 1),
+                elo_no_minus_zero(t[ABL_TERM_GAP].elo, 1), elo_no_minus_zero(t[ABL_TERM_GAP].lo, 1),
+                elo_no_minus_zero(t[ABL_TERM_GAP].hi, 1), json_shown(a.additivity_verdict));
     ablation_record_free(&a);
 }
 
@@ -668,8 +671,8 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
     verify_record_from_json(&r, ver, false, NULL, NULL, 0);
     const uint64_t *pt = r.tally.ptnml;
     double elo = r.est.elo, err = r.est.elo_err;
-    fprintf(out, "The confirmation at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_shown(r.tc), elo, err,
-            verify_record_shown(&r, VREC_GAMES, r.tally.games));
+    fprintf(out, "The confirmation at %s: %+.1f +/- %.1f Elo over %.0f games (Ptnml ", json_shown(r.tc),
+            elo_no_minus_zero(elo, 1), err, verify_record_shown(&r, VREC_GAMES, r.tally.games));
     if (r.have & VREC_PTNML)
         fprintf(out, "[%llu, %llu, %llu, %llu, %llu]", (unsigned long long)pt[0], (unsigned long long)pt[1],
                 (unsigned long long)pt[2], (unsigned long long)pt[3], (unsigned long long)pt[4]);
@@ -688,7 +691,7 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
         double p = json_num_shown(pr, "elo"), half = (json_num_shown(pr, "elo_hi") - json_num_shown(pr, "elo_lo")) / 2;
         double d = elo - p, e = sqrt(half * half + err * err);
         fprintf(out, "  against the prediction (%+.1f at %s): the confirmation minus the prediction %+.1f +/- %.1f "
-                "Elo, %s\n", p, json_text_shown(pr, "tc"), d, e,
+                "Elo, %s\n", elo_no_minus_zero(p, 1), json_text_shown(pr, "tc"), elo_no_minus_zero(d, 1), e,
                 fabs(d) <= e ? "they agree" : d < 0 ? "below it: the kept values pay less at the user's limit"
                                                     : "above it");
     }
@@ -726,7 +729,9 @@ static void morning_write(FILE *out, const Night *n)
     }
     if (cJSON_IsObject(pr))
         fprintf(out, "\nKept (keep=pays): %.0f group(s), predicted %+.1f [%+.1f, %+.1f] Elo together at %s (%s)\n",
-                json_num_shown(pr, "groups"), json_num_shown(pr, "elo"), json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"),
+                json_num_shown(pr, "groups"), elo_no_minus_zero(json_num_shown(pr, "elo"), 1),
+                elo_no_minus_zero(json_num_shown(pr, "elo_lo"), 1), elo_no_minus_zero(json_num_shown(pr, "elo_hi"), 1),
+                json_text_shown(pr, "tc"),
                 json_text_shown(pr, "additivity"));
     if (ver)
         morning_confirmation(out, ver, cJSON_IsObject(pr) ? pr : NULL);

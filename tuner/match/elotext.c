@@ -64,6 +64,12 @@ const char *elo_text(char *buf, size_t len, double elo, double err, int digits, 
 {
     if (!elo_has_interval(elo, err))
         return elo_na_text(buf, len, ptnml, wins, losses, draws);
-    snprintf(buf, len, plus ? "%+.*f +/- %.*f" : "%.*f +/- %.*f", digits, elo, digits, err);
+    snprintf(buf, len, plus ? "%+.*f +/- %.*f" : "%.*f +/- %.*f", digits, elo_no_minus_zero(elo, digits), digits,
+             err);
     return buf;
+}
+
+double elo_no_minus_zero(double x, int digits)
+{
+    return fabs(x) < 0.5 * pow(10, -digits) ? 0.0 : x;
 }

@@ -36,4 +36,8 @@ const char *elo_na_text(char *buf, size_t len, const uint64_t *ptnml, uint64_t w
 const char *elo_text(char *buf, size_t len, double elo, double err, int digits, bool plus, const uint64_t *ptnml,
                      uint64_t wins, uint64_t losses, uint64_t draws);
 
+/* x as "%+.*f" prints it at digits decimals, except that a value that
+ * rounds to zero is +0: "+0.0", never "-0.0". */
+double elo_no_minus_zero(double x, int digits);
+
 #endif

@@ -168,7 +168,7 @@ void htmlreport_validation_section(FILE *f, HtmlRunPage *pg)
         char elo[200];
         fprintf(f, "<tr><td>%llu</td><td>%llu</td><td>", (unsigned long long)p->point, (unsigned long long)p->games);
         if (elo_has_interval(p->elo, p->elo_err))
-            fprintf(f, "%+.1f &plusmn; %.1f", p->elo, p->elo_err);
+            fprintf(f, "%+.1f &plusmn; %.1f", elo_no_minus_zero(p->elo, 1), p->elo_err);
         else
             htmlreport_esc(f, elo_na_text(elo, sizeof elo, p->ptnml, p->wins, p->losses, p->draws));
         fprintf(f, "</td><td>%llu</td><td>%llu, %llu, %llu, %llu, %llu</td><td>%s/%llu.json</td><td>%s%s%s</td></tr>\n",

@@ -226,8 +226,8 @@ const char *morning_best_text(const ValidationPoint *pts, size_t n, char *buf, s
                  validate_elo_text(p, elo, sizeof elo), n);
     else
         snprintf(buf, len, "%+.1f Elo as measured, %+.1f corrected for selection (the best of %zu noisy estimates "
-                 "is optimistic by about %.1f Elo; no interval: re-measure it with verify -snapshot %llu)", p->elo,
-                 p->elo - bias, n, bias, (unsigned long long)p->point);
+                 "is optimistic by about %.1f Elo; no interval: re-measure it with verify -snapshot %llu)",
+                 elo_no_minus_zero(p->elo, 1), elo_no_minus_zero(p->elo - bias, 1), n, bias, (unsigned long long)p->point);
     return buf;
 }
 

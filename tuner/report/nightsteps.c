@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "duration.h"
+#include "elotext.h"
 #include "errmsg.h"
 #include "ablation_record.h"
 #include "jsonget.h"
@@ -129,7 +130,8 @@ static void ablation_figure(const RunState *rs, const char *dir, const char *sta
             at = appendf(buf, len, at, "no group judged");
         const AblTermRecord *gap = &a.terms[ABL_TERM_GAP];
         if (a.has_additivity)
-            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", gap->elo, gap->lo, gap->hi,
+            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", elo_no_minus_zero(gap->elo, 1),
+                    elo_no_minus_zero(gap->lo, 1), elo_no_minus_zero(gap->hi, 1),
                     json_shown(a.additivity_verdict));
     }
     ablation_record_free(&a);
@@ -149,8 +151,9 @@ static void export_figure(const char *dir, char *buf, size_t len)
                         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "kept")),
                         cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(abl, "start")));
     if (cJSON_IsObject(pr))
-        appendf(buf, len, at, "; predicted %+.1f [%+.1f, %+.1f] Elo together at %s", json_num_shown(pr, "elo"),
-                json_num_shown(pr, "elo_lo"), json_num_shown(pr, "elo_hi"), json_text_shown(pr, "tc"));
+        appendf(buf, len, at, "; predicted %+.1f [%+.1f, %+.1f] Elo together at %s",
+                elo_no_minus_zero(json_num_shown(pr, "elo"), 1), elo_no_minus_zero(json_num_shown(pr, "elo_lo"), 1),
+                elo_no_minus_zero(json_num_shown(pr, "elo_hi"), 1), json_text_shown(pr, "tc"));
     cJSON_Delete(k);
 }
 
@@ -180,7 +183,7 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
     size_t at = appendf(buf, len, 0, "%.0f of %.0f pairs at %s", pairs,
                         verify_record_shown(&r, VREC_ROUNDS, r.rounds), json_shown(r.tc));
     if (isfinite(r.est.elo) && isfinite(r.est.elo_err))
-        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", r.est.elo, r.est.elo_err);
+        at = appendf(buf, len, at, ": %+.1f +/- %.1f Elo", elo_no_minus_zero(r.est.elo, 1), r.est.elo_err);
     if (r.have & VREC_PTNML) {
         for (int k = 0; k < 5; k++)
             at = appendf(buf, len, at, "%s%llu", k ? ", " : " (Ptnml [", (unsigned long long)t->ptnml[k]);

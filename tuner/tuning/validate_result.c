@@ -14,7 +14,7 @@
 const char *validate_elo_text(const ValidationPoint *p, char *buf, size_t len)
 {
     if (elo_has_interval(p->elo, p->elo_err)) {
-        snprintf(buf, len, "%+.1f +/- %.1f Elo", p->elo, p->elo_err);
+        snprintf(buf, len, "%+.1f +/- %.1f Elo", elo_no_minus_zero(p->elo, 1), p->elo_err);
     } else {
         char na[160];
         snprintf(buf, len, "Elo %s", elo_na_text(na, sizeof na, p->ptnml, p->wins, p->losses, p->draws));
