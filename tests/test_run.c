@@ -1104,6 +1104,41 @@ static int count_in(const char *path, const char *needle)
     return n;
 }
 
+/* A run directory copied elsewhere (restored from a backup, a commit, another
+ * machine) resumes in its own files: the PGN it kept inside its directory,
+ * as `make tune` and `make night` keep it, is named anew in the copy, so
+ * the copy never writes into the directory it came from (nor fails when
+ * that one is gone). */
+Test(run, a_copied_run_directory_plays_on_in_its_own_pgn, .init = command_fixture)
+{
+    int rc = shell(TUNE " run -engine cmd=%s -params file=%s/spec.txt -each nodes=1 -openings file=%s/book.epd "
+                        "-maxmoves 20 -spsa games=8 -srand 3 -pgnout file=%s/r/games.pgn -out %s/r",
+                   FAKESPSA, tmp, tmp, tmp, tmp);
+    cr_assert_eq(rc, 0, "the run failed:\n%s", out);
+    char orig[PATH_MAX], copy[PATH_MAX];
+    snprintf(orig, sizeof orig, "%s/r/games.pgn", tmp);
+    snprintf(copy, sizeof copy, "%s/c/games.pgn", tmp);
+    /* its 8 games and its validation's */
+    int before = count_in(orig, "[Event ");
+    cr_assert_geq(before, 8, "the run's PGN holds its games:\n%s", out);
+    cr_assert_eq(shell("cp -r %s/r %s/c", tmp, tmp), 0, "%s", out);
+    cr_assert_eq(shell(TUNE " resume %s/c -spsa games=16", tmp), 0, "%s", out);
+    cr_expect(strstr(out, "the run was in ") && strstr(out, "; its games go to ") && strstr(out, copy),
+              "the resume says where the games go now:\n%s", out);
+    cr_expect_eq(count_in(orig, "[Event "), before, "the copy wrote into the original's PGN");
+    int copied = count_in(copy, "[Event ");
+    cr_expect_geq(copied, before + 8, "the copy's PGN holds its 8 games more: %d, %d before", copied, before);
+    cJSON *j = state_json("c");
+    const cJSON *pgn = cJSON_GetObjectItemCaseSensitive(at(j, "config", "pgnout"), "file");
+    cr_expect(cJSON_IsString(pgn) && !strcmp(pgn->valuestring, copy), "the copy's state names its own PGN");
+    cJSON_Delete(j);
+    /* The original gone, the copy goes on all the same. */
+    cr_assert_eq(shell("rm -rf %s/r", tmp), 0);
+    cr_assert_eq(shell(TUNE " resume %s/c -spsa games=20", tmp), 0, "%s", out);
+    cr_expect_geq(count_in(copy, "[Event "), copied + 4);
+}
+
+
 enum { STOP_P = 4, STOP_GAMES = 16 };
 
 /* A run of STOP_GAMES games of fakespsa (with engine_args) in batches of

@@ -299,7 +299,14 @@ int resume_main(int argc, char **argv)
     const char *conc = conf_get(&over, "concurrency", "");
     if (conc)
         conf_set(&rs->conf, "concurrency", "", conc, "command line");
-    conf_set(&rs->conf, "out", "", r.dir, "command line");
+    char was[PATH_MAX];
+    if (setup_run_dir(&rs->conf, r.dir, was, sizeof was) < 0) {
+        errmsg(err, sizeof err, "out of memory");
+        goto fail;
+    }
+    const char *pgn = conf_get(&rs->conf, "pgnout", "file");
+    if (was[0])
+        printf("the run was in %s, now in %s%s%s\n", was, r.dir, pgn ? "; its games go to " : "", pgn ? pgn : "");
     const char *moved = conf_get(&over, "engine", "cmd");
     if (moved && setup_engine_cmd(&rs->conf, moved) < 0) {
         errmsg(err, sizeof err, "out of memory");

@@ -355,6 +355,27 @@ int setup_engine_cmd(RunConf *c, const char *cmd)
     return engine_cmd_set(c, cmd, "command line");
 }
 
+int setup_run_dir(RunConf *c, const char *dir, char *moved, size_t movedlen)
+{
+    static const char *const INSIDE[] = { "pgnout", "log" };
+    char old[PATH_MAX];
+    snprintf(old, sizeof old, "%s", conf_get(c, "out", "") ? conf_get(c, "out", "") : "");
+    size_t n = strlen(old);
+    bool away = n > 0 && strcmp(old, dir) != 0;
+    if (moved)
+        snprintf(moved, movedlen, "%s", away ? old : "");
+    for (size_t i = 0; away && i < sizeof INSIDE / sizeof *INSIDE; i++) {
+        const ConfItem *it = conf_find(c, INSIDE[i], "file");
+        if (!it || strncmp(it->val, old, n) != 0 || it->val[n] != '/')
+            continue;
+        char path[2 * PATH_MAX];
+        snprintf(path, sizeof path, "%s%s", dir, it->val + n);
+        if (conf_set(c, INSIDE[i], "file", path, it->origin) < 0)
+            return -1;
+    }
+    return conf_set(c, "out", "", dir, "command line");
+}
+
 int setup_engine_present(const RunConf *c, const char *dir, char *err, size_t errlen)
 {
     const char *cmd = conf_get(c, "engine", "cmd");

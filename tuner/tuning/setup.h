@@ -50,6 +50,13 @@ int setup_check_engine(RunState *rs, MatchConfig *mc, char *err, size_t errlen);
  * as setup keeps it (absolute unless it is a bare name or engine.dir is
  * set).  -1 when out of memory. */
 int setup_engine_cmd(RunConf *c, const char *cmd);
+/* resume of the run in dir: out becomes dir, and when the run directory
+ * was moved or copied there from the out it was started in, the files it
+ * kept in that directory (pgnout.file, log.file) are named in dir, so that
+ * a copy plays on in its own files and never writes into the directory it
+ * came from.  moved (may be NULL) gets the old directory, or "" when it did
+ * not move.  -1 when out of memory. */
+int setup_run_dir(RunConf *c, const char *dir, char *moved, size_t movedlen);
 /* The run's engine program (engine.cmd of c, the run in dir) is there to
  * run, or -1 with a message that says how to name it anew when it moved. */
 int setup_engine_present(const RunConf *c, const char *dir, char *err, size_t errlen);
