@@ -103,6 +103,25 @@ static cJSON *json_of(const char *dir, const char *name)
     return j;
 }
 
+/* j written back to tmp/dir/name, and freed. */
+static void json_put_back(const char *dir, const char *name, cJSON *j)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s/%s", tmp, dir, name);
+    cr_assert_eq(rd_write_json(path, j, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+}
+
+/* The status of the night's step k in tmp/dir/night.json set to status. */
+static void step_status(const char *dir, int k, const char *status)
+{
+    cJSON *nj = json_of(dir, NIGHT_FILE);
+    cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj, "steps"), k);
+    cr_assert_not_null(st, "%s/%s has step %d", dir, NIGHT_FILE, k);
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "status", cJSON_CreateString(status));
+    json_put_back(dir, NIGHT_FILE, nj);
+}
+
 /* The members of a and b at key are equal. */
 static void same(const cJSON *a, const cJSON *b, const char *what, const char *key)
 {
@@ -179,13 +198,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
               "the report's night section");
     free(html);
     /* A step left "running" by a process that is gone is shown interrupted. */
-    cJSON *nj2 = json_of("a", NIGHT_FILE);
-    cJSON *c3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj2, "steps"), 3);
-    cJSON_ReplaceItemInObjectCaseSensitive(c3, "status", cJSON_CreateString("running"));
-    char np[512], err[512];
-    snprintf(np, sizeof np, "%s/a/%s", tmp, NIGHT_FILE);
-    cr_assert_eq(rd_write_json(np, nj2, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(nj2);
+    step_status("a", 3, "running");
     log = status_of("a", "status2", 0);
     cr_assert(strstr(log, "\n  confirm   interrupted 10 of 10 pairs"), "%s", log);
     cr_expect(!strstr(log, "left to play"), "its 10 pairs are played, so nothing is left:\n%s", log);
@@ -407,10 +420,7 @@ Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
     double games = cJSON_GetObjectItemCaseSensitive(run, "games")->valuedouble;
     double used = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "validation"), "used")
                       ->valuedouble;
-    char path[600], err[512];
-    snprintf(path, sizeof path, "%s/t/state.json", tmp);
-    cr_assert_eq(rd_write_json(path, st, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(st);
+    json_put_back("t", "state.json", st);
     double expect = floor((0.008 * 3600 - t_confirm - elapsed) * (games + 2 * used) / elapsed / 2);
     expect = expect < 200 ? 200 : expect;
     cr_assert(expect < planned, "the test's numbers shrink the ablation: %g pairs planned, %g left", planned, expect);
@@ -605,19 +615,12 @@ Test(night, status_counts_the_validation_point_being_played)
     cJSON_ReplaceItemInObjectCaseSensitive(val, "done", cJSON_CreateNumber(done - 1));
     cJSON_ReplaceItemInObjectCaseSensitive(val, "last", cJSON_CreateNumber(100));
     cJSON_ReplaceItemInObjectCaseSensitive(val, "used", cJSON_CreateNumber(used - final / 2));
-    char path[512], err[512];
-    snprintf(path, sizeof path, "%s/v/state.json", tmp);
-    cr_assert_eq(rd_write_json(path, sj, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(sj);
+    json_put_back("v", "state.json", sj);
     cJSON_Delete(snap);
+    char path[512];
     snprintf(path, sizeof path, "%s/v/validation.csv", tmp);
     cr_assert_eq(unlink(path), 0);
-    cJSON *nj = json_of("v", NIGHT_FILE);
-    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj, "steps"), 0);
-    cJSON_ReplaceItemInObjectCaseSensitive(s0, "status", cJSON_CreateString("stopped"));
-    snprintf(path, sizeof path, "%s/v/%s", tmp, NIGHT_FILE);
-    cr_assert_eq(rd_write_json(path, nj, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(nj);
+    step_status("v", 0, "stopped");
 
     char *log = status_of("v", "v-status", 0);
     char want[256];
@@ -644,10 +647,7 @@ static void verify_elapsed(const char *dir, double secs)
 {
     cJSON *v = json_of(dir, "verify.json");
     cJSON_ReplaceItemInObjectCaseSensitive(v, "elapsed_s", cJSON_CreateNumber(secs));
-    char path[512], err[512];
-    snprintf(path, sizeof path, "%s/%s/verify.json", tmp, dir);
-    cr_assert_eq(rd_write_json(path, v, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(v);
+    json_put_back(dir, "verify.json", v);
 }
 
 /* A confirmation under way is timed by its own play once it has played a
@@ -661,12 +661,8 @@ Test(night, the_confirmation_left_is_timed_by_its_own_play)
     cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
     cr_assert_eq(plan_num(plan, "rate_confirm"), 0, "a night sized in games measures no rate");
     cJSON_ReplaceItemInObjectCaseSensitive(plan, "confirm_pairs", cJSON_CreateNumber(20));
-    cJSON *c3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(nj, "steps"), 3);
-    cJSON_ReplaceItemInObjectCaseSensitive(c3, "status", cJSON_CreateString("stopped"));
-    char path[512], err[512];
-    snprintf(path, sizeof path, "%s/c/%s", tmp, NIGHT_FILE);
-    cr_assert_eq(rd_write_json(path, nj, err, sizeof err), 0, "%s", err);
-    cJSON_Delete(nj);
+    json_put_back("c", NIGHT_FILE, nj);
+    step_status("c", 3, "stopped");
     /* 20 games in 100 s: the 20 left take 100 s more. */
     verify_elapsed("c", 100);
     char *log = status_of("c", "c-status", 0);

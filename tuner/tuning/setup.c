@@ -358,8 +358,9 @@ int setup_engine_cmd(RunConf *c, const char *cmd)
 int setup_run_dir(RunConf *c, const char *dir, char *moved, size_t movedlen)
 {
     static const char *const INSIDE[] = { "pgnout", "log" };
-    char old[PATH_MAX];
-    snprintf(old, sizeof old, "%s", conf_get(c, "out", "") ? conf_get(c, "out", "") : "");
+    const char *out = conf_get(c, "out", "");
+    char old[PATH_MAX]; /* a copy: conf_set frees the value */
+    snprintf(old, sizeof old, "%s", out ? out : "");
     size_t n = strlen(old);
     bool away = n > 0 && strcmp(old, dir) != 0;
     if (moved)
