@@ -56,7 +56,20 @@ static double true_beta(const char *group)
 /* A run of the fake engine in tmp/DIR whose values then moved to TUNED_VALUES
  * (SeeMargin stays at its start): its games are one move each (-resign
  * movecount=1 score=1000 -maxmoves 1) at nodes=1. */
+static void make_run_with(const char *dir, const char *engine_args, double holdout);
+
 static void make_run(const char *dir, int think_ms, double holdout)
+{
+    char args[128];
+    if (think_ms)
+        snprintf(args, sizeof args, EFFECTS " --think %d", think_ms);
+    else
+        snprintf(args, sizeof args, EFFECTS);
+    make_run_with(dir, args, holdout);
+}
+
+/* make_run with the fake's arguments as given. */
+static void make_run_with(const char *dir, const char *engine_args, double holdout)
 {
     cr_assert(access(FAKE, X_OK) == 0, "%s is missing: run `make %s` first", FAKE, FAKE);
     write_file("abl.txt", "LmrBase, int, 100, 0, 200, 10, 0.5\nLmrScale, int, 100, 0, 200, 10, 0.5\n"
@@ -70,10 +83,7 @@ static void make_run(const char *dir, int think_ms, double holdout)
     add(&a, "run");
     add(&a, "-engine");
     add(&a, "cmd=%s", FAKE);
-    if (think_ms)
-        add(&a, "args=" EFFECTS " --think %d", think_ms);
-    else
-        add(&a, "args=" EFFECTS);
+    add(&a, "args=%s", engine_args);
     add(&a, "-params");
     add(&a, "file=%s/abl.txt", tmp);
     add(&a, "-each");
@@ -372,6 +382,7 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
     cr_assert_eq(num(cont, "sessions"), 2);
     const cJSON *pf = cJSON_GetObjectItemCaseSensitive(full, "pairs"), *pc = cJSON_GetObjectItemCaseSensitive(cont, "pairs");
     cr_assert_eq(cJSON_GetArraySize(pc), PAIRS, "every pair once");
+    cr_assert_eq(num(cont, "forfeit_pairs"), PAIRS, "the forfeits of the pairs before the kill are counted on");
     /* Pair by pair. */
     static double diff_f[PAIRS], diff_c[PAIRS];
     static char design_f[PAIRS][8], design_c[PAIRS][8];
@@ -397,6 +408,78 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
         cr_assert_eq(num(cJSON_GetArrayItem(gc, g), "beta"), num(cJSON_GetArrayItem(gf, g), "beta"));
     cJSON_Delete(full);
     cJSON_Delete(cont);
+}
+
+/* The games of tmp/FILE lost by an illegal move, from Round `from` on. */
+static int illegal_in_pgn(const char *file, int from)
+{
+    char *pgn = slurp(file);
+    int n = 0, round = 0;
+    for (const char *p = pgn; *p; p++) {
+        if (!strncmp(p, "[Round \"", 8))
+            round = atoi(p + 8);
+        else if (!strncmp(p, "[Termination \"illegal move\"]", 28) && round >= from)
+            n++;
+    }
+    free(pgn);
+    return n;
+}
+
+/* The games that end by forfeit are counted with the pairs, in
+ * ablation.json and in the table: the fake answers an illegal move while
+ * RfpMargin is at its tuned value, so in every pair one side plays it and
+ * loses both games.  A file of an older build (no "forfeits") continues
+ * counting from there and says of how many pairs. */
+Test(ablate, counts_the_games_lost_by_forfeit)
+{
+    make_run_with("r", EFFECTS " --illegal-at RfpMargin=160", 0.5);
+    Args a = ablate_args("r", 60);
+    add(&a, "-pgnout");
+    add(&a, "%s/abl.pgn", tmp);
+    cr_assert_eq(run_to_end(verify_main, &a, "alog"), 0, "%s", slurp("alog"));
+    /* The games the PGN says were lost by an illegal move (the side playing
+     * Rfp tuned forfeits whenever it gets to move): all, and those of pairs
+     * 40..59 (Round 41..60), which the continuation below plays again. */
+    int lost = illegal_in_pgn("abl.pgn", 1), late = illegal_in_pgn("abl.pgn", 41);
+    cr_assert_gt(late, 10);
+    char want[128];
+    snprintf(want, sizeof want, "%d games ended by forfeit (%d illegal moves) in its 60 pairs", lost, lost);
+    char *log = slurp("alog");
+    cr_assert(strstr(log, want), "%s in:\n%s", want, log);
+    free(log);
+    cJSON *j = ablation_json("r");
+    cr_assert_eq(num(j, "forfeit_pairs"), 60);
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "forfeits");
+    cr_assert_eq(num(f, "illegal"), lost);
+    cr_assert_eq(num(f, "time_losses") + num(f, "crashes") + num(f, "stalls"), 0);
+
+    /* As an older build would have left it, stopped after its first 40 pairs. */
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "forfeits");
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "forfeit_pairs");
+    cJSON_ReplaceItemInObjectCaseSensitive(j, "status", cJSON_CreateString("stopped"));
+    cJSON *pairs = cJSON_GetObjectItemCaseSensitive(j, "pairs");
+    for (int i = cJSON_GetArraySize(pairs) - 1; i >= 0; i--)
+        if (num(cJSON_GetArrayItem(pairs, i), "pair") >= 40)
+            cJSON_DeleteItemFromArray(pairs, i);
+    cr_assert_eq(cJSON_GetArraySize(pairs), 40);
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/r/ablation.json", tmp);
+    cr_assert_eq(rd_write_json(path, j, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(j);
+    Args b = { .n = 0 };
+    add(&b, "verify");
+    add(&b, "%s/r", tmp);
+    add(&b, "-ablate");
+    int rc = run_to_end(verify_main, &b, "alog2");
+    log = slurp("alog2");
+    cr_assert_eq(rc, 0, "%s", log);
+    snprintf(want, sizeof want, "%d games ended by forfeit (%d illegal moves) in 20 of its 60 pairs", late, late);
+    cr_assert(strstr(log, want), "%s in:\n%s", want, log);
+    free(log);
+    j = ablation_json("r");
+    cr_assert_eq(num(j, "forfeit_pairs"), 20);
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(j, "forfeits"), "illegal"), late);
+    cJSON_Delete(j);
 }
 
 /* groups=FILE and groups=NAME:P1,P2;...: the groups as given, a group with

@@ -178,7 +178,7 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     /* Each step with its figure, from the file it wrote. */
     cr_assert(strstr(log, "night (night.json):\n  spsa      done        200 of 200 games at 1 nodes\n") &&
                   strstr(log, "\n  ablation  done        40 of 40 pairs at 1 nodes; ") &&
-                  strstr(log, "; additivity gap ") &&
+                  strstr(log, "; additivity gap ") && strstr(log, "; no game ended by forfeit in its 40 pairs\n") &&
                   strstr(log, "\n  export    done        ") && strstr(log, " kept at the tuned value, ") &&
                   strstr(log, "\n  confirm   done        10 of 10 pairs at ") && strstr(log, " Elo (Ptnml [") &&
                   strstr(log, "\n  morning   done\n") && strstr(log, "the morning page: ") &&
@@ -205,7 +205,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     free(log);
     char *page = morning_body("a");
     cr_assert(strstr(page, "What moved") && strstr(page, "The confirmation at") && strstr(page, "make PARAMS=") &&
-                  strstr(page, "name, value lines"),
+                  strstr(page, "name, value lines") && strstr(page, "\n  no game ended by forfeit in its 40 pairs\n") &&
+                  strstr(page, "\n  no game ended by forfeit\n"),
               "the morning page:\n%s", page);
     /* Its readings follow its figures: the confirmation's interval against
      * 0, and its difference from the prediction against theirs. */

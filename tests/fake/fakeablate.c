@@ -25,6 +25,8 @@
  *   --effect NAME=E     effect_i of option NAME (default 0 for every option)
  *   --seed N            mixed into the hash (default 1)
  *   --think MS          sleep MS before each bestmove
+ *   --illegal-at NAME=V answer "bestmove 0000" (not a legal move: the game is
+ *                       lost by forfeit) while option NAME is V
  */
 #include "board.h"
 #include "fakelib.h"
@@ -43,6 +45,7 @@ static double effect[NOPT];
 static unsigned long seed = 1;
 static long think_ms;
 static uint64_t position_hash;
+static int illegal_opt = -1, illegal_val;
 
 static int option_index(const char *name)
 {
@@ -85,7 +88,7 @@ static void go(Position *pos, gsl_rng *rng)
     MoveList list;
     gen_legal(pos, &list, GEN_ALL);
     char uci[8] = "0000";
-    if (list.count > 0)
+    if (list.count > 0 && !(illegal_opt >= 0 && opt_val[illegal_opt] == illegal_val))
         move_to_uci(list.moves[0], uci);
     gsl_rng_set(rng, (unsigned long)(position_hash ^ (position_hash >> 32)));
     bool collapse = gsl_rng_uniform(rng) < collapse_probability();
@@ -113,17 +116,23 @@ int main(int argc, char **argv)
             seed = strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--think") && i + 1 < argc) {
             think_ms = strtol(argv[++i], NULL, 10);
-        } else if (!strcmp(argv[i], "--effect") && i + 1 < argc) {
+        } else if ((!strcmp(argv[i], "--effect") || !strcmp(argv[i], "--illegal-at")) && i + 1 < argc) {
+            const char *flag = argv[i];
             char *eq = strchr(argv[++i], '=');
             if (eq)
                 *eq = '\0';
             int k = eq ? option_index(argv[i]) : -1;
             if (k < 0) {
-                fprintf(stderr, "fakeablate: --effect %s: expected NAME=E with NAME one of LmrBase, LmrScale, "
-                        "NmpDepth, RfpMargin, SeeMargin\n", argv[i]);
+                fprintf(stderr, "fakeablate: %s %s: expected NAME=X with NAME one of LmrBase, LmrScale, "
+                        "NmpDepth, RfpMargin, SeeMargin\n", flag, argv[i]);
                 return 2;
             }
-            effect[k] = strtod(eq + 1, NULL);
+            if (!strcmp(flag, "--effect")) {
+                effect[k] = strtod(eq + 1, NULL);
+            } else {
+                illegal_opt = k;
+                illegal_val = atoi(eq + 1);
+            }
         } else {
             fprintf(stderr, "fakeablate: unknown argument '%s'\n", argv[i]);
             return 2;

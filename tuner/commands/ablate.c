@@ -105,6 +105,8 @@ typedef struct {
     unsigned char *st;            /* per pair: PAIR_* */
     double *y;                    /* per finished pair: engine 0's points minus engine 1's */
     uint64_t cursor, ndone;
+    ValidationForfeits forfeits;  /* of the counted pairs' games */
+    uint64_t forfeit_pairs;       /* the pairs they count: all, or those since an older build's file */
     int64_t last_save;
     Progress progress;
     bool failed;
@@ -323,6 +325,9 @@ static int record_of(const Ablate *A, const char *status, AblateRecord *o)
     r->tuned = verify_params_of(v->tuned);
     r->base = verify_params_of(v->base);
     r->games = 2 * A->ndone;
+    r->has_forfeits = true;
+    r->forfeits = A->forfeits;
+    r->forfeit_pairs = A->forfeit_pairs;
     r->sessions = v->sessions;
     r->created = v->created[0] ? v->created : o->now;
     r->updated = o->now;
@@ -422,6 +427,8 @@ static void print_table(FILE *out, const AblationRecord *r, const char *dir)
         fprintf(out, " Elo +/- %.1f\n", fabs(ablation_elo(1.96 * r->intercept_se)));
     }
     print_additivity(out, r);
+    char ff[400];
+    fprintf(out, "  %s\n", ablation_record_forfeit_text(r, ff, sizeof ff));
 }
 
 /* ---- the match hooks ------------------------------------------------------------------- */
@@ -489,6 +496,8 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
     A->st[k] = PAIR_DONE;
     A->y[k] = (double)(res->score2[0] + res->score2[1]) - 2.0;
     A->ndone++;
+    validate_forfeits_add(&A->forfeits, res);
+    A->forfeit_pairs++;
     /* Saved at most every SAVE_EVERY_MS (a save is a synced file): a pair
      * finished since the last save is played again after a kill. */
     int64_t now = ep_now_ms();
@@ -548,6 +557,10 @@ static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
         A->st[k] = PAIR_DONE;
         A->y[k] = p->diff;
         A->ndone++;
+    }
+    if (rc == 0 && r.has_forfeits) {
+        A->forfeits = r.forfeits;
+        A->forfeit_pairs = r.forfeit_pairs;
     }
     ablation_record_free(&r);
     return rc;

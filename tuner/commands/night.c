@@ -659,6 +659,8 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
                 elo_no_minus_zero(t[ABL_TERM_SUM].elo, 1), elo_no_minus_zero(t[ABL_TERM_WHOLE].elo, 1),
                 elo_no_minus_zero(t[ABL_TERM_GAP].elo, 1), elo_no_minus_zero(t[ABL_TERM_GAP].lo, 1),
                 elo_no_minus_zero(t[ABL_TERM_GAP].hi, 1), json_shown(a.additivity_verdict));
+    char ff[400];
+    fprintf(out, "  %s\n", ablation_record_forfeit_text(&a, ff, sizeof ff));
     ablation_record_free(&a);
 }
 
@@ -687,6 +689,19 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
                               : elo - err > 0        ? "the gain is shown: its interval is above 0"
                               : elo + err < 0        ? "a loss: its interval is below 0"
                                                      : "the gain is not shown: its interval holds 0");
+    if (r.have & VREC_TIME_LOSSES) {
+        const MatchTally *t = &r.tally;
+        ValidationForfeits f = { .time_losses = t->time_losses[0] + t->time_losses[1],
+                                 .crashes = t->crashes[0] + t->crashes[1],
+                                 .illegal = t->illegal[0] + t->illegal[1] };
+        char why[160];
+        if (validate_forfeits(&f) == 0)
+            fprintf(out, "  no game ended by forfeit\n");
+        else
+            fprintf(out, "  %llu game%s ended by forfeit (%s): a forfeit is a loss of the side at fault, not a "
+                    "judgement of the values\n", (unsigned long long)validate_forfeits(&f),
+                    validate_forfeits(&f) == 1 ? "" : "s", validate_forfeit_text(&f, why, sizeof why));
+    }
     if (pr && !isnan(elo) && !isnan(err)) {
         double p = json_num_shown(pr, "elo"), half = (json_num_shown(pr, "elo_hi") - json_num_shown(pr, "elo_lo")) / 2;
         double d = elo - p, e = sqrt(half * half + err * err);

@@ -130,10 +130,12 @@ static void ablation_figure(const RunState *rs, const char *dir, const char *sta
             at = appendf(buf, len, at, "no group judged");
         const AblTermRecord *gap = &a.terms[ABL_TERM_GAP];
         if (a.has_additivity)
-            appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", elo_no_minus_zero(gap->elo, 1),
+            at = appendf(buf, len, at, "; additivity gap %+.1f [%+.1f, %+.1f] Elo (%s)", elo_no_minus_zero(gap->elo, 1),
                     elo_no_minus_zero(gap->lo, 1), elo_no_minus_zero(gap->hi, 1),
                     json_shown(a.additivity_verdict));
     }
+    char ff[400];
+    appendf(buf, len, at, "; %s", ablation_record_forfeit_text(&a, ff, sizeof ff));
     ablation_record_free(&a);
     cJSON_Delete(j);
 }

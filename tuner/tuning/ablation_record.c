@@ -191,6 +191,11 @@ cJSON *ablation_record_to_json(const AblationRecord *r)
     jput_item(&w, "base", cJSON_Duplicate(r->base, true));
     jput_num(&w, "games", (double)r->games);
     jput_counts(&w, "ptnml", r->ptnml, 5);
+    if (r->has_forfeits) {
+        jput_num(&w, "forfeit_pairs", (double)r->forfeit_pairs);
+        if (w.ok && !validate_forfeits_to_json(w.o, &r->forfeits))
+            w.ok = false;
+    }
     jput_item(&w, "pairs", pairs_json(r));
     jput_num(&w, "sessions", (double)r->sessions);
     jput_str(&w, "created", r->created);
@@ -308,6 +313,13 @@ int ablation_record_from_json(AblationRecord *r, const cJSON *j, unsigned need, 
     r->base = cJSON_GetObjectItemCaseSensitive(j, "base");
     r->has_games = json_get_u64(j, "games", &r->games);
     json_get_counts(j, "ptnml", r->ptnml, 5);
+    const char *bad = "";
+    r->has_forfeits = json_get_u64(j, "forfeit_pairs", &r->forfeit_pairs) &&
+                      cJSON_GetObjectItemCaseSensitive(j, "forfeits") != NULL;
+    if (r->has_forfeits && validate_forfeits_read(j, &r->forfeits, &bad) < 0) {
+        r->has_forfeits = false; /* the pairs' results stand; continuing them refuses (below) */
+        r->forfeits_bad = bad;
+    }
     r->has_sessions = json_get_u64(j, "sessions", &r->sessions);
     r->created = json_get_text(j, "created");
     r->updated = json_get_text(j, "updated");
@@ -323,6 +335,14 @@ int ablation_record_from_json(AblationRecord *r, const cJSON *j, unsigned need, 
         strcmp(r->design, r->whole_every ? ABLATION_DESIGN_WHOLE : ABLATION_DESIGN) != 0)
         return errmsg(err, errlen, "%s: a design this build does not draw (%s); start over with -restart", path,
                       r->design);
+    if ((need & ABLREC_PAIRS) && r->forfeits_bad)
+        return errmsg(err, errlen, "%s: \"forfeits\".%s is not a non-negative integer; start over with -restart",
+                      path, r->forfeits_bad);
+    if ((need & ABLREC_PAIRS) && r->has_forfeits &&
+        (r->forfeit_pairs > r->npairs || validate_forfeits(&r->forfeits) > 2 * r->forfeit_pairs))
+        return errmsg(err, errlen, "%s: \"forfeits\" count %llu games of %llu pairs, more than the %zu pairs played "
+                      "hold; start over with -restart", path, (unsigned long long)validate_forfeits(&r->forfeits),
+                      (unsigned long long)r->forfeit_pairs, r->npairs);
     if ((need & ABLREC_RESULT) && (!r->status || !cJSON_IsObject(r->tuned) || !cJSON_IsObject(r->base) ||
                                    !r->has_groups))
         return errmsg(err, errlen, "%s: not an ablation (\"status\", \"tuned\", \"base\" or \"groups\" is missing)",
@@ -344,4 +364,26 @@ void ablation_record_free(AblationRecord *r)
     r->groups = NULL;
     r->pairs = NULL;
     r->ngroups = r->npairs = 0;
+}
+
+const char *ablation_record_forfeit_text(const AblationRecord *r, char *buf, size_t len)
+{
+    if (!r->has_forfeits) {
+        snprintf(buf, len, "its forfeits were not counted (a build that did not count them played it)");
+        return buf;
+    }
+    uint64_t k = validate_forfeits(&r->forfeits);
+    char why[160], of[96];
+    validate_forfeit_text(&r->forfeits, why, sizeof why);
+    if (r->forfeit_pairs == r->npairs)
+        snprintf(of, sizeof of, "its %zu pairs", r->npairs);
+    else
+        snprintf(of, sizeof of, "%llu of its %zu pairs (a build that did not count them played the others)",
+                 (unsigned long long)r->forfeit_pairs, r->npairs);
+    if (k == 0)
+        snprintf(buf, len, "no game ended by forfeit in %s", of);
+    else
+        snprintf(buf, len, "%llu game%s ended by forfeit (%s) in %s", (unsigned long long)k, k == 1 ? "" : "s", why,
+                 of);
+    return buf;
 }

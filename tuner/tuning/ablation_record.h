@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "ablation.h"
+#include "validate.h"
 
 #define ABLATION_FILE "ablation.json"
 /* The designs this build draws: mirrored couples, with whole pairs
@@ -83,6 +84,14 @@ typedef struct {
     uint64_t games;
     bool has_games;
     uint64_t ptnml[5];             /* engine 0's view */
+    /* "forfeits": the games of the counted pairs that ended by forfeit, by
+     * cause, and "forfeit_pairs", the pairs they are of: every pair, or
+     * those played since a file of an older build (which counted none) was
+     * continued. */
+    bool has_forfeits;
+    ValidationForfeits forfeits;
+    uint64_t forfeit_pairs;
+    const char *forfeits_bad;      /* read: the member of "forfeits" that is not a count (NULL: none) */
     bool has_pairs;                /* "pairs" is an array: */
     AblPairRecord *pairs;
     size_t npairs;
@@ -121,5 +130,10 @@ int ablation_record_from_json(AblationRecord *r, const cJSON *j, unsigned need, 
  * a design and a whole diff in -2..2), else -1 with the message. */
 int ablation_record_pair_check(const AblationRecord *r, size_t i, const char *path, char *err, size_t errlen);
 void ablation_record_free(AblationRecord *r);
+
+/* "no game ended by forfeit in its 6500 pairs", "3 games ended by forfeit
+ * (3 time losses) in 2417 of its 6500 pairs (...)", or that they were not
+ * counted: the forfeits of r in words.  Returns buf. */
+const char *ablation_record_forfeit_text(const AblationRecord *r, char *buf, size_t len);
 
 #endif

@@ -246,15 +246,8 @@ static void tally_pair(const PairResult *res, uint64_t *w, uint64_t *l, uint64_t
             (*l)++;
         else
             (*d)++;
-        if (res->term[g] == TERM_TIME)
-            f->time_losses++;
-        else if (res->term[g] == TERM_CRASH)
-            f->crashes++;
-        else if (res->term[g] == TERM_ILLEGAL)
-            f->illegal++;
-        else if (res->term[g] == TERM_STALL)
-            f->stalls++;
     }
+    validate_forfeits_add(f, res);
     if (res->ptnml_index >= 0 && res->ptnml_index < 5)
         ptnml[res->ptnml_index]++;
 }

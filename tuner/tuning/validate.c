@@ -230,6 +230,20 @@ const char *validate_forfeit_text(const ValidationForfeits *f, char *buf, size_t
     return buf;
 }
 
+void validate_forfeits_add(ValidationForfeits *f, const PairResult *res)
+{
+    for (int g = 0; g < res->games && g < 2; g++) {
+        if (res->term[g] == TERM_TIME)
+            f->time_losses++;
+        else if (res->term[g] == TERM_CRASH)
+            f->crashes++;
+        else if (res->term[g] == TERM_ILLEGAL)
+            f->illegal++;
+        else if (res->term[g] == TERM_STALL)
+            f->stalls++;
+    }
+}
+
 /* The limit words of -validate (the keys -each takes for a limit). */
 static const char *const LIMIT_KEYS[] = { "tc", "st", "nodes", "depth", "nodestime", NULL };
 

@@ -73,6 +73,7 @@
 
 #include "conf.h"
 #include "game.h"
+#include "match.h"
 #include "spsa.h"
 
 #define VALIDATION_FILE "validation.csv"
@@ -141,6 +142,13 @@ uint64_t validate_forfeits(const ValidationForfeits *f);
 /* Its causes in words, those that happened: "8 time losses, 1 crash"
  * ("" for none).  Returns buf. */
 const char *validate_forfeit_text(const ValidationForfeits *f, char *buf, size_t len);
+/* The games of the pair res that ended by forfeit, added to f by cause. */
+void validate_forfeits_add(ValidationForfeits *f, const PairResult *res);
+/* "forfeits": { "time_losses", "crashes", "illegal", "stalls" } into o,
+ * and read back from o's "forfeits" object (f all 0 when o has none):
+ * -1 with *bad the key that is not a non-negative integer. */
+bool validate_forfeits_to_json(cJSON *o, const ValidationForfeits *f);
+int validate_forfeits_read(const cJSON *o, ValidationForfeits *f, const char **bad);
 
 /* The largest finite Elo (or error) a validation.csv row may hold: a point
  * of 2^53 pairs scoring all but one half point is about 6,400 Elo. */

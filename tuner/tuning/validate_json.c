@@ -33,14 +33,31 @@ void validate_resolve_last(Validation *v, const char *dir, uint64_t total)
     free(pts);
 }
 
-/* "forfeits": { "time_losses", "crashes", "illegal", "stalls" } into o. */
-static bool forfeits_to_json(cJSON *o, const ValidationForfeits *f)
+static const char *const FORFEIT_KEYS[4] = { "time_losses", "crashes", "illegal", "stalls" };
+
+bool validate_forfeits_to_json(cJSON *o, const ValidationForfeits *f)
 {
     cJSON *j = cJSON_AddObjectToObject(o, "forfeits");
-    return j && cJSON_AddNumberToObject(j, "time_losses", (double)f->time_losses) &&
-           cJSON_AddNumberToObject(j, "crashes", (double)f->crashes) &&
-           cJSON_AddNumberToObject(j, "illegal", (double)f->illegal) &&
-           cJSON_AddNumberToObject(j, "stalls", (double)f->stalls);
+    const uint64_t x[4] = { f->time_losses, f->crashes, f->illegal, f->stalls };
+    bool ok = j != NULL;
+    for (int i = 0; ok && i < 4; i++)
+        ok = cJSON_AddNumberToObject(j, FORFEIT_KEYS[i], (double)x[i]) != NULL;
+    return ok;
+}
+
+int validate_forfeits_read(const cJSON *o, ValidationForfeits *f, const char **bad)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "forfeits");
+    if (!j)
+        return 0;
+    uint64_t *dst[4] = { &f->time_losses, &f->crashes, &f->illegal, &f->stalls };
+    for (int i = 0; i < 4; i++)
+        if (!json_get_u64(j, FORFEIT_KEYS[i], dst[i])) {
+            *bad = FORFEIT_KEYS[i];
+            return -1;
+        }
+    return 0;
 }
 
 cJSON *validate_to_json(const Validation *v, const SpsaState *st)
@@ -68,7 +85,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
         cJSON *pt = ok ? cJSON_AddArrayToObject(p, "ptnml") : NULL;
         for (int i = 0; pt && i < 5; i++)
             ok = ok && cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)v->ptnml[i]));
-        ok = ok && pt && forfeits_to_json(p, &v->forfeits);
+        ok = ok && pt && validate_forfeits_to_json(p, &v->forfeits);
         if (ok && pt && v->has_limit) {
             cJSON *l = cJSON_AddObjectToObject(p, "limit");
             ok = l && cJSON_AddNumberToObject(l, "pairs", (double)v->lim.pairs) &&
@@ -78,7 +95,7 @@ cJSON *validate_to_json(const Validation *v, const SpsaState *st)
             cJSON *lp = ok ? cJSON_AddArrayToObject(l, "ptnml") : NULL;
             for (int i = 0; lp && i < 5; i++)
                 ok = ok && cJSON_AddItemToArray(lp, cJSON_CreateNumber((double)v->lim.ptnml[i]));
-            ok = ok && lp && forfeits_to_json(l, &v->lim.forfeits);
+            ok = ok && lp && validate_forfeits_to_json(l, &v->lim.forfeits);
         }
         cJSON *vals = ok && pt ? cJSON_AddObjectToObject(p, "values") : NULL;
         ok = ok && vals;
@@ -103,16 +120,10 @@ static int count_of(const cJSON *o, const char *key, uint64_t *out, const char *
 static int forfeits_from_json(const cJSON *o, ValidationForfeits *f, uint64_t games, const char *what,
                               const char *origin, char *err, size_t errlen)
 {
-    memset(f, 0, sizeof *f);
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "forfeits");
-    if (!j)
-        return 0;
-    static const char *const KEYS[4] = { "time_losses", "crashes", "illegal", "stalls" };
-    uint64_t *dst[4] = { &f->time_losses, &f->crashes, &f->illegal, &f->stalls };
-    for (int i = 0; i < 4; i++)
-        if (!json_get_u64(j, KEYS[i], dst[i]))
-            return errmsg(err, errlen, "%s: run.validation.%s.forfeits.%s is not a non-negative integer", origin,
-                          what, KEYS[i]);
+    const char *bad = "";
+    if (validate_forfeits_read(o, f, &bad) < 0)
+        return errmsg(err, errlen, "%s: run.validation.%s.forfeits.%s is not a non-negative integer", origin, what,
+                      bad);
     if (f->time_losses > games || f->crashes > games || f->illegal > games || f->stalls > games ||
         validate_forfeits(f) > games)
         return errmsg(err, errlen, "%s: run.validation.%s.forfeits count %llu games, more than its %llu", origin,
