@@ -21,6 +21,7 @@
 
 #include "board.h"
 #include "engine_proc.h"
+#include "pgntrim.h"
 #include "rd.h"
 #include "run_cmd.h"
 
@@ -441,4 +442,28 @@ void assert_moves_toward_the_optimum(const char *form)
                      form ? form : "", form ? " form, " : "", name[i], start[i], p->theta, target[i]);
     }
     runstate_free(&rs);
+}
+
+int pgn_games_by_round(const char *name, const char *mark, int *counts, int nrounds)
+{
+    char *pgn = slurp(name);
+    size_t n = strlen(pgn), ng;
+    PgnSpan *g;
+    cr_assert_eq(pgn_games(pgn, n, &g, &ng), 0);
+    memset(counts, 0, (size_t)(nrounds + 1) * sizeof *counts);
+    int others = 0;
+    for (size_t i = 0; i < ng; i++) {
+        char ev[256], round[32];
+        const char *t = pgn + g[i].start;
+        size_t len = g[i].end - g[i].start;
+        if (!pgn_header_tag(t, len, "Event", ev, sizeof ev) || strncmp(ev, mark, strlen(mark)) != 0) {
+            others++;
+            continue;
+        }
+        int r = pgn_header_tag(t, len, "Round", round, sizeof round) ? atoi(round) : 0;
+        counts[r >= 1 && r <= nrounds ? r : 0]++;
+    }
+    free(g);
+    free(pgn);
+    return others;
 }

@@ -108,4 +108,9 @@ void long_game_move(int i, char buf[8]);
  * "inf Elo", "&plusmn; inf"), not inside one ("info"), or NULL. */
 const char *an_infinity(const char *s);
 
+/* The games of tmp/NAME whose Event begins with `mark`, by Round: counts[r]
+ * for Round r in 1..nrounds (counts has nrounds + 1 entries, counts[0]
+ * any other Round); the return value counts the file's other games. */
+int pgn_games_by_round(const char *name, const char *mark, int *counts, int nrounds);
+
 #endif

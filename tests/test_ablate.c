@@ -351,8 +351,10 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
     cJSON *full = ablation_json("r");
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(full, "pairs")), PAIRS);
 
-    /* s: killed, then continued with the stored options. */
+    /* s: killed, then continued with the stored options, its games in a PGN. */
     a = ablate_args("s", PAIRS);
+    add(&a, "-pgnout");
+    add(&a, "%s/s.pgn", tmp);
     pid_t pid = spawn(verify_main, &a, "slog1");
     for (;;) {
         if (pairs_done("s") >= 40)
@@ -366,6 +368,13 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
     wait_child(pid);
     args_free(&a);
     cr_assert_lt(pairs_done("s"), PAIRS, "killed halfway");
+    /* Another match's game in the same file stays as it is. */
+    char other[PATH_MAX];
+    snprintf(other, sizeof other, "%s/s.pgn", tmp);
+    FILE *f = fopen(other, "a");
+    cr_assert_not_null(f);
+    fprintf(f, "[Event \"another match\"]\n[Round \"1\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n\n");
+    fclose(f);
     Args b = { .n = 0 };
     add(&b, "verify");
     add(&b, "%s/s", tmp);
@@ -377,6 +386,14 @@ Test(ablate, continues_after_sigkill_with_the_same_pairs)
     cr_assert(c && sscanf(c, "continuing: %d pairs played", &kept) == 1, "%s", log);
     cr_assert_geq(kept, 40, "the pairs saved before the kill are not played again:\n%s", log);
     free(log);
+    /* The PGN holds every pair's two games once: those of the pairs played
+     * again, or cut short, by the kill are taken out. */
+    static int games[PAIRS + 1];
+    cr_assert_eq(pgn_games_by_round("s.pgn", "ratchet-tune ablation created ", games, PAIRS), 1,
+                 "the other match's game stays");
+    cr_assert_eq(games[0], 0);
+    for (int k = 1; k <= PAIRS; k++)
+        cr_assert_eq(games[k], 2, "pair %d: %d games in the PGN", k, games[k]);
     cJSON *cont = ablation_json("s");
     cr_assert_str_eq(str(cont, "status"), "done");
     cr_assert_eq(num(cont, "sessions"), 2);

@@ -233,6 +233,27 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
               "%s", log);
     free(log);
     cr_assert_eq(night("b", false, "ablation"), 0, "%s", slurp("b-ablation.log"));
+    /* An ablation an older build started has no -pgnout among its stored
+     * options: the night continues it without one, not with options that
+     * ask for -restart. */
+    cJSON *ab = json_of("b", "ablation.json");
+    cJSON *stored = cJSON_GetObjectItemCaseSensitive(ab, "args");
+    cJSON *abl_args = cJSON_Duplicate(stored, true);
+    for (int i = cJSON_GetArraySize(stored) - 2; i >= 0; i--)
+        if (!strcmp(cJSON_GetArrayItem(stored, i)->valuestring, "-pgnout")) {
+            cJSON_DeleteItemFromArray(stored, i + 1);
+            cJSON_DeleteItemFromArray(stored, i);
+        }
+    cr_assert_eq(cJSON_GetArraySize(stored) + 2, cJSON_GetArraySize(abl_args), "the ablation had a -pgnout");
+    json_put_back("b", "ablation.json", ab);
+    step_status("b", 1, "stopped");
+    cr_assert_eq(night("b", false, "ablation"), 0, "%s", slurp("b-ablation.log"));
+    log = slurp("b-ablation.log");
+    cr_assert(strstr(log, "finished earlier") && !strstr(log, "other options"), "%s", log);
+    free(log);
+    ab = json_of("b", "ablation.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(ab, "args", abl_args);
+    json_put_back("b", "ablation.json", ab);
     log = status_of("b", "status4", 0);
     cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games (its rate not measured"), "%s", log);
     free(log);
@@ -252,6 +273,20 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
         same(x, y, files[i][0], files[i][1]);
         cJSON_Delete(x);
         cJSON_Delete(y);
+    }
+    /* The ablation's and the confirmation's games, each pair's two once. */
+    const char *pgns[][3] = { { "a", "night/ablation.pgn", "ratchet-tune ablation created " },
+                              { "b", "night/ablation.pgn", "ratchet-tune ablation created " },
+                              { "a", "night/confirm.pgn", "ratchet-tune verify created " },
+                              { "b", "night/confirm.pgn", "ratchet-tune verify created " } };
+    for (size_t i = 0; i < sizeof pgns / sizeof pgns[0]; i++) {
+        char name[64];
+        int games[41], rounds = strstr(pgns[i][1], "ablation") ? 40 : 10;
+        snprintf(name, sizeof name, "%s/%s", pgns[i][0], pgns[i][1]);
+        cr_assert_eq(pgn_games_by_round(name, pgns[i][2], games, rounds), 0, "%s: only its own games", name);
+        cr_assert_eq(games[0], 0, "%s", name);
+        for (int k = 1; k <= rounds; k++)
+            cr_assert_eq(games[k], 2, "%s: pair %d has %d games", name, k, games[k]);
     }
     char *page_b = morning_body("b");
     /* The pages name their own directory; compare them with it taken out. */

@@ -179,6 +179,8 @@ Test(verify, continues_after_sigkill_and_sigterm)
     add(&a, "off");
     add(&a, "-rounds");
     add(&a, "30");
+    add(&a, "-pgnout");
+    add(&a, "%s/v.pgn", tmp);
     pid_t pid = spawn(verify_main, &a, "v1");
     wait_pairs("r", 3, pid);
     kill(pid, SIGKILL);
@@ -215,6 +217,12 @@ Test(verify, continues_after_sigkill_and_sigterm)
     cr_assert_eq(jnum(j, "sessions"), 3);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "pending")), 0);
     cJSON_Delete(j);
+    /* The PGN holds each counted pair's two games once. */
+    int games[31];
+    cr_assert_eq(pgn_games_by_round("v.pgn", "ratchet-tune verify created ", games, 30), 0);
+    cr_assert_eq(games[0], 0);
+    for (int k = 1; k <= 30; k++)
+        cr_assert_eq(games[k], 2, "pair %d: %d games in the PGN", k, games[k]);
 }
 
 /* A finished verify is shown, not replayed; other options need -restart; a

@@ -464,8 +464,9 @@ static bool next_pair(void *ctx, PairJob *job)
     snprintf(job->names[0], sizeof job->names[0], "ablate-0");
     snprintf(job->names[1], sizeof job->names[1], "ablate-1");
     /* The PGN's Event: the pair and its design (cut to the field when there are many groups). */
-    char ev[sizeof design + 96];
-    snprintf(ev, sizeof ev, "ratchet-tune ablation pair %llu, engine 0 tuned on %s", (unsigned long long)k + 1, design);
+    char ev[sizeof design + 192], mark[96];
+    verify_pgn_mark(&A->v, "ablation", mark, sizeof mark);
+    snprintf(ev, sizeof ev, "%s: pair %llu, engine 0 tuned on %s", mark, (unsigned long long)k + 1, design);
     size_t evlen = strlen(ev) < sizeof job->event - 1 ? strlen(ev) : sizeof job->event - 1;
     memcpy(job->event, ev, evlen);
     job->event[evlen] = '\0';
@@ -566,6 +567,13 @@ static int load_pairs(Ablate *A, const cJSON *old, char *err, size_t errlen)
     return rc;
 }
 
+/* Whether the record counts pair k (verify_trim_pgn). */
+static bool counted(void *ctx, uint64_t k)
+{
+    const Ablate *A = ctx;
+    return k < A->rounds && A->st[k] == PAIR_DONE;
+}
+
 static int play(Ablate *A, const char *dir)
 {
     VerifyRun *v = &A->v;
@@ -573,7 +581,8 @@ static int play(Ablate *A, const char *dir)
     v->sessions++;
     if (v->created[0] == '\0')
         rd_now_iso(v->created, sizeof v->created);
-    if (ablate_save(A, "running", err, sizeof err) < 0) {
+    if (ablate_save(A, "running", err, sizeof err) < 0 ||
+        verify_trim_pgn(v, "ablation", counted, A, err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify -ablate: %s\n", err);
         return EXIT_FAILED;
     }

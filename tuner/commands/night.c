@@ -577,6 +577,33 @@ static bool nothing_moved(const Night *n)
     return none;
 }
 
+/* -pgnout for a step that plays (verify.json or ablation.json its FILE):
+ * DIR/night/NAME, or what an earlier session of the step was started
+ * with, since a continued step must be given the options it was started
+ * with; none for a step an older build started without one. */
+static void push_step_pgn(Words *w, const Night *n, const char *file, const char *name)
+{
+    char path[PATH_MAX + 64], err[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", n->dir, file);
+    cJSON *j = access(path, F_OK) == 0 ? rd_read_json(path, err, sizeof err) : NULL;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args"), *a;
+    const char *was = NULL;
+    bool earlier = j != NULL, after = false;
+    cJSON_ArrayForEach(a, args)
+    {
+        if (after && cJSON_IsString(a))
+            was = a->valuestring;
+        after = cJSON_IsString(a) && !strcmp(a->valuestring, "-pgnout");
+    }
+    if (!earlier)
+        snprintf(path, sizeof path, "%s/%s/%s", n->dir, RD_NIGHT_SUB, name);
+    else if (was)
+        snprintf(path, sizeof path, "%s", was);
+    if (!earlier || was)
+        push_words(w, "-pgnout", path, (char *)NULL);
+    cJSON_Delete(j);
+}
+
 static int step_ablation(Night *n)
 {
     if (nothing_moved(n)) {
@@ -589,6 +616,7 @@ static int step_ablation(Night *n)
     push(&w, "%llu", (unsigned long long)n->ablation_pairs);
     push(&w, "-srand");
     push(&w, "%llu", (unsigned long long)((n->seed + 1) % 4294967291u));
+    push_step_pgn(&w, n, ABLATION_FILE, "ablation.pgn");
     if (n->force)
         push(&w, "-force");
     return call(verify_main, &w);
@@ -614,6 +642,7 @@ static int step_confirm(Night *n)
     push(&w, "%llu", (unsigned long long)n->confirm_pairs);
     push(&w, "-srand");
     push(&w, "%llu", (unsigned long long)((n->seed + 2) % 4294967291u));
+    push_step_pgn(&w, n, VERIFY_FILE, "confirm.pgn");
     if (n->force)
         push(&w, "-force");
     return call(verify_main, &w);

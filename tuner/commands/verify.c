@@ -156,7 +156,8 @@ static int play(Verify *v)
     v->run.sessions++;
     if (v->run.created[0] == '\0')
         rd_now_iso(v->run.created, sizeof v->run.created);
-    if (verify_save(v, "running", verify_verdict_name(v), err, sizeof err) < 0) {
+    if (verify_save(v, "running", verify_verdict_name(v), err, sizeof err) < 0 ||
+        verify_trim_pgn(&v->run, "verify", verify_counted, v, err, sizeof err) < 0) {
         fprintf(stderr, "ratchet-tune: verify: %s\n", err);
         return EXIT_FAILED;
     }

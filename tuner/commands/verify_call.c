@@ -17,6 +17,7 @@
 #include "jsonget.h"
 #include "export.h"
 #include "rd.h"
+#include "pgntrim.h"
 #include "readfile.h"
 #include "setup.h"
 #include "strlist.h"
@@ -652,4 +653,25 @@ int verify_make_match(VerifyCall *c, const cJSON *values[2])
         pick_openings(c) < 0)
         return STEP_FAIL;
     return STEP_GO;
+}
+
+void verify_pgn_mark(const VerifyRun *r, const char *kind, char *buf, size_t len)
+{
+    snprintf(buf, len, "ratchet-tune %s created %s", kind, r->created);
+}
+
+int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx, uint64_t pair), void *ctx,
+                    char *err, size_t errlen)
+{
+    if (!r->mc.pgnout[0] || !r->created[0])
+        return 0;
+    char mark[96];
+    verify_pgn_mark(r, kind, mark, sizeof mark);
+    uint64_t dropped = 0;
+    if (pgn_trim_pairs(r->mc.pgnout, mark, done, ctx, &dropped, err, errlen) < 0)
+        return -1;
+    if (dropped)
+        printf("%s: %llu game%s of pairs it does not count (cut short, or played again after a stop) taken out "
+               "of %s\n", kind, (unsigned long long)dropped, dropped == 1 ? "" : "s", r->mc.pgnout);
+    return 0;
 }

@@ -112,6 +112,16 @@ int verify_make_match(VerifyCall *c, const cJSON *values[2]);
  * with err. */
 int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *err, size_t errlen);
 
+/* The games of the call in its -pgnout file: their Event begins with
+ * "ratchet-tune KIND created CREATED" (verify_pgn_mark), so that, before a
+ * continued call plays, the file can be cut to the games of the pairs its
+ * record counts (done(ctx, pair)), each pair once (pgntrim.h), the games of
+ * anything else in it untouched; the cut says how many games went.  0, or
+ * -1 with err. */
+void verify_pgn_mark(const VerifyRun *r, const char *kind, char *buf, size_t len);
+int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx, uint64_t pair), void *ctx,
+                    char *err, size_t errlen);
+
 /* The sections of the match options both commands take. */
 extern const char *const VERIFY_SECTIONS[];
 /* The keys that set an engine's limit: one given replaces all the run's. */

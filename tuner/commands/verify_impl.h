@@ -61,6 +61,9 @@ void verify_progress(Verify *v, bool force);
 /* The match_play hooks. */
 bool verify_next(void *ctx, PairJob *job);
 void verify_done(void *ctx, const PairJob *job, const PairResult *res);
+/* Whether the record counts pair id: played, and not in flight when the
+ * last session ended (verify_trim_pgn). */
+bool verify_counted(void *ctx, uint64_t id);
 /* Abandoned: it stays in flight, so the next session plays it again. */
 void verify_abandoned(void *ctx, const PairJob *job);
 

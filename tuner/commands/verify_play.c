@@ -95,6 +95,7 @@ bool verify_next(void *ctx, PairJob *job)
     job->id = id;
     job->opening = book_pick(v->run.mc.book, id);
     job->games = 2;
+    verify_pgn_mark(&v->run, "verify", job->event, sizeof job->event);
     return true;
 }
 
@@ -127,6 +128,17 @@ void verify_done(void *ctx, const PairJob *job, const PairResult *res)
         stopsig_request();
     }
     verify_progress(v, false);
+}
+
+bool verify_counted(void *ctx, uint64_t id)
+{
+    const Verify *v = ctx;
+    if (id >= v->next_round)
+        return false;
+    for (size_t i = v->nextpending; i < v->npending; i++)
+        if (v->pending[i] == id)
+            return false;
+    return true;
 }
 
 /* Abandoned: it stays in flight, so the next session plays it again. */

@@ -11,6 +11,7 @@
 
 #include "errmsg.h"
 #include "match.h"
+#include "pgntrim.h"
 #include "rd.h"
 
 const char *validate_event(const Validation *v, const char *run, uint64_t point, bool at_limit, char *buf,
@@ -174,26 +175,17 @@ int validate_trim_pgn(const Validation *v, const char *dir, const char *run, con
         free(text);
         return -1;
     }
-    /* the games: each starts with [Event at the start of the file or after a blank line */
     PgnGame *g = NULL;
-    size_t ng = 0, cap = 0, nval = 0;
+    PgnSpan *span = NULL;
+    size_t ng = 0, nval = 0;
     int rc = -1;
     PgnRound *val = NULL, *pairs = NULL;
-    for (size_t i = 0; i < n;) {
-        const char *next = strstr(text + i + 1, "\n\n[Event \"");
-        size_t end = next ? (size_t)(next + 2 - text) : n;
-        if (ng == cap) {
-            cap = cap ? 2 * cap : 256;
-            PgnGame *ngs = realloc(g, cap * sizeof *ngs);
-            if (!ngs)
-                goto oom;
-            g = ngs;
-        }
-        g[ng] = (PgnGame){ .start = i, .end = end, .keep = true };
-        game_round(v, run, text + i, end - i, &g[ng].point, &g[ng].pair, &g[ng].limit);
-        nval += g[ng].point != 0;
-        ng++;
-        i = end;
+    if (pgn_games(text, n, &span, &ng) < 0 || !(g = malloc((ng + 1) * sizeof *g)))
+        goto oom;
+    for (size_t i = 0; i < ng; i++) {
+        g[i] = (PgnGame){ .start = span[i].start, .end = span[i].end, .keep = true };
+        game_round(v, run, text + g[i].start, g[i].end - g[i].start, &g[i].point, &g[i].pair, &g[i].limit);
+        nval += g[i].point != 0;
     }
     /* The validation games by point, leg and Round: a Round's last two
      * games are its pair (an earlier one is of a pair cut short); the pairs
@@ -243,6 +235,7 @@ int validate_trim_pgn(const Validation *v, const char *dir, const char *run, con
 oom:
     rc = errmsg(err, errlen, "%s: out of memory", pgn);
 done:
+    free(span);
     free(pairs);
     free(val);
     free(g);
