@@ -717,3 +717,40 @@ Test(verify, a_verify_json_whose_counts_disagree_is_refused)
     }
     cJSON_Delete(done);
 }
+
+/* At a wall clock, a verify whose games are lost on time says so once, as
+ * a run does: the fake engine thinks 120 ms a move against a clock of
+ * 50 ms, so every game is lost on time. */
+Test(verify, warns_once_when_games_are_lost_on_time_at_a_wall_clock)
+{
+    write_file("short.txt", "Alpha, int, 30, 0, 100, 8, 0.5\nBeta, int, 70, 0, 100, 8, 0.5\n");
+    Args a = fake_run_args("r", 4, 0, 2);
+    add(&a, "-engine");
+    add(&a, "args=--width 60 --think 120");
+    add(&a, "-params");
+    add(&a, "file=%s/short.txt", tmp);
+    add(&a, "-maxmoves");
+    add(&a, "2");
+    cr_assert_eq(run_to_end(run_main, &a, "runlog"), 0, "%s", slurp("runlog"));
+    write_file("other.json", "{\"params\": {\"Alpha\": 55}}\n");
+    a = verify_args("r");
+    add(&a, "-tuned");
+    add(&a, "%s/other.json", tmp);
+    add(&a, "-each");
+    add(&a, "tc=0.05+0.01");
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "3");
+    int rc = run_to_end(verify_main, &a, "vlog");
+    char *log = slurp("vlog");
+    cr_assert_eq(rc, 0, "%s", log);
+    const char *w = strstr(log, "games lost on time: the machine may be too loaded for this clock");
+    cr_assert(w, "%s", log);
+    cr_assert_null(strstr(w + 1, "games lost on time: the machine"), "once:\n%s", log);
+    free(log);
+    cJSON *j = verify_json("r");
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(j, "time_losses");
+    cr_assert_eq(cJSON_GetArrayItem(tl, 0)->valuedouble + cJSON_GetArrayItem(tl, 1)->valuedouble, 6);
+    cJSON_Delete(j);
+}

@@ -723,13 +723,16 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
         ValidationForfeits f = { .time_losses = t->time_losses[0] + t->time_losses[1],
                                  .crashes = t->crashes[0] + t->crashes[1],
                                  .illegal = t->illegal[0] + t->illegal[1] };
-        char why[160];
+        char why[256];
+        double games = verify_record_shown(&r, VREC_GAMES, t->games);
         if (validate_forfeits(&f) == 0)
             fprintf(out, "  no game ended by forfeit\n");
         else
             fprintf(out, "  %llu game%s ended by forfeit (%s): a forfeit is a loss of the side at fault, not a "
                     "judgement of the values\n", (unsigned long long)validate_forfeits(&f),
                     validate_forfeits(&f) == 1 ? "" : "s", validate_forfeit_text(&f, why, sizeof why));
+        if (isfinite(games) && verify_time_loss_alarm(f.time_losses, (uint64_t)games, why, sizeof why))
+            fprintf(out, "  WARNING: %s\n", why);
     }
     if (pr && !isnan(elo) && !isnan(err)) {
         double p = json_num_shown(pr, "elo"), half = (json_num_shown(pr, "elo_hi") - json_num_shown(pr, "elo_lo")) / 2;

@@ -44,6 +44,7 @@ typedef struct {
     double elapsed0;
     int64_t t0;
     Progress progress;
+    bool time_loss_warned;         /* at a wall clock, the warning that too many games were lost on time */
     bool failed;
 } Verify;
 

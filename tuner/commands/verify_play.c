@@ -10,6 +10,7 @@
 #include "match.h"
 #include "stats.h"
 #include "stopsig.h"
+#include "verify_record.h"
 #include "verify_impl.h"
 
 /* -snapshot best|K: the tuned side plays snapshot K (DIR/snapshots/K.json)
@@ -115,6 +116,15 @@ void verify_done(void *ctx, const PairJob *job, const PairResult *res)
     if (!drop_inflight(v, job->id))
         return;
     tally_add(&v->tally, res);
+    uint64_t losses = v->tally.time_losses[0] + v->tally.time_losses[1];
+    char msg[256];
+    if (!v->time_loss_warned && (tc_is_wall_clock(&v->run.mc.eng[0].tc) || tc_is_wall_clock(&v->run.mc.eng[1].tc)) &&
+        verify_time_loss_alarm(losses, v->tally.games, msg, sizeof msg)) {
+        progress_clear(&v->progress);
+        fflush(stdout);
+        fprintf(stderr, "ratchet-tune: verify: warning: %s\n", msg);
+        v->time_loss_warned = true;
+    }
     if (v->sprt.on && v->verdict == 0) {
         double llr, lo, up;
         v->verdict = sprt_check(&v->tally, &v->sprt, &llr, &lo, &up);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "game.h"
 #include "jsonget.h"
 #include "jsonput.h"
 
@@ -233,4 +234,16 @@ void verify_record_free(VerifyRecord *r)
 double verify_record_shown(const VerifyRecord *r, unsigned bit, uint64_t n)
 {
     return r->have & bit ? (double)n : NAN;
+}
+
+bool verify_time_loss_alarm(uint64_t losses, uint64_t games, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!time_losses_alarming(losses, games))
+        return false;
+    snprintf(buf, len, "%llu of %llu games lost on time: the machine may be too loaded for this clock, and the "
+             "Elo counts those losses; play it on an idle machine", (unsigned long long)losses,
+             (unsigned long long)games);
+    return true;
 }

@@ -88,4 +88,9 @@ void verify_record_free(VerifyRecord *r);
  * did not hold it (bit, VREC_*, not in r->have). */
 double verify_record_shown(const VerifyRecord *r, unsigned bit, uint64_t n);
 
+/* The warning of a match at a wall clock whose games were lost on time in
+ * more than TIME_LOSS_ALARM_PERCENT of them (game.h), or false with buf
+ * "" when there is nothing to say. */
+bool verify_time_loss_alarm(uint64_t losses, uint64_t games, char *buf, size_t len);
+
 #endif
