@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "pgn.h"
 #include "pgnscan.h"
+#include "pgntrim.h"
 #include "hist.h"
 #include "state.h"
 
@@ -284,4 +285,73 @@ Test(pgnfile, after_a_failed_save_the_stop_line_counts_what_is_on_disk)
     cr_expect(strstr(log, want), "expected '%s' in:\n%s", want, log);
     runstate_free(&disk);
     free(log);
+}
+
+static bool first_three_done(void *ctx, uint64_t pair)
+{
+    (void)ctx;
+    return pair < 3;
+}
+
+/* A game of Event EV and Round R whose movetext is MOVE (which tells the games apart). */
+static void put_game(FILE *f, const char *ev, const char *round, const char *move)
+{
+    fprintf(f, "[Event \"%s\"]\n[Round \"%s\"]\n[Result \"1/2-1/2\"]\n\n1. %s 1/2-1/2\n\n", ev, round, move);
+}
+
+/* The cut of a record's games: each counted pair's last two games of its
+ * Round kept, a Round with one game (cut short) and a pair not counted
+ * gone, the games of another Event, and a Round that is not a number,
+ * left as they are; a file that is not a regular file is not touched. */
+Test(pgnfile, a_records_games_are_cut_to_the_pairs_it_counts)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/t.pgn", tmp);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    const char *mine = "ratchet-tune verify created T";
+    put_game(f, mine, "1", "e4");
+    put_game(f, mine, "1", "d4");
+    put_game(f, "another match", "2", "c4");
+    put_game(f, mine, "2", "Nf3");          /* pair 1 cut short: gone */
+    put_game(f, mine, "3", "a3");           /* pair 2 played, then again after a stop: */
+    put_game(f, mine, "3", "b3");
+    put_game(f, mine, "3", "g3");           /* these two stay */
+    put_game(f, mine, "3", "h3");
+    put_game(f, mine, "4", "f4");           /* pair 3 not counted: gone */
+    put_game(f, mine, "4", "f3");
+    put_game(f, mine, "?", "e3");           /* not one of its Rounds: gone */
+    fclose(f);
+    uint64_t dropped = 99;
+    cr_assert_eq(pgn_trim_pairs(path, "ratchet-tune verify created ", first_three_done, NULL, &dropped, err,
+                                sizeof err), 0, "%s", err);
+    cr_assert_eq(dropped, 6);
+    char *text = slurp("t.pgn");
+    const char *kept[] = { "e4", "d4", "c4", "g3", "h3" }, *gone[] = { "Nf3", "a3", "b3", "f4", "f3", "e3" };
+    for (size_t i = 0; i < 5; i++) {
+        char m[16];
+        snprintf(m, sizeof m, "1. %s ", kept[i]);
+        cr_assert(strstr(text, m), "%s kept:\n%s", kept[i], text);
+    }
+    for (size_t i = 0; i < 6; i++) {
+        char m[16];
+        snprintf(m, sizeof m, "1. %s ", gone[i]);
+        cr_assert_null(strstr(text, m), "%s gone:\n%s", gone[i], text);
+    }
+    cr_assert(strstr(text, "1. e4 ") < strstr(text, "1. c4 ") && strstr(text, "1. c4 ") < strstr(text, "1. g3 "),
+              "in the order they were played:\n%s", text);
+    free(text);
+    /* Again: nothing more to cut. */
+    cr_assert_eq(pgn_trim_pairs(path, "ratchet-tune verify created ", first_three_done, NULL, &dropped, err,
+                                sizeof err), 0, "%s", err);
+    cr_assert_eq(dropped, 0);
+    /* A link to it, and /dev/null: not touched, no error. */
+    char link[512];
+    snprintf(link, sizeof link, "%s/link.pgn", tmp);
+    cr_assert_eq(symlink(path, link), 0);
+    cr_assert_eq(pgn_trim_pairs(link, "ratchet-tune verify created ", first_three_done, NULL, &dropped, err,
+                                sizeof err), 0, "%s", err);
+    cr_assert_eq(pgn_trim_pairs("/dev/null", "ratchet-tune verify created ", first_three_done, NULL, &dropped, err,
+                                sizeof err), 0, "%s", err);
+    cr_assert_eq(dropped, 0);
 }

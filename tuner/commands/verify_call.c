@@ -663,8 +663,8 @@ void verify_pgn_mark(const VerifyRun *r, const char *kind, char *buf, size_t len
 int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx, uint64_t pair), void *ctx,
                     char *err, size_t errlen)
 {
-    if (!r->mc.pgnout[0] || !r->created[0])
-        return 0;
+    if (!r->mc.pgnout[0] || !r->created[0] || r->sessions <= 1)
+        return 0; /* a first session has no games in the file yet */
     char mark[96];
     verify_pgn_mark(r, kind, mark, sizeof mark);
     uint64_t dropped = 0;

@@ -114,7 +114,7 @@ int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *er
 
 /* The games of the call in its -pgnout file: their Event begins with
  * "ratchet-tune KIND created CREATED" (verify_pgn_mark), so that, before a
- * continued call plays, the file can be cut to the games of the pairs its
+ * continued call plays (a later session), the file can be cut to the games of the pairs its
  * record counts (done(ctx, pair)), each pair once (pgntrim.h), the games of
  * anything else in it untouched; the cut says how many games went.  0, or
  * -1 with err. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "errmsg.h"
 #include "rd.h"
@@ -78,8 +79,9 @@ int pgn_trim_pairs(const char *pgn, const char *mark, bool (*done)(void *ctx, ui
                    uint64_t *dropped, char *err, size_t errlen)
 {
     *dropped = 0;
-    if (!pgn || !pgn[0])
-        return 0;
+    struct stat sb;
+    if (!pgn || !pgn[0] || lstat(pgn, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0; /* none yet, or not a file that can be rewritten (a link, /dev/null) */
     size_t n;
     char *text = rd_read_file(pgn, &n, err, errlen);
     if (!text)

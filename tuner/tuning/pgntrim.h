@@ -29,7 +29,8 @@ bool pgn_header_tag(const char *text, size_t n, const char *name, char *buf, siz
  * the last two games of Round R in the file; the rest of them go, and so
  * do those with another Round.  The file is rewritten atomically when a
  * game goes (its other games as they were); *dropped counts them.  A
- * missing file: nothing to do.  0, or -1 with err. */
+ * missing file, or one that is not a regular file (a symbolic link, a
+ * device such as /dev/null): nothing to do.  0, or -1 with err. */
 int pgn_trim_pairs(const char *pgn, const char *mark, bool (*done)(void *ctx, uint64_t pair), void *ctx,
                    uint64_t *dropped, char *err, size_t errlen);
 
