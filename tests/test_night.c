@@ -311,7 +311,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     add(&a, "nodes=2");
     cr_assert_eq(run_to_end(night_main, &a, "bad2"), 2);
     log = slurp("bad2");
-    cr_assert(strstr(log, "takes only -until, -force and -engine cmd=PATH"), "%s", log);
+    cr_assert(strstr(log, "takes only -until, -force, -engine cmd=PATH and, before its ablation, -ablation-pairs P"),
+              "%s", log);
     free(log);
 }
 
@@ -473,6 +474,80 @@ Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
     cJSON *ab = json_of("t", "ablation.json");
     cr_expect_eq(cJSON_GetObjectItemCaseSensitive(ab, "rounds")->valuedouble, pairs, "the ablation played them");
     cJSON_Delete(ab);
+}
+
+/* The same night continued with -ablation-pairs before its ablation: more
+ * pairs than the plan are refused (the run held out openings for the
+ * plan's), fewer are kept whatever hours SPSA left, and once the ablation
+ * has started its pairs stay. */
+Test(night, a_night_in_progress_takes_the_ablations_pairs_before_it_starts)
+{
+    Args a = fake_run_args("t", 200, 0, 1);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    add_line(&a, "-params file=%s/far.txt -hours 0.008 -confirm nodes=1 -confirm-pairs 50 -until spsa", tmp);
+    cr_assert_eq(run_to_end(night_main, &a, "t.log"), 0, "%s", slurp("t.log"));
+    cJSON *nj = json_of("t", NIGHT_FILE);
+    double planned = plan_num(cJSON_GetObjectItemCaseSensitive(nj, "plan"), "ablation_pairs");
+    cJSON_Delete(nj);
+    /* SPSA took 70% of the night: the rule would leave the ablation fewer pairs (the test above). */
+    cJSON *st = json_of("t", "state.json");
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "run"), "elapsed_s"),
+                         0.7 * 0.008 * 3600);
+    json_put_back("t", "state.json", st);
+    Args c = { .n = 0 };
+    add_line(&c, "night %s/t -ablation-pairs %.0f -until ablation", tmp, planned + 1);
+    cr_assert_eq(run_to_end(night_main, &c, "t2.log"), 2, "%s", slurp("t2.log"));
+    char *log = slurp("t2.log");
+    cr_expect(strstr(log, "at most the plan's") && !strstr(log, "== night: ablation =="), "%s", log);
+    free(log);
+    uint64_t want = (uint64_t)planned - 10;
+    c = (Args){ .n = 0 };
+    add_line(&c, "night %s/t -ablation-pairs %llu -until ablation", tmp, (unsigned long long)want);
+    cr_assert_eq(run_to_end(night_main, &c, "t3.log"), 0, "%s", slurp("t3.log"));
+    log = slurp("t3.log");
+    cr_expect(strstr(log, "not re-sized to the hours left") && !strstr(log, "re-sized to the hours left:"), "%s", log);
+    free(log);
+    nj = json_of("t", NIGHT_FILE);
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
+    cr_expect_eq(plan_num(plan, "ablation_pairs"), want);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(plan, "by_time")), "sized in pairs from here");
+    cJSON_Delete(nj);
+    cJSON *ab = json_of("t", "ablation.json");
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(ab, "rounds")->valuedouble, want, "the ablation played them");
+    cJSON_Delete(ab);
+    c = (Args){ .n = 0 };
+    add_line(&c, "night %s/t -ablation-pairs 300 -until ablation", tmp);
+    cr_assert_eq(run_to_end(night_main, &c, "t4.log"), 2, "%s", slurp("t4.log"));
+    log = slurp("t4.log");
+    cr_expect(strstr(log, "its ablation has started with"), "%s", log);
+    free(log);
+}
+
+/* One night at a time in a directory: while another process holds the
+ * night's lock (DIR/night/lock, as a night does from its start to its
+ * end), `night DIR` is refused, naming that process, and writes nothing;
+ * once it is free, the night goes on. */
+Test(night, a_second_night_in_the_same_directory_is_refused)
+{
+    cr_assert_eq(night("a", true, "spsa"), 0, "%s", slurp("a-spsa.log"));
+    char sub[600], err[600];
+    snprintf(sub, sizeof sub, "%s/a/night", tmp);
+    int fd = rd_lock(sub, err, sizeof err);
+    cr_assert_geq(fd, 0, "%s", err);
+    char *before = slurp("a/night.json");
+    cr_assert_eq(night("a", false, "ablation"), 1, "%s", slurp("a-ablation.log"));
+    char *log = slurp("a-ablation.log"), pid[64];
+    snprintf(pid, sizeof pid, "in use by process %ld", (long)getpid());
+    cr_expect(strstr(log, "another night is playing in it") && strstr(log, pid) &&
+                  !strstr(log, "== night: ablation =="), "%s", log);
+    free(log);
+    char *after = slurp("a/night.json");
+    cr_expect_str_eq(after, before, "night.json as the other night left it");
+    free(after);
+    free(before);
+    rd_unlock(fd);
+    cr_assert_eq(night("a", false, "ablation"), 0, "%s", slurp("a-ablation.log"));
 }
 
 /* A -confirm limit that verify could not play is refused before the night

@@ -65,7 +65,7 @@ enum { NSTEPS = NIGHT_NSTEPS };
 static const char NIGHT_USAGE[] =
     "usage: ratchet-tune night -out DIR [-hours H] [-confirm tc=..|st=..|nodes=..] [-games N]\n"
     "                          [-ablation-pairs P] [-confirm-pairs C] [-until STEP] [-force] [run options]\n"
-    "       ratchet-tune night DIR [-until STEP] [-force] [-engine cmd=PATH]\n"
+    "       ratchet-tune night DIR [-until STEP] [-force] [-engine cmd=PATH] [-ablation-pairs P]\n"
     "\n"
     "The whole night in one command, each step resumable (Ctrl-C, a reboot: `night DIR`):\n"
     "  spsa      the SPSA run at the run's limit (the run options: -engine, -params, -each,\n"
@@ -85,7 +85,8 @@ static const char NIGHT_USAGE[] =
     "                      first, then 2/3 of the games SPSA, 1/3 the ablation (at most:\n"
     "                      at its start, the hours SPSA left at SPSA's own rate)\n"
     "  -games N            SPSA games instead (no measuring at the run's limit)\n"
-    "  -ablation-pairs P   the ablation's pairs instead\n"
+    "  -ablation-pairs P   the ablation's pairs instead; for a night in progress before its\n"
+    "                      ablation, at most the plan's, kept whatever hours SPSA left\n"
     "  -confirm LIMIT      the user's limit (default: the run's clock on the wall, nodestime=0)\n"
     "  -confirm-pairs C    the confirmation's pairs (default 1000)\n"
     "  -until STEP         stop after STEP (spsa, ablation, export, confirm)\n"
@@ -564,6 +565,26 @@ static void resize_ablation(Night *n)
     runstate_free(&rs);
 }
 
+/* `night DIR -ablation-pairs P` before the ablation started: the ablation
+ * plays P pairs, at most the plan's (the run held out openings for them),
+ * and is not re-sized to the hours left (resize_ablation). */
+static int size_ablation(Night *n, uint64_t pairs, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", n->dir, ABLATION_FILE);
+    if (strcmp(n->status[1], "todo") != 0 || access(path, F_OK) == 0)
+        return errmsg(err, errlen, "night %s -ablation-pairs: its ablation has started with %llu pairs (%s); it "
+                      "keeps them", n->dir, (unsigned long long)n->ablation_pairs, path);
+    if (pairs > n->ablation_pairs)
+        return errmsg(err, errlen, "night %s -ablation-pairs %llu: at most the plan's %llu (the run held out its "
+                      "openings for them)", n->dir, (unsigned long long)pairs, (unsigned long long)n->ablation_pairs);
+    printf("night: the ablation plays %llu pairs (-ablation-pairs; the plan had %llu), not re-sized to the hours "
+           "left\n", (unsigned long long)pairs, (unsigned long long)n->ablation_pairs);
+    n->ablation_pairs = pairs;
+    n->by_time = false;
+    return 0;
+}
+
 /* No tuned parameter is exported at another value than its start: there
  * is nothing to ablate, keep, confirm or bake.  False when the run cannot
  * be read (the step that reads it then says why). */
@@ -868,8 +889,9 @@ static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_g
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
-        *plan_opts = *plan_opts || !strcmp(a, "-hours") || !strcmp(a, "-games") || !strcmp(a, "-ablation-pairs") ||
-                     !strcmp(a, "-confirm-pairs") || !strcmp(a, "-confirm");
+        /* -ablation-pairs is also one of a night in progress whose ablation has not started */
+        *plan_opts = *plan_opts || !strcmp(a, "-hours") || !strcmp(a, "-games") || !strcmp(a, "-confirm-pairs") ||
+                     !strcmp(a, "-confirm");
         if (!strcmp(a, "-hours") && v) {
             n->hours = strtod(v, &end);
             if (*end || !(n->hours > 0 && n->hours <= 24 * 30))
@@ -928,6 +950,7 @@ int night_main(int argc, char **argv)
     static Night n;
     memset(&n, 0, sizeof n);
     char err[PATH_MAX + 2048];
+    int lockfd = -1;
     bool have_games = false, have_pairs = false, plan_opts = false;
     const char *out = NULL, *dir_arg = argv[1][0] != '-' ? argv[1] : NULL;
     int rc = EXIT_USAGE;
@@ -937,8 +960,8 @@ int night_main(int argc, char **argv)
     char plan_path[PATH_MAX + 32];
     snprintf(plan_path, sizeof plan_path, "%s/%s", dir_arg ? dir_arg : ".", NIGHT_FILE);
     if (dir_arg && (n.nrun || (plan_opts && access(plan_path, F_OK) == 0))) {
-        errmsg(err, sizeof err, "night %s: a night in progress takes only -until, -force and -engine cmd=PATH (its "
-               "plan is in %s/%s); "
+        errmsg(err, sizeof err, "night %s: a night in progress takes only -until, -force, -engine cmd=PATH and, "
+               "before its ablation, -ablation-pairs P (its plan is in %s/%s); "
                "the run and plan options belong to a new night (-out DIR)", dir_arg, dir_arg, NIGHT_FILE);
         goto fail;
     }
@@ -959,10 +982,13 @@ int night_main(int argc, char **argv)
                    setup_prog(), n.dir);
             goto fail;
         }
+        uint64_t pairs = n.ablation_pairs;
         if (night_load(&n, err, sizeof err) < 0)
             goto fail;
         n.until = until;
         n.force = n.force || force;
+        if (have_pairs && size_ablation(&n, pairs, err, sizeof err) < 0)
+            goto fail;
     } else {
         char state[PATH_MAX + 32];
         snprintf(state, sizeof state, "%s/%s", n.dir, STATE_FILE);
@@ -1019,7 +1045,19 @@ int night_main(int argc, char **argv)
     }
     char sub[PATH_MAX + 16];
     snprintf(sub, sizeof sub, "%s/%s", n.dir, RD_NIGHT_SUB);
-    if (rd_mkdir_p(sub, err, sizeof err) < 0 || night_save(&n, err, sizeof err) < 0) {
+    if (rd_mkdir_p(sub, err, sizeof err) < 0) {
+        rc = EXIT_FAILED;
+        goto fail;
+    }
+    /* One night at a time in DIR: a second would rewrite night.json under the first. */
+    if ((lockfd = rd_lock(sub, err, sizeof err)) < 0) {
+        char why[sizeof err];
+        snprintf(why, sizeof why, "%s", err);
+        errmsg(err, sizeof err, "night: %s: another night is playing in it (%s)", n.dir, why);
+        rc = EXIT_FAILED;
+        goto fail;
+    }
+    if (night_save(&n, err, sizeof err) < 0) {
         rc = EXIT_FAILED;
         goto fail;
     }
@@ -1048,6 +1086,7 @@ int night_main(int argc, char **argv)
     }
     if (rc == EXIT_DONE && n.until < NSTEPS - 1)
         printf("night: stopped after %s (-until); continue with: %s night %s\n", STEPS[n.until], setup_prog(), n.dir);
+    rd_unlock(lockfd);
     night_free(&n);
     return rc;
 oom:
@@ -1055,6 +1094,8 @@ oom:
     rc = EXIT_FAILED;
 fail:
     fprintf(stderr, "ratchet-tune: %s\n", err);
+    if (lockfd >= 0)
+        rd_unlock(lockfd);
     night_free(&n);
     return rc;
 }
