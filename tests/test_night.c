@@ -206,7 +206,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     char *page = morning_body("a");
     cr_assert(strstr(page, "What moved") && strstr(page, "The confirmation at") && strstr(page, "make PARAMS=") &&
                   strstr(page, "name, value lines") && strstr(page, "\n  no game ended by forfeit in its 40 pairs\n") &&
-                  strstr(page, "\n  no game ended by forfeit\n"),
+                  strstr(page, "\n  no game ended by forfeit\n") && strstr(page, "\nThe games (PGN):\n") &&
+                  strstr(page, "/night/ablation.pgn\n") && strstr(page, "  the confirmation: "),
               "the morning page:\n%s", page);
     /* Its readings follow its figures: the confirmation's interval against
      * 0, and its difference from the prediction against theirs. */

@@ -768,7 +768,7 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
     verify_record_free(&r);
 }
 
-static void morning_write(FILE *out, const Night *n)
+static void morning_body(FILE *out, const Night *n)
 {
     cJSON *abl = read_in(n->dir, ABLATION_FILE), *kept = rd_read_json(n->kept, (char[256]){ 0 }, 256);
     cJSON *ver = read_in(n->dir, VERIFY_FILE);
@@ -813,6 +813,39 @@ static void morning_write(FILE *out, const Night *n)
     cJSON_Delete(abl);
     cJSON_Delete(kept);
     cJSON_Delete(ver);
+}
+
+/* The files that hold the night's games: the run's PGN (SPSA and validation) and those of the ablation and
+ * the confirmation, each that is there. */
+static void morning_games(FILE *out, const Night *n)
+{
+    RunState rs;
+    runstate_init(&rs);
+    char err[PATH_MAX + 256], run_pgn[PATH_MAX] = "";
+    const char *f = runstate_load(&rs, n->dir, err, sizeof err) == 0 ? conf_get(&rs.conf, "pgnout", "file") : NULL;
+    if (f)
+        snprintf(run_pgn, sizeof run_pgn, "%s", f);
+    runstate_free(&rs);
+    char abl[PATH_MAX + 64], conf[PATH_MAX + 64];
+    snprintf(abl, sizeof abl, "%s/%s/ablation.pgn", n->dir, RD_NIGHT_SUB);
+    snprintf(conf, sizeof conf, "%s/%s/confirm.pgn", n->dir, RD_NIGHT_SUB);
+    const char *files[3] = { run_pgn, abl, conf }, *what[3] = { "SPSA and validation", "the ablation",
+                                                                "the confirmation" };
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        if (!files[i][0] || access(files[i], F_OK) != 0)
+            continue;
+        if (!any)
+            fprintf(out, "\nThe games (PGN):\n");
+        any = true;
+        fprintf(out, "  %s: %s\n", what[i], files[i]);
+    }
+}
+
+static void morning_write(FILE *out, const Night *n)
+{
+    morning_body(out, n);
+    morning_games(out, n);
 }
 
 static int step_morning(Night *n)
