@@ -438,27 +438,39 @@ Test(night, a_night_json_it_did_not_write_is_refused_naming_the_entry)
  * (its play time in state.json set to 70% of the night): the ablation gets
  * the hours left at SPSA's own rate, fewer pairs than the plan, and
  * night.json and the ablation record say so. */
-Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
+/* A night of tmp/t sized by time (0.008 hours) played to the end of its
+ * SPSA, whose play time in state.json is then set to 70% of the night:
+ * its night.json (the plan as made), and that play time. */
+static cJSON *night_whose_spsa_took_long(double *elapsed)
 {
     Args a = fake_run_args("t", 200, 0, 1);
     free(a.v[0]);
     a.v[0] = strdup("night");
     add_line(&a, "-params file=%s/far.txt -hours 0.008 -confirm nodes=1 -confirm-pairs 50 -until spsa", tmp);
     cr_assert_eq(run_to_end(night_main, &a, "t.log"), 0, "%s", slurp("t.log"));
-    cJSON *nj = json_of("t", NIGHT_FILE);
+    cJSON *st = json_of("t", "state.json");
+    *elapsed = 0.7 * 0.008 * 3600;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "run"), "elapsed_s"),
+                         *elapsed);
+    json_put_back("t", "state.json", st);
+    return json_of("t", NIGHT_FILE);
+}
+
+Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
+{
+    double elapsed;
+    cJSON *nj = night_whose_spsa_took_long(&elapsed);
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
     double planned = plan_num(plan, "ablation_pairs"), rate_confirm = plan_num(plan, "rate_confirm");
     double t_confirm = 2 * plan_num(plan, "confirm_pairs") / rate_confirm;
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "by_time")), "the plan is sized by time");
     cJSON_Delete(nj);
     cJSON *st = json_of("t", "state.json");
-    cJSON *run = cJSON_GetObjectItemCaseSensitive(st, "run");
-    double elapsed = 0.7 * 0.008 * 3600;
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(run, "elapsed_s"), elapsed);
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(st, "run");
     double games = cJSON_GetObjectItemCaseSensitive(run, "games")->valuedouble;
     double used = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "validation"), "used")
                       ->valuedouble;
-    json_put_back("t", "state.json", st);
+    cJSON_Delete(st);
     double expect = floor((0.008 * 3600 - t_confirm - elapsed) * (games + 2 * used) / elapsed / 2);
     expect = expect < 200 ? 200 : expect;
     cr_assert(expect < planned, "the test's numbers shrink the ablation: %g pairs planned, %g left", planned, expect);
@@ -483,19 +495,11 @@ Test(night, a_night_sized_by_time_gives_the_ablation_the_hours_its_spsa_left)
  * has started its pairs stay. */
 Test(night, a_night_in_progress_takes_the_ablations_pairs_before_it_starts)
 {
-    Args a = fake_run_args("t", 200, 0, 1);
-    free(a.v[0]);
-    a.v[0] = strdup("night");
-    add_line(&a, "-params file=%s/far.txt -hours 0.008 -confirm nodes=1 -confirm-pairs 50 -until spsa", tmp);
-    cr_assert_eq(run_to_end(night_main, &a, "t.log"), 0, "%s", slurp("t.log"));
-    cJSON *nj = json_of("t", NIGHT_FILE);
+    /* SPSA took 70% of the night: the rule would leave the ablation fewer pairs (the test above). */
+    double elapsed;
+    cJSON *nj = night_whose_spsa_took_long(&elapsed);
     double planned = plan_num(cJSON_GetObjectItemCaseSensitive(nj, "plan"), "ablation_pairs");
     cJSON_Delete(nj);
-    /* SPSA took 70% of the night: the rule would leave the ablation fewer pairs (the test above). */
-    cJSON *st = json_of("t", "state.json");
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "run"), "elapsed_s"),
-                         0.7 * 0.008 * 3600);
-    json_put_back("t", "state.json", st);
     Args c = { .n = 0 };
     add_line(&c, "night %s/t -ablation-pairs %.0f -until ablation", tmp, planned + 1);
     cr_assert_eq(run_to_end(night_main, &c, "t2.log"), 2, "%s", slurp("t2.log"));
