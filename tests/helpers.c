@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -466,4 +467,33 @@ int pgn_games_by_round(const char *name, const char *mark, int *counts, int nrou
     free(g);
     free(pgn);
     return others;
+}
+
+int spin_cpus(double seconds, pid_t *pids, int max)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    n = n < 1 ? 1 : n > max ? max : n;
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        cr_assert_geq(pids[i], 0, "fork");
+        if (pids[i] == 0) {
+            struct timespec t0, t;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            volatile unsigned long x = 0;
+            do {
+                for (int k = 0; k < 100000; k++)
+                    x += (unsigned long)k;
+                clock_gettime(CLOCK_MONOTONIC, &t);
+            } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+            _exit((int)(x & 1)); /* x used: the loop is not optimized away */
+        }
+    }
+    return n;
+}
+
+void spin_wait(const pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++)
+        waitpid(pids[i], NULL, 0);
 }

@@ -62,6 +62,11 @@ pid_t spawn(MainFn fn, Args *a, const char *log);
 /* spawn, wait for the child, free a; the child's exit code. */
 int run_to_end(MainFn fn, Args *a, const char *log);
 
+/* Busy work: one forked process per CPU this process may run on, each
+ * spinning for `seconds`; the count (their pids into pids[0..]). */
+int spin_cpus(double seconds, pid_t *pids, int max);
+void spin_wait(const pid_t *pids, int n);
+
 /* stderr into a temporary file between begin and end; end copies what was
  * written into out (NUL-terminated, cut to outlen). */
 typedef struct {
