@@ -207,7 +207,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     cr_assert(strstr(page, "What moved") && strstr(page, "The confirmation at") && strstr(page, "make PARAMS=") &&
                   strstr(page, "name, value lines") && strstr(page, "\n  no game ended by forfeit in its 40 pairs\n") &&
                   strstr(page, "\n  no game ended by forfeit\n") && strstr(page, "\nThe games (PGN):\n") &&
-                  strstr(page, "/night/ablation.pgn\n") && strstr(page, "  the confirmation: "),
+                  strstr(page, "/night/ablation.pgn\n") && strstr(page, "  the confirmation: ") &&
+                  strstr(page, "  the machine was not checked before it played (not on the wall clock"),
               "the morning page:\n%s", page);
     /* Its readings follow its figures: the confirmation's interval against
      * 0, and its difference from the prediction against theirs. */
@@ -312,7 +313,8 @@ Test(night, runs_the_whole_night_and_continues_after_each_step)
     add(&a, "nodes=2");
     cr_assert_eq(run_to_end(night_main, &a, "bad2"), 2);
     log = slurp("bad2");
-    cr_assert(strstr(log, "takes only -until, -force, -engine cmd=PATH and, before its ablation, -ablation-pairs P"),
+    cr_assert(strstr(log, "takes only -until, -force, -idle-wait D, -engine cmd=PATH and, before its ablation, "
+                          "-ablation-pairs P"),
               "%s", log);
     free(log);
 }
@@ -791,4 +793,48 @@ Test(night, the_confirmation_left_is_timed_by_its_own_play)
     log = status_of("c", "c-status2", 0);
     cr_expect(strstr(log, "\n  left to play: the confirmation's 20 games (its rate not measured"), "%s", log);
     free(log);
+}
+
+/* A confirmation on the wall clock waits -idle-wait for a busy machine
+ * (given to a night in progress, kept in night.json), and the morning page
+ * says how the machine was when each sitting started. */
+Test(night, a_confirmation_on_the_wall_clock_waits_for_a_busy_machine, .timeout = 150)
+{
+    Args a = night_args("w", 0, NULL);
+    add_line(&a, "-confirm tc=2+0.05 -until export");
+    cr_assert_eq(run_to_end(night_main, &a, "w1.log"), 0, "%s", slurp("w1.log"));
+    cJSON *nj = json_of("w", NIGHT_FILE);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(nj, "idle_wait")->valuedouble, 1800, "30 minutes unless told");
+    cJSON_Delete(nj);
+
+    a = (Args){ .n = 0 };
+    add_line(&a, "night %s/w -idle-wait soon", tmp);
+    cr_expect_eq(run_to_end(night_main, &a, "w2.log"), 2);
+    char *log = slurp("w2.log");
+    cr_expect(strstr(log, "-idle-wait soon: give a duration"), "%s", log);
+    free(log);
+
+    pid_t spin[64];
+    int n = spin_cpus(3.0, spin, 64);
+    a = (Args){ .n = 0 };
+    add_line(&a, "night %s/w -idle-wait 12s", tmp);
+    int rc = run_to_end(night_main, &a, "w3.log");
+    spin_wait(spin, n);
+    log = slurp("w3.log");
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_expect(strstr(log, "verify: the machine is busy: ") && strstr(log, "; waiting up to 12s for it"), "%s", log);
+    free(log);
+    nj = json_of("w", NIGHT_FILE);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(nj, "idle_wait")->valuedouble, 12, "a night in progress takes it");
+    cJSON_Delete(nj);
+    cJSON *vj = json_of("w", "verify.json");
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vj, "machine"), 0);
+    cr_assert_not_null(c, "verify.json keeps the check");
+    bool idle = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "idle"));
+    cJSON_Delete(vj);
+    char *page = slurp("w/morning.txt");
+    cr_expect(idle ? strstr(page, "  the machine was free before each of its 1 sitting (at most ") != NULL
+                   : strstr(page, "  WARNING: the sitting that started ") != NULL,
+              "%s", page);
+    free(page);
 }

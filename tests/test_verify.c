@@ -754,3 +754,69 @@ Test(verify, warns_once_when_games_are_lost_on_time_at_a_wall_clock)
     cr_assert_eq(cJSON_GetArrayItem(tl, 0)->valuedouble + cJSON_GetArrayItem(tl, 1)->valuedouble, 6);
     cJSON_Delete(j);
 }
+
+/* On the wall clock each sitting first reads the machine: busy, it waits up
+ * to -idle-wait for it, reading it again, then plays (with a warning if it
+ * is still busy); verify.json keeps every sitting's check, a continued
+ * verify adds its own. */
+Test(verify, waits_for_a_busy_machine_and_keeps_each_sittings_check, .timeout = 120)
+{
+    short_run("r", 40);
+    pid_t spin[64];
+    int n = spin_cpus(4.0, spin, 64);
+    Args a = verify_args("r");
+    add_line(&a, "-each tc=2+0.05 -sprt off -rounds 30 -idle-wait 12");
+    pid_t pid = spawn(verify_main, &a, "v1");
+    wait_pairs("r", 1, pid);
+    kill(pid, SIGTERM);
+    int rc = wait_child(pid);
+    args_free(&a);
+    spin_wait(spin, n);
+    char *log = slurp("v1");
+    cr_assert_eq(rc, 128 + SIGTERM, "exit %d:\n%s", rc, log);
+    cr_assert(strstr(log, "verify: the machine is busy: ") && strstr(log, "; waiting up to 12s for it"), "%s", log);
+    cJSON *j = verify_json("r");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
+    cr_assert_eq(cJSON_GetArraySize(m), 1, "one sitting, one check:\n%s", log);
+    const cJSON *c = cJSON_GetArrayItem(m, 0);
+    cr_expect_geq(jnum(c, "waited_s"), 9, "it read the machine again after waiting");
+    cr_expect_eq(jnum(c, "cpus"), n);
+    cr_expect_eq(jnum(c, "concurrency"), 2);
+    /* after the wait: free (said so) or still busy (a warning) */
+    bool idle = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "idle"));
+    cr_expect(idle ? strstr(log, "verify: the machine is free after ") != NULL
+                   : strstr(log, "warning: playing on a busy machine") != NULL,
+              "%s", log);
+    cJSON_Delete(j);
+    free(log);
+
+    /* A continued verify, on a busy machine, told not to wait: it plays with the warning. */
+    n = spin_cpus(3.0, spin, 64);
+    a = verify_args("r");
+    add_line(&a, "-idle-wait 0");
+    rc = run_to_end(verify_main, &a, "v2");
+    spin_wait(spin, n);
+    log = slurp("v2");
+    cr_assert_eq(rc, 0, "%s", log);
+    cr_assert(strstr(log, "continuing:") && strstr(log, "warning: playing on a busy machine: ") &&
+                  !strstr(log, "waiting up to"),
+              "%s", log);
+    j = verify_json("r");
+    assert_counts(j, 30);
+    m = cJSON_GetObjectItemCaseSensitive(j, "machine");
+    cr_assert_eq(cJSON_GetArraySize(m), 2, "the first sitting's check is kept, the second's added");
+    cr_expect_eq(jnum(cJSON_GetArrayItem(m, 0), "cpus"), n);
+    c = cJSON_GetArrayItem(m, 1);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "idle")));
+    cr_expect_eq(jnum(c, "waited_s"), 0);
+    cr_expect_geq(jnum(c, "busy_cpus"), 0.8 * n);
+    cJSON_Delete(j);
+    free(log);
+
+    a = verify_args("r");
+    add_line(&a, "-idle-wait soon");
+    cr_expect_eq(run_to_end(verify_main, &a, "v3"), 2);
+    log = slurp("v3");
+    cr_expect(strstr(log, "-idle-wait: 'soon' is not a duration"), "%s", log);
+    free(log);
+}

@@ -63,6 +63,8 @@ static const char ABLATE_USAGE[] =
     "                      run's values at this run's limit; left-out parameters at their start)\n"
     "  -restart            discard DIR/ablation.json and start over\n"
     "  -force              play even if the run's engine changed since the run (as verify)\n"
+    "  -idle-wait D        at a wall clock, wait up to D for a busy machine before each sitting\n"
+    "                      (as verify; default 0: check, warn and play; off: no check)\n"
     "  match options       as verify: -each (tc=, nodes=, st=, depth= replace the run's limit),\n"
     "                      -openings (default: the openings the run held out of its tuning),\n"
     "                      -draw, -resign, -maxmoves, -concurrency, -srand, -pgnout, -log\n"
@@ -354,6 +356,10 @@ static int ablate_save(const Ablate *A, const char *status, char *err, size_t er
     AblateRecord o;
     cJSON *j = record_of(A, status, &o) == 0 ? ablation_record_to_json(&o.r) : NULL;
     record_free(&o);
+    if (j && !verify_machine_to(&A->v, j)) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
     if (!j)
         return errmsg(err, errlen, "out of memory writing %s", A->path);
     int rc = rd_write_json(A->path, j, err, errlen);
@@ -598,6 +604,7 @@ static int play(Ablate *A, const char *dir)
     StopSig stop;
     stopsig_install(&stop, ABLATE_KIND.stop_note);
     v->mc.stop = &stopsig_flag;
+    verify_check_machine(v, "ablate");
     progress_start(&A->progress, 500, 10000, ep_now_ms());
     MatchHooks hooks = { .next_pair = next_pair, .pair_done = pair_done, .pair_abandoned = pair_abandoned, .ctx = A };
     int mrc = match_transport(&v->mc, &hooks); /* under MPI: played by the worker ranks */
@@ -679,6 +686,8 @@ static int resume_from(VerifyCall *c)
         v->sessions = old.sessions;
         snprintf(v->created, sizeof v->created, "%s", old.created);
         ablate_of(c)->whole_every = old.whole_every;
+        if (verify_machine_from(v, c->old) < 0)
+            rc = errmsg(c->err, sizeof c->err, "out of memory reading %s", c->file);
     }
     ablation_record_free(&old);
     return rc;

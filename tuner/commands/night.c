@@ -33,6 +33,7 @@
 #include "run_cmd.h"
 #include "setup.h"
 #include "spsa.h"
+#include "verify_call.h"
 #include "state.h"
 #include "validate.h"
 #include "verify.h"
@@ -55,6 +56,10 @@ enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 #define NIGHT_RULE "confirmation first (at most a third); then 2/3 SPSA (validation inside), 1/3 ablation, in games"
 #define DEFAULT_HOURS 8.0
 #define DEFAULT_CONFIRM_PAIRS 1000
+/* The confirmation waits this long for a busy machine (seconds): a night's
+ * confirmation starts unattended, and a backup or an update that runs at
+ * night is over in less. */
+#define DEFAULT_IDLE_WAIT 1800.0
 #define CALIBRATION_GAMES 24
 #define MIN_SPSA_GAMES 200
 #define MIN_ABLATION_PAIRS 200
@@ -64,8 +69,9 @@ enum { NSTEPS = NIGHT_NSTEPS };
 
 static const char NIGHT_USAGE[] =
     "usage: ratchet-tune night -out DIR [-hours H] [-confirm tc=..|st=..|nodes=..] [-games N]\n"
-    "                          [-ablation-pairs P] [-confirm-pairs C] [-until STEP] [-force] [run options]\n"
-    "       ratchet-tune night DIR [-until STEP] [-force] [-engine cmd=PATH] [-ablation-pairs P]\n"
+    "                          [-ablation-pairs P] [-confirm-pairs C] [-idle-wait D] [-until STEP] [-force]\n"
+    "                          [run options]\n"
+    "       ratchet-tune night DIR [-until STEP] [-force] [-idle-wait D] [-engine cmd=PATH] [-ablation-pairs P]\n"
     "\n"
     "The whole night in one command, each step resumable (Ctrl-C, a reboot: `night DIR`):\n"
     "  spsa      the SPSA run at the run's limit (the run options: -engine, -params, -each,\n"
@@ -89,6 +95,9 @@ static const char NIGHT_USAGE[] =
     "                      ablation, at most the plan's, kept whatever hours SPSA left\n"
     "  -confirm LIMIT      the user's limit (default: the run's clock on the wall, nodestime=0)\n"
     "  -confirm-pairs C    the confirmation's pairs (default 1000)\n"
+    "  -idle-wait D        a confirmation on the wall clock first reads the machine's CPUs: other\n"
+    "                      work beside its games makes them lose on time.  It waits up to D for\n"
+    "                      a busy machine (default 30m; 90s, 1h; off), then plays with a warning\n"
     "  -until STEP         stop after STEP (spsa, ablation, export, confirm)\n"
     "  -force              play on an engine that changed since the run (resume -force)\n"
     "  -engine cmd=PATH    a night in progress: its engine is now at PATH (resume -engine)\n"
@@ -107,6 +116,8 @@ typedef struct {
     uint64_t seed;                 /* the ablation's and the confirmation's -srand: seed + 1, seed + 2 */
     int until;                     /* index of the last step to play */
     bool force;
+    double idle_wait;              /* the confirmation's -idle-wait (seconds; -1: no check) */
+    bool idle_given;               /* -idle-wait on this command line */
     const char *engine_cmd;        /* a night in progress: -engine cmd=PATH (argv's) */
     int nconfirm;
     char **confirm;                /* -each words of the confirmation */
@@ -149,7 +160,8 @@ static int night_save(const Night *n, char *err, size_t errlen)
         cJSON_Delete(plan);
     plan = NULL;
     cJSON *cl = words_json(n->nconfirm, n->confirm);
-    ok = ok && cl && cJSON_AddItemToObject(j, "confirm_limit", cl) && cJSON_AddBoolToObject(j, "force", n->force);
+    ok = ok && cl && cJSON_AddItemToObject(j, "confirm_limit", cl) && cJSON_AddBoolToObject(j, "force", n->force) &&
+         cJSON_AddNumberToObject(j, "idle_wait", n->idle_wait);
     for (int i = 0; ok && i < NSTEPS; i++) {
         cJSON *s = cJSON_CreateObject();
         ok = s && cJSON_AddItemToArray(steps, s) && cJSON_AddStringToObject(s, "name", STEPS[i]) &&
@@ -198,6 +210,10 @@ static int night_load(Night *n, char *err, size_t errlen)
         snprintf(n->created, sizeof n->created, "%s", cr->valuestring);
         n->hours = hours->valuedouble;
         n->force = n->force || cJSON_IsTrue(force);
+        const cJSON *iw = cJSON_GetObjectItemCaseSensitive(j, "idle_wait"); /* older nights: the default */
+        n->idle_wait = cJSON_IsNumber(iw) && (iw->valuedouble == -1 || (iw->valuedouble >= 0 && iw->valuedouble <= 7 * 86400))
+                           ? iw->valuedouble
+                           : DEFAULT_IDLE_WAIT;
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(plan, "holdout");
         const cJSON *rr = cJSON_GetObjectItemCaseSensitive(plan, "rate_run");
         const cJSON *rcf = cJSON_GetObjectItemCaseSensitive(plan, "rate_confirm");
@@ -664,6 +680,11 @@ static int step_confirm(Night *n)
     push(&w, "-srand");
     push(&w, "%llu", (unsigned long long)((n->seed + 2) % 4294967291u));
     push_step_pgn(&w, n, VERIFY_FILE, "confirm.pgn");
+    push(&w, "-idle-wait");
+    if (n->idle_wait < 0)
+        push(&w, "off");
+    else
+        push(&w, "%.0f", n->idle_wait);
     if (n->force)
         push(&w, "-force");
     return call(verify_main, &w);
@@ -712,6 +733,31 @@ static void morning_ablation(FILE *out, const Night *n, const cJSON *j)
     char ff[400];
     fprintf(out, "  %s\n", ablation_record_forfeit_text(&a, ff, sizeof ff));
     ablation_record_free(&a);
+}
+
+/* The machine checks of the confirmation's sittings (verify_check_machine):
+ * each busy one named, or that the machine was free for each. */
+static void morning_machine(FILE *out, const cJSON *checks)
+{
+    int n = cJSON_GetArraySize(checks), busy = 0;
+    double most = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, checks)
+    {
+        double b = json_num_shown(c, "busy_cpus");
+        most = isfinite(b) && b > most ? b : most;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "idle")))
+            continue;
+        busy++;
+        fprintf(out, "  WARNING: the sitting that started %s played on a busy machine: %.2f of %.0f CPUs in use by "
+                "other work beside %.0f games (after a wait of %.0f s)\n", json_text_shown(c, "at"), b,
+                json_num_shown(c, "cpus"), json_num_shown(c, "concurrency"), json_num_shown(c, "waited_s"));
+    }
+    if (n == 0)
+        fprintf(out, "  the machine was not checked before it played (not on the wall clock, or an older build)\n");
+    else if (busy == 0)
+        fprintf(out, "  the machine was free before each of its %d sitting%s (at most %.2f CPUs in use by other work)\n",
+                n, n == 1 ? "" : "s", most);
 }
 
 /* The confirmation (verify.json) and, with the kept groups' prediction pr,
@@ -763,6 +809,7 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
                 fabs(d) <= e ? "they agree" : d < 0 ? "below it: the kept values pay less at the user's limit"
                                                     : "above it");
     }
+    morning_machine(out, cJSON_GetObjectItemCaseSensitive(ver, "machine"));
     if (r.mode && !strcmp(r.mode, "baked"))
         fprintf(out, "The baked engine: %s\n", json_shown(r.engine_tuned));
     verify_record_free(&r);
@@ -917,6 +964,7 @@ static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_g
 {
     n->hours = DEFAULT_HOURS;
     n->confirm_pairs = DEFAULT_CONFIRM_PAIRS;
+    n->idle_wait = DEFAULT_IDLE_WAIT;
     n->until = NSTEPS - 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -959,6 +1007,11 @@ static int parse(Night *n, int argc, char **argv, bool in_progress, bool *have_g
             i++;
         } else if (!strcmp(a, "-force")) {
             n->force = true;
+        } else if (!strcmp(a, "-idle-wait") && v) {
+            if (verify_parse_idle_wait(v, &n->idle_wait) < 0)
+                return errmsg(err, errlen, "-idle-wait %s: give a duration (seconds, or 90s, 30m, 1h; or off)", v);
+            n->idle_given = true;
+            i++;
         } else if (in_progress && !strcmp(a, "-engine")) {
             if (!v || strncmp(v, "cmd=", 4) || !v[4] || (i + 2 < argc && argv[i + 2][0] != '-'))
                 return errmsg(err, errlen, "night DIR -engine: a night in progress names only its engine's program "
@@ -993,8 +1046,8 @@ int night_main(int argc, char **argv)
     char plan_path[PATH_MAX + 32];
     snprintf(plan_path, sizeof plan_path, "%s/%s", dir_arg ? dir_arg : ".", NIGHT_FILE);
     if (dir_arg && (n.nrun || (plan_opts && access(plan_path, F_OK) == 0))) {
-        errmsg(err, sizeof err, "night %s: a night in progress takes only -until, -force, -engine cmd=PATH and, "
-               "before its ablation, -ablation-pairs P (its plan is in %s/%s); "
+        errmsg(err, sizeof err, "night %s: a night in progress takes only -until, -force, -idle-wait D, -engine cmd=PATH "
+               "and, before its ablation, -ablation-pairs P (its plan is in %s/%s); "
                "the run and plan options belong to a new night (-out DIR)", dir_arg, dir_arg, NIGHT_FILE);
         goto fail;
     }
@@ -1006,7 +1059,8 @@ int night_main(int argc, char **argv)
     snprintf(n.path, sizeof n.path, "%s/%s", n.dir, NIGHT_FILE);
     snprintf(n.kept, sizeof n.kept, "%s/%s/kept.json", n.dir, RD_NIGHT_SUB);
     int until = n.until;
-    bool force = n.force;
+    bool force = n.force, idle_given = n.idle_given;
+    double idle_wait = n.idle_wait;
     for (int i = 0; i < NSTEPS; i++)
         snprintf(n.status[i], sizeof n.status[i], "todo");
     if (access(n.path, F_OK) == 0) {
@@ -1020,6 +1074,8 @@ int night_main(int argc, char **argv)
             goto fail;
         n.until = until;
         n.force = n.force || force;
+        if (idle_given)
+            n.idle_wait = idle_wait;
         if (have_pairs && size_ablation(&n, pairs, err, sizeof err) < 0)
             goto fail;
     } else {

@@ -73,6 +73,11 @@ static const char VERIFY_USAGE[] =
     "                      ablation instead of the SPRT (verify DIR -ablate -h tells more)\n"
     "  -force              play even if the run's engine changed since the run (its id name,\n"
     "                      file size, modification time or bench signature; as `resume -force`)\n"
+    "  -idle-wait D        at a wall clock, before each sitting, the machine's CPUs are read for a\n"
+    "                      second: other work beside the games makes them lose on time.  A busy\n"
+    "                      machine is waited for up to D (seconds, or 90s, 30m, 1h; default 0),\n"
+    "                      then played on with a warning; verify.json keeps each check (\"machine\").\n"
+    "                      off: no check\n"
     "  match options       -each (tc=, nodes=, st=, depth= replace the run's limit), -openings,\n"
     "                      -draw, -resign, -maxmoves, -concurrency, -srand, -pgnout, -log\n"
     "\n"
@@ -176,6 +181,7 @@ static int play(Verify *v)
     StopSig stop;
     stopsig_install(&stop, VERIFY_KIND.stop_note);
     v->run.mc.stop = &stopsig_flag;
+    verify_check_machine(&v->run, "verify");
     v->t0 = ep_now_ms();
     progress_start(&v->progress, 500, 10000, v->t0);
     MatchHooks hooks = { .next_pair = verify_next, .pair_done = verify_done, .pair_abandoned = verify_abandoned,

@@ -12,10 +12,12 @@
 
 #include "claims.h"
 #include "cli.h"
+#include "duration.h"
 #include "engcheck.h"
 #include "errmsg.h"
 #include "jsonget.h"
 #include "export.h"
+#include "loadcheck.h"
 #include "rd.h"
 #include "pgntrim.h"
 #include "readfile.h"
@@ -259,6 +261,7 @@ static void run_free(VerifyRun *r)
     runstate_free(&r->rs);
     cJSON_Delete(r->tuned);
     cJSON_Delete(r->base);
+    cJSON_Delete(r->machine);
     free_args(r);
 }
 
@@ -310,7 +313,13 @@ int verify_read_options(VerifyCall *c, int argc, char **argv)
             c->force = true;
         else if (!strcmp(argv[i], "-concurrency") && i + 1 < argc)
             c->concurrency = argv[++i];
-        else if (push_arg_abs(c->r, argv, i) < 0)
+        else if (!strcmp(argv[i], "-idle-wait") && i + 1 < argc) {
+            if (verify_parse_idle_wait(argv[++i], &c->r->idle_wait) < 0) {
+                errmsg(c->err, sizeof c->err, "-idle-wait: '%s' is not a duration (seconds, or 90s, 30m, 1h; or off)",
+                       argv[i]);
+                return verify_fail(c, VERIFY_EXIT_USAGE);
+            }
+        } else if (push_arg_abs(c->r, argv, i) < 0)
             return verify_oom(c);
     }
     return STEP_GO;
@@ -674,4 +683,107 @@ int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx
         printf("%s: %llu game%s of pairs it does not count (cut short, or played again after a stop) taken out "
                "of %s\n", kind, (unsigned long long)dropped, dropped == 1 ? "" : "s", r->mc.pgnout);
     return 0;
+}
+
+/* ---- the machine before a sitting on the wall clock ------------------------------ */
+
+int verify_parse_idle_wait(const char *d, double *seconds)
+{
+    if (!strcmp(d, "off")) {
+        *seconds = -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(d, &end);
+    double unit = !strcmp(end, "") || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : 0;
+    if (end == d || errno || unit == 0 || !isfinite(v) || v < 0 || v * unit > 7 * 86400.0)
+        return -1;
+    *seconds = v * unit;
+    return 0;
+}
+
+/* A busy machine is read again this often (seconds) while waited for. */
+#define IDLE_RECHECK_S 10
+
+/* A sample of this machine's load (a second long), or false with a note. */
+static bool sample(const char *who, LoadSample *s)
+{
+    char err[256];
+    if (load_sample(1.0, s, err, sizeof err) == 0)
+        return true;
+    fprintf(stderr, "ratchet-tune: %s: note: the machine's load could not be read (%s): not checked\n", who, err);
+    return false;
+}
+
+void verify_check_machine(VerifyRun *r, const char *who)
+{
+    const MatchConfig *mc = &r->mc;
+    if (r->idle_wait < 0 || match_transport != match_play ||
+        !(tc_is_wall_clock(&mc->eng[0].tc) || tc_is_wall_clock(&mc->eng[1].tc)))
+        return;
+    int games = mc->concurrency > 0 ? mc->concurrency : 1;
+    LoadSample s;
+    if (!sample(who, &s))
+        return;
+    char at[32];
+    rd_now_iso(at, sizeof at);
+    int64_t t0 = ep_now_ms();
+    double waited = 0;
+    bool told = false;
+    while (!load_fits(&s, games) && waited < r->idle_wait && !(mc->stop && atomic_load(mc->stop))) {
+        if (!told) {
+            char d[32];
+            duration_format(r->idle_wait, d, sizeof d);
+            printf("%s: the machine is busy: %.2f of its %d CPUs in use by other work, and %d game%s on the wall "
+                   "clock need%s %d; waiting up to %s for it (Ctrl-C stops)\n",
+                   who, s.busy, s.cpus, games, games == 1 ? "" : "s", games == 1 ? "s" : "", games, d);
+            fflush(stdout);
+            told = true;
+        }
+        for (int k = 0; k < IDLE_RECHECK_S - 1 && !(mc->stop && atomic_load(mc->stop)); k++)
+            sleep(1); /* the sample takes the last second */
+        if (!sample(who, &s))
+            return;
+        waited = (double)(ep_now_ms() - t0) / 1000.0;
+    }
+    bool fits = load_fits(&s, games);
+    if (!fits)
+        fprintf(stderr, "ratchet-tune: %s: warning: playing on a busy machine: %.2f of its %d CPUs in use by other "
+                        "work beside %d game%s on the wall clock; the engines search less than their clock gives them "
+                        "and may lose on time, so the figures measure the load too\n",
+                who, s.busy, s.cpus, games, games == 1 ? "" : "s");
+    else if (told)
+        printf("%s: the machine is free after %.0f s (%.2f of %d CPUs busy)\n", who, waited, s.busy, s.cpus);
+    cJSON *c = cJSON_CreateObject();
+    if (!r->machine)
+        r->machine = cJSON_CreateArray();
+    bool ok = c && r->machine && cJSON_AddStringToObject(c, "at", at) && cJSON_AddNumberToObject(c, "cpus", s.cpus) &&
+              cJSON_AddNumberToObject(c, "busy_cpus", round(s.busy * 100) / 100) &&
+              cJSON_AddNumberToObject(c, "concurrency", games) && cJSON_AddNumberToObject(c, "waited_s", round(waited)) &&
+              cJSON_AddBoolToObject(c, "idle", fits);
+    if (ok)
+        cJSON_AddItemToArray(r->machine, c);
+    else
+        cJSON_Delete(c); /* out of memory: the check is not recorded */
+}
+
+int verify_machine_from(VerifyRun *r, const cJSON *j)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
+    if (!cJSON_IsArray(m))
+        return 0;
+    cJSON_Delete(r->machine);
+    return (r->machine = cJSON_Duplicate(m, true)) ? 0 : -1;
+}
+
+bool verify_machine_to(const VerifyRun *r, cJSON *out)
+{
+    if (!r->machine)
+        return true;
+    cJSON *m = cJSON_Duplicate(r->machine, true);
+    if (m && cJSON_AddItemToObject(out, "machine", m))
+        return true;
+    cJSON_Delete(m);
+    return false;
 }

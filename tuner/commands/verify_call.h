@@ -36,6 +36,8 @@ typedef struct {
     uint64_t claim_first, claim_count; /* held-out openings first .. first+count-1, in the seed's order */
     uint64_t sessions;
     char created[32];
+    double idle_wait;              /* -idle-wait: how long to wait for a busy machine (seconds); < 0: no check */
+    cJSON *machine;                /* the machine checks of the sittings (verify_check_machine), or NULL */
 } VerifyRun;
 
 /* One of the two commands, as its messages name it. */
@@ -83,7 +85,7 @@ int verify_call_end(VerifyCall *c, int step);
 /* STEP_FAIL with exit code rc; "out of memory" with exit code 1. */
 int verify_fail(VerifyCall *c, int rc);
 int verify_oom(VerifyCall *c);
-/* -restart, -force and -concurrency; every other argument is kept as a
+/* -restart, -force, -concurrency and -idle-wait; every other argument is kept as a
  * match option (files made absolute, so the stored options mean the same
  * from any directory). */
 int verify_read_options(VerifyCall *c, int argc, char **argv);
@@ -121,6 +123,22 @@ int verify_claim_played(VerifyRun *r, const char *file, uint64_t pairs, char *er
 void verify_pgn_mark(const VerifyRun *r, const char *kind, char *buf, size_t len);
 int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx, uint64_t pair), void *ctx,
                     char *err, size_t errlen);
+
+/* Before a sitting on the wall clock plays on this machine (not under MPI:
+ * the ranks play elsewhere), whether it is free for the games
+ * (loadcheck.h): busy, it waits up to r->idle_wait seconds for it, checking
+ * again every ten seconds (a stop ends the wait), then plays anyway with a
+ * warning.  Each check is appended to r->machine, which the state file
+ * keeps: {"at", "cpus", "busy_cpus", "concurrency", "waited_s", "idle"}.
+ * who names the command in its messages. */
+void verify_check_machine(VerifyRun *r, const char *who);
+/* The sittings' checks of an earlier record j, kept for the next (when
+ * continuing it), and written back into a record out. */
+int verify_machine_from(VerifyRun *r, const cJSON *j);
+bool verify_machine_to(const VerifyRun *r, cJSON *out);
+/* -idle-wait's D into *seconds: seconds, or with a unit (90s, 30m, 1h);
+ * "off" is -1 (no check).  0, or -1 when D is none of these. */
+int verify_parse_idle_wait(const char *d, double *seconds);
 
 /* The sections of the match options both commands take. */
 extern const char *const VERIFY_SECTIONS[];

@@ -100,6 +100,10 @@ int verify_save(Verify *v, const char *status, const char *verdict, char *err, s
     record_of(v, status, verdict, now, &r, &pend);
     cJSON *j = pend ? verify_record_to_json(&r) : NULL;
     free(pend);
+    if (j && !verify_machine_to(&v->run, j)) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
     if (!j)
         return errmsg(err, errlen, "out of memory writing %s", v->path);
     int rc = rd_write_json(v->path, j, err, errlen);
@@ -112,6 +116,8 @@ int verify_progress_from(Verify *v, const cJSON *j, char *err, size_t errlen)
 {
     VerifyRecord r;
     int rc = verify_record_from_json(&r, j, true, v->path, err, errlen);
+    if (rc == 0 && verify_machine_from(&v->run, j) < 0)
+        rc = errmsg(err, errlen, "out of memory reading %s", v->path);
     if (rc == 0) {
         v->tally = r.tally;
         v->next_round = r.next_round;
