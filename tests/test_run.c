@@ -1004,6 +1004,17 @@ Test(run, resume_refuses_a_different_engine_unless_forced, .init = command_fixtu
     /* And records the new engine: the next resume is quiet. */
     rc = shell(TUNE " resume %s/r -spsa games=10", tmp);
     cr_expect_eq(rc, 0, "%s", out);
+    /* The same bytes with a new mtime (a rebuild): refused, and the message says only the mtime changed. */
+    cr_assert_eq(shell("touch -d '2030-01-01 00:00' %s", eng), 0, "%s", out);
+    rc = shell(TUNE " resume %s/r -spsa games=12", tmp);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "(mtime ") && strstr(out, "only its modification time changed: its id name and size are the same"),
+              "%s", out);
+    /* Another byte: not only the mtime. */
+    cr_assert_eq(shell("printf x >> %s", eng), 0);
+    rc = shell(TUNE " resume %s/r -spsa games=12", tmp);
+    cr_expect_eq(rc, 2, "exit %d\n%s", rc, out);
+    cr_expect(strstr(out, "size ") && !strstr(out, "only its modification time"), "%s", out);
 }
 
 /* An engine moved or copied elsewhere: resume -engine cmd=NEW follows it

@@ -166,11 +166,22 @@ static int check(const EngineId *recorded, const EngineSpec *spec, bool force, b
             fprintf(stderr, "ratchet-tune: note: state.json has no record of its engine (written by an older build), "
                             "so the engine was not checked\n");
     } else if (engcheck_compare(recorded, now, diff, sizeof diff) > 0) {
+        /* Only the mtime: a rebuild of the same source, or a change the
+         * other marks do not see; the message says which marks agree. */
+        bool only_mtime = !strcmp(recorded->id_name, now->id_name) && !strcmp(recorded->path, now->path) &&
+                          recorded->size == now->size && recorded->has_bench == now->has_bench &&
+                          (!recorded->has_bench || recorded->bench == now->bench);
+        char hint[256] = "";
+        if (only_mtime)
+            snprintf(hint, sizeof hint,
+                     "only its modification time changed: its %s are the same, as after a rebuild of the same "
+                     "source (and after a change they do not show, as one to time management); ",
+                     recorded->has_bench ? "id name, size and bench signature" : "id name and size");
         if (!force)
             return errmsg(err, errlen,
-                          "engine.cmd: %s is not the engine this run was started with (%s); %s with -force "
+                          "engine.cmd: %s is not the engine this run was started with (%s); %s%s with -force "
                           "to continue with it anyway",
-                          spec->cmd, diff, what);
+                          spec->cmd, diff, hint, what);
         fprintf(stderr, "ratchet-tune: warning: -force: continuing with a different engine %s (%s)\n", spec->cmd,
                 diff);
     }
