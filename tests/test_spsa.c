@@ -1325,3 +1325,34 @@ Test(spsa, every_number_key_is_an_spsa_key)
         cr_assert(found, "-spsa %s= is in SPSA_NUMBER_KEYS but not in SPSA_KEYS", k->key);
     }
 }
+
+/* simulate's probe-end: the probe factor goes from probe at k = 1 to
+ * probe_end at k = N, geometrically (by hand, N = 100, gamma 0.5, c_end 2:
+ * the classic c_k 20, 10 at k = 4, 2 at k = 100; probe 4 -> 1: at k = 4 the
+ * factor is 4 * (1/4)^(3/99)). */
+Test(spsa, the_probe_narrows_to_probe_end_over_the_run)
+{
+    SpsaConfig cfg = round_config();
+    spsa_config_set_form(&cfg, SPSA_FORM_SETTLE);
+    cfg.alpha = 1;
+    cfg.gamma = 0.5;
+    spsa_config_set_games(&cfg, 200);
+    cfg.probe = 4;
+    cfg.probe_end = 1;
+    cfg.narrow = false;
+    SpsaParam p = param("X", 50, -10000, 10000, 2, 0.01);
+    SpsaState st;
+    init_ok(&st, &p, 1, &cfg, 1);
+    assert_close(spsa_c_k(&st, 0, 1), 4 * 20.0, EPS);
+    assert_close(spsa_c_k(&st, 0, 4), 4 * pow(0.25, 3.0 / 99) * 10.0, EPS);
+    assert_close(spsa_c_k(&st, 0, 100), 1 * 2.0, EPS);
+    spsa_free(&st);
+    cfg.probe_end = 0; /* off: probe throughout */
+    init_ok(&st, &p, 1, &cfg, 1);
+    assert_close(spsa_c_k(&st, 0, 100), 4 * 2.0, EPS);
+    spsa_free(&st);
+    cfg.probe_end = 0.5;
+    char err[256] = "";
+    cr_expect_eq(spsa_init(&st, &p, 1, &cfg, 1, err, sizeof err), -1);
+    cr_expect(strstr(err, "probe_end 0 or in [1, 100]"), "%s", err);
+}

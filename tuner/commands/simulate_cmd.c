@@ -95,7 +95,9 @@ static const char USAGE[] =
     "-spsa also takes form=settle|far|adam|classic (default settle; rms is far's older\n"
     "name), eta=X, decay=X, eta-base=X, eta-pow=X, eta-npow=X (eta from the budget when\n"
     "eta=0: eta-base * (8 / parameters)^eta-npow * (5000 / iterations)^eta-pow),\n"
-    "beta1=X, beta2=X, probe=X, narrow=0|1, adapt=0|1, adapt-rate=X, adapt-bias=X,\n"
+    "beta1=X, beta2=X, probe=X, probe-end=X (the probe factor from probe at the first\n"
+    "iteration to this at the last, geometrically; simulate only), narrow=0|1, adapt=0|1,\n"
+    "adapt-rate=X, adapt-bias=X,\n"
     "adapt-window=F, scale-min=X, scale-max=X, scale-start=X, centre=F, centre-elo=X,\n"
     "centre-rate=X, centre-window=F, centre-min=X (the forms' settings, the per-parameter\n"
     "scale and the centre batches, docs/spsa-forms.md) and r_end=X (every parameter's\n"
@@ -200,6 +202,7 @@ static bool spsa_own_key(SpsaConfig *cfg, const char *kv, size_t klen, const cha
         {"centre-rate", offsetof(SpsaConfig, centre_rate), 0, 100},
         {"centre-window", offsetof(SpsaConfig, centre_window), 1e-6, 1},
         {"centre-min", offsetof(SpsaConfig, centre_min), 1e-6, 1},
+        {"probe-end", offsetof(SpsaConfig, probe_end), 1, 100},
     };
     if (klen == 5 && !strncmp(kv, "adapt", 5)) {
         uint64_t on = 1;

@@ -139,10 +139,21 @@ static double param_pm(const SpsaState *st, size_t p)
     return spsa_centre_on(st) ? st->params[p].pm : 1.0;
 }
 
+/* The probe factor at iteration k: cfg.probe, or on its way to
+ * cfg.probe_end at k = N. */
+static double probe_factor(const SpsaState *st, uint64_t k)
+{
+    const SpsaConfig *c = &st->cfg;
+    if (!(c->probe_end > 0) || c->iterations < 2)
+        return c->probe;
+    double t = spsa_clip(((double)k - 1) / ((double)c->iterations - 1), 0, 1);
+    return c->probe * pow(c->probe_end / c->probe, t);
+}
+
 double spsa_c_k(const SpsaState *st, size_t p, uint64_t k)
 {
     double ck = classic_c_k(st, p, k);
-    return st->cfg.form == SPSA_FORM_CLASSIC ? ck : st->cfg.probe * ck;
+    return st->cfg.form == SPSA_FORM_CLASSIC ? ck : probe_factor(st, k) * ck;
 }
 
 double spsa_R_k(const SpsaState *st, size_t p, uint64_t k)
@@ -231,8 +242,9 @@ static int check_config(const SpsaConfig *c, char *err, size_t errlen)
         errmsg(err, errlen, "spsa: beta1 must be in [0, 1) (got %g)", c->beta1);
         return -1;
     }
-    if (!(c->probe >= 1) || !isfinite(c->probe)) {
-        errmsg(err, errlen, "spsa: probe must be >= 1 (got %g)", c->probe);
+    if (!(c->probe >= 1) || !isfinite(c->probe) || !(c->probe_end == 0 || (c->probe_end >= 1 && c->probe_end <= 100))) {
+        errmsg(err, errlen, "spsa: probe must be >= 1 and probe_end 0 or in [1, 100] (got %g, %g)", c->probe,
+               c->probe_end);
         return -1;
     }
     if (!(c->beta2 >= 0 && c->beta2 < 1)) {

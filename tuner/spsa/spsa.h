@@ -125,6 +125,8 @@ typedef struct {
     double beta1;        /* non-classic: momentum of the signed result (0 = none) */
     double beta2;        /* non-classic: window 1/(1 - beta2) of the second moment */
     double probe;        /* non-classic: c_k is this many times the classic c_k */
+    double probe_end;    /* non-classic, simulate only: > 0, the factor goes from probe at k = 1 to
+                          * this at k = N, geometrically (0: probe throughout) */
     bool narrow;         /* non-classic: near a bound the probe narrows to the room
                           * between theta and the bound, down to the classic c_k */
     bool adapt;          /* non-classic: a per-parameter scale s of c_end from the games */
