@@ -1270,3 +1270,29 @@ Test(run, a_directory_without_a_state_is_not_advised_to_resume)
     cr_assert(strstr(log, "holds no run (no state.json") && !strstr(log, "-tune resume"), "%s", log);
     free(log);
 }
+
+/* A run on the wall clock reads the machine before its games: busy, it
+ * warns and plays (SPSA's games need no wait); at nodes= it does not read
+ * it. */
+Test(run, warns_when_it_starts_on_a_busy_machine_at_a_wall_clock)
+{
+    static const char *const LIMITS[] = { "tc=2+0.05", "nodes=1" };
+    for (int k = 0; k < 2; k++) {
+        Args a = fake_run_args(k ? "n" : "w", 4, 0, 2);
+        for (int i = 0; i < a.n; i++)
+            if (!strcmp(a.v[i], "nodes=1")) {
+                free(a.v[i]);
+                cr_assert_not_null(a.v[i] = strdup(LIMITS[k]));
+            }
+        pid_t spin[64];
+        int n = spin_cpus(3.0, spin, 64);
+        int rc = run_to_end(run_main, &a, "log");
+        spin_wait(spin, n);
+        char *log = slurp("log");
+        cr_assert_eq(rc, 0, "%s", log);
+        bool warned = strstr(log, "ratchet-tune: run: warning: playing on a busy machine: ") != NULL;
+        cr_expect(k ? !warned : warned, "%s:\n%s", LIMITS[k], log);
+        cr_expect(!strstr(log, "waiting up to"), "%s", log);
+        free(log);
+    }
+}

@@ -16,6 +16,7 @@
 #include "errmsg.h"
 #include "elotext.h"
 #include "htmlreport.h"
+#include "loadcheck.h"
 #include "match_resume.h"
 #include "stats.h"
 #include "progress.h"
@@ -302,6 +303,8 @@ int match_main(int argc, char **argv)
     printf("\n");
     fflush(stdout);
 
+    LoadCheck lc;
+    load_check_before(&m.cfg, 0, "match", &lc); /* busy: a warning */
     m.t0 = m.last_report = ep_now_ms();
     progress_start(&m.progress, 100, 1000, m.t0);
     if (m.resume) {

@@ -12,7 +12,6 @@
 
 #include "claims.h"
 #include "cli.h"
-#include "duration.h"
 #include "engcheck.h"
 #include "errmsg.h"
 #include "jsonget.h"
@@ -703,65 +702,22 @@ int verify_parse_idle_wait(const char *d, double *seconds)
     return 0;
 }
 
-/* A busy machine is read again this often (seconds) while waited for. */
-#define IDLE_RECHECK_S 10
-
-/* A sample of this machine's load (a second long), or false with a note. */
-static bool sample(const char *who, LoadSample *s)
-{
-    char err[256];
-    if (load_sample(1.0, s, err, sizeof err) == 0)
-        return true;
-    fprintf(stderr, "ratchet-tune: %s: note: the machine's load could not be read (%s): not checked\n", who, err);
-    return false;
-}
-
 void verify_check_machine(VerifyRun *r, const char *who)
 {
-    const MatchConfig *mc = &r->mc;
-    if (r->idle_wait < 0 || match_transport != match_play ||
-        !(tc_is_wall_clock(&mc->eng[0].tc) || tc_is_wall_clock(&mc->eng[1].tc)))
-        return;
-    int games = mc->concurrency > 0 ? mc->concurrency : 1;
-    LoadSample s;
-    if (!sample(who, &s))
+    if (r->idle_wait < 0)
         return;
     char at[32];
     rd_now_iso(at, sizeof at);
-    int64_t t0 = ep_now_ms();
-    double waited = 0;
-    bool told = false;
-    while (!load_fits(&s, games) && waited < r->idle_wait && !(mc->stop && atomic_load(mc->stop))) {
-        if (!told) {
-            char d[32];
-            duration_format(r->idle_wait, d, sizeof d);
-            printf("%s: the machine is busy: %.2f of its %d CPUs in use by other work, and %d game%s on the wall "
-                   "clock need%s %d; waiting up to %s for it (Ctrl-C stops)\n",
-                   who, s.busy, s.cpus, games, games == 1 ? "" : "s", games == 1 ? "s" : "", games, d);
-            fflush(stdout);
-            told = true;
-        }
-        for (int k = 0; k < IDLE_RECHECK_S - 1 && !(mc->stop && atomic_load(mc->stop)); k++)
-            sleep(1); /* the sample takes the last second */
-        if (!sample(who, &s))
-            return;
-        waited = (double)(ep_now_ms() - t0) / 1000.0;
-    }
-    bool fits = load_fits(&s, games);
-    if (!fits)
-        fprintf(stderr, "ratchet-tune: %s: warning: playing on a busy machine: %.2f of its %d CPUs in use by other "
-                        "work beside %d game%s on the wall clock; the engines search less than their clock gives them "
-                        "and may lose on time, so the figures measure the load too\n",
-                who, s.busy, s.cpus, games, games == 1 ? "" : "s");
-    else if (told)
-        printf("%s: the machine is free after %.0f s (%.2f of %d CPUs busy)\n", who, waited, s.busy, s.cpus);
+    LoadCheck lc;
+    if (!load_check_before(&r->mc, r->idle_wait, who, &lc))
+        return;
     cJSON *c = cJSON_CreateObject();
     if (!r->machine)
         r->machine = cJSON_CreateArray();
-    bool ok = c && r->machine && cJSON_AddStringToObject(c, "at", at) && cJSON_AddNumberToObject(c, "cpus", s.cpus) &&
-              cJSON_AddNumberToObject(c, "busy_cpus", round(s.busy * 100) / 100) &&
-              cJSON_AddNumberToObject(c, "concurrency", games) && cJSON_AddNumberToObject(c, "waited_s", round(waited)) &&
-              cJSON_AddBoolToObject(c, "idle", fits);
+    bool ok = c && r->machine && cJSON_AddStringToObject(c, "at", at) && cJSON_AddNumberToObject(c, "cpus", lc.s.cpus) &&
+              cJSON_AddNumberToObject(c, "busy_cpus", round(lc.s.busy * 100) / 100) &&
+              cJSON_AddNumberToObject(c, "concurrency", lc.games) &&
+              cJSON_AddNumberToObject(c, "waited_s", round(lc.waited_s)) && cJSON_AddBoolToObject(c, "idle", lc.fits);
     if (ok)
         cJSON_AddItemToArray(r->machine, c);
     else

@@ -124,13 +124,10 @@ void verify_pgn_mark(const VerifyRun *r, const char *kind, char *buf, size_t len
 int verify_trim_pgn(const VerifyRun *r, const char *kind, bool (*done)(void *ctx, uint64_t pair), void *ctx,
                     char *err, size_t errlen);
 
-/* Before a sitting on the wall clock plays on this machine (not under MPI:
- * the ranks play elsewhere), whether it is free for the games
- * (loadcheck.h): busy, it waits up to r->idle_wait seconds for it, checking
- * again every ten seconds (a stop ends the wait), then plays anyway with a
- * warning.  Each check is appended to r->machine, which the state file
- * keeps: {"at", "cpus", "busy_cpus", "concurrency", "waited_s", "idle"}.
- * who names the command in its messages. */
+/* Before a sitting on the wall clock, load_check_before (loadcheck.h) with
+ * r->idle_wait (< 0: no check); each check is appended to r->machine, which
+ * the state file keeps: {"at", "cpus", "busy_cpus", "concurrency",
+ * "waited_s", "idle"}.  who names the command in its messages. */
 void verify_check_machine(VerifyRun *r, const char *who);
 /* The sittings' checks of an earlier record j, kept for the next (when
  * continuing it), and written back into a record out. */

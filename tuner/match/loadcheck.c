@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "duration.h"
 #include "errmsg.h"
 #include "readfile.h"
 
@@ -99,4 +101,58 @@ bool load_fits(const LoadSample *s, int concurrency)
 {
     int games = concurrency > 0 ? concurrency : 1;
     return (double)s->cpus - s->busy >= games - LOAD_TOLERANCE_PER_GAME * games;
+}
+
+/* A sample of this machine's load (a second long), or false with a note. */
+static bool sample(const char *who, LoadSample *s)
+{
+    char err[256];
+    if (load_sample(1.0, s, err, sizeof err) == 0)
+        return true;
+    fprintf(stderr, "ratchet-tune: %s: note: the machine's load could not be read (%s): not checked\n", who, err);
+    return false;
+}
+
+static bool stopped(const MatchConfig *mc)
+{
+    return mc->stop && atomic_load(mc->stop);
+}
+
+bool load_check_before(const MatchConfig *mc, double wait_s, const char *who, LoadCheck *out)
+{
+    if (match_transport != match_play || !(tc_is_wall_clock(&mc->eng[0].tc) || tc_is_wall_clock(&mc->eng[1].tc)))
+        return false;
+    *out = (LoadCheck){ .games = mc->concurrency > 0 ? mc->concurrency : 1 };
+    if (!sample(who, &out->s))
+        return false;
+    int64_t t0 = ep_now_ms();
+    bool told = false;
+    while (!load_fits(&out->s, out->games) && out->waited_s < wait_s && !stopped(mc)) {
+        if (!told) {
+            char d[32];
+            duration_format(wait_s, d, sizeof d);
+            printf("%s: the machine is busy: %.2f of its %d CPUs in use by other work, and %d game%s on the wall "
+                   "clock need%s %d; waiting up to %s for it (Ctrl-C stops)\n",
+                   who, out->s.busy, out->s.cpus, out->games, out->games == 1 ? "" : "s", out->games == 1 ? "s" : "",
+                   out->games, d);
+            fflush(stdout);
+            told = true;
+        }
+        for (int k = 0; k < LOAD_RECHECK_S - 1 && !stopped(mc); k++)
+            sleep(1); /* the sample takes the last second */
+        if (!sample(who, &out->s))
+            return false;
+        out->waited_s = (double)(ep_now_ms() - t0) / 1000.0;
+    }
+    out->fits = load_fits(&out->s, out->games);
+    if (!out->fits)
+        fprintf(stderr, "ratchet-tune: %s: warning: playing on a busy machine: %.2f of its %d CPUs in use by other "
+                        "work beside %d game%s on the wall clock; the engines search less than their clock gives them "
+                        "and may lose on time, so the figures measure the load too\n",
+                who, out->s.busy, out->s.cpus, out->games, out->games == 1 ? "" : "s");
+    else if (told)
+        printf("%s: the machine is free after %.0f s (%.2f of %d CPUs busy)\n", who, out->waited_s, out->s.busy,
+               out->s.cpus);
+    fflush(stdout);
+    return true;
 }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "match.h"
+
 /* The CPU time of a set of CPUs, in /proc/stat's ticks: busy is user,
  * nice, system, irq, softirq and steal; total adds idle and iowait. */
 typedef struct {
@@ -49,5 +51,23 @@ int load_sample(double seconds, LoadSample *s, char *err, size_t errlen);
 /* Whether `concurrency` games fit beside the work s found: the CPUs it left
  * free are at least the games' minus their tolerance. */
 bool load_fits(const LoadSample *s, int concurrency);
+
+/* A check before a match: what was found when the wait (if any) ended. */
+typedef struct {
+    LoadSample s;
+    int games;                     /* the match's concurrency */
+    double waited_s;
+    bool fits;
+} LoadCheck;
+
+/* Before a match on the wall clock plays on this machine (not under MPI,
+ * whose ranks play elsewhere: match_transport is not match_play), whether
+ * it is free for mc's games: busy, it waits up to wait_s seconds for it,
+ * reading it again every LOAD_RECHECK_S (a stop, *mc->stop, ends the wait),
+ * then says so on stderr and plays anyway.  who names the command in the
+ * messages.  False when nothing was checked (not on the wall clock, under
+ * MPI, or no /proc/stat: a note says so). */
+#define LOAD_RECHECK_S 10
+bool load_check_before(const MatchConfig *mc, double wait_s, const char *who, LoadCheck *out);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "duration.h"
 #include "hist.h"
+#include "loadcheck.h"
 #include "match.h"
 #include "rd.h"
 #include "setup.h"
@@ -732,6 +733,8 @@ static bool play_games(Run *r, const RunObserver *obs, int *mrc)
     StopSig saved;
     stopsig_install(&saved, "\nratchet-tune: stopping: abandoning the games in flight and saving (again to quit at once)\n");
     r->mc->stop = &stopsig_flag;
+    LoadCheck lc;
+    load_check_before(r->mc, 0, "run", &lc); /* busy: a warning; SPSA's games need no wait */
     r->t0 = ep_now_ms();
     progress_start(&r->progress, TTY_PROGRESS_MS, LOG_PROGRESS_MS, r->t0);
     r->elapsed0 = rs->elapsed;
