@@ -837,4 +837,16 @@ Test(night, a_confirmation_on_the_wall_clock_waits_for_a_busy_machine, .timeout 
                    : strstr(page, "  WARNING: the sitting that started ") != NULL,
               "%s", page);
     free(page);
+    /* status names the sittings that started on a busy machine */
+    log = status_of("w", "status", 0);
+    cr_expect(idle == !strstr(log, "started on a busy machine"), "%s", log);
+    free(log);
+    vj = json_of("w", "verify.json");
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(vj, "machine");
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(m, 0), "idle", cJSON_CreateFalse());
+    cJSON_AddItemToArray(m, cJSON_Duplicate(cJSON_GetArrayItem(m, 0), true));
+    json_put_back("w", "verify.json", vj);
+    log = status_of("w", "status", 0);
+    cr_expect(strstr(log, " time losses; 2 sittings started on a busy machine\n"), "%s", log);
+    free(log);
 }

@@ -192,7 +192,14 @@ static void confirm_figure(const char *dir, char *buf, size_t len, double *playe
         at = appendf(buf, len, at, "])");
     }
     if (r.have & VREC_TIME_LOSSES)
-        appendf(buf, len, at, ", %llu time losses", (unsigned long long)(t->time_losses[0] + t->time_losses[1]));
+        at = appendf(buf, len, at, ", %llu time losses", (unsigned long long)(t->time_losses[0] + t->time_losses[1]));
+    /* the sittings that started on a busy machine (verify_check_machine) */
+    int busy = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(v, "machine"))
+        busy += !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "idle"));
+    if (busy)
+        appendf(buf, len, at, "; %d sitting%s started on a busy machine", busy, busy == 1 ? "" : "s");
     verify_record_free(&r);
     cJSON_Delete(v);
 }
