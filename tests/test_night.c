@@ -850,3 +850,24 @@ Test(night, a_confirmation_on_the_wall_clock_waits_for_a_busy_machine, .timeout 
     cr_expect(strstr(log, " time losses; 2 sittings started on a busy machine\n"), "%s", log);
     free(log);
 }
+
+/* The rates that size a night measured on a busy machine would be low: the
+ * night says so before it measures them. */
+Test(night, a_plan_measured_on_a_busy_machine_is_warned_of)
+{
+    Args a = fake_run_args("p", 200, 0, 2);
+    free(a.v[0]);
+    a.v[0] = strdup("night");
+    add_line(&a, "-params file=%s/far.txt -games 200 -hours 1 -confirm nodes=1 -until spsa", tmp);
+    pid_t spin[64];
+    int n = spin_cpus(3.0, spin, 64);
+    int rc = run_to_end(night_main, &a, "p.log");
+    spin_wait(spin, n);
+    char *log = slurp("p.log");
+    cr_assert_eq(rc, 0, "%s", log);
+    const char *w = strstr(log, "night: warning: the machine is busy: ");
+    cr_expect(w && strstr(w, "beside 2 games; the rates measured now size the night") &&
+                  w < strstr(log, "games/s at the run's limit"),
+              "%s", log);
+    free(log);
+}

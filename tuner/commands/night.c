@@ -27,6 +27,7 @@
 #include "export.h"
 #include "histrate.h"
 #include "jsonget.h"
+#include "loadcheck.h"
 #include "nightsteps.h"
 #include "rd.h"
 #include "readfile.h"
@@ -422,6 +423,27 @@ static int default_confirm(Night *n)
     return conf_argv_push(&n->nconfirm, &n->confirm, "nodestime=0");
 }
 
+/* The rates measured next size the night, and other work on the machine
+ * makes them low at any limit: a busy machine is named before them
+ * (loadcheck.h), beside the run's -concurrency games. */
+static void warn_busy_plan(const Night *n)
+{
+    int games = 1;
+    for (int i = 0; i + 1 < n->nrun; i++)
+        if (!strcmp(n->run[i], "-concurrency"))
+            games = atoi(n->run[i + 1]) > 0 ? atoi(n->run[i + 1]) : games;
+    LoadSample s;
+    char err[256];
+    if (load_sample(1.0, &s, err, sizeof err) < 0) {
+        fprintf(stderr, "ratchet-tune: night: note: the machine's load could not be read (%s)\n", err);
+    } else if (!load_fits(&s, games)) {
+        fprintf(stderr, "ratchet-tune: night: warning: the machine is busy: %.2f of its %d CPUs in use by other "
+                        "work beside %d game%s; the rates measured now size the night, and will be low (stop the "
+                        "other work and start the night again, or give -games and -ablation-pairs)\n",
+                s.busy, s.cpus, games, games == 1 ? "" : "s");
+    }
+}
+
 static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_t errlen)
 {
     if (n->nconfirm == 0 && default_confirm(n) < 0)
@@ -433,6 +455,7 @@ static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_
         return errmsg(err, errlen, "out of memory");
     double budget = n->hours * 3600;
     if (!have_games || !have_pairs) {
+        warn_busy_plan(n);
         if (measure_rate(n, "the run's limit", "run", 0, NULL, &n->rate_run, err, errlen) < 0 ||
             measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, err, errlen) < 0)
             return -1;
