@@ -678,3 +678,47 @@ Test(ablate, export_refuses_start_values_the_run_cannot_play)
         cr_assert_neq(access(path, F_OK), 0, "nothing written");
     }
 }
+
+/* At a wall clock an ablation reads the machine before each sitting, as
+ * verify does, and ablation.json keeps every sitting's check. */
+Test(ablate, keeps_each_sittings_machine_check_at_a_wall_clock)
+{
+    make_run("r", 1, 0);
+    pid_t spin[64];
+    int n = spin_cpus(3.0, spin, 64);
+    Args a = ablate_args("r", 300);
+    add_line(&a, "-each tc=2+0.05 -idle-wait 0");
+    pid_t pid = spawn(verify_main, &a, "alog1");
+    while (pairs_done("r") < 2) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended before it was stopped:\n%s", slurp("alog1"));
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    args_free(&a);
+    spin_wait(spin, n);
+    char *log = slurp("alog1");
+    cr_expect(strstr(log, "ratchet-tune: ablate: warning: playing on a busy machine: "), "%s", log);
+    free(log);
+    /* continued with the stored options; this sitting's check is added */
+    Args b = { .n = 0 };
+    add_line(&b, "verify %s/r -ablate -idle-wait 0", tmp);
+    pid = spawn(verify_main, &b, "alog2");
+    int done0 = pairs_done("r");
+    while (pairs_done("r") < done0 + 2) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended:\n%s", slurp("alog2"));
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    args_free(&b);
+    cJSON *j = ablation_json("r");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
+    cr_assert_eq(cJSON_GetArraySize(m), 2, "%s", slurp("alog2"));
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(m, 0), "idle")));
+    cJSON_Delete(j);
+}
