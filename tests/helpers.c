@@ -497,3 +497,12 @@ void spin_wait(const pid_t *pids, int n)
     for (int i = 0; i < n; i++)
         waitpid(pids[i], NULL, 0);
 }
+
+int run_while_busy(MainFn fn, Args *a, const char *log, double seconds)
+{
+    pid_t spin[64];
+    int n = spin_cpus(seconds, spin, 64);
+    int rc = run_to_end(fn, a, log);
+    spin_wait(spin, n);
+    return rc;
+}

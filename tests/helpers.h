@@ -66,6 +66,8 @@ int run_to_end(MainFn fn, Args *a, const char *log);
  * spinning for `seconds`; the count (their pids into pids[0..]). */
 int spin_cpus(double seconds, pid_t *pids, int max);
 void spin_wait(const pid_t *pids, int n);
+/* run_to_end of fn(a) while spin_cpus spins for `seconds` beside it. */
+int run_while_busy(MainFn fn, Args *a, const char *log, double seconds);
 
 /* stderr into a temporary file between begin and end; end copies what was
  * written into out (NUL-terminated, cut to outlen). */

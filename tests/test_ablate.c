@@ -679,6 +679,22 @@ Test(ablate, export_refuses_start_values_the_run_cannot_play)
     }
 }
 
+/* fn(a) in a child (its output in tmp/LOG), stopped with SIGTERM once
+ * tmp/DIR/ablation.json counts `pairs` pairs; a is freed. */
+static void stop_after_pairs(MainFn fn, Args *a, const char *log, const char *dir, int pairs)
+{
+    pid_t pid = spawn(fn, a, log);
+    while (pairs_done(dir) < pairs) {
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended before %d pairs:\n%s", pairs, slurp(log));
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    args_free(a);
+}
+
 /* At a wall clock an ablation reads the machine before each sitting, as
  * verify does, and ablation.json keeps every sitting's check. */
 Test(ablate, keeps_each_sittings_machine_check_at_a_wall_clock)
@@ -688,16 +704,7 @@ Test(ablate, keeps_each_sittings_machine_check_at_a_wall_clock)
     int n = spin_cpus(3.0, spin, 64);
     Args a = ablate_args("r", 300);
     add_line(&a, "-each tc=2+0.05 -idle-wait 0");
-    pid_t pid = spawn(verify_main, &a, "alog1");
-    while (pairs_done("r") < 2) {
-        int st;
-        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended before it was stopped:\n%s", slurp("alog1"));
-        struct timespec ts = { 0, 10 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGTERM);
-    wait_child(pid);
-    args_free(&a);
+    stop_after_pairs(verify_main, &a, "alog1", "r", 2);
     spin_wait(spin, n);
     char *log = slurp("alog1");
     cr_expect(strstr(log, "ratchet-tune: ablate: warning: playing on a busy machine: "), "%s", log);
@@ -705,17 +712,7 @@ Test(ablate, keeps_each_sittings_machine_check_at_a_wall_clock)
     /* continued with the stored options; this sitting's check is added */
     Args b = { .n = 0 };
     add_line(&b, "verify %s/r -ablate -idle-wait 0", tmp);
-    pid = spawn(verify_main, &b, "alog2");
-    int done0 = pairs_done("r");
-    while (pairs_done("r") < done0 + 2) {
-        int st;
-        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended:\n%s", slurp("alog2"));
-        struct timespec ts = { 0, 10 * 1000000L };
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGTERM);
-    wait_child(pid);
-    args_free(&b);
+    stop_after_pairs(verify_main, &b, "alog2", "r", pairs_done("r") + 2);
     cJSON *j = ablation_json("r");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
     cr_assert_eq(cJSON_GetArraySize(m), 2, "%s", slurp("alog2"));

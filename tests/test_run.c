@@ -1284,10 +1284,7 @@ Test(run, warns_when_it_starts_on_a_busy_machine_at_a_wall_clock)
                 free(a.v[i]);
                 cr_assert_not_null(a.v[i] = strdup(LIMITS[k]));
             }
-        pid_t spin[64];
-        int n = spin_cpus(3.0, spin, 64);
-        int rc = run_to_end(run_main, &a, "log");
-        spin_wait(spin, n);
+        int rc = run_while_busy(run_main, &a, "log", 3.0);
         char *log = slurp("log");
         cr_assert_eq(rc, 0, "%s", log);
         bool warned = strstr(log, "ratchet-tune: run: warning: playing on a busy machine: ") != NULL;

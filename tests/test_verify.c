@@ -791,11 +791,9 @@ Test(verify, waits_for_a_busy_machine_and_keeps_each_sittings_check, .timeout = 
     free(log);
 
     /* A continued verify, on a busy machine, told not to wait: it plays with the warning. */
-    n = spin_cpus(3.0, spin, 64);
     a = verify_args("r");
     add_line(&a, "-idle-wait 0");
-    rc = run_to_end(verify_main, &a, "v2");
-    spin_wait(spin, n);
+    rc = run_while_busy(verify_main, &a, "v2", 3.0);
     log = slurp("v2");
     cr_assert_eq(rc, 0, "%s", log);
     cr_assert(strstr(log, "continuing:") && strstr(log, "warning: playing on a busy machine: ") &&
