@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -469,15 +470,22 @@ int pgn_games_by_round(const char *name, const char *mark, int *counts, int nrou
     return others;
 }
 
-int spin_cpus(double seconds, pid_t *pids, int max)
+int mask_cpus(void)
 {
     cpu_set_t set;
     int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    n = n < 1 ? 1 : n > max ? max : n;
+    return n < 1 ? 1 : n;
+}
+
+int spin_cpus(pid_t *pids, int max)
+{
+    int n = mask_cpus();
+    n = n > max ? max : n;
     for (int i = 0; i < n; i++) {
         pids[i] = fork();
         cr_assert_geq(pids[i], 0, "fork");
         if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* a test that dies takes its spinners with it */
             struct timespec t0, t;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             volatile unsigned long x = 0;
@@ -485,24 +493,56 @@ int spin_cpus(double seconds, pid_t *pids, int max)
                 for (int k = 0; k < 100000; k++)
                     x += (unsigned long)k;
                 clock_gettime(CLOCK_MONOTONIC, &t);
-            } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+            } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < SPIN_LIMIT_S);
             _exit((int)(x & 1)); /* x used: the loop is not optimized away */
         }
     }
     return n;
 }
 
-void spin_wait(const pid_t *pids, int n)
+void spin_stop(const pid_t *pids, int n)
 {
-    for (int i = 0; i < n; i++)
-        waitpid(pids[i], NULL, 0);
+    for (int i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
 }
 
-int run_while_busy(MainFn fn, Args *a, const char *log, double seconds)
+/* True once tmp/log holds marker; false once `pid` has ended without it
+ * (the child is left to be reaped). */
+static bool log_shows(pid_t pid, const char *log, const char *marker)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, log);
+    for (;;) {
+        char *text = read_text(path);
+        bool seen = text && strstr(text, marker);
+        free(text);
+        if (seen)
+            return true;
+        siginfo_t info = { 0 };
+        cr_assert_eq(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT), 0, "waitid");
+        if (info.si_pid == pid)
+            return false;
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+pid_t spawn_while_busy(MainFn fn, Args *a, const char *log, const char *marker)
 {
     pid_t spin[64];
-    int n = spin_cpus(seconds, spin, 64);
-    int rc = run_to_end(fn, a, log);
-    spin_wait(spin, n);
+    int n = spin_cpus(spin, 64);
+    pid_t pid = spawn(fn, a, log);
+    log_shows(pid, log, marker);
+    spin_stop(spin, n);
+    return pid;
+}
+
+int run_while_busy(MainFn fn, Args *a, const char *log, const char *marker)
+{
+    int rc = wait_child(spawn_while_busy(fn, a, log, marker));
+    args_free(a);
     return rc;
 }

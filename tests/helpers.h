@@ -63,11 +63,18 @@ pid_t spawn(MainFn fn, Args *a, const char *log);
 int run_to_end(MainFn fn, Args *a, const char *log);
 
 /* Busy work: one forked process per CPU this process may run on, each
- * spinning for `seconds`; the count (their pids into pids[0..]). */
-int spin_cpus(double seconds, pid_t *pids, int max);
-void spin_wait(const pid_t *pids, int n);
-/* run_to_end of fn(a) while spin_cpus spins for `seconds` beside it. */
-int run_while_busy(MainFn fn, Args *a, const char *log, double seconds);
+ * spinning until spin_stop, its test's end or SPIN_LIMIT_S; the count
+ * (their pids into pids[0..]). */
+#define SPIN_LIMIT_S 200.0
+int mask_cpus(void); /* the CPUs of this process's affinity mask */
+int spin_cpus(pid_t *pids, int max);
+void spin_stop(const pid_t *pids, int n);
+/* spawn fn(a) while every CPU spins, and keep them spinning until tmp/LOG
+ * holds `marker` (the run's machine check has seen the load) or the child
+ * has ended; the child's pid, not reaped. */
+pid_t spawn_while_busy(MainFn fn, Args *a, const char *log, const char *marker);
+/* spawn_while_busy, wait for the child, free a; the child's exit code. */
+int run_while_busy(MainFn fn, Args *a, const char *log, const char *marker);
 
 /* stderr into a temporary file between begin and end; end copies what was
  * written into out (NUL-terminated, cut to outlen). */

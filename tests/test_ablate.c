@@ -679,11 +679,10 @@ Test(ablate, export_refuses_start_values_the_run_cannot_play)
     }
 }
 
-/* fn(a) in a child (its output in tmp/LOG), stopped with SIGTERM once
- * tmp/DIR/ablation.json counts `pairs` pairs; a is freed. */
-static void stop_after_pairs(MainFn fn, Args *a, const char *log, const char *dir, int pairs)
+/* The child pid (its output in tmp/LOG), stopped with SIGTERM once
+ * tmp/DIR/ablation.json counts `pairs` pairs; a (its arguments) is freed. */
+static void stop_after_pairs(pid_t pid, Args *a, const char *log, const char *dir, int pairs)
 {
-    pid_t pid = spawn(fn, a, log);
     while (pairs_done(dir) < pairs) {
         int st;
         cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the ablation ended before %d pairs:\n%s", pairs, slurp(log));
@@ -700,19 +699,17 @@ static void stop_after_pairs(MainFn fn, Args *a, const char *log, const char *di
 Test(ablate, keeps_each_sittings_machine_check_at_a_wall_clock)
 {
     make_run("r", 1, 0);
-    pid_t spin[64];
-    int n = spin_cpus(3.0, spin, 64);
     Args a = ablate_args("r", 300);
     add_line(&a, "-each tc=2+0.05 -idle-wait 0");
-    stop_after_pairs(verify_main, &a, "alog1", "r", 2);
-    spin_wait(spin, n);
+    stop_after_pairs(spawn_while_busy(verify_main, &a, "alog1", "warning: playing on a busy machine: "), &a, "alog1",
+                     "r", 2);
     char *log = slurp("alog1");
     cr_expect(strstr(log, "ratchet-tune: ablate: warning: playing on a busy machine: "), "%s", log);
     free(log);
     /* continued with the stored options; this sitting's check is added */
     Args b = { .n = 0 };
     add_line(&b, "verify %s/r -ablate -idle-wait 0", tmp);
-    stop_after_pairs(verify_main, &b, "alog2", "r", pairs_done("r") + 2);
+    stop_after_pairs(spawn(verify_main, &b, "alog2"), &b, "alog2", "r", pairs_done("r") + 2);
     cJSON *j = ablation_json("r");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "machine");
     cr_assert_eq(cJSON_GetArraySize(m), 2, "%s", slurp("alog2"));

@@ -84,11 +84,11 @@ Test(loadcheck, games_fit_beside_the_noise_not_beside_a_busy_cpu)
 Test(loadcheck, a_sample_sees_processes_that_spin, .timeout = 30)
 {
     pid_t pids[64];
-    int n = spin_cpus(3.0, pids, 64);
+    int n = spin_cpus(pids, 64);
     LoadSample s;
     char err[256];
     int rc = load_sample(1.0, &s, err, sizeof err);
-    spin_wait(pids, n);
+    spin_stop(pids, n);
     cr_assert_eq(rc, 0, "%s", err);
     cr_expect_eq(s.cpus, n, "the CPUs of this process's mask");
     cr_expect_geq(s.busy, 0.8 * n, "%d spinning processes: %.2f of %d CPUs busy", n, s.busy, s.cpus);

@@ -816,7 +816,7 @@ Test(night, a_confirmation_on_the_wall_clock_waits_for_a_busy_machine, .timeout 
 
     a = (Args){ .n = 0 };
     add_line(&a, "night %s/w -idle-wait 12s", tmp);
-    int rc = run_while_busy(night_main, &a, "w3.log", 3.0);
+    int rc = run_while_busy(night_main, &a, "w3.log", "; waiting up to 12s for it");
     log = slurp("w3.log");
     cr_assert_eq(rc, 0, "%s", log);
     cr_expect(strstr(log, "verify: the machine is busy: ") && strstr(log, "; waiting up to 12s for it"), "%s", log);
@@ -856,7 +856,7 @@ Test(night, a_plan_measured_on_a_busy_machine_is_warned_of)
     free(a.v[0]);
     a.v[0] = strdup("night");
     add_line(&a, "-params file=%s/far.txt -games 200 -hours 1 -confirm nodes=1 -until spsa", tmp);
-    int rc = run_while_busy(night_main, &a, "p.log", 3.0);
+    int rc = run_while_busy(night_main, &a, "p.log", "night: warning: the machine is busy: ");
     char *log = slurp("p.log");
     cr_assert_eq(rc, 0, "%s", log);
     const char *w = strstr(log, "night: warning: the machine is busy: ");
