@@ -31,6 +31,8 @@ static PairResult good_pair(void)
     r.plies[1] = 90;
     r.time_losses[1] = 1; /* engine 1 lost game 1 on time */
     r.restarts[1] = 2;
+    r.wall_nodes[0] = 123456;
+    r.wall_ms[0] = 100;
     return r;
 }
 
@@ -79,6 +81,8 @@ static const char *break_field(int i, PairResult *r)
     case 14: r->ptnml_index = 4; return "ptnml_index";
     case 15: r->crashes[0] = 1; r->illegal[0] = 1; return "games lost";
     case 16: r->games = 1; r->ptnml_index = -1; return "game 2 of a single game";
+    case 17: r->wall_nodes[1] = -1; return "wall_nodes[1]";
+    case 18: r->wall_ms[0] = 20000000000LL; return "wall_ms[0]";
     default: return NULL;
     }
 }

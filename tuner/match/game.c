@@ -502,6 +502,10 @@ static bool play_turn(const GameSetup *s, GameScratch *w, size_t len, GameClock 
         time_forfeit(r, pos, side);
         return false;
     }
+    if (t->nodestime == 0 && nodes >= 0 && r->nply < GAME_WALL_PLIES) {
+        r->wall_nodes[side] += nodes;
+        r->wall_ms[side] += elapsed;
+    }
     return true;
 }
 
@@ -518,6 +522,7 @@ static bool game_start(const GameSetup *s, GameScratch *w, GameRecord *r, size_t
     r->dead[0] = r->dead[1] = false;
     r->detail[0] = '\0';
     r->unmetered[0] = r->unmetered[1] = 0;
+    r->wall_nodes[0] = r->wall_nodes[1] = r->wall_ms[0] = r->wall_ms[1] = 0;
 
     if (!s->fen || strcmp(s->fen, START_FEN) == 0) {
         pos_from_fen(pos, START_FEN, NULL, 0);

@@ -94,6 +94,10 @@ typedef struct {
 
 #define GAME_MAX_PLIES (MAX_HISTORY - 8)
 #define GAME_SCORE_NONE INT32_MIN
+/* The plies whose nodes and wall ms a game records (GameRecord.wall_nodes):
+ * the middlegame, where the depth decides games, and not the endgame's
+ * small trees, however long the game. */
+#define GAME_WALL_PLIES 40
 
 typedef struct {
     char fen[128];              /* start position as FEN */
@@ -110,6 +114,10 @@ typedef struct {
     char detail[96];            /* the illegal move, how the engine died, ... */
     int unmetered[2];           /* by colour: moves under a nodestime clock without a `nodes` report,
                                  * charged their wall time instead */
+    int64_t wall_nodes[2];      /* by colour, at a limit without nodestime: the nodes of the moves of the
+                                 * first GAME_WALL_PLIES plies that reported them (their last
+                                 * `info ... nodes N`) ... */
+    int64_t wall_ms[2];         /* ... and those moves' wall ms: the engine's nodes per ms of the clock */
 } GameRecord;
 
 /* Per-worker buffers reused from game to game: no allocation per ply. */

@@ -362,6 +362,11 @@ static int play_game(Worker *w, const PairJob *job, int g, int white, PairResult
     res->plies[g] = rec->nply;
     if (rec->culprit >= 0)
         count_loss(res, rec->culprit == WHITE ? white : !white, rec->term);
+    for (int c = 0; c < 2; c++) {
+        int idx = c == WHITE ? white : !white;
+        res->wall_nodes[idx] += rec->wall_nodes[c];
+        res->wall_ms[idx] += rec->wall_ms[c];
+    }
 
     if (R->logging) {
         char why[160];

@@ -93,6 +93,11 @@ cJSON *runstate_to_json(const RunState *rs)
          cJSON_AddStringToObject(run, "engine", rs->engine) && cJSON_AddStringToObject(run, "tc", rs->tc);
     cJSON *pe = ok ? add_per_engine(run, rs->per_engine) : NULL;
     ok = pe && cJSON_AddNumberToObject(pe, "since", (double)rs->per_engine_since);
+    if (ok && (rs->wall_nodes || rs->wall_ms)) {
+        cJSON *ws = cJSON_AddObjectToObject(run, "wall_search");
+        ok = ws && cJSON_AddNumberToObject(ws, "nodes", (double)rs->wall_nodes) &&
+             cJSON_AddNumberToObject(ws, "ms", (double)rs->wall_ms);
+    }
     cJSON *order = ok ? cJSON_AddArrayToObject(run, "spec_order") : NULL;
     ok = order != NULL;
     for (size_t i = 0; ok && i < rs->norder; i++)
@@ -325,6 +330,14 @@ int runstate_from_json(RunState *rs, const cJSON *j, const char *origin, char *e
             }
             rs->per_engine[c][e] = cJSON_IsNumber(count) ? (uint64_t)count->valuedouble : 0;
         }
+    }
+    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(run, "wall_search");
+    if (ws) {
+        char what[PATH_MAX + 32];
+        snprintf(what, sizeof what, "%s: run.wall_search.", origin);
+        if (json_get_count(ws, "nodes", &rs->wall_nodes, what, err, errlen) < 0 ||
+            json_get_count(ws, "ms", &rs->wall_ms, what, err, errlen) < 0)
+            goto fail;
     }
     get_str(run, "engine", rs->engine, sizeof rs->engine);
     get_str(run, "tc", rs->tc, sizeof rs->tc);

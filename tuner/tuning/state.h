@@ -12,7 +12,8 @@
  *              "engine_check": { "id_name", "path", "size", "mtime",
  *                                "mtime_nsec", "bench" (optional) },
  *              "per_engine": { "time_losses": [+, -], "crashes": [+, -],
- *                              "illegal": [+, -], "restarts": [+, -], "since": games } } }
+ *                              "illegal": [+, -], "restarts": [+, -], "since": games },
+ *              "wall_search": { "nodes", "ms" } } }
  * (a state without "fixed_float" has none; a tuned float parameter has
  * "type": "float" in the SPSA state, spsa_state_json.h.  engine_check:
  * tuner/match/engcheck.h; absent in states of older builds)
@@ -22,6 +23,10 @@
  *                                   "illegal": [+, -], "restarts": [+, -] } }]
  * and "validation": held-out openings and validation points (validate.h;
  * absent in states of older builds)
+ * (wall_search: at a limit without nodestime, the nodes the engines' moves
+ * reported and those moves' wall ms, over every pair played, finished batch
+ * or not: what a ms of the clock was worth in nodes; absent in states of
+ * older builds and of runs at nodestime)
  * (PartialBatch; absent = none; an entry without "per_engine", written by an
  * older build, adds nothing to the per-engine counts; such an entry is
  * written back without them while its batch is unfinished).  A state without
@@ -80,6 +85,7 @@ typedef struct {
      * count them, started the run).  run.per_engine in the file. */
     uint64_t per_engine[ENG_NCOUNTS][2];
     uint64_t per_engine_since;
+    uint64_t wall_nodes, wall_ms; /* run.wall_search: nodes reported at a limit without nodestime, their wall ms */
     double elapsed;         /* seconds of play over all sessions */
     uint64_t sessions;
     char engine[128];       /* the engine's `id name` */

@@ -463,6 +463,12 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
         validation_pair_done(r, job, res);
         return;
     }
+    /* What the machine's clock is worth in nodes, from every pair played
+     * (applied or not: a measure of speed, not a result). */
+    for (int e = 0; e < 2; e++) {
+        r->rs.wall_nodes += (uint64_t)res->wall_nodes[e];
+        r->rs.wall_ms += (uint64_t)res->wall_ms[e];
+    }
     Active *a = find_active(r, job->id + 1);
     if (!a)
         return;
