@@ -12,7 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "conf.h"
 #include "helpers.h"
+#include "helpers_state.h"
 #include "night.h"
 #include "rd.h"
 #include "report_cmd.h"
@@ -581,6 +583,57 @@ Test(night, a_confirm_limit_it_cannot_play_is_refused_before_any_game)
         snprintf(path, sizeof path, "%s/c", tmp);
         cr_expect_neq(access(path, F_OK), 0, "-confirm %s: no directory", CASES[k].limit);
     }
+}
+
+/* -each nodestime=auto: the run's clock counts what a ms of the user's clock
+ * is worth in nodes, measured in the games at the confirmation's limit on
+ * the wall clock.  The fake searches 50 nodes a ms of its 4 ms moves, so the
+ * run plays at most nodestime=50 (the runner's wall ms also hold the pipe
+ * and the fake's own work), and its state keeps no wall_search: its games
+ * count nodes. */
+Test(night, nodestime_auto_is_measured_at_the_users_clock)
+{
+    Args a = { .n = 0 };
+    add_line(&a, "night -engine cmd=%s", FAKESPSA_PATH);
+    add(&a, "args=--think 4 --nodes-per-ms 50 --nodestime");
+    add_line(&a, "-params file=%s/far.txt -each tc=10+0.1 nodestime=auto -openings file=%s/book.epd order=random", tmp,
+             tmp);
+    add_line(&a, "-maxmoves 30 -concurrency 2 -srand 7 -games 200 -ablation-pairs 40 -confirm-pairs 10 -until spsa");
+    add_line(&a, "-out %s/na", tmp);
+    int rc = run_to_end(night_main, &a, "na.log");
+    char *log = slurp("na.log");
+    cr_assert_eq(rc, 0, "%s", log);
+    cJSON *nj = json_of("na", NIGHT_FILE);
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(nj, "plan");
+    const cJSON *ntj = cJSON_GetObjectItemCaseSensitive(plan, "nodestime");
+    const cJSON *npj = cJSON_GetObjectItemCaseSensitive(plan, "wall_nodes_per_ms");
+    cr_assert(cJSON_IsNumber(ntj) && cJSON_IsNumber(npj), "the plan names its nodestime:\n%s", log);
+    double nt = ntj->valuedouble, npms = npj->valuedouble;
+    cr_expect(npms > 10 && npms <= 50, "50 nodes a ms of thinking, measured as %g:\n%s", npms, log);
+    cr_expect_eq(nt, round(npms));
+    char said[64];
+    snprintf(said, sizeof said, "the run plays nodestime=%.0f", nt);
+    cr_expect(strstr(log, said), "%s", log);
+    RunState rs;
+    load_state("na", &rs);
+    const char *v = conf_get(&rs.conf, "each", "nodestime");
+    cr_expect(v && atof(v) == nt, "the run's nodestime %s, the plan's %g", v ? v : "(none)", nt);
+    cr_expect(rs.games == 200 && rs.wall_nodes == 0 && rs.wall_ms == 0, "games %llu, wall_search %llu / %llu",
+              (unsigned long long)rs.games, (unsigned long long)rs.wall_nodes, (unsigned long long)rs.wall_ms);
+    runstate_free(&rs);
+    cJSON_Delete(nj);
+    free(log);
+
+    /* Refused before any game where the confirmation is not on the wall clock. */
+    Args b = { .n = 0 };
+    add_line(&b, "night -engine cmd=%s -params file=%s/far.txt -each tc=10+0.1 nodestime=auto", FAKESPSA_PATH, tmp);
+    add_line(&b, "-openings file=%s/book.epd -confirm nodes=100 -games 200 -out %s/nb", tmp, tmp);
+    cr_expect_eq(run_to_end(night_main, &b, "nb.log"), 1);
+    log = slurp("nb.log");
+    cr_expect(strstr(log, "nodestime=auto measures the nodes a ms of the user's clock is worth") &&
+                  !strstr(log, "measuring"),
+              "%s", log);
+    free(log);
 }
 
 /* The rate measurements in a directory whose name has a quote and spaces:

@@ -13,7 +13,10 @@
 #   GAMES=N        SPSA games instead of a share of HOURS
 #   TC=T           the clock (default 2+0.02)
 #   NODESTIME=N    nodes per millisecond of that clock while tuning (default 500; 0 =
-#                  the wall clock)
+#                  the wall clock; auto = what a ms of the confirmation's clock is worth
+#                  on this machine, measured first: about 1500 on two idle cores here,
+#                  where 500 searches 1.5 to 2 plies shallower than the wall clock
+#                  (docs/results/clock-depth.md))
 #   CONFIRM=...    the confirmation's limit (default: tc=TC on the wall clock)
 #   CONCURRENCY=N  games at once (default: the number of cores)
 #   ONLY=A,B,...   the parameters (default: sixteen margins and divisors of

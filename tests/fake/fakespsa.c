@@ -31,6 +31,8 @@
  *                         option name Slow Mover type string default 0.8
  *   --nodestime         also advertise `option name nodestime type spin` (a clock
  *                       counted in nodes: the engine reports 1 node a move)
+ *   --nodes-per-ms R    with --think MS: report R x MS nodes a move instead of 1, an
+ *                       engine that searches R nodes a ms of its thinking
  *   --option-log FILE   append "NAME=VALUE" for every setoption to FILE
  *   --crash-after N     answer N `go`, then die by SIGKILL at the next one (a
  *                       restarted engine counts again from 0)
@@ -55,7 +57,7 @@ static int opt_val[NOPT] = { 50, 50, 0 };
 static int target[NOPT] = { 70, 30, 10 };
 static int clock_target[NOPT];
 static bool has_clock_target, on_clock; /* on_clock: the current `go` gave wtime */
-static long think_ms;
+static long think_ms, nodes_per_ms;
 static double width = 20;
 static bool no_gamma, more_options, has_nodestime;
 static bool flat[NOPT];
@@ -118,7 +120,8 @@ static void go(Position *pos, gsl_rng *rng)
                                                    : list.moves[gsl_rng_uniform_int(rng, (unsigned long)list.count)];
         move_to_uci(m, uci);
     }
-    printf("info depth 1 nodes 1 score cp 0 pv %s\nbestmove %s\n", uci, uci);
+    printf("info depth 1 nodes %ld score cp 0 pv %s\nbestmove %s\n", nodes_per_ms > 0 ? nodes_per_ms * think_ms : 1,
+           uci, uci);
 }
 
 static void setoption(char *line)
@@ -157,6 +160,8 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--think") && i + 1 < argc)
             think_ms = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--nodes-per-ms") && i + 1 < argc)
+            nodes_per_ms = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--no-gamma"))
             no_gamma = true;
         else if (!strcmp(argv[i], "--flat") && i + 1 < argc) {

@@ -95,6 +95,11 @@ static const char NIGHT_USAGE[] =
     "  -ablation-pairs P   the ablation's pairs instead; for a night in progress before its\n"
     "                      ablation, at most the plan's, kept whatever hours SPSA left\n"
     "  -confirm LIMIT      the user's limit (default: the run's clock on the wall, nodestime=0)\n"
+    "  -each ... nodestime=auto\n"
+    "                      the run's clock counts the nodes a ms of the user's clock is worth on\n"
+    "                      this machine, measured first in the rate games at the user's limit\n"
+    "                      (the engines' nodes over their moves' wall ms): SPSA and the ablation\n"
+    "                      then search about as many nodes a move as the confirmation\n"
     "  -confirm-pairs C    the confirmation's pairs (default 1000)\n"
     "  -idle-wait D        a confirmation on the wall clock first reads the machine's CPUs: other\n"
     "                      work beside its games makes them lose on time.  It waits up to D for\n"
@@ -113,6 +118,8 @@ typedef struct {
     double hours;
     uint64_t spsa_games, ablation_pairs, confirm_pairs;
     double holdout, rate_run, rate_confirm;
+    long long nodestime;           /* -each nodestime=auto: the run's nodestime, measured (0: not auto) */
+    double wall_npms;              /* ... from the nodes per ms of the clock the engines searched at the user's limit */
     bool by_time;                  /* SPSA's games and the ablation's pairs both from -hours: the ablation re-sized */
     uint64_t seed;                 /* the ablation's and the confirmation's -srand: seed + 1, seed + 2 */
     int until;                     /* index of the last step to play */
@@ -156,6 +163,9 @@ static int night_save(const Night *n, char *err, size_t errlen)
          cJSON_AddNumberToObject(plan, "rate_run", n->rate_run) &&
          cJSON_AddNumberToObject(plan, "rate_confirm", n->rate_confirm) &&
          cJSON_AddBoolToObject(plan, "by_time", n->by_time) && cJSON_AddStringToObject(plan, "rule", NIGHT_RULE);
+    if (ok && n->nodestime > 0)
+        ok = cJSON_AddNumberToObject(plan, "nodestime", (double)n->nodestime) &&
+             cJSON_AddNumberToObject(plan, "wall_nodes_per_ms", n->wall_npms);
     ok = ok && cJSON_AddItemToObject(j, "plan", plan);
     if (!ok)
         cJSON_Delete(plan);
@@ -222,6 +232,12 @@ static int night_load(Night *n, char *err, size_t errlen)
         n->rate_run = cJSON_IsNumber(rr) ? rr->valuedouble : 0;
         n->rate_confirm = cJSON_IsNumber(rcf) ? rcf->valuedouble : 0;
         n->by_time = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(plan, "by_time")); /* older nights: as planned */
+        const cJSON *nt = cJSON_GetObjectItemCaseSensitive(plan, "nodestime");
+        const cJSON *npms = cJSON_GetObjectItemCaseSensitive(plan, "wall_nodes_per_ms");
+        if (cJSON_IsNumber(nt) && nt->valuedouble >= 1 && nt->valuedouble <= 1e9 && cJSON_IsNumber(npms)) {
+            n->nodestime = (long long)nt->valuedouble;
+            n->wall_npms = npms->valuedouble;
+        }
         const cJSON *s;
         cJSON_ArrayForEach(s, steps)
         {
@@ -288,9 +304,11 @@ static int push_run_options(Words *w, const Night *n, const char *const *skip)
 
 /* The games per second of `run` at the run's limit, or with `each` at the
  * user's: CALIBRATION_GAMES games into DIR/night/calibrate-NAME (a run of
- * its own, removed after), timed by the run itself. */
+ * its own, removed after), timed by the run itself.  With npms, also the
+ * nodes the engines searched per ms of the wall clock (state.h's
+ * wall_search; 0 when their moves reported none). */
 static int measure_rate(const Night *n, const char *name, const char *tag, int neach, char **each, double *rate,
-                        char *err, size_t errlen)
+                        double *npms, char *err, size_t errlen)
 {
     static const char *const skip[] = { "out", "spsa", "validate", "pgnout", "log", NULL };
     char out[PATH_MAX + 64];
@@ -368,6 +386,8 @@ static int measure_rate(const Night *n, const char *name, const char *tag, int n
         rc = errmsg(err, errlen, "night: %s: no time measured", out);
     if (rc == 0)
         *rate = (double)rs.games / rs.elapsed;
+    if (rc == 0 && npms)
+        *npms = rs.wall_ms > 0 ? (double)rs.wall_nodes / (double)rs.wall_ms : 0;
     runstate_free(&rs);
     if (rc == 0 && rd_remove_tree(out, why, sizeof why) < 0)
         fprintf(stderr, "night: %s\n", why);
@@ -426,7 +446,7 @@ static int default_confirm(Night *n)
 /* The rates measured next size the night, and other work on the machine
  * makes them low at any limit: a busy machine is named before them
  * (loadcheck.h), beside the run's -concurrency games. */
-static void warn_busy_plan(const Night *n)
+static void warn_busy_plan(const Night *n, bool auto_nodestime)
 {
     int games = 1;
     for (int i = 0; i + 1 < n->nrun; i++)
@@ -438,10 +458,75 @@ static void warn_busy_plan(const Night *n)
         fprintf(stderr, "ratchet-tune: night: note: the machine's load could not be read (%s)\n", err);
     } else if (!load_fits(&s, games)) {
         fprintf(stderr, "ratchet-tune: night: warning: the machine is busy: %.2f of its %d CPUs in use by other "
-                        "work beside %d game%s; the rates measured now size the night, and will be low (stop the "
-                        "other work and start the night again, or give -games and -ablation-pairs)\n",
-                s.busy, s.cpus, games, games == 1 ? "" : "s");
+                        "work beside %d game%s; %s (stop the other work and start the night again, or give %s)\n",
+                s.busy, s.cpus, games, games == 1 ? "" : "s",
+                auto_nodestime ? "the nodes a ms of the clock is worth, measured now, set the run's nodestime=auto "
+                                 "and will be low"
+                               : "the rates measured now size the night, and will be low",
+                auto_nodestime ? "nodestime=N" : "-games and -ablation-pairs");
     }
+}
+
+/* The index in n->run of a -each word nodestime=auto, or -1. */
+static int auto_nodestime_word(const Night *n)
+{
+    int found = -1;
+    for (int i = 0; i < n->nrun; i++)
+        if (!strcmp(n->run[i], "-each"))
+            for (int k = i + 1; k < n->nrun && n->run[k][0] != '-'; k++)
+                if (!strcmp(n->run[k], "nodestime=auto"))
+                    found = k;
+    return found;
+}
+
+/* Whether the confirmation plays a clock (tc= or st=) on the wall. */
+static bool confirm_on_wall_clock(const Night *n)
+{
+    bool clock = false, wall = true;
+    for (int i = 0; i < n->nconfirm; i++) {
+        clock = clock || !strncmp(n->confirm[i], "tc=", 3) || !strncmp(n->confirm[i], "st=", 3);
+        if (!strncmp(n->confirm[i], "nodestime=", 10))
+            wall = atof(n->confirm[i] + 10) == 0;
+    }
+    return clock && wall;
+}
+
+/* -each nodestime=auto: the run's clock counts the nodes a ms of the user's
+ * clock is worth on this machine, measured in the games at the user's limit
+ * (the engines' reported nodes over the moves' wall ms), so that SPSA and
+ * the ablation search as deep a move as the confirmation and the user's
+ * games do.  The word becomes nodestime=N in the run options. */
+static int resolve_auto_nodestime(Night *n, int word, char *err, size_t errlen)
+{
+    if (!confirm_on_wall_clock(n))
+        return errmsg(err, errlen, "night: nodestime=auto measures the nodes a ms of the user's clock is worth, and "
+                      "the confirmation's limit is not a clock on the wall (tc= or st= without nodestime); give "
+                      "-confirm tc=... or nodestime=N");
+    /* A word the user-limit run parses; its own -each nodestime=0 comes after it. */
+    char *w = strdup("nodestime=0");
+    if (!w)
+        return errmsg(err, errlen, "out of memory");
+    free(n->run[word]);
+    n->run[word] = w;
+    double npms = 0;
+    if (measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, &npms, err, errlen) <
+        0)
+        return -1;
+    if (!(npms >= 1) || npms > 1e9)
+        return errmsg(err, errlen, "night: nodestime=auto: the engines reported %s at the user's limit (info ... "
+                      "nodes N), so what a ms of the clock is worth was not measured; give nodestime=N",
+                      npms > 1e9 ? "more than 10^9 nodes a ms" : "no nodes");
+    n->wall_npms = npms;
+    n->nodestime = llround(npms);
+    char word_n[48];
+    snprintf(word_n, sizeof word_n, "nodestime=%lld", n->nodestime);
+    if (!(w = strdup(word_n)))
+        return errmsg(err, errlen, "out of memory");
+    free(n->run[word]);
+    n->run[word] = w;
+    printf("night: at the user's limit the engines searched %.0f nodes per ms of the clock; the run plays %s (as "
+           "many nodes a move as the user's games)\n", npms, word_n);
+    return 0;
 }
 
 static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_t errlen)
@@ -454,10 +539,15 @@ static int plan_new(Night *n, bool have_games, bool have_pairs, char *err, size_
     if (!has_nodestime && conf_argv_push(&n->nconfirm, &n->confirm, "nodestime=0") < 0)
         return errmsg(err, errlen, "out of memory");
     double budget = n->hours * 3600;
+    int word = auto_nodestime_word(n);
+    if (word >= 0 || !have_games || !have_pairs)
+        warn_busy_plan(n, word >= 0);
+    if (word >= 0 && resolve_auto_nodestime(n, word, err, errlen) < 0)
+        return -1;
     if (!have_games || !have_pairs) {
-        warn_busy_plan(n);
-        if (measure_rate(n, "the run's limit", "run", 0, NULL, &n->rate_run, err, errlen) < 0 ||
-            measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, err, errlen) < 0)
+        if (measure_rate(n, "the run's limit", "run", 0, NULL, &n->rate_run, NULL, err, errlen) < 0 ||
+            (word < 0 && measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, NULL,
+                                      err, errlen) < 0))
             return -1;
         double t_confirm = 2.0 * (double)n->confirm_pairs / n->rate_confirm;
         if (t_confirm > budget / 3) {

@@ -227,6 +227,9 @@ static int engine_kv(EngineSpec *s, const char *key, const char *v, const char *
         return 0;
     }
     if (!strcmp(key, "nodestime")) {
+        if (!strcmp(v, "auto"))
+            return errmsg(err, errlen, "%s: nodestime=auto is measured by `night` (at its confirmation's clock); "
+                                       "give nodestime=N here", opt);
         if (!cli_parse_i64(v, 0, MAX_NODESTIME, &i64))
             return errmsg(err, errlen, "%s: bad nodestime='%s' (nodes per millisecond of the clock, 1..%d; 0 = the "
                                        "wall clock)", opt, v, MAX_NODESTIME);
