@@ -82,6 +82,7 @@ static const char *break_field(int i, PairResult *r)
     case 15: r->crashes[0] = 1; r->illegal[0] = 1; return "games lost";
     case 16: r->games = 1; r->ptnml_index = -1; return "game 2 of a single game";
     case 17: r->wall_nodes[1] = -1; return "wall_nodes[1]";
+    case 19: r->wall_nodes[0] = 200000000000000000LL; return "wall_nodes[0]";
     case 18: r->wall_ms[0] = 20000000000LL; return "wall_ms[0]";
     default: return NULL;
     }

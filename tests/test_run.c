@@ -1293,3 +1293,38 @@ Test(run, warns_when_it_starts_on_a_busy_machine_at_a_wall_clock)
         free(log);
     }
 }
+
+/* run.wall_search at a wall clock: the nodes the engines reported over
+ * their moves' wall ms.  The fake searches 50 nodes a ms of its 2 ms moves:
+ * at most 50 a ms (the wall ms also hold the pipe).  An engine that reports
+ * absurd counts (10^14 a ms) stops the count below 2^52, where the state's
+ * numbers are exact, and the run ends and loads as any other. */
+Test(run, its_wall_search_counts_nodes_a_ms_and_stays_exact)
+{
+    static const char *const RATE[] = { "50", "100000000000000" };
+    for (int k = 0; k < 2; k++) {
+        const char *dir = k ? "absurd" : "w";
+        Args a = fake_run_args(dir, 8, 0, 2);
+        for (int i = 0; i < a.n; i++)
+            if (!strcmp(a.v[i], "nodes=1")) {
+                free(a.v[i]);
+                cr_assert_not_null(a.v[i] = strdup("tc=10+0.1"));
+            }
+        add(&a, "-engine");
+        add(&a, "args=--think 2 --nodes-per-ms %s", RATE[k]);
+        int rc = run_to_end(run_main, &a, "log");
+        char *log = slurp("log");
+        cr_assert_eq(rc, 0, "%s", log);
+        free(log);
+        RunState rs;
+        load_state(dir, &rs);
+        cr_expect_eq(rs.games, 8);
+        if (k == 0)
+            cr_expect(rs.wall_ms > 0 && rs.wall_nodes > 10 * rs.wall_ms && rs.wall_nodes <= 50 * rs.wall_ms,
+                      "%llu nodes in %llu ms", (unsigned long long)rs.wall_nodes, (unsigned long long)rs.wall_ms);
+        else
+            cr_expect(rs.wall_nodes <= WALL_SEARCH_MAX && rs.wall_ms <= WALL_SEARCH_MAX, "%llu nodes in %llu ms",
+                      (unsigned long long)rs.wall_nodes, (unsigned long long)rs.wall_ms);
+        runstate_free(&rs);
+    }
+}

@@ -175,11 +175,12 @@ int msg_check_result(const PairResult *r, char *why, size_t whylen)
     if (losses > r->games)
         return errmsg(why, whylen, "%d games lost on time, by a crash or an illegal move in %d game%s", losses,
                       r->games, r->games == 1 ? "" : "s");
-    /* at most 10^15 nodes and 10^10 ms (four months) of a pair's moves */
+    /* at most 10^17 nodes (an engine's moves of a pair, each read as at
+     * most 10^15) and 10^10 ms (four months) */
     for (int e = 0; e < 2; e++)
-        if (r->wall_nodes[e] < 0 || r->wall_nodes[e] > 1000000000000000LL || r->wall_ms[e] < 0 ||
+        if (r->wall_nodes[e] < 0 || r->wall_nodes[e] > 100000000000000000LL || r->wall_ms[e] < 0 ||
             r->wall_ms[e] > 10000000000LL)
-            return errmsg(why, whylen, "wall_nodes[%d] = %lld, wall_ms[%d] = %lld (0..1e15, 0..1e10)", e,
+            return errmsg(why, whylen, "wall_nodes[%d] = %lld, wall_ms[%d] = %lld (0..1e17, 0..1e10)", e,
                           (long long)r->wall_nodes[e], e, (long long)r->wall_ms[e]);
     return 0;
 }

@@ -47,6 +47,7 @@
 #include "validate.h"
 
 #define STATE_FILE "state.json"
+#define WALL_SEARCH_MAX (UINT64_C(1) << 52) /* run.wall_search's sums: exact in a JSON number */
 
 /* The counters of RunState.per_engine, and their names in the file. */
 enum { ENG_TIME_LOSSES, ENG_CRASHES, ENG_ILLEGAL, ENG_RESTARTS, ENG_NCOUNTS };
@@ -85,7 +86,8 @@ typedef struct {
      * count them, started the run).  run.per_engine in the file. */
     uint64_t per_engine[ENG_NCOUNTS][2];
     uint64_t per_engine_since;
-    uint64_t wall_nodes, wall_ms; /* run.wall_search: nodes reported at a limit without nodestime, their wall ms */
+    uint64_t wall_nodes, wall_ms; /* run.wall_search: nodes reported at a limit without nodestime, their wall ms
+                                   * (each at most WALL_SEARCH_MAX) */
     double elapsed;         /* seconds of play over all sessions */
     uint64_t sessions;
     char engine[128];       /* the engine's `id name` */
