@@ -899,6 +899,34 @@ Test(night, a_confirmation_on_the_wall_clock_waits_for_a_busy_machine, .timeout 
     log = status_of("w", "status", 0);
     cr_expect(strstr(log, " time losses; 2 sittings started on a busy machine\n"), "%s", log);
     free(log);
+
+    /* The nodes a ms of the confirmation's clock was worth, and against the
+     * run's clock in nodes what a move of SPSA had (the morning page is
+     * written again by `night DIR`). */
+    vj = json_of("w", "verify.json");
+    const cJSON *had = cJSON_GetObjectItemCaseSensitive(vj, "wall_search");
+    cr_expect(cJSON_GetObjectItemCaseSensitive(had, "nodes") &&
+                  cJSON_GetObjectItemCaseSensitive(had, "nodes")->valuedouble >= 1,
+              "verify.json counts the nodes its moves reported (the fake's 1 a move)");
+    cJSON *ws = cJSON_CreateObject();
+    cJSON_AddNumberToObject(ws, "nodes", 1500000);
+    cJSON_AddNumberToObject(ws, "ms", 1000);
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(vj, "wall_search", ws))
+        cJSON_AddItemToObject(vj, "wall_search", ws);
+    json_put_back("w", "verify.json", vj);
+    cJSON *sj = json_of("w", "state.json");
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sj, "config"), "each"),
+                            "nodestime", "500");
+    json_put_back("w", "state.json", sj);
+    a = (Args){ .n = 0 };
+    add_line(&a, "night %s/w", tmp);
+    cr_assert_eq(run_to_end(night_main, &a, "w4.log"), 0, "%s", slurp("w4.log"));
+    page = slurp("w/morning.txt");
+    cr_expect(strstr(page, "  its engines searched 1500 nodes a ms of the clock (the first 40 plies of each game); "
+                           "the run's clock counted 500 (nodestime), so a move of SPSA and the ablation had 0.33 "
+                           "times the nodes of one here: they tuned a shallower search than this one"),
+              "%s", page);
+    free(page);
 }
 
 /* The rates that size a night measured on a busy machine would be low: the

@@ -873,10 +873,30 @@ static void morning_machine(FILE *out, const cJSON *checks)
                 n, n == 1 ? "" : "s", most);
 }
 
+/* On the wall clock: the nodes a ms of the confirmation's clock was worth,
+ * and beside the run's clock in nodes (nodestime > 0) how many nodes a move
+ * of SPSA and the ablation had against one of the confirmation. */
+static void morning_depth(FILE *out, const MatchTally *t, long long nodestime)
+{
+    if (t->wall_ms == 0)
+        return;
+    double npms = (double)t->wall_nodes / (double)t->wall_ms;
+    fprintf(out, "  its engines searched %.0f nodes a ms of the clock (the first %d plies of each game)", npms,
+            GAME_WALL_PLIES);
+    if (nodestime > 0 && npms > 0)
+        fprintf(out, "; the run's clock counted %lld (nodestime), so a move of SPSA and the ablation had %.2f times "
+                "the nodes of one here%s", nodestime, (double)nodestime / npms,
+                nodestime < npms / 1.5 ? ": they tuned a shallower search than this one (nodestime=auto measures it)"
+                : nodestime > npms * 1.5 ? ": they tuned a deeper search than this one (nodestime=auto measures it)"
+                                         : "");
+    fprintf(out, "\n");
+}
+
 /* The confirmation (verify.json) and, with the kept groups' prediction pr,
  * whether the two agree: their difference inside its 95% interval, from
- * the two intervals' half-widths (independent games). */
-static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
+ * the two intervals' half-widths (independent games); nodestime: the run's
+ * clock in nodes (0: none). */
+static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr, long long nodestime)
 {
     VerifyRecord r;
     verify_record_from_json(&r, ver, false, NULL, NULL, 0);
@@ -914,6 +934,7 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
         if (isfinite(games) && verify_time_loss_alarm(f.time_losses, (uint64_t)games, why, sizeof why))
             fprintf(out, "  WARNING: %s\n", why);
     }
+    morning_depth(out, &r.tally, nodestime);
     if (pr && !isnan(elo) && !isnan(err)) {
         double p = json_num_shown(pr, "elo"), half = (json_num_shown(pr, "elo_hi") - json_num_shown(pr, "elo_lo")) / 2;
         double d = elo - p, e = sqrt(half * half + err * err);
@@ -926,6 +947,18 @@ static void morning_confirmation(FILE *out, const cJSON *ver, const cJSON *pr)
     if (r.mode && !strcmp(r.mode, "baked"))
         fprintf(out, "The baked engine: %s\n", json_shown(r.engine_tuned));
     verify_record_free(&r);
+}
+
+/* The nodestime of the run's limit (its -each), or 0. */
+static long long run_nodestime(const Night *n)
+{
+    RunState rs;
+    runstate_init(&rs);
+    char err[PATH_MAX + 256];
+    const char *v = runstate_load(&rs, n->dir, err, sizeof err) == 0 ? conf_get(&rs.conf, "each", "nodestime") : NULL;
+    long long nt = v ? atoll(v) : 0;
+    runstate_free(&rs);
+    return nt > 0 ? nt : 0;
 }
 
 static void morning_body(FILE *out, const Night *n)
@@ -962,7 +995,7 @@ static void morning_body(FILE *out, const Night *n)
                 json_text_shown(pr, "tc"),
                 json_text_shown(pr, "additivity"));
     if (ver)
-        morning_confirmation(out, ver, cJSON_IsObject(pr) ? pr : NULL);
+        morning_confirmation(out, ver, cJSON_IsObject(pr) ? pr : NULL, run_nodestime(n));
     fprintf(out, "\nBake it into bin/ratchet:  make PARAMS=%s\n", n->kept);
     fprintf(out, "The kept values (%s), as OpenBench/fishtest name, value lines:\n", n->kept);
     cJSON_ArrayForEach(p, kn)

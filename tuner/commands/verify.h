@@ -25,7 +25,9 @@
  *     "base": { NAME: value },
  *     "args": [the match options verify was given], "next_round", "pending": [rounds to replay],
  *     "penta_wl", "penta_dd", "plies", "time_losses": [2], "crashes": [2], "illegal": [2],
- *     "restarts": [2], "sessions", "elapsed_s", "created", "updated" }
+ *     "restarts": [2], "wall_search": { "nodes", "ms" } (on the wall clock: the nodes the engines
+ *     reported and those moves' wall ms, game.h; absent otherwise), "sessions", "elapsed_s",
+ *     "created", "updated" }
  * Engine 0 is the tuned engine: wins, Elo and the pentanomial counts are
  * from its side. */
 #ifndef RATCHET_VERIFY_H

@@ -502,7 +502,7 @@ static bool play_turn(const GameSetup *s, GameScratch *w, size_t len, GameClock 
         time_forfeit(r, pos, side);
         return false;
     }
-    if (t->nodestime == 0 && nodes >= 0 && r->nply < GAME_WALL_PLIES) {
+    if (tc_is_wall_clock(t) && nodes >= 0 && r->nply < GAME_WALL_PLIES) {
         r->wall_nodes[side] += nodes;
         r->wall_ms[side] += elapsed;
     }

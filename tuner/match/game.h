@@ -98,6 +98,19 @@ typedef struct {
  * the middlegame, where the depth decides games, and not the endgame's
  * small trees, however long the game. */
 #define GAME_WALL_PLIES 40
+/* Sums of those figures over games stay below this, so that the files that
+ * keep them hold them exactly (a JSON number): wall_search_add leaves both
+ * sums as they are when a figure would pass it (an engine's absurd count
+ * stops the count, not the caller). */
+#define WALL_SEARCH_MAX (UINT64_C(1) << 52)
+static inline void wall_search_add(uint64_t *nodes, uint64_t *ms, int64_t n, int64_t t)
+{
+    if (n >= 0 && t >= 0 && *nodes <= WALL_SEARCH_MAX && *ms <= WALL_SEARCH_MAX &&
+        (uint64_t)n <= WALL_SEARCH_MAX - *nodes && (uint64_t)t <= WALL_SEARCH_MAX - *ms) {
+        *nodes += (uint64_t)n;
+        *ms += (uint64_t)t;
+    }
+}
 
 typedef struct {
     char fen[128];              /* start position as FEN */
@@ -114,7 +127,7 @@ typedef struct {
     char detail[96];            /* the illegal move, how the engine died, ... */
     int unmetered[2];           /* by colour: moves under a nodestime clock without a `nodes` report,
                                  * charged their wall time instead */
-    int64_t wall_nodes[2];      /* by colour, at a limit without nodestime: the nodes of the moves of the
+    int64_t wall_nodes[2];      /* by colour, at a clock on the wall (tc_is_wall_clock): the nodes of the moves of the
                                  * first GAME_WALL_PLIES plies that reported them (their last
                                  * `info ... nodes N`) ... */
     int64_t wall_ms[2];         /* ... and those moves' wall ms: the engine's nodes per ms of the clock */

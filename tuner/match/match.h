@@ -103,7 +103,7 @@ typedef struct {
     int crashes[2];               /* lost because the engine died or could not be made ready */
     int illegal[2];               /* lost by an illegal or malformed move */
     int restarts[2];              /* processes started again before or during this pair */
-    /* per engine, at a limit without nodestime: the nodes its moves reported
+    /* per engine, at a clock on the wall: the nodes its moves reported
      * and their wall ms (GameRecord.wall_nodes, wall_ms), so that a caller
      * can say how many nodes a ms of this machine's clock is worth */
     int64_t wall_nodes[2], wall_ms[2];

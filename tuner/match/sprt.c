@@ -33,6 +33,7 @@ void tally_add(MatchTally *t, const PairResult *r)
         t->crashes[e] += (uint64_t)r->crashes[e];
         t->illegal[e] += (uint64_t)r->illegal[e];
         t->restarts[e] += (uint64_t)r->restarts[e];
+        wall_search_add(&t->wall_nodes, &t->wall_ms, r->wall_nodes[e], r->wall_ms[e]);
     }
 }
 

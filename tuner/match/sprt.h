@@ -24,6 +24,7 @@ typedef struct {
     uint64_t pairs, ptnml[5];
     uint64_t penta_wl, penta_dd;   /* the two halves of ptnml[2] */
     uint64_t time_losses[2], crashes[2], illegal[2], restarts[2];
+    uint64_t wall_nodes, wall_ms;  /* both engines' PairResult.wall_nodes, wall_ms (wall_search_add) */
 } MatchTally;
 
 void tally_add(MatchTally *t, const PairResult *r);

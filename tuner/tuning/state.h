@@ -23,7 +23,7 @@
  *                                   "illegal": [+, -], "restarts": [+, -] } }]
  * and "validation": held-out openings and validation points (validate.h;
  * absent in states of older builds)
- * (wall_search: at a limit without nodestime, the nodes the engines' moves
+ * (wall_search: at a clock on the wall (tc= or st= without nodestime), the nodes the engines' moves
  * reported and those moves' wall ms, over every pair played, finished batch
  * or not: what a ms of the clock was worth in nodes; absent in states of
  * older builds and of runs at nodestime)
@@ -42,12 +42,12 @@
 #include <stdint.h>
 
 #include "engcheck.h"
+#include "game.h"
 #include "conf.h"
 #include "spsa.h"
 #include "validate.h"
 
 #define STATE_FILE "state.json"
-#define WALL_SEARCH_MAX (UINT64_C(1) << 52) /* run.wall_search's sums: exact in a JSON number */
 
 /* The counters of RunState.per_engine, and their names in the file. */
 enum { ENG_TIME_LOSSES, ENG_CRASHES, ENG_ILLEGAL, ENG_RESTARTS, ENG_NCOUNTS };
@@ -86,8 +86,8 @@ typedef struct {
      * count them, started the run).  run.per_engine in the file. */
     uint64_t per_engine[ENG_NCOUNTS][2];
     uint64_t per_engine_since;
-    uint64_t wall_nodes, wall_ms; /* run.wall_search: nodes reported at a limit without nodestime, their wall ms
-                                   * (each at most WALL_SEARCH_MAX) */
+    uint64_t wall_nodes, wall_ms; /* run.wall_search: nodes reported at a clock on the wall, their wall ms
+                                   * (each at most WALL_SEARCH_MAX, game.h) */
     double elapsed;         /* seconds of play over all sessions */
     uint64_t sessions;
     char engine[128];       /* the engine's `id name` */

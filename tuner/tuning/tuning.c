@@ -464,17 +464,9 @@ static void pair_done(void *ctx, const PairJob *job, const PairResult *res)
         return;
     }
     /* What the machine's clock is worth in nodes, from every pair played
-     * (applied or not: a measure of speed, not a result).  The sums stay
-     * below 2^52, so that the state's numbers are exact: an engine that
-     * reports absurd node counts stops the count, not the run. */
-    for (int e = 0; e < 2; e++) {
-        uint64_t n = (uint64_t)res->wall_nodes[e], ms = (uint64_t)res->wall_ms[e];
-        if (r->rs.wall_nodes <= WALL_SEARCH_MAX && r->rs.wall_ms <= WALL_SEARCH_MAX &&
-            n <= WALL_SEARCH_MAX - r->rs.wall_nodes && ms <= WALL_SEARCH_MAX - r->rs.wall_ms) {
-            r->rs.wall_nodes += n;
-            r->rs.wall_ms += ms;
-        }
-    }
+     * (applied or not: a measure of speed, not a result). */
+    for (int e = 0; e < 2; e++)
+        wall_search_add(&r->rs.wall_nodes, &r->rs.wall_ms, res->wall_nodes[e], res->wall_ms[e]);
     Active *a = find_active(r, job->id + 1);
     if (!a)
         return;

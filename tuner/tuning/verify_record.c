@@ -84,6 +84,12 @@ cJSON *verify_record_to_json(const VerifyRecord *r)
     jput_counts(&w, "crashes", t->crashes, 2);
     jput_counts(&w, "illegal", t->illegal, 2);
     jput_counts(&w, "restarts", t->restarts, 2);
+    if (t->wall_nodes || t->wall_ms) {
+        JsonPut ws = jput_new();
+        jput_num(&ws, "nodes", (double)t->wall_nodes);
+        jput_num(&ws, "ms", (double)t->wall_ms);
+        jput_item(&w, "wall_search", jput_done(&ws));
+    }
     jput_num(&w, "sessions", (double)r->sessions);
     jput_num(&w, "elapsed_s", r->elapsed_s);
     jput_str(&w, "created", r->created);
@@ -205,6 +211,11 @@ int verify_record_from_json(VerifyRecord *r, const cJSON *j, bool resume, const 
     ok &= json_get_counts(j, "crashes", t->crashes, 2);
     ok &= json_get_counts(j, "illegal", t->illegal, 2);
     ok &= json_get_counts(j, "restarts", t->restarts, 2);
+    /* absent: not on the wall clock, or an older build; not counted then */
+    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "wall_search");
+    if (ws && !(json_get_u64(ws, "nodes", &t->wall_nodes) && json_get_u64(ws, "ms", &t->wall_ms) &&
+                t->wall_nodes <= WALL_SEARCH_MAX && t->wall_ms <= WALL_SEARCH_MAX))
+        ok = false;
     ok &= json_get_u64(j, "next_round", &r->next_round);
     ok &= json_get_u64(j, "sessions", &r->sessions);
     ok &= json_get_u64(j, "seed", &r->seed);
