@@ -598,7 +598,7 @@ Test(night, nodestime_auto_is_measured_at_the_users_clock)
     add(&a, "args=--think 4 --nodes-per-ms 50 --nodestime");
     add_line(&a, "-params file=%s/far.txt -each tc=10+0.1 nodestime=auto -openings file=%s/book.epd order=random", tmp,
              tmp);
-    add_line(&a, "-maxmoves 30 -concurrency 2 -srand 7 -games 200 -ablation-pairs 40 -confirm-pairs 10 -until spsa");
+    add_line(&a, "-maxmoves 10 -concurrency 2 -srand 7 -games 200 -ablation-pairs 40 -confirm-pairs 10 -until spsa");
     add_line(&a, "-out %s/na", tmp);
     int rc = run_to_end(night_main, &a, "na.log");
     char *log = slurp("na.log");
