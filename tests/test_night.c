@@ -624,6 +624,21 @@ Test(night, nodestime_auto_is_measured_at_the_users_clock)
     cJSON_Delete(nj);
     free(log);
 
+    /* An engine faster than nodestime= takes is refused with its figure, before SPSA. */
+    Args f = { .n = 0 };
+    add_line(&f, "night -engine cmd=%s", FAKESPSA_PATH);
+    add(&f, "args=--think 4 --nodes-per-ms 1000000 --nodestime");
+    add_line(&f, "-params file=%s/far.txt -each tc=10+0.1 nodestime=auto -openings file=%s/book.epd", tmp, tmp);
+    add_line(&f, "-maxmoves 10 -concurrency 2 -games 200 -ablation-pairs 40 -out %s/nf", tmp);
+    cr_expect_eq(run_to_end(night_main, &f, "nf.log"), 1);
+    log = slurp("nf.log");
+    cr_expect(strstr(log, "nodestime=auto: the engines searched ") && strstr(log, "more than nodestime= takes (100000)"),
+              "%s", log);
+    free(log);
+    char state[600];
+    snprintf(state, sizeof state, "%s/nf/state.json", tmp);
+    cr_expect_neq(access(state, F_OK), 0, "no run started");
+
     /* Refused before any game where the confirmation is not on the wall clock. */
     Args b = { .n = 0 };
     add_line(&b, "night -engine cmd=%s -params file=%s/far.txt -each tc=10+0.1 nodestime=auto", FAKESPSA_PATH, tmp);

@@ -512,10 +512,12 @@ static int resolve_auto_nodestime(Night *n, int word, char *err, size_t errlen)
     if (measure_rate(n, "the user's limit", "user", n->nconfirm, n->confirm, &n->rate_confirm, &npms, err, errlen) <
         0)
         return -1;
-    if (!(npms >= 1) || npms > 1e9)
-        return errmsg(err, errlen, "night: nodestime=auto: the engines reported %s at the user's limit (info ... "
-                      "nodes N), so what a ms of the clock is worth was not measured; give nodestime=N",
-                      npms > 1e9 ? "more than 10^9 nodes a ms" : "no nodes");
+    if (!(npms >= 1))
+        return errmsg(err, errlen, "night: nodestime=auto: the engines reported no nodes at the user's limit (info "
+                      "... nodes N), so what a ms of the clock is worth was not measured; give nodestime=N");
+    if (npms > MAX_NODESTIME + 0.5)
+        return errmsg(err, errlen, "night: nodestime=auto: the engines searched %.0f nodes a ms at the user's limit, "
+                      "more than nodestime= takes (%d)", npms, MAX_NODESTIME);
     n->wall_npms = npms;
     n->nodestime = llround(npms);
     char word_n[48];

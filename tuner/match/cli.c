@@ -22,7 +22,6 @@ enum {
 };
 
 /* The largest nodestime= (nodes per ms): Ratchet's own option's maximum. */
-#define MAX_NODESTIME 100000
 
 #define DEFAULT_STARTUP_MS 10000
 #define DEFAULT_WATCHDOG_MS 60000

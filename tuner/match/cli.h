@@ -11,6 +11,9 @@
 #include "game.h"
 #include "match.h"
 
+/* The largest nodestime= (nodes per ms of the clock) -each takes. */
+#define MAX_NODESTIME 100000
+
 void match_config_init(MatchConfig *cfg);
 /* Parse the shared option at argv[*i] (-engine, -each, -openings, -draw,
  * -resign, -maxmoves, -concurrency, -pgnout, -srand, -log, -event, -site and
