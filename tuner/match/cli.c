@@ -21,8 +21,6 @@ enum {
     SPEC_MARGIN = 1 << 8, SPEC_STARTUP = 1 << 9, SPEC_WATCHDOG = 1 << 10, SPEC_NODESTIME = 1 << 11
 };
 
-/* The largest nodestime= (nodes per ms): Ratchet's own option's maximum. */
-
 #define DEFAULT_STARTUP_MS 10000
 #define DEFAULT_WATCHDOG_MS 60000
 
