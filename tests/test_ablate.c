@@ -321,6 +321,10 @@ Test(ablate, capped_at_the_fresh_openings)
     cr_assert_eq(num(j, "rounds"), 998);
     cr_assert_eq(num(j, "rounds_asked"), 5000);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "capped")));
+    /* the directory it was written in, which a copy's continued call takes its files from */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    cr_assert_str_eq(str(j, "dir"), dir);
     const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(j, "pairs"), *x;
     cr_assert_eq(cJSON_GetArraySize(pairs), 998);
     static bool seen[5000];

@@ -225,6 +225,77 @@ Test(verify, continues_after_sigkill_and_sigterm)
         cr_assert_eq(games[k], 2, "pair %d: %d games in the PGN", k, games[k]);
 }
 
+/* `verify DIR -tuned DIR/kept.json -pgnout DIR/v.pgn -rounds 30` (the
+ * night's confirmation) as DIR's own options, given or stored (a NULL dir:
+ * without options, the stored ones). */
+static Args copied_verify_args(const char *dir, const char *named_in)
+{
+    Args a = verify_args(dir);
+    if (!named_in)
+        return a;
+    add(&a, "-tuned");
+    add(&a, "%s/%s/kept.json", tmp, dir);
+    add(&a, "-sprt");
+    add(&a, "off");
+    add(&a, "-rounds");
+    add(&a, "30");
+    add(&a, "-pgnout");
+    add(&a, "%s/%s/v.pgn", tmp, named_in);
+    return a;
+}
+
+/* A run directory copied while its verify is halfway goes on in the copy:
+ * the files the stored options name in the original (-pgnout, -tuned) are
+ * the copy's, given again as the night gives them (its -tuned under the
+ * copy, its -pgnout as stored) or not at all, and the original's PGN is
+ * left as it was. */
+Test(verify, a_copied_run_directory_goes_on_in_its_own_files)
+{
+    short_run("r", 40);
+    write_file("r/kept.json", "{\"params\": {\"Alpha\": 55, \"Beta\": 70}}\n");
+    Args a = copied_verify_args("r", "r");
+    pid_t pid = spawn(verify_main, &a, "v1");
+    wait_pairs("r", 3, pid);
+    kill(pid, SIGTERM);
+    wait_child(pid);
+    args_free(&a);
+    cr_assert_eq(shell("cp -r %s/r %s/c && cp -r %s/r %s/d", tmp, tmp, tmp, tmp), 0);
+    /* d's record as an older build wrote it, without "dir": the run's "out" stands for it */
+    char path[300], err[512];
+    snprintf(path, sizeof path, "%s/r", tmp);
+    cJSON *old = verify_json("d");
+    cr_assert_str_eq(jstr(old, "dir"), path, "the record names the directory it was written in");
+    cJSON_DeleteItemFromObjectCaseSensitive(old, "dir");
+    snprintf(path, sizeof path, "%s/d/verify.json", tmp);
+    cr_assert_eq(rd_write_json(path, old, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(old);
+    char *before = slurp("r/v.pgn");
+    const char *copies[][2] = { { "c", "r" }, { "d", NULL } };
+    for (size_t i = 0; i < 2; i++) {
+        const char *dir = copies[i][0];
+        a = copied_verify_args(dir, copies[i][1]);
+        int rc = run_to_end(verify_main, &a, "v2");
+        char *log = slurp("v2");
+        cr_assert_eq(rc, 0, "%s goes on:\n%s", dir, log);
+        cr_assert(strstr(log, "continuing:") && strstr(log, "was written in "), "%s:\n%s", dir, log);
+        free(log);
+        cJSON *j = verify_json(dir);
+        assert_counts(j, 30);
+        cr_assert(strstr(jstr(j, "tuned_file"), dir), "%s: %s", dir, jstr(j, "tuned_file"));
+        cJSON_Delete(j);
+        char name[16];
+        int games[31];
+        snprintf(name, sizeof name, "%s/v.pgn", dir);
+        cr_assert_eq(pgn_games_by_round(name, "ratchet-tune verify created ", games, 30), 0);
+        for (int k = 1; k <= 30; k++)
+            cr_assert_eq(games[k], 2, "%s: pair %d has %d games", name, k, games[k]);
+    }
+    char *after = slurp("r/v.pgn");
+    cr_assert_str_eq(before, after, "the original's PGN is left as it was");
+    free(before);
+    free(after);
+}
+
 /* A finished verify is shown, not replayed; other options need -restart; a
  * run that moved on since gets a new verify. */
 Test(verify, keeps_its_options_and_follows_the_run)

@@ -323,6 +323,7 @@ static int record_of(const Ablate *A, const char *status, AblateRecord *o)
     r->tuned_file = v->tuned_file;
     r->args = (const char *const *)v->args;
     r->nargs = v->nargs;
+    r->dir = v->dir;
     r->run_games = v->rs.games;
     r->tuned = verify_params_of(v->tuned);
     r->base = verify_params_of(v->base);

@@ -350,6 +350,65 @@ int verify_open_run(VerifyCall *c)
     return STEP_GO;
 }
 
+/* The directory a record was written in: its "dir", or for a record of an
+ * older build the run's "out", where the run last played. */
+static const char *record_dir(const cJSON *old, const RunState *rs)
+{
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(old, "dir");
+    return cJSON_IsString(d) ? d->valuestring : conf_get(&rs->conf, "out", "");
+}
+
+/* s (an option's word: PATH or KEY=PATH) with a PATH under `from` (n
+ * bytes) taken under `to`, in out; false when PATH is not under `from`. */
+static bool rebased(const char *s, const char *from, size_t n, const char *to, char *out, size_t len)
+{
+    const char *eq = strchr(s, '='), *p = eq && eq[1] == '/' ? eq + 1 : s;
+    if (strncmp(p, from, n) != 0 || p[n] != '/')
+        return false;
+    snprintf(out, len, "%.*s%s%s", (int)(p - s), s, to, p + n);
+    return true;
+}
+
+/* A run directory copied or moved keeps its records, whose options name
+ * files inside it by the path it had (the night's -pgnout and -tuned
+ * among them).  Each such path is taken under the directory now, in the
+ * record's options and in those given alike, so that a continued call
+ * compares them as the same and never writes into the original's files. */
+static int rebase_args(VerifyCall *c, cJSON *oargs)
+{
+    VerifyRun *r = c->r;
+    const char *d = record_dir(c->old, &r->rs);
+    char from[PATH_MAX], word[2 * PATH_MAX];
+    snprintf(from, sizeof from, "%s", d ? d : "");
+    size_t n = strlen(from);
+    if (!n || !strcmp(from, r->dir))
+        return 0;
+    int moved = 0;
+    cJSON *a;
+    cJSON_ArrayForEach(a, oargs)
+    {
+        if (!cJSON_IsString(a) || !rebased(a->valuestring, from, n, r->dir, word, sizeof word))
+            continue;
+        if (!cJSON_SetValuestring(a, word))
+            return -1;
+        moved++;
+    }
+    for (int i = 0; i < r->nargs; i++) {
+        if (!rebased(r->args[i], from, n, r->dir, word, sizeof word))
+            continue;
+        char *w = strdup(word);
+        if (!w)
+            return -1;
+        free(r->args[i]);
+        r->args[i] = w;
+        moved++;
+    }
+    if (moved)
+        printf("%s: %s was written in %s: the files its options name there are taken in %s\n", c->kind->cmdline,
+               c->file, from, r->dir);
+    return 0;
+}
+
 int verify_read_earlier(VerifyCall *c)
 {
     VerifyRun *r = c->r;
@@ -360,7 +419,9 @@ int verify_read_earlier(VerifyCall *c)
                 c->arg, c->kind->suffix);
         return STEP_FAIL;
     }
-    const cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
+    cJSON *oargs = cJSON_GetObjectItemCaseSensitive(c->old, "args");
+    if (rebase_args(c, oargs) < 0)
+        return verify_oom(c);
     if (r->nargs == c->kind->bare_nargs && cJSON_IsArray(oargs)) {
         if (load_args(r, oargs) < 0)
             return verify_oom(c);

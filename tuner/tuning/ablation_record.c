@@ -186,6 +186,8 @@ cJSON *ablation_record_to_json(const AblationRecord *r)
     jput_str(&w, "groups_spec", r->groups_spec);
     jput_str(&w, "tuned_file", r->tuned_file);
     jput_item(&w, "args", r->nargs ? cJSON_CreateStringArray(r->args, r->nargs) : cJSON_CreateArray());
+    if (r->dir)
+        jput_str(&w, "dir", r->dir);
     jput_num(&w, "run_games", (double)r->run_games);
     jput_item(&w, "tuned", cJSON_Duplicate(r->tuned, true));
     jput_item(&w, "base", cJSON_Duplicate(r->base, true));

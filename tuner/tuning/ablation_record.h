@@ -78,6 +78,7 @@ typedef struct {
     const char *groups_spec;
     const char *tuned_file;        /* -tuned ("" = the run's values) */
     const char *const *args;       /* the options as given (written; read them from the file's "args") */
+    const char *dir;               /* the run directory it was written in (written; "dir") */
     int nargs;
     uint64_t run_games;
     const cJSON *tuned, *base;     /* the two sides' values: { NAME: value } */

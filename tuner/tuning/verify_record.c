@@ -75,6 +75,8 @@ cJSON *verify_record_to_json(const VerifyRecord *r)
     jput_item(&w, "tuned", cJSON_Duplicate(r->tuned, true));
     jput_item(&w, "base", cJSON_Duplicate(r->base, true));
     jput_item(&w, "args", r->nargs ? cJSON_CreateStringArray(r->args, r->nargs) : cJSON_CreateArray());
+    if (r->dir)
+        jput_str(&w, "dir", r->dir);
     jput_num(&w, "next_round", (double)r->next_round);
     jput_counts(&w, "pending", r->pending, r->npending);
     jput_num(&w, "penta_wl", (double)t->penta_wl);

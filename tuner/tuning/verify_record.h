@@ -56,6 +56,7 @@ typedef struct {
     const char *base_file, *tuned_file; /* -base and -tuned ("" = the start values, the run's) */
     const cJSON *tuned, *base;     /* the two sides' values: { NAME: value } */
     const char *const *args;       /* the options as given (written; read them from the file's "args") */
+    const char *dir;               /* the run directory it was written in (written; "dir") */
     int nargs;
     uint64_t next_round;
     const uint64_t *pending;       /* rounds in flight when the session ended, replayed first */
