@@ -225,9 +225,9 @@ Test(verify, continues_after_sigkill_and_sigterm)
         cr_assert_eq(games[k], 2, "pair %d: %d games in the PGN", k, games[k]);
 }
 
-/* `verify DIR -tuned DIR/kept.json -pgnout DIR/v.pgn -rounds 30` (the
- * night's confirmation) as DIR's own options, given or stored (a NULL dir:
- * without options, the stored ones). */
+/* `verify DIR -tuned DIR/kept.json -pgnout NAMED_IN/v.pgn -rounds 30`
+ * (the night's confirmation, its -pgnout named in NAMED_IN); a NULL
+ * named_in gives no options: `verify DIR` goes on with the stored ones. */
 static Args copied_verify_args(const char *dir, const char *named_in)
 {
     Args a = verify_args(dir);

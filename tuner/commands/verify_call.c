@@ -358,15 +358,16 @@ static const char *record_dir(const cJSON *old, const RunState *rs)
     return cJSON_IsString(d) ? d->valuestring : conf_get(&rs->conf, "out", "");
 }
 
-/* s (an option's word: PATH or KEY=PATH) with a PATH under `from` (n
- * bytes) taken under `to`, in out; false when PATH is not under `from`. */
-static bool rebased(const char *s, const char *from, size_t n, const char *to, char *out, size_t len)
+/* s (an option's word: PATH or KEY=PATH) with a PATH under `from` taken
+ * under `to`, in out; false when PATH is not under `from`. */
+static bool rebased(const char *s, const char *from, const char *to, char *out, size_t len)
 {
     const char *eq = strchr(s, '='), *p = eq && eq[1] == '/' ? eq + 1 : s;
-    if (strncmp(p, from, n) != 0 || p[n] != '/')
+    char path[2 * PATH_MAX];
+    if (!rd_path_moved(p, from, to, path, sizeof path))
         return false;
-    snprintf(out, len, "%.*s%s%s", (int)(p - s), s, to, p + n);
-    return true;
+    int k = snprintf(out, len, "%.*s%s", (int)(p - s), s, path);
+    return k >= 0 && (size_t)k < len;
 }
 
 /* A run directory copied or moved keeps its records, whose options name
@@ -380,21 +381,20 @@ static int rebase_args(VerifyCall *c, cJSON *oargs)
     const char *d = record_dir(c->old, &r->rs);
     char from[PATH_MAX], word[2 * PATH_MAX];
     snprintf(from, sizeof from, "%s", d ? d : "");
-    size_t n = strlen(from);
-    if (!n || !strcmp(from, r->dir))
+    if (!from[0] || !strcmp(from, r->dir))
         return 0;
     int moved = 0;
     cJSON *a;
     cJSON_ArrayForEach(a, oargs)
     {
-        if (!cJSON_IsString(a) || !rebased(a->valuestring, from, n, r->dir, word, sizeof word))
+        if (!cJSON_IsString(a) || !rebased(a->valuestring, from, r->dir, word, sizeof word))
             continue;
         if (!cJSON_SetValuestring(a, word))
             return -1;
         moved++;
     }
     for (int i = 0; i < r->nargs; i++) {
-        if (!rebased(r->args[i], from, n, r->dir, word, sizeof word))
+        if (!rebased(r->args[i], from, r->dir, word, sizeof word))
             continue;
         char *w = strdup(word);
         if (!w)

@@ -453,3 +453,12 @@ void rd_abs_path(const char *path, char *buf, size_t len)
         path += 2;
     snprintf(buf, len, "%s/%s", cwd, path);
 }
+
+bool rd_path_moved(const char *path, const char *from, const char *to, char *out, size_t len)
+{
+    size_t n = strlen(from);
+    if (!n || strncmp(path, from, n) != 0 || path[n] != '/')
+        return false;
+    int k = snprintf(out, len, "%s%s", to, path + n);
+    return k >= 0 && (size_t)k < len;
+}

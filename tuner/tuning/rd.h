@@ -97,5 +97,8 @@ void rd_now_iso(char *buf, size_t len);
 /* An absolute path: path itself when it starts with '/', else cwd/path
  * (nothing resolved; the file need not exist).  Returns len-1 truncation safe. */
 void rd_abs_path(const char *path, char *buf, size_t len);
+/* path, a file under the directory `from`, taken under `to` instead, in
+ * out; false when path is not under `from` or the result does not fit. */
+bool rd_path_moved(const char *path, const char *from, const char *to, char *out, size_t len);
 
 #endif

@@ -367,10 +367,9 @@ int setup_run_dir(RunConf *c, const char *dir, char *moved, size_t movedlen)
         snprintf(moved, movedlen, "%s", away ? old : "");
     for (size_t i = 0; away && i < sizeof INSIDE / sizeof *INSIDE; i++) {
         const ConfItem *it = conf_find(c, INSIDE[i], "file");
-        if (!it || strncmp(it->val, old, n) != 0 || it->val[n] != '/')
-            continue;
         char path[2 * PATH_MAX];
-        snprintf(path, sizeof path, "%s%s", dir, it->val + n);
+        if (!it || !rd_path_moved(it->val, old, dir, path, sizeof path))
+            continue;
         if (conf_set(c, INSIDE[i], "file", path, it->origin) < 0)
             return -1;
     }
